@@ -1,0 +1,132 @@
+"""What a layout does to a shape, in words and as a text map.
+
+>>> from spec.text import parse_array_shape as shape
+>>> print(text_map(shape("f32[3,5]{1,0:T(2,2)}")))
+offset of each element (row = dim 0, column = dim 1):
+        0   1   2   3   4
+   0    0   1   4   5   8
+   1    2   3   6   7  10
+   2   12  13  16  17  20
+<BLANKLINE>
+element at each offset ('.' = padding), 4 per line:
+    0: (0,0) (0,1) (1,0) (1,1)
+    4: (0,2) (0,3) (1,2) (1,3)
+    8: (0,4)   .   (1,4)   .
+   12: (2,0) (2,1)   .     .
+   16: (2,2) (2,3)   .     .
+   20: (2,4)   .     .     .
+"""
+
+from __future__ import annotations
+
+from .index import (all_offsets, concrete_dims, dims_through, locate_many,
+                    product, shape_pipeline)
+from .layout import Shape
+from .size import aligned_elements, byte_size, num_elements, padding_fraction
+from .text import format_shape
+
+#: Largest padded size drawn as a text map.
+MAP_LIMIT = 4096
+
+
+def levels(shape: Shape) -> list[dict]:
+    """For each tiling level: the tile, the dims it tiles, and the dims after."""
+    stages = shape_pipeline(shape)
+    through = dims_through(stages, concrete_dims(shape))
+    out = []
+    for level, tile in enumerate(shape.layout.tiles, start=1):
+        idx = [i for i, s in enumerate(stages) if s.level == level]
+        first, last = idx[0], idx[-1]
+        pad = next(i for i in idx if stages[i].name == "pad")
+        out.append({
+            "tile": str(tile),
+            "dims_before": list(through[first]),
+            "dims_tiled": list(through[pad]),
+            "dims_padded": list(through[pad + 1]),
+            "dims_after": list(through[last + 1]),
+        })
+    return out
+
+
+def explain(shape: Shape) -> dict:
+    """A summary of the layout of ``shape`` as plain data (for JSON)."""
+    order = shape.physical_order
+    elements = num_elements(shape)
+    tiled = dims_through(shape_pipeline(shape), concrete_dims(shape))[-1]
+    return {
+        "shape": format_shape(shape),
+        "element_type": shape.element_type,
+        "dims": list(shape.dims),
+        "physical_order": list(order),
+        "physical_dims": [shape.dims[i] for i in order],
+        "levels": levels(shape),
+        "tiled_dims": list(tiled),
+        "elements": elements,
+        "padded_elements": product(tiled),
+        "aligned_elements": aligned_elements(shape),
+        "element_bits": shape.element_bits,
+        "byte_size": byte_size(shape),
+        "padding_fraction": padding_fraction(shape),
+    }
+
+
+def format_explain(info: dict) -> str:
+    def dims(v):
+        return "(" + ",".join(map(str, v)) + ")"
+    lines = [
+        f"shape            {info['shape']}",
+        f"physical dims    {dims(info['physical_dims'])}  "
+        f"(major to minor: logical dims {','.join(map(str, info['physical_order'])) or '-'})",
+    ]
+    for n, lv in enumerate(info["levels"], start=1):
+        lines.append(
+            f"level {n} T{lv['tile']:<9}{dims(lv['dims_before'])} -> tiled "
+            f"{dims(lv['dims_tiled'])} -> padded {dims(lv['dims_padded'])} "
+            f"-> {dims(lv['dims_after'])}")
+    lines += [
+        f"tiled dims       {dims(info['tiled_dims'])}",
+        f"elements         {info['elements']}",
+        f"padded elements  {info['padded_elements']}",
+        f"aligned elements {info['aligned_elements']}",
+        f"element bits     {info['element_bits']}",
+        f"byte size        {info['byte_size']}",
+        f"padding          {100 * info['padding_fraction']:.2f}%",
+    ]
+    return "\n".join(lines)
+
+
+def text_map(shape: Shape) -> str | None:
+    """Offsets drawn as text for rank <= 2, like the document's figures.
+
+    ``None`` when the shape is of higher rank or too large to draw.
+    """
+    dims = concrete_dims(shape)
+    total = product(dims_through(shape_pipeline(shape), dims)[-1])
+    if shape.rank > 2 or total > MAP_LIMIT:
+        return None
+    grid = all_offsets(shape).reshape((1,) * (2 - shape.rank) + dims)
+    rows, cols = grid.shape
+    width = max(3, len(str(max(total - 1, 0)))) + 1
+    head = ("row = dim 0, column = dim 1" if shape.rank == 2 else
+            "one row, column = dim 0" if shape.rank == 1 else "a scalar")
+    lines = [f"offset of each element ({head}):",
+             " " * 5 + "".join(f"{c:>{width}}" for c in range(cols))]
+    for r in range(rows):
+        lines.append(f"{r:>4} " + "".join(f"{grid[r, c]:>{width}}" for c in range(cols)))
+    idx, ok = locate_many(shape, list(range(total)))
+    names = [("(" + ",".join(map(str, i)) + ")") if k else "." for i, k in zip(idx.tolist(), ok.tolist())]
+    cell = max(len(n) for n in names) if names else 1
+    per_line = _line_width(shape, total)
+    lines += ["", f"element at each offset ('.' = padding), {per_line} per line:"]
+    for start in range(0, total, per_line):
+        chunk = names[start:start + per_line]
+        lines.append(f"{start:>5}: " + " ".join(n.center(cell) for n in chunk).rstrip())
+    return "\n".join(lines)
+
+
+def _line_width(shape: Shape, total: int) -> int:
+    """One first-level tile per line when a tile is small enough to read."""
+    if not shape.layout.tiles:
+        return min(16, max(total, 1))
+    size = product(s for s in shape.layout.tiles[0].sizes if s > 0)
+    return size if size <= 16 else 16

@@ -1,0 +1,129 @@
+"""Tiling as pad-reshape-transpose on real numpy arrays.
+
+This is the second, independent definition of a layout (the source document's
+"Tiling as pad-reshape-transpose"): it never calls :mod:`spec.index`.  Each
+tiling level pads the array with ``np.pad``, reshapes every tiled dim d into
+(ceil(d/t), t), and transposes the within-tile dims to the minor end; a ``*``
+entry is a reshape that merges two neighbouring dims first.  Memory order is
+the row-major order of the final array.
+
+>>> import numpy as np
+>>> from spec.text import parse_array_shape as shape
+>>> a = np.arange(15).reshape(3, 5)
+>>> to_physical(a, shape("f32[3,5]{1,0:T(2,2)}"), pad_value=-1).tolist()
+[0, 1, 5, 6, 2, 3, 7, 8, 4, -1, 9, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, -1, -1, -1]
+>>> b = from_physical(to_physical(a, shape("f32[3,5]{1,0:T(2,2)}")), shape("f32[3,5]{1,0:T(2,2)}"))
+>>> bool((a == b).all())
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ShapeError, SymbolicShapeError
+from .layout import COMBINE, Shape
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One tiling level, worked out from the tile alone."""
+
+    unit_dims: int          # leading size-1 dims added for a longer tile
+    entering: tuple         # dims after adding unit dims, before merging
+    merged: tuple           # dims after merging '*' entries into the next
+    tile: tuple             # the tile without '*' entries
+    padded: tuple           # merged dims padded to tile multiples
+    split: tuple            # (…, ceil(d/t), t, …) interleaved
+    order: tuple            # transpose that moves within-tile dims minor
+    final: tuple            # dims after the transpose
+
+
+def _levels(shape: Shape) -> list[_Level]:
+    dims = _dims(shape)
+    current = tuple(dims[i] for i in reversed(shape.layout.minor_to_major))
+    levels = []
+    for tile in shape.layout.tiles:
+        t = tile.sizes
+        unit = max(0, len(t) - len(current))
+        current = (1,) * unit + current
+        head, window = current[:len(current) - len(t)], current[len(current) - len(t):]
+        merged, sizes, carry = [], [], 1
+        for d, s in zip(window, t):
+            if s == COMBINE:
+                carry *= d
+            else:
+                merged.append(carry * d)
+                sizes.append(s)
+                carry = 1
+        padded = [-(-d // s) * s for d, s in zip(merged, sizes)]
+        split = list(head)
+        for d, s in zip(padded, sizes):
+            split += [d // s, s]
+        h, k = len(head), len(sizes)
+        order = (list(range(h)) + [h + 2 * j for j in range(k)]
+                 + [h + 2 * j + 1 for j in range(k)])
+        final = tuple(split[i] for i in order)
+        levels.append(_Level(unit, current, tuple(head) + tuple(merged), tuple(sizes),
+                             tuple(head) + tuple(padded), tuple(split),
+                             tuple(order), final))
+        current = final
+    return levels
+
+
+def _dims(shape: Shape) -> tuple[int, ...]:
+    if not isinstance(shape, Shape):
+        raise ShapeError(f"{shape} is not an array shape")
+    for i, d in enumerate(shape.dims):
+        if isinstance(d, str):
+            raise SymbolicShapeError(f"dim {i} is the name {d!r}; give a size")
+        if d is None:
+            raise ShapeError(f"dim {i} is unbounded ('?'); it has no size")
+    return tuple(shape.dims)
+
+
+def physical_size(shape: Shape) -> int:
+    """Elements in the physical buffer, padding included."""
+    levels = _levels(shape)
+    dims = levels[-1].final if levels else _dims(shape)
+    return int(np.prod(dims, dtype=object))
+
+
+def to_physical(array, shape: Shape, pad_value=0) -> np.ndarray:
+    """The 1-D memory image of ``array`` laid out by ``shape``'s layout.
+
+    Padding elements hold ``pad_value`` (XLA leaves them unspecified).
+    """
+    a = np.asarray(array)
+    dims = _dims(shape)
+    if a.shape != dims:
+        raise ShapeError(f"array of shape {a.shape} does not match {shape}")
+    a = np.transpose(a, tuple(reversed(shape.layout.minor_to_major)))
+    for lv in _levels(shape):
+        a = a.reshape((1,) * lv.unit_dims + a.shape)
+        a = a.reshape(lv.merged)
+        a = np.pad(a, [(0, p - m) for m, p in zip(lv.merged, lv.padded)],
+                   mode="constant", constant_values=pad_value)
+        a = a.reshape(lv.split).transpose(lv.order)
+    return np.ascontiguousarray(a).reshape(-1)
+
+
+def from_physical(buffer, shape: Shape) -> np.ndarray:
+    """The logical array held in a memory image; padding is dropped."""
+    b = np.asarray(buffer).reshape(-1)
+    dims = _dims(shape)
+    size = physical_size(shape)
+    if b.size != size:
+        raise ShapeError(f"buffer of {b.size} elements; {shape} needs {size}")
+    levels = _levels(shape)
+    a = b.reshape(levels[-1].final) if levels else b.reshape(
+        tuple(dims[i] for i in reversed(shape.layout.minor_to_major)))
+    for lv in reversed(levels):
+        a = a.transpose(np.argsort(lv.order)).reshape(lv.padded)
+        a = a[tuple(slice(0, m) for m in lv.merged)]
+        a = a.reshape(lv.entering)[(0,) * lv.unit_dims]
+    return np.ascontiguousarray(
+        np.transpose(a, np.argsort(tuple(reversed(shape.layout.minor_to_major)))))
+

@@ -1,0 +1,350 @@
+"""XLA's text form of shapes and layouts, parsed and printed.
+
+The printer writes XLA's canonical form, always with the layout, its fields in
+XLA's order; the parser reads that form with whitespace anywhere between
+tokens and the layout fields in any order.  ``format_shape(parse_shape(s))``
+is the canonical form of ``s`` and ``parse_shape(format_shape(x)) == x``.
+
+>>> s = parse_shape("bf16[1024, 1024]{1,0:T(8,128)(2,1)}")
+>>> format_shape(s)
+'bf16[1024,1024]{1,0:T(8,128)(2,1)}'
+>>> format_shape(parse_shape("f32[3,5]"))
+'f32[3,5]{1,0}'
+>>> format_shape(parse_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"))
+'f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}'
+>>> format_shape(parse_shape("(s32[], f32[<=4,?]{0,1})"))
+'(s32[], f32[<=4,?]{0,1})'
+>>> format_shape(parse_shape("s32[]{:T(128)}"))
+'s32[]{:T(128)}'
+>>> parse_shape("f32[3,5]{1,0:T(2,0)}")
+Traceback (most recent call last):
+...
+spec.errors.ParseError: tile entry 0 must be positive or '*' at column 18 in 'f32[3,5]{1,0:T(2,0)}'
+>>> parse_shape("f32[3,5]{1,0:E(4)T(2,2)}")
+Traceback (most recent call last):
+...
+spec.errors.ParseError: layout field T must come before E (XLA's order is D, T, L, #, *, E, S, SC, P, M) at column 18 in 'f32[3,5]{1,0:E(4)T(2,2)}'
+>>> parse_shape("f32[3,5")
+Traceback (most recent call last):
+...
+spec.errors.ParseError: expected ',' or ']' after a dim at column 8 in 'f32[3,5'
+"""
+
+from __future__ import annotations
+
+import re
+
+from .dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
+from .errors import LayoutError, ParseError, ShapeError, TilespecError
+from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+
+# Whitespace and C-style comments may stand between any two tokens, as in
+# XLA's lexer (it prints ``/*index=5*/`` inside long tuples).
+_SKIP = r"(?:\s|/\*.*?\*/|//[^\n]*)*"
+_TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?\d+|\S)", re.S)
+_FIELDS = {"D": "dim_level_types", "T": "tiles",
+           "L": "tail_padding_alignment_in_elements",
+           "#": "index_primitive_type", "*": "pointer_primitive_type",
+           "E": "element_size_in_bits", "S": "memory_space",
+           "SC": "split_configs", "P": "physical_shape",
+           "M": "dynamic_shape_metadata_prefix_bytes"}
+_ORDER = tuple(_FIELDS)
+
+
+class _Reader:
+    """A cursor over the text that reports errors with a 1-based column."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def error(self, message: str, pos: int | None = None) -> ParseError:
+        pos = self.pos if pos is None else pos
+        pos = re.compile(_SKIP, re.S).match(self.text, pos).end()
+        return ParseError(message, self.text, pos + 1)
+
+    def peek(self) -> str:
+        m = _TOKEN.match(self.text, self.pos)
+        return m.group(1) if m else ""
+
+    def take(self) -> str:
+        m = _TOKEN.match(self.text, self.pos)
+        if not m:
+            return ""
+        self.pos = m.end()
+        return m.group(1)
+
+    def accept(self, token: str) -> bool:
+        if self.peek() == token:
+            self.take()
+            return True
+        return False
+
+    def expect(self, token: str, context: str) -> None:
+        if not self.accept(token):
+            raise self.error(f"expected {token!r} {context}")
+
+    def integer(self, what: str, minimum: int = 0) -> int:
+        start = self.pos
+        token = self.take()
+        if not re.fullmatch(r"-?\d+", token):
+            raise self.error(f"expected {what}", start)
+        value = int(token)
+        if value < minimum:
+            raise self.error(f"{what} {value} is below {minimum}", start)
+        return value
+
+    def at_end(self) -> bool:
+        return re.compile(_SKIP, re.S).match(self.text, self.pos).end() == len(self.text)
+
+
+def parse_shape(text: str) -> Shape | TupleShape:
+    """Parse one shape (array or tuple) in XLA's text form."""
+    if not isinstance(text, str):
+        raise ShapeError(f"shape text must be a string, not {type(text).__name__}")
+    r = _Reader(text)
+    shape = _shape(r)
+    if not r.at_end():
+        raise r.error("unexpected text after the shape")
+    return shape
+
+
+def parse_array_shape(text: str) -> Shape:
+    """Parse a shape that must be an array, not a tuple."""
+    shape = parse_shape(text)
+    if not isinstance(shape, Shape):
+        raise ShapeError(f"{text!r} is a tuple; an array shape is needed here")
+    return shape
+
+
+def parse_layout(text: str, rank: int | None = None) -> Layout:
+    """Parse a layout on its own, ``{1,0:T(8,128)}``."""
+    r = _Reader(text)
+    layout = _layout(r)
+    if not r.at_end():
+        raise r.error("unexpected text after the layout")
+    if rank is not None and len(layout.minor_to_major) != rank:
+        raise LayoutError(f"layout has {len(layout.minor_to_major)} entries "
+                          f"for a rank-{rank} shape")
+    return layout
+
+
+def _shape(r: _Reader):
+    if r.accept("("):
+        elements = []
+        if not r.accept(")"):
+            while True:
+                elements.append(_shape(r))
+                if r.accept(")"):
+                    break
+                r.expect(",", "or ')' in a tuple")
+        return TupleShape(tuple(elements))
+    start = r.pos
+    name = r.take()
+    if name not in BIT_WIDTHS and name not in NON_ARRAY_TYPES:
+        if not name:
+            raise r.error("expected an element type", start)
+        raise r.error(f"unknown element type {name!r}", start)
+    r.expect("[", f"after element type {name!r}")
+    dims, dynamic = [], []
+    if not r.accept("]"):
+        while True:
+            d, dyn = _dim(r)
+            dims.append(d)
+            dynamic.append(dyn)
+            if r.accept("]"):
+                break
+            if not r.accept(","):
+                raise r.error("expected ',' or ']' after a dim")
+    layout_pos = r.pos
+    layout = _layout(r) if r.peek() == "{" else None
+    try:
+        return Shape(name, tuple(dims), layout, tuple(dynamic))
+    except TilespecError as e:
+        if isinstance(e, LayoutError) and layout is not None:
+            raise LayoutError(f"{e} (layout at column "
+                              f"{r.error('', layout_pos).column})") from None
+        raise
+
+
+def _dim(r: _Reader):
+    start = r.pos
+    token = r.peek()
+    if token == "<=":
+        r.take()
+        return r.integer("a bound after '<='"), True
+    if token == "?":
+        r.take()
+        return None, True
+    if re.fullmatch(r"-?\d+", token):
+        return r.integer("a dim size"), False
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token):
+        r.take()
+        return token, False
+    raise r.error("expected a dim size, '<=N', '?' or a name", start)
+
+
+def _layout(r: _Reader) -> Layout:
+    r.expect("{", "to open a layout")
+    m2m = []
+    if r.peek() not in (":", "}"):
+        while True:
+            m2m.append(r.integer("a dim number in minor_to_major"))
+            if not r.accept(","):
+                break
+    fields: dict[str, object] = {}
+    if r.accept(":"):
+        last = -1
+        while r.peek() != "}":
+            last = _field(r, fields, last)
+    r.expect("}", "to close the layout")
+    return Layout(tuple(m2m), **fields)
+
+
+def _field(r: _Reader, fields: dict, last: int) -> int:
+    """Read one layout field; XLA's parser takes them once each, in order."""
+    start = r.pos
+    key = r.take()
+    names = _FIELDS
+    if key not in names:
+        raise r.error(f"unknown layout field {key!r}" if key else
+                      "expected a layout field or '}'", start)
+    place = _ORDER.index(key)
+    if place == last:
+        raise r.error(f"layout field {key} given twice", start)
+    if place < last:
+        raise r.error(f"layout field {key} must come before {_ORDER[last]} "
+                      f"(XLA's order is {', '.join(_ORDER)})", start)
+    _field_value(r, key, fields)
+    return place
+
+
+def _field_value(r: _Reader, key: str, fields: dict) -> None:
+    names = _FIELDS
+    if key == "T":
+        tiles = [_tile(r)]
+        while r.peek() == "(":
+            tiles.append(_tile(r))
+        fields["tiles"] = tuple(tiles)
+        return
+    if key == "SC":
+        configs = [_split_config(r)]
+        while r.peek() == "(":
+            configs.append(_split_config(r))
+        fields["split_configs"] = tuple(configs)
+        return
+    r.expect("(", f"after layout field {key}")
+    if key == "D":
+        types = []
+        while True:
+            t_start = r.pos
+            token = r.take()
+            if not re.fullmatch(r"[DCSH]", token):
+                raise r.error(f"unknown dim level type {token!r}", t_start)
+            while r.peek() in ("+", "~"):
+                token += r.take()
+            types.append(token)
+            if not r.accept(","):
+                break
+        fields["dim_level_types"] = tuple(types)
+    elif key in ("#", "*"):
+        t_start = r.pos
+        token = r.take()
+        if token not in UNSIGNED_TYPES:
+            raise r.error(f"{key}(...) needs an unsigned integer type, "
+                          f"not {token!r}", t_start)
+        fields[names[key]] = token
+    elif key == "P":
+        fields["physical_shape"] = _shape(r)
+    else:
+        minimum = 1 if key == "L" else 0
+        fields[names[key]] = r.integer(f"a number in {key}(...)", minimum)
+    r.expect(")", f"to close {key}(...)")
+
+
+def _tile(r: _Reader) -> Tile:
+    r.expect("(", "to open a tile")
+    entries = []
+    while True:
+        start = r.pos
+        if r.accept("*"):
+            entries.append(COMBINE)
+        else:
+            value = r.integer("a tile size or '*'", minimum=-(2**63))
+            if value <= 0:
+                raise r.error(f"tile entry {value} must be positive or '*'", start)
+            entries.append(value)
+        if r.accept(")"):
+            break
+        r.expect(",", "or ')' in a tile")
+    try:
+        return Tile(tuple(entries))
+    except LayoutError as e:
+        raise r.error(str(e)) from None
+
+
+def _split_config(r: _Reader) -> SplitConfig:
+    r.expect("(", "after SC")
+    dimension = r.integer("a dimension in SC(...)")
+    r.expect(":", "after the dimension in SC(...)")
+    indices = []
+    if r.peek() != ")":
+        indices.append(r.integer("a split index"))
+        while r.accept(","):
+            indices.append(r.integer("a split index"))
+    r.expect(")", "to close SC(...)")
+    return SplitConfig(dimension, tuple(indices))
+
+
+def format_dim(d, dynamic: bool) -> str:
+    if d is None:
+        return "?"
+    return f"<={d}" if dynamic else str(d)
+
+
+def format_layout(layout: Layout) -> str:
+    """XLA's printed form of a layout, ``{1,0:T(8,128)(2,1)}``."""
+    parts = []
+    if layout.dim_level_types:
+        parts.append("D(" + ",".join(layout.dim_level_types) + ")")
+    if layout.tiles:
+        parts.append("T" + "".join(str(t) for t in layout.tiles))
+    if layout.tail_padding_alignment_in_elements != 1:
+        parts.append(f"L({layout.tail_padding_alignment_in_elements})")
+    if layout.index_primitive_type:
+        parts.append(f"#({layout.index_primitive_type})")
+    if layout.pointer_primitive_type:
+        parts.append(f"*({layout.pointer_primitive_type})")
+    if layout.element_size_in_bits:
+        parts.append(f"E({layout.element_size_in_bits})")
+    if layout.memory_space:
+        parts.append(f"S({layout.memory_space})")
+    if layout.split_configs:
+        parts.append("SC" + "".join(
+            f"({sc.dimension}:" + ",".join(map(str, sc.split_indices)) + ")"
+            for sc in layout.split_configs))
+    if layout.physical_shape is not None:
+        parts.append(f"P({format_shape(layout.physical_shape)})")
+    if layout.dynamic_shape_metadata_prefix_bytes:
+        parts.append(f"M({layout.dynamic_shape_metadata_prefix_bytes})")
+    m2m = ",".join(map(str, layout.minor_to_major))
+    return "{" + m2m + (":" + "".join(parts) if parts else "") + "}"
+
+
+def format_shape(shape) -> str:
+    """XLA's printed form of a shape, with its layout."""
+    if isinstance(shape, TupleShape):
+        # XLA marks every fifth element's index in a comment.
+        return "(" + "".join(
+            ("" if i == 0 else f", /*index={i}*/" if i % 5 == 0 else ", ")
+            + format_shape(s) for i, s in enumerate(shape.elements)) + ")"
+    dims = ",".join(format_dim(d, f) for d, f in zip(shape.dims, shape.dynamic))
+    layout = format_layout(shape.layout)
+    if shape.element_type in NON_ARRAY_TYPES or layout == "{}":
+        return f"{shape.element_type}[{dims}]"
+    return f"{shape.element_type}[{dims}]{layout}"
+
+
+def canonical(text: str) -> str:
+    """The canonical text of a shape: parse then print."""
+    return format_shape(parse_shape(text))
