@@ -118,13 +118,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: Modules that add commands: each defines ``register(command)``, where
+#: ``command(name, help, func)`` returns an argparse sub-parser to fill in.
+COMMAND_MODULES = (
+    "prover.cmd_prove",      # prove
+    "prover.cmd_rules",      # bitcast, normalize, equivalent, check-rule
+    "prover.cmd_regress",    # regress
+    "prover.cmd_teach",      # draw, formula
+)
+
+
 def _add_later_commands(sub, command) -> None:
-    """Commands defined by the prover modules (registered as they land)."""
-    try:
-        from . import commands
-    except ImportError:
-        return
-    commands.register(command)
+    import importlib
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise
+            continue
+        module.register(command)
 
 
 def main(argv=None) -> int:
