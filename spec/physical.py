@@ -23,26 +23,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arith import INT, Arithmetic
 from .errors import ShapeError, SymbolicShapeError
 from .layout import COMBINE, Shape
 
 
 @dataclass(frozen=True)
-class _Level:
-    """One tiling level, worked out from the tile alone."""
+class PrtLevel:
+    """One tiling level as pad-reshape-transpose, worked out from the tile."""
 
     unit_dims: int          # leading size-1 dims added for a longer tile
     entering: tuple         # dims after adding unit dims, before merging
     merged: tuple           # dims after merging '*' entries into the next
     tile: tuple             # the tile without '*' entries
     padded: tuple           # merged dims padded to tile multiples
-    split: tuple            # (…, ceil(d/t), t, …) interleaved
+    split: tuple            # (..., ceil(d/t), t, ...) interleaved
     order: tuple            # transpose that moves within-tile dims minor
     final: tuple            # dims after the transpose
 
 
-def _levels(shape: Shape) -> list[_Level]:
-    dims = _dims(shape)
+def prt_levels(shape: Shape, dims=None, ar: Arithmetic = INT) -> list[PrtLevel]:
+    """The levels of ``shape``'s tiling; ``dims`` may be symbolic terms."""
+    dims = _dims(shape) if dims is None else tuple(dims)
     current = tuple(dims[i] for i in reversed(shape.layout.minor_to_major))
     levels = []
     for tile in shape.layout.tiles:
@@ -53,22 +55,22 @@ def _levels(shape: Shape) -> list[_Level]:
         merged, sizes, carry = [], [], 1
         for d, s in zip(window, t):
             if s == COMBINE:
-                carry *= d
+                carry = ar.mul(carry, d)
             else:
-                merged.append(carry * d)
+                merged.append(ar.mul(carry, d))
                 sizes.append(s)
                 carry = 1
-        padded = [-(-d // s) * s for d, s in zip(merged, sizes)]
+        padded = [ar.mul(ar.ceildiv(d, s), s) for d, s in zip(merged, sizes)]
         split = list(head)
         for d, s in zip(padded, sizes):
-            split += [d // s, s]
+            split += [ar.floordiv(d, s), s]
         h, k = len(head), len(sizes)
         order = (list(range(h)) + [h + 2 * j for j in range(k)]
                  + [h + 2 * j + 1 for j in range(k)])
         final = tuple(split[i] for i in order)
-        levels.append(_Level(unit, current, tuple(head) + tuple(merged), tuple(sizes),
-                             tuple(head) + tuple(padded), tuple(split),
-                             tuple(order), final))
+        levels.append(PrtLevel(unit, current, tuple(head) + tuple(merged),
+                               tuple(sizes), tuple(head) + tuple(padded),
+                               tuple(split), tuple(order), final))
         current = final
     return levels
 
@@ -86,7 +88,7 @@ def _dims(shape: Shape) -> tuple[int, ...]:
 
 def physical_size(shape: Shape) -> int:
     """Elements in the physical buffer, padding included."""
-    levels = _levels(shape)
+    levels = prt_levels(shape)
     dims = levels[-1].final if levels else _dims(shape)
     return int(np.prod(dims, dtype=object))
 
@@ -101,7 +103,7 @@ def to_physical(array, shape: Shape, pad_value=0) -> np.ndarray:
     if a.shape != dims:
         raise ShapeError(f"array of shape {a.shape} does not match {shape}")
     a = np.transpose(a, tuple(reversed(shape.layout.minor_to_major)))
-    for lv in _levels(shape):
+    for lv in prt_levels(shape):
         a = a.reshape((1,) * lv.unit_dims + a.shape)
         a = a.reshape(lv.merged)
         a = np.pad(a, [(0, p - m) for m, p in zip(lv.merged, lv.padded)],
@@ -117,7 +119,7 @@ def from_physical(buffer, shape: Shape) -> np.ndarray:
     size = physical_size(shape)
     if b.size != size:
         raise ShapeError(f"buffer of {b.size} elements; {shape} needs {size}")
-    levels = _levels(shape)
+    levels = prt_levels(shape)
     a = b.reshape(levels[-1].final) if levels else b.reshape(
         tuple(dims[i] for i in reversed(shape.layout.minor_to_major)))
     for lv in reversed(levels):

@@ -1,0 +1,550 @@
+"""Properties of a layout, proved by Z3 for one shape or for all shapes.
+
+A layout is the pipeline of coordinate maps in :mod:`spec.index` (permute,
+prepend unit dims, combine, pad, split, move tile dims minor) followed by one
+row-major linearisation.  Each property is proved *compositionally*: Z3
+checks small facts about each stage on its own box of indices (linear
+arithmetic: tile sizes are constants, so division is by constants) and the
+linearisation facts come from the mixed-radix lemma (:mod:`prover.lemma`),
+proved once per rank.  The facts chain: each stage maps its input box into
+the next stage's input box, so a property of every stage is a property of
+the whole layout.  Because no fact mentions the array's size except as a
+bound, a proof for f32[65536,65536] costs what one for f32[3,5] costs, and
+dims given as names are proved for every size at once.
+
+What each property states (e ranges over the elements, P is the padded size
+``spec.index.padded_elements``, offset/locate are ``spec.index``'s):
+
+``in_bounds``
+    0 <= offset(e) < P.
+``injective``
+    e != f implies offset(e) != offset(f).
+``bijective``
+    Taking each pad as the identity on its padded box, every stage is a
+    bijection between consecutive boxes, shown with its explicit inverse (the
+    stage's backward map), and the linearisation is a bijection onto [0, P):
+    the padded index space maps one-to-one onto [0, P).
+``inverse``
+    locate(offset(e)) = e, and offset(locate(o)) = o for every offset o in
+    [0, P) that is not padding.
+``formula_equals_prt``
+    offset(e) equals pad-reshape-transpose (:mod:`prover.prt`), where each
+    reshape is the row-major bitcast and the transpose moves tile dims minor.
+``combine_equals_reshape``
+    every ``*`` combination equals a row-major reshape of the dims it merges.
+``packing``
+    with E(n) bits per element, distinct elements occupy disjoint bit ranges
+    [n·offset, n·(offset+1)) inside the byte size.
+
+When a fact fails, the prover searches the whole layout (with the failing
+fact's dim values, for all-shapes questions) for a counterexample and replays
+it on the concrete evaluator before reporting ``refuted``.  If none is found
+the answer is ``unknown``, never ``proved``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import z3
+
+from spec.index import (Combine, Pad, dims_through, evaluate, linear_index,
+                        product, shape_pipeline, unevaluate)
+from spec.arith import INT
+from spec.layout import Shape
+from spec.text import format_shape
+
+from .encode import Encoding, scope
+from .lemma import mixed_radix
+from .prt import prt_steps
+from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from .solve import DEFAULT_TIMEOUT, search
+
+
+class _Proof:
+    """The facts one property needs, gathered then checked in one query."""
+
+    def __init__(self, shape: Shape, stages, timeout: float, bounds):
+        self.shape = shape
+        self.ctx = z3.Context()
+        self.enc = Encoding(shape, self.ctx, bounds)
+        self.ar = self.enc.ar
+        self.stages = tuple(stages) if stages is not None else shape_pipeline(shape)
+        self.through = dims_through(self.stages, self.enc.dims, self.ar)
+        self.timeout = timeout
+        self.facts: list[tuple[str, object]] = []   # (label, violation)
+        self.lemmas: dict[int, object] = {}
+
+    # -- gathering ---------------------------------------------------------
+    def fact(self, label: str, violation) -> None:
+        """Record a fact as the formula that holds exactly when it fails."""
+        if isinstance(violation, bool):
+            violation = z3.BoolVal(violation, self.ctx)
+        self.facts.append((label, violation))
+
+    def cite(self, rank: int) -> None:
+        self.lemmas[rank] = mixed_radix(rank)
+
+    def fresh(self, prefix, n):
+        return self.enc.fresh(prefix, n)
+
+    def stage_into(self, i):
+        s, d_in, d_out = self.stages[i], self.through[i], self.through[i + 1]
+        e = self.fresh("e", len(d_in))
+        self.fact(f"stage {i} ({s.name}) maps its box into the next",
+                  z3.And(self.enc.box(e, d_in),
+                         z3.Not(self.enc.box(s.forward(e, d_in, self.ar), d_out))))
+
+    def stage_injective(self, i):
+        s, d_in = self.stages[i], self.through[i]
+        e, f = self.fresh("e", len(d_in)), self.fresh("f", len(d_in))
+        self.fact(f"stage {i} ({s.name}) is injective",
+                  z3.And(self.enc.box(e, d_in), self.enc.box(f, d_in),
+                         self.enc.equal(s.forward(e, d_in, self.ar),
+                                        s.forward(f, d_in, self.ar)),
+                         z3.Not(self.enc.equal(e, f))))
+
+    def stage_left_inverse(self, i):
+        s, d_in = self.stages[i], self.through[i]
+        e = self.fresh("e", len(d_in))
+        back, valid = s.backward(s.forward(e, d_in, self.ar), d_in, self.ar)
+        self.fact(f"stage {i} ({s.name}): backward undoes forward",
+                  z3.And(self.enc.box(e, d_in),
+                         z3.Not(z3.And(self.enc.equal(back, e),
+                                       self.ar._term(valid)))))
+
+    def stage_right_inverse(self, i):
+        s, d_in, d_out = self.stages[i], self.through[i], self.through[i + 1]
+        g = self.fresh("g", len(d_out))
+        back, valid = s.backward(g, d_in, self.ar)
+        self.fact(f"stage {i} ({s.name}): forward undoes backward",
+                  z3.And(self.enc.box(g, d_out), self.ar._term(valid),
+                         z3.Not(z3.And(self.enc.box(back, d_in),
+                                       self.enc.equal(s.forward(back, d_in, self.ar), g)))))
+
+    def is_lemma_stage(self, i) -> bool:
+        # Only the spec's own Combine is a row-major linearisation by
+        # construction; any other class (a mutant, say) is checked directly.
+        return type(self.stages[i]) is Combine
+
+    def per_stage(self, *kinds, skip_pad=False):
+        for i, s in enumerate(self.stages):
+            if skip_pad and type(s) is Pad:
+                continue
+            if self.is_lemma_stage(i):
+                for g in s.groups:
+                    self.cite(g)
+                continue
+            for kind in kinds:
+                getattr(self, f"stage_{kind}")(i)
+        self.cite(len(self.through[-1]))
+
+    # -- checking ----------------------------------------------------------
+    def check(self, avoid=()):
+        """('proved', None) | ('failed', (labels, model)) | ('unknown', reason).
+
+        ``avoid`` lists dim values (dicts) a failing model must differ from.
+        """
+        for rank, lemma in sorted(self.lemmas.items()):
+            if not lemma.proved:
+                return "unknown", f"{lemma.name} not proved: {lemma.status}"
+        if not self.facts:
+            return "proved", None
+        parts = list(self.enc.assumptions) + [z3.Or([v for _, v in self.facts])]
+        for values in avoid:
+            parts.append(z3.Or([self.enc.names[n] != v for n, v in values.items()]))
+        answer, detail = search(z3.And(parts), self.ctx, self.timeout)
+        if answer == "unsat":
+            return "proved", None
+        if answer == "sat":
+            failed = [label for label, v in self.facts
+                      if z3.is_true(detail.eval(v, model_completion=True))]
+            return "failed", (failed, detail)
+        return "unknown", detail
+
+    def steps(self) -> tuple:
+        lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]
+        return tuple(lemmas) + tuple(label for label, _ in self.facts)
+
+
+# --- global searches for counterexamples (concrete dims only) ---------------
+
+def _concrete(shape: Shape, values: dict) -> Shape:
+    dims = tuple(values.get(d, 1) if isinstance(d, str) else d for d in shape.dims)
+    return shape.replace(dims=dims)
+
+
+def _ints(model, enc, terms):
+    return [enc.value(model, t) for t in terms]
+
+
+class _Search:
+    """Z3 terms for a whole layout at concrete dims, to find a witness."""
+
+    def __init__(self, shape: Shape, stages, timeout):
+        self.shape = shape
+        self.ctx = z3.Context()
+        self.enc = Encoding(shape, self.ctx)
+        self.ar = self.enc.ar
+        self.dims = tuple(shape.dims)
+        self.stages = stages
+        self.size = product(dims_through(stages, self.dims)[-1])
+        self.timeout = timeout
+
+    def element(self, name="e"):
+        return self.enc.fresh(name, len(self.dims))
+
+    def offset(self, e):
+        return evaluate(self.stages, e, self.dims, self.ar)
+
+    def find(self, formula):
+        answer, detail = search(formula, self.ctx, self.timeout)
+        return answer, detail
+
+
+def _replay_offset(stages, shape, element):
+    return evaluate(stages, tuple(element), tuple(shape.dims), INT)
+
+
+def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
+    """A replayed counterexample dict, None if there is none, or a reason."""
+    S = _Search(shape, stages, timeout)
+    enc, ar = S.enc, S.ar
+    P = S.size
+    e = S.element("e")
+    box_e = enc.box(e, S.dims)
+    if kind == "in_bounds":
+        o = S.offset(e)
+        formula = z3.And(box_e, z3.Not(z3.And(0 <= ar._term(o), ar.lt(o, P))))
+    elif kind in ("injective", "packing"):
+        f = S.element("f")
+        formula = z3.And(box_e, enc.box(f, S.dims), z3.Not(enc.equal(e, f)),
+                         ar._term(S.offset(e)) == ar._term(S.offset(f)))
+        if kind == "packing":
+            from spec.size import aligned_elements, byte_size
+            bits = shape.element_bits
+            limit = 8 * byte_size(shape.replace()) if bits else 0
+            # with the spec's sizes; a broken pipeline may reach beyond them
+            formula = z3.Or(formula, z3.And(
+                box_e, (ar._term(S.offset(e)) + 1) * bits > limit))
+    elif kind in ("inverse", "bijective"):
+        o = z3.Int("o", S.ctx)
+        back, valid = unevaluate(stages, o, S.dims, ar)
+        bad_o = z3.And(0 <= o, o < P, ar._term(valid) if kind == "inverse" else True,
+                       ar._term(S.offset(back)) != o)
+        back_e, valid_e = unevaluate(stages, S.offset(e), S.dims, ar)
+        bad_e = z3.And(box_e, z3.Not(z3.And(enc.equal(back_e, e), ar._term(valid_e))))
+        formula = z3.Or(bad_o, bad_e)
+    elif kind == "formula_equals_prt":
+        from .prt import prt_offset
+        formula = z3.And(box_e, ar._term(S.offset(e)) !=
+                         ar._term(prt_offset(shape, e, S.dims, ar)))
+    elif kind == "combine_equals_reshape":
+        from .prt import reshape_index
+        parts = []
+        x, d = tuple(e), S.dims
+        for s in stages:
+            if isinstance(s, Combine):
+                merged = s.dims(d, INT)
+                parts.append(z3.Not(enc.equal(s.forward(x, d, ar),
+                                              reshape_index(x, d, merged, ar))))
+            x, d = s.forward(x, d, ar), s.dims(d, INT)
+        formula = z3.And(box_e, z3.Or(parts) if parts else False)
+    else:
+        raise ValueError(kind)
+    answer, detail = S.find(formula)
+    if answer == "unknown":
+        return detail
+    if answer == "unsat":
+        return None
+    m = detail
+    ce = {"dims": list(S.dims)}
+    if kind in ("inverse", "bijective"):
+        ov = m.eval(z3.Int("o", S.ctx), model_completion=True).as_long()
+        elem = _ints(m, enc, e)
+        ce.update(_replay_inverse(kind, shape, stages, elem, ov, P))
+    elif kind in ("injective", "packing"):
+        a, b = _ints(m, enc, e), _ints(m, enc, f)
+        oa, ob = (_replay_offset(stages, shape, v) for v in (a, b))
+        if a != b and oa == ob and all(0 <= x < n for v in (a, b)
+                                       for x, n in zip(v, S.dims)):
+            ce.update(elements=[a, b], offsets=[oa, ob])
+        elif kind == "packing":
+            from spec.size import byte_size
+            bits = shape.element_bits
+            if (oa + 1) * bits <= 8 * byte_size(shape):
+                raise ProverBug(f"packing witness {a} replays inside the bytes")
+            ce.update(element=a, offset=oa, bit_range=[oa * bits, (oa + 1) * bits],
+                      byte_size=byte_size(shape))
+        else:
+            raise ProverBug(f"{kind} witness {a}, {b} does not replay: {oa}, {ob}")
+    elif kind == "in_bounds":
+        a = _ints(m, enc, e)
+        oa = _replay_offset(stages, shape, a)
+        if 0 <= oa < P:
+            raise ProverBug(f"in_bounds witness {a} replays in bounds: {oa}")
+        ce.update(element=a, offset=oa, padded_size=P)
+    elif kind == "formula_equals_prt":
+        from .prt import prt_offset
+        a = _ints(m, enc, e)
+        oa, ob = _replay_offset(stages, shape, a), prt_offset(shape, a)
+        if oa == ob:
+            raise ProverBug(f"formula/prt witness {a} replays equal: {oa}")
+        ce.update(element=a, offsets={"formula": oa, "pad_reshape_transpose": ob})
+    elif kind == "combine_equals_reshape":
+        from .prt import reshape_index
+        a = _ints(m, enc, e)
+        x, d, found = tuple(a), S.dims, None
+        for s in stages:
+            if isinstance(s, Combine):
+                merged = s.dims(d, INT)
+                got, want = s.forward(x, d, INT), reshape_index(x, d, merged)
+                if tuple(got) != tuple(want):
+                    found = {"combined": list(got), "reshaped": list(want)}
+                    break
+            x, d = s.forward(x, d, INT), s.dims(d, INT)
+        if found is None:
+            raise ProverBug(f"combine witness {a} does not replay")
+        ce.update(element=a, **found)
+    return ce
+
+
+def _replay_inverse(kind, shape, stages, elem, ov, P):
+    dims = tuple(shape.dims)
+    oe = evaluate(stages, tuple(elem), dims, INT)
+    back, valid = unevaluate(stages, oe, dims, INT) if 0 <= oe < P else (None, False)
+    if tuple(elem) != back or not valid:
+        if all(0 <= x < n for x, n in zip(elem, dims)):
+            return {"element": elem, "offset": oe,
+                    "located": None if back is None else list(back),
+                    "located_is_padding": not valid}
+    back, valid = unevaluate(stages, ov, dims, INT)
+    again = evaluate(stages, back, dims, INT)
+    if again != ov and (valid or kind == "bijective"):
+        return {"offset": ov, "located": list(back), "offset_of_located": again,
+                "located_is_padding": not valid}
+    raise ProverBug(f"{kind} witness (element {elem}, offset {ov}) does not replay")
+
+
+# --- the properties -----------------------------------------------------------
+
+def _in_bounds(p: _Proof):
+    p.per_stage("into")
+
+
+def _injective(p: _Proof):
+    p.per_stage("into", "injective")
+
+
+def _bijective(p: _Proof):
+    p.per_stage("into", "left_inverse", "right_inverse", skip_pad=True)
+
+
+def _inverse(p: _Proof):
+    p.per_stage("into", "left_inverse", "right_inverse")
+
+
+def _packing(p: _Proof):
+    p.per_stage("into", "injective")
+    bits = p.shape.element_bits
+    align = p.shape.layout.tail_padding_alignment_in_elements
+    o, o2, n = p.fresh("o", 3)
+    if bits <= 0:
+        p.fact("elements take a positive number of bits", True)
+        return
+    aligned = p.ar.mul(p.ar.ceildiv(n, align), align)
+    p.fact("padded elements fit in the byte size",
+           z3.And(n >= 0, z3.Not(n * bits <= 8 * p.ar.ceildiv(aligned * bits, 8))))
+    p.fact("distinct offsets have disjoint bit ranges",
+           z3.And(o >= 0, o2 >= 0, o != o2, o * bits < (o2 + 1) * bits,
+                  o2 * bits < (o + 1) * bits))
+
+
+def _reshape_fact(p: _Proof, label, x, old, y, new):
+    """reshape(x: old -> new) == y, from lin(y, new) == lin(x, old), y in
+    box(new), and the mixed-radix lemma (delin . lin = id on a box)."""
+    p.cite(len(new))
+    p.fact(label, z3.And(p.enc.box(x, old), z3.Not(z3.And(
+        p.enc.box(y, new),
+        p.ar._term(linear_index(y, new, p.ar)) == p.ar._term(linear_index(x, old, p.ar))))))
+
+
+def _formula_equals_prt(p: _Proof):
+    # Walk the closed formula's stages and pad-reshape-transpose's steps side
+    # by side: they agree on each step's box, and the dims agree after it.
+    enc, ar = p.enc, p.ar
+    steps = list(prt_steps(p.shape, enc.dims, ar))
+    formula = list(zip(p.stages, p.through, p.through[1:]))
+    level_of = {}
+    for s, d_in, d_out in formula:
+        level_of.setdefault(s.level, []).append((s, d_in, d_out))
+    per_level = [steps[0:1]] + [steps[1 + 5 * k: 6 + 5 * k]
+                                for k in range(len(p.shape.layout.tiles))]
+    for level, prt in enumerate(per_level):
+        mine = level_of.get(level, [])
+        d_in = mine[0][1] if mine else prt[0][1]
+        x = p.fresh("x", len(d_in))
+        d = d_in
+        for s, _, _ in mine:
+            d = s.dims(d, ar)
+        p.fact(f"level {level}: both paths start from the same dims",
+               z3.Not(enc.equal(prt[0][1], d_in)))
+        z = x
+        for name, old, new, step in prt:
+            if name.startswith("reshape"):
+                # the formula's value after the same operation
+                target = _formula_after(p, mine, x, d_in, name)
+                _reshape_fact(p, f"level {level}: {name} is the formula's map",
+                              z, old, target, new)
+                z = target
+            else:
+                target = _formula_after(p, mine, x, d_in, name)
+                p.fact(f"level {level}: {name} is the formula's map",
+                       z3.And(enc.box(z, old), z3.Not(enc.equal(step(z), target))))
+                z = target
+        p.fact(f"level {level}: both paths end with the same dims",
+               z3.Not(enc.equal(prt[-1][2], d)))
+        for i, s in enumerate(p.stages):
+            if s.level == level and not p.is_lemma_stage(i):
+                p.stage_into(i)
+    p.cite(len(p.through[-1]))
+
+
+_PRT_TO_STAGE = {
+    "transpose to physical order": ("minor_to_major",),
+    "reshape: add unit dims": ("prepend unit dims",),
+    "reshape: combine": ("prepend unit dims", "combine"),
+    "pad": ("prepend unit dims", "combine", "pad"),
+    "reshape: split": ("prepend unit dims", "combine", "pad", "split"),
+    "transpose: tile dims minor": ("prepend unit dims", "combine", "pad", "split",
+                                   "tile dims minor"),
+}
+
+
+def _formula_after(p: _Proof, mine, x, d_in, prt_name):
+    """The formula's index after the stages matching a prt step."""
+    wanted = _PRT_TO_STAGE[prt_name]
+    y, d = x, d_in
+    for s, _, _ in mine:
+        if s.name in wanted:
+            y, d = s.forward(y, d, p.ar), s.dims(d, p.ar)
+    return y
+
+
+def _combine_equals_reshape(p: _Proof):
+    found = False
+    for i, s in enumerate(p.stages):
+        if isinstance(s, Combine):
+            found = True
+            d_in, d_out = p.through[i], p.through[i + 1]
+            x = p.fresh("x", len(d_in))
+            if not p.is_lemma_stage(i):
+                p.stage_into(i)
+            _reshape_fact(p, f"stage {i}: combine is the row-major reshape",
+                          x, d_in, s.forward(x, d_in, p.ar), d_out)
+            for g in s.groups:
+                p.cite(g)
+    if not found:
+        p.fact("the layout combines no dims ('*'): nothing to show", False)
+
+
+PROPERTIES: dict[str, Callable[[_Proof], None]] = {
+    "in_bounds": _in_bounds,
+    "injective": _injective,
+    "bijective": _bijective,
+    "inverse": _inverse,
+    "formula_equals_prt": _formula_equals_prt,
+    "combine_equals_reshape": _combine_equals_reshape,
+    "packing": _packing,
+}
+
+
+def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
+          bounds: dict | None = None, stages=None) -> Result:
+    """Prove ``prop`` for ``shape`` (all sizes of its named dims).
+
+    ``stages`` replaces the spec's pipeline, to check a variant (a compiler's
+    formula, or a deliberately broken one).
+
+    >>> from spec.text import parse_array_shape as shape
+    >>> prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective").status
+    'proved'
+    >>> r = prove(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "bijective")
+    >>> r.status, r.scope
+    ('proved', 'all shapes: m >= 1, n >= 1')
+    """
+    if prop not in PROPERTIES:
+        from spec.errors import TilespecError
+        raise TilespecError(f"unknown property {prop!r}; choose from "
+                            + ", ".join(PROPERTIES))
+    start = time.perf_counter()
+    text = format_shape(shape)
+    where = scope(shape, bounds)
+    proof = _Proof(shape, stages, timeout, bounds)
+    PROPERTIES[prop](proof)
+    status, detail = proof.check()
+
+    def done(status, **kw):
+        return Result(text, prop, status, time.perf_counter() - start, where,
+                      steps=proof.steps(), **kw)
+
+    if status == "proved":
+        return done(PROVED)
+    if status == "unknown":
+        return done(UNKNOWN, reason=detail)
+    # A per-stage fact failed.  Search the whole layout for a counterexample:
+    # at the failing model's dims, then (for all-shapes questions) at other
+    # dims the facts fail for, then at a few small sizes.
+    failed, model = detail
+    tried, reasons = [], []
+    for values in _candidate_dims(proof, model):
+        concrete = _concrete(shape, values)
+        witness = _witness(prop, concrete, proof.stages, timeout)
+        if isinstance(witness, dict):
+            if values:
+                witness["dim_values"] = values
+            witness["failed_facts"] = failed
+            return done(REFUTED, counterexample=witness)
+        if witness is None and not shape.is_symbolic:
+            return Result(text, prop, PROVED, time.perf_counter() - start, where,
+                          steps=(f"per-stage facts failed ({'; '.join(failed)}); "
+                                 "proved on the whole layout instead",))
+        tried.append(list(concrete.dims))
+        reasons.append("none there" if witness is None else witness)
+    return done(UNKNOWN, reason=f"a per-stage fact fails ({'; '.join(failed)}) "
+                f"but no counterexample was found at dims {tried}: "
+                f"{'; '.join(dict.fromkeys(map(str, reasons)))}")
+
+
+#: Sizes tried for named dims when the failing facts' own values give no
+#: counterexample: small, odd, and one past common tile sizes.
+_PROBE_SIZES = (1, 2, 3, 5, 9, 17, 129, 257)
+_MAX_MODELS = 4
+
+
+def _candidate_dims(proof: _Proof, model):
+    values = proof.enc.dim_values(model)
+    yield values
+    if not proof.shape.is_symbolic:
+        return
+    seen = [values]
+    for _ in range(_MAX_MODELS - 1):
+        status, detail = proof.check(avoid=seen)
+        if status != "failed":
+            break
+        values = proof.enc.dim_values(detail[1])
+        seen.append(values)
+        yield values
+    names = proof.shape.names
+    for shift in range(len(_PROBE_SIZES)):
+        # staggered sizes, so that a mix-up between two dims shows
+        values = {n: _PROBE_SIZES[(shift + 3 * i) % len(_PROBE_SIZES)]
+                  for i, n in enumerate(names)}
+        if values not in seen:
+            seen.append(values)
+            yield values
+
+
+def prove_all(shape: Shape, properties=None, **kw) -> list[Result]:
+    return [prove(shape, name, **kw) for name in (properties or PROPERTIES)]

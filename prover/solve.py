@@ -1,0 +1,25 @@
+"""One solver call: always with a time limit, never a verdict on ``unknown``."""
+
+from __future__ import annotations
+
+import z3
+
+#: Default time limit of one solver call, in seconds.
+DEFAULT_TIMEOUT = 5.0
+
+
+def search(formula, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
+    """Look for a model of ``formula``: ('sat', model), ('unsat', None) or
+    ('unknown', reason).  To prove P, search for a model of not P."""
+    s = z3.Solver(ctx=ctx)
+    s.set("timeout", max(1, int(timeout * 1000)))
+    s.add(formula)
+    answer = s.check()
+    if answer == z3.sat:
+        return "sat", s.model()
+    if answer == z3.unsat:
+        return "unsat", None
+    reason = s.reason_unknown()
+    if reason in ("timeout", "canceled"):
+        reason = f"timeout after {timeout:g} s"
+    return "unknown", f"solver gave up: {reason}"
