@@ -3,7 +3,7 @@
 >>> from spec import parse_shape, offset, locate, byte_size
 >>> s = parse_shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}")
 >>> offset(s, (1, 0)), offset(s, (0, 1)), offset(s, (8, 0))
-(1, 2, 131072)
+(1, 2, 8192)
 >>> locate(s, 2), byte_size(s)
 ((0, 1), 2097152)
 """

@@ -1,0 +1,121 @@
+"""``tilespec prove``: prove layout properties, or show why not.
+
+Exit status: 0 every property proved, 1 something refuted, 2 bad input,
+3 something unknown (and nothing refuted).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from spec.errors import TilespecError
+
+
+def _bounds(items) -> dict:
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier() or not value.strip().isdigit():
+            raise TilespecError(f"bound {item!r} is not NAME=N")
+        out[name.strip()] = int(value)
+    return out
+
+
+def exit_status(results) -> int:
+    statuses = {r.status for r in results}
+    if "refuted" in statuses:
+        return 1
+    if "unknown" in statuses:
+        return 3
+    return 0
+
+
+def cmd_prove(args) -> int:
+    from spec.text import parse_array_shape
+
+    from .catalogue import CATALOGUE
+    from .properties import PROPERTIES, prove
+
+    texts = args.shape or [s for s, _ in CATALOGUE]
+    shapes = [parse_array_shape(t) for t in texts]
+    props = args.property or list(PROPERTIES)
+    for p in props:
+        if p not in PROPERTIES:
+            raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
+    bounds = _bounds(args.bound)
+    total = len(shapes) * len(props)
+    results = []
+    quiet = args.quiet
+    for shape in shapes:
+        for prop in props:
+            r = prove(shape, prop, timeout=args.timeout, bounds=bounds)
+            results.append(r)
+            if not quiet:
+                print(f"[{len(results):>{len(str(total))}}/{total}] {r.status:8} "
+                      f"{r.seconds * 1000:8.1f} ms  {prop:24} {r.shape}",
+                      file=sys.stderr, flush=True)
+    if args.json:
+        print(json.dumps([r.to_json() for r in results], indent=2))
+    else:
+        print(summary(results, props))
+        for r in results:
+            if r.status != "proved":
+                print()
+                print(describe(r))
+    return exit_status(results)
+
+
+_MARK = {"proved": "proved", "refuted": "REFUTED", "unknown": "unknown"}
+
+
+def summary(results, props) -> str:
+    """A table: one row per shape, one column per property."""
+    shapes = list(dict.fromkeys(r.shape for r in results))
+    by = {(r.shape, r.property): r for r in results}
+    width = max(len(s) for s in shapes)
+    cols = [max(len(p), 9) for p in props]
+    lines = [f"{'shape':<{width}}  {'scope':<9}  " + "  ".join(
+        f"{p:<{w}}" for p, w in zip(props, cols))]
+    for s in shapes:
+        first = by[(s, props[0])]
+        kind = "concrete" if first.scope == "concrete" else "all"
+        cells = []
+        for p, w in zip(props, cols):
+            r = by[(s, p)]
+            cells.append(f"{_MARK[r.status]:<{w}}")
+        lines.append(f"{s:<{width}}  {kind:<9}  " + "  ".join(cells))
+    counts = {k: sum(r.status == k for r in results) for k in _MARK}
+    slowest = max(results, key=lambda r: r.seconds)
+    lines.append("")
+    lines.append(f"{len(results)} checks: {counts['proved']} proved, "
+                 f"{counts['refuted']} refuted, {counts['unknown']} unknown; "
+                 f"total {sum(r.seconds for r in results):.2f} s, slowest "
+                 f"{slowest.seconds * 1000:.1f} ms ({slowest.property} of {slowest.shape})")
+    return "\n".join(lines)
+
+
+def describe(r) -> str:
+    """One result in words, with its counterexample or reason."""
+    lines = [f"{r.property} of {r.shape}: {r.status} ({r.scope})"]
+    if r.counterexample:
+        for k, v in r.counterexample.items():
+            lines.append(f"  {k}: {v}")
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    return "\n".join(lines)
+
+
+def register(command) -> None:
+    from .properties import PROPERTIES
+    from .solve import DEFAULT_TIMEOUT
+    c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
+                cmd_prove)
+    c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")
+    c.add_argument("--property", action="append", metavar="NAME",
+                   help=f"one of: {', '.join(PROPERTIES)} (repeatable; default all)")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help="seconds per solver call (default %(default)s)")
+    c.add_argument("--bound", action="append", metavar="NAME=N",
+                   help="limit a named dim to 1..N")
+    c.add_argument("--quiet", action="store_true", help="no progress lines")
