@@ -20,16 +20,23 @@ What each property states (e ranges over the elements, P is the padded size
 ``injective``
     e != f implies offset(e) != offset(f).
 ``bijective``
-    Taking each pad as the identity on its padded box, every stage is a
-    bijection between consecutive boxes, shown with its explicit inverse (the
-    stage's backward map), and the linearisation is a bijection onto [0, P):
-    the padded index space maps one-to-one onto [0, P).
+    The padded index space maps one-to-one onto [0, P), level by level: every
+    stage but the pads is a bijection from its box onto the next box, shown
+    with its explicit inverse (the stage's backward map: forward then
+    backward and backward then forward are identities, both map into the
+    boxes); a pad only enlarges the box, so each level's padded box maps
+    one-to-one onto the next level's input box, and the last level's padded
+    box onto [0, P) by the mixed-radix lemma.  (Padding added in front of a
+    tile longer than the shape has no logical coordinates, which is why the
+    statement is per level and not about logical indices.)
 ``inverse``
     locate(offset(e)) = e, and offset(locate(o)) = o for every offset o in
     [0, P) that is not padding.
 ``formula_equals_prt``
-    offset(e) equals pad-reshape-transpose (:mod:`prover.prt`), where each
-    reshape is the row-major bitcast and the transpose moves tile dims minor.
+    the padded sizes agree and offset(e) equals pad-reshape-transpose's
+    offset (:mod:`prover.prt`) for every e, where each reshape is the
+    row-major bitcast and the transpose moves tile dims minor: the two give
+    the same memory image.
 ``combine_equals_reshape``
     every ``*`` combination equals a row-major reshape of the dims it merges.
 ``packing``
@@ -228,16 +235,22 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
             # with the spec's sizes; a broken pipeline may reach beyond them
             formula = z3.Or(formula, z3.And(
                 box_e, (ar._term(S.offset(e)) + 1) * bits > limit))
-    elif kind in ("inverse", "bijective"):
+    elif kind == "bijective":
+        return _stage_witness(shape, stages, timeout)
+    elif kind == "inverse":
         o = z3.Int("o", S.ctx)
         back, valid = unevaluate(stages, o, S.dims, ar)
-        bad_o = z3.And(0 <= o, o < P, ar._term(valid) if kind == "inverse" else True,
+        bad_o = z3.And(0 <= o, o < P, ar._term(valid),
                        ar._term(S.offset(back)) != o)
         back_e, valid_e = unevaluate(stages, S.offset(e), S.dims, ar)
         bad_e = z3.And(box_e, z3.Not(z3.And(enc.equal(back_e, e), ar._term(valid_e))))
         formula = z3.Or(bad_o, bad_e)
     elif kind == "formula_equals_prt":
-        from .prt import prt_offset
+        from .prt import prt_final_dims, prt_offset
+        P_prt = product(prt_final_dims(shape, S.dims))
+        if P_prt != P:
+            return {"dims": list(S.dims),
+                    "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
         formula = z3.And(box_e, ar._term(S.offset(e)) !=
                          ar._term(prt_offset(shape, e, S.dims, ar)))
     elif kind == "combine_equals_reshape":
@@ -260,7 +273,7 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
         return None
     m = detail
     ce = {"dims": list(S.dims)}
-    if kind in ("inverse", "bijective"):
+    if kind == "inverse":
         ov = m.eval(z3.Int("o", S.ctx), model_completion=True).as_long()
         elem = _ints(m, enc, e)
         ce.update(_replay_inverse(kind, shape, stages, elem, ov, P))
@@ -308,6 +321,49 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
             raise ProverBug(f"combine witness {a} does not replay")
         ce.update(element=a, **found)
     return ce
+
+
+def _stage_witness(shape: Shape, stages, timeout):
+    """A stage (not a pad) of the concrete pipeline that is not a bijection
+    between its boxes, with the index that shows it, replayed on ints."""
+    dims = dims_through(stages, tuple(shape.dims))
+    for i, s in enumerate(stages):
+        if type(s) is Pad:
+            continue
+        ctx = z3.Context()
+        enc = Encoding(shape, ctx)
+        ar = enc.ar
+        d_in, d_out = dims[i], dims[i + 1]
+        e = enc.fresh("e", len(d_in))
+        g = enc.fresh("g", len(d_out))
+        fe = s.forward(e, d_in, ar)
+        be, _ = s.backward(fe, d_in, ar)
+        bg, _ = s.backward(g, d_in, ar)
+        bad_e = z3.And(enc.box(e, d_in), z3.Not(z3.And(enc.box(fe, d_out),
+                                                       enc.equal(be, e))))
+        bad_g = z3.And(enc.box(g, d_out), z3.Not(z3.And(
+            enc.box(bg, d_in), enc.equal(s.forward(bg, d_in, ar), g))))
+        answer, m = search(z3.Or(bad_e, bad_g), ctx, timeout)
+        if answer == "unknown":
+            return m
+        if answer == "unsat":
+            continue
+        ev, gv = _ints(m, enc, e), _ints(m, enc, g)
+
+        def inside(v, d):
+            return all(0 <= x < n for x, n in zip(v, d))
+        f_e = list(s.forward(tuple(ev), d_in, INT))
+        b_e = list(s.backward(tuple(f_e), d_in, INT)[0])
+        if inside(ev, d_in) and not (inside(f_e, d_out) and b_e == ev):
+            return {"dims": list(shape.dims), "stage": i, "stage_name": s.name,
+                    "box": list(d_in), "index": ev, "forward": f_e, "backward_of_forward": b_e}
+        b_g = list(s.backward(tuple(gv), d_in, INT)[0])
+        f_b = list(s.forward(tuple(b_g), d_in, INT))
+        if inside(gv, d_out) and not (inside(b_g, d_in) and f_b == gv):
+            return {"dims": list(shape.dims), "stage": i, "stage_name": s.name,
+                    "box": list(d_out), "index": gv, "backward": b_g, "forward_of_backward": f_b}
+        raise ProverBug(f"bijective witness at stage {i} does not replay")
+    return None
 
 
 def _replay_inverse(kind, shape, stages, elem, ov, P):

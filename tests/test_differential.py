@@ -1,0 +1,132 @@
+"""The prover's verdicts against brute-force enumeration of every index.
+
+For small generated layouts, each property is decided twice: by the prover
+(Z3) and by enumerating every element and every offset with numpy, using
+only the concrete evaluator and the numpy pad-reshape-transpose path.  The
+verdicts must match in both directions: proved => holds, refuted => fails.
+Broken pipelines (tests/mutants.py) supply the refutations.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mutants import mutate
+from prover.properties import PROPERTIES, prove
+from spec.arith import INT
+from spec.index import (Combine, Pad, dims_through, evaluate, shape_pipeline,
+                        unevaluate)
+from spec.physical import to_physical
+from spec.size import byte_size
+from spec.strategies import shapes_with_layout
+
+COUNTS = {"proved": 0, "refuted": 0, "unknown": 0}
+
+
+def brute(shape, stages, prop) -> bool:
+    """Does ``prop`` hold for the pipeline ``stages``, by enumeration?"""
+    dims = tuple(shape.dims)
+    P = int(np.prod(dims_through(stages, dims)[-1], dtype=np.int64))
+    n = int(np.prod(dims, dtype=np.int64))
+    grid = np.indices(dims).reshape(len(dims), -1) if dims else np.zeros((0, 1), np.int64)
+    cols = tuple(grid[i] for i in range(len(dims)))
+    offs = np.broadcast_to(np.asarray(evaluate(stages, cols, dims, INT)), (n,))
+    in_bounds = bool(((offs >= 0) & (offs < P)).all())
+    injective = len(set(offs.tolist())) == n
+    if prop == "in_bounds":
+        return in_bounds
+    if prop == "injective":
+        return injective
+    if prop == "packing":
+        bits = shape.element_bits
+        return injective and bool(((offs + 1) * bits <= 8 * byte_size(shape)).all())
+    if prop == "bijective":
+        return stages_bijective(stages, dims)
+    if prop == "inverse":
+        back, ok = unevaluate(stages, offs, dims, INT)
+        back = [np.broadcast_to(np.asarray(b), (n,)) for b in back]
+        ok = np.broadcast_to(np.asarray(ok), (n,))
+        left = bool(ok.all()) and all((b == c).all() for b, c in zip(back, cols))
+        o = np.arange(P)
+        back, ok = unevaluate(stages, o, dims, INT)
+        back = tuple(np.broadcast_to(np.asarray(b), (P,)) for b in back)
+        ok = np.broadcast_to(np.asarray(ok), (P,))
+        again = np.broadcast_to(np.asarray(evaluate(stages, back, dims, INT)), (P,))
+        right = (again == o) | ~ok
+        return left and bool(right.all())
+    if prop == "formula_equals_prt":
+        if not in_bounds:
+            return False
+        buf = to_physical(np.arange(n).reshape(dims), shape, pad_value=-1)
+        return len(buf) == P and bool((buf[offs] == np.arange(n)).all())
+    if prop == "combine_equals_reshape":
+        # on the indices that reach a combine stage inside its box
+        x, d = cols, dims
+        for s in stages:
+            if isinstance(s, Combine):
+                merged = s.dims(d, INT)
+                pts = [np.broadcast_to(np.asarray(v), (n,)) for v in x]
+                inside = np.ones(n, bool)
+                for v, m in zip(pts, d):
+                    inside &= (v >= 0) & (v < m)
+                if inside.any():
+                    pts = tuple(v[inside] for v in pts)
+                    want = np.unravel_index(np.ravel_multi_index(pts, d), merged)
+                    got = s.forward(pts, d, INT)
+                    if not all((np.broadcast_to(a, b.shape) == b).all()
+                               for a, b in zip(got, want)):
+                        return False
+            x, d = s.forward(x, d, INT), s.dims(d, INT)
+        return True
+    raise ValueError(prop)
+
+
+def stages_bijective(stages, dims) -> bool:
+    """Every stage but the pads maps its whole box one-to-one onto the next,
+    by enumerating both boxes."""
+    through = dims_through(stages, dims)
+    for s, d_in, d_out in zip(stages, through, through[1:]):
+        if type(s) is Pad:
+            continue
+        n_in, n_out = int(np.prod(d_in, dtype=np.int64)), int(np.prod(d_out, dtype=np.int64))
+        for d, n, first, second, d_other in ((d_in, n_in, "f", "b", d_out),
+                                             (d_out, n_out, "b", "f", d_in)):
+            if n == 0:
+                continue
+            pts = tuple(np.indices(d).reshape(len(d), -1)) if d else ()
+            go = (lambda v: s.forward(v, d_in, INT)) if first == "f" else \
+                 (lambda v: s.backward(v, d_in, INT)[0])
+            come = (lambda v: s.backward(v, d_in, INT)[0]) if first == "f" else \
+                   (lambda v: s.forward(v, d_in, INT))
+            mid = tuple(np.broadcast_to(np.asarray(x), (n,)) for x in go(pts))
+            if not all(((x >= 0) & (x < m)).all() for x, m in zip(mid, d_other)):
+                return False
+            back = tuple(np.broadcast_to(np.asarray(x), (n,)) for x in come(mid))
+            if not all((a == b).all() for a, b in zip(back, pts)):
+                return False
+    return True
+
+
+@settings(max_examples=350, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(shape=shapes_with_layout(max_rank=4, max_dim=9, max_tiles=3, max_elements=512),
+       kind=st.sampled_from([None, "off_by_one", "floor", "swap"]))
+def test_prover_matches_enumeration(shape, kind):
+    stages = mutate(shape, kind) if kind else None
+    for prop in PROPERTIES:
+        result = prove(shape, prop, stages=stages, timeout=10)
+        COUNTS[result.status] += 1
+        with np.errstate(all="ignore"):  # broken pipelines may divide by 0
+            holds = brute(shape, stages or shape_pipeline(shape), prop)
+        assert result.status != "unknown", (str(shape), kind, prop, result.reason)
+        assert (result.status == "proved") == holds, (str(shape), kind, prop, result)
+
+
+def test_differential_ran_enough():
+    """Runs after the property test in file order: a few thousand verdicts,
+    both kinds among them."""
+    if sum(COUNTS.values()) == 0:
+        pytest.skip("run together with test_prover_matches_enumeration")
+    assert sum(COUNTS.values()) >= 2000, COUNTS
+    assert COUNTS["proved"] > 0 and COUNTS["refuted"] > 0, COUNTS

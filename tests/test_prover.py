@@ -1,0 +1,148 @@
+"""The prover: proofs for concrete and all shapes, refuted mutants with
+replayed counterexamples, honest unknowns, and the ``prove`` command."""
+
+import json
+
+import pytest
+
+import prover.properties as properties
+from mutants import mutate
+from prover.catalogue import CATALOGUE
+from prover.cli import main
+from prover.properties import PROPERTIES, prove
+from prover.result import ProverBug
+from spec.index import evaluate, padded_elements
+from spec.text import parse_array_shape as shape
+
+
+@pytest.mark.parametrize("text", [s for s, _ in CATALOGUE])
+def test_catalogue_is_proved(text):
+    for prop in PROPERTIES:
+        r = prove(shape(text), prop)
+        assert r.status == "proved", (text, prop, r.reason, r.counterexample)
+        assert r.scope == ("concrete" if not shape(text).is_symbolic else r.scope)
+
+
+def test_all_shapes_scope_names_every_dim_and_bound():
+    r = prove(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "injective", bounds={"n": 4096})
+    assert r.status == "proved"
+    assert r.scope == "all shapes: m >= 1, 1 <= n <= 4096"
+
+
+def test_proof_cost_does_not_grow_with_size():
+    import time
+    def cost(text):
+        prove(shape(text), "injective")  # warm the lemma cache
+        start = time.perf_counter()
+        for _ in range(5):
+            prove(shape(text), "injective")
+        return time.perf_counter() - start
+    tiny, huge = cost("f32[3,5]{1,0:T(8,128)}"), cost("f32[65536,65536]{1,0:T(8,128)}")
+    assert huge < 10 * tiny + 0.05  # loose: timing is measured in benchmarks/
+
+
+# --- mutants: a broken formula must be refuted -------------------------------
+
+@pytest.mark.parametrize("kind, prop, text", [
+    ("off_by_one", "injective", "f32[3,5]{1,0:T(2,2)}"),
+    ("off_by_one", "formula_equals_prt", "f32[3,5]{1,0:T(2,2)}"),
+    ("off_by_one", "inverse", "f32[65536,65536]{1,0:T(8,128)}"),
+    ("floor", "in_bounds", "f32[3,5]{1,0:T(2,2)}"),
+    ("floor", "bijective", "f32[3,5]{1,0:T(2,2)}"),
+    ("swap", "in_bounds", "f32[3,5]{1,0:T(2,2)}"),
+    ("swap", "formula_equals_prt", "f32[65536,65536]{1,0:T(8,128)}"),
+    ("floor", "in_bounds", "bf16[m,n]{1,0:T(8,128)(2,1)}"),
+    ("swap", "formula_equals_prt", "bf16[m,n]{1,0:T(8,128)(2,1)}"),
+    ("off_by_one", "packing", "bf16[m,n]{1,0:T(8,128)(2,1)}"),
+])
+def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
+    s = shape(text)
+    stages = mutate(s, kind)
+    r = prove(s, prop, stages=stages)
+    assert r.status == "refuted", r
+    ce = r.counterexample
+    assert ce["failed_facts"]
+    dims = tuple(ce["dims"])
+    concrete = s.replace(dims=dims)
+    # replay here as well: the offsets reported are the broken pipeline's
+    if "elements" in ce:
+        a, b = ce["elements"]
+        assert a != b
+        assert evaluate(stages, a, dims) == evaluate(stages, b, dims) == ce["offsets"][0]
+    if "element" in ce and "offset" in ce:
+        assert evaluate(stages, ce["element"], dims) == ce["offset"]
+    if prop == "in_bounds":
+        assert not 0 <= ce["offset"] < ce["padded_size"]
+    if prop == "formula_equals_prt" and "offsets" in ce:
+        from prover.prt import prt_offset
+        assert ce["offsets"]["pad_reshape_transpose"] == prt_offset(concrete, ce["element"])
+        assert ce["offsets"]["formula"] != ce["offsets"]["pad_reshape_transpose"]
+    if s.is_symbolic:
+        assert set(ce["dim_values"]) == set(s.names)
+
+
+def test_unknown_is_never_a_pass(monkeypatch):
+    monkeypatch.setattr(properties, "search",
+                        lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
+    r = prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective")
+    assert r.status == "unknown" and "timeout" in r.reason
+
+
+def test_counterexample_that_does_not_replay_is_a_bug(monkeypatch):
+    s = shape("f32[3,5]{1,0:T(2,2)}")
+    stages = mutate(s, "floor")
+    monkeypatch.setattr(properties, "_replay_offset", lambda *a: 0)
+    with pytest.raises(ProverBug):
+        prove(s, "in_bounds", stages=stages)
+
+
+def test_each_proof_has_its_own_context():
+    a = properties._Proof(shape("f32[3,5]"), None, 1.0, None)
+    b = properties._Proof(shape("f32[3,5]"), None, 1.0, None)
+    assert a.ctx is not b.ctx
+
+
+def test_unknown_property_is_bad_input():
+    with pytest.raises(ValueError, match="unknown property"):
+        prove(shape("f32[3,5]"), "surjective")
+
+
+# --- the command ------------------------------------------------------------------
+
+def test_prove_command_json(capsys):
+    status = main(["prove", "--quiet", "--json", "--property", "bijective",
+                   "--property", "inverse", "f32[m,n]{1,0:T(8,128)}", "f32[3,5]{1,0:T(2,2)}"])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert [(o["shape"], o["property"], o["status"]) for o in out] == [
+        ("f32[m,n]{1,0:T(8,128)}", "bijective", "proved"),
+        ("f32[m,n]{1,0:T(8,128)}", "inverse", "proved"),
+        ("f32[3,5]{1,0:T(2,2)}", "bijective", "proved"),
+        ("f32[3,5]{1,0:T(2,2)}", "inverse", "proved")]
+    assert all(set(o) >= {"shape", "property", "status", "seconds", "counterexample",
+                          "reason", "scope"} for o in out)
+
+
+def test_prove_command_progress_and_table(capsys):
+    assert main(["prove", "--property", "in_bounds", "f32[3,5]{1,0:T(2,2)}"]) == 0
+    captured = capsys.readouterr()
+    assert "[1/1] proved" in captured.err
+    assert "1 checks: 1 proved, 0 refuted, 0 unknown" in captured.out
+
+
+@pytest.mark.parametrize("status, code", [("refuted", 1), ("unknown", 3)])
+def test_prove_command_exit_status(monkeypatch, capsys, status, code):
+    from prover.result import Result
+    monkeypatch.setattr(properties, "prove", lambda s, p, **k: Result(
+        "f32[3,5]{1,0}", p, status, 0.0, reason="r" if status == "unknown" else None,
+        counterexample={"x": 1} if status == "refuted" else None))
+    assert main(["prove", "--quiet", "f32[3,5]"]) == code
+
+
+@pytest.mark.parametrize("argv", [
+    ["prove", "f32[3,5"], ["prove", "--property", "nope", "f32[3,5]"],
+    ["prove", "--bound", "m", "f32[m]"], ["prove", "--timeout", "x", "f32[3]"]])
+def test_prove_command_bad_input(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0]
