@@ -62,7 +62,7 @@ from spec.arith import INT
 from spec.layout import Shape
 from spec.text import format_shape
 
-from .encode import Encoding, scope
+from .encode import Encoding, SmtEncoding, scope
 from .lemma import mixed_radix
 from .prt import prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
@@ -70,12 +70,18 @@ from .solve import DEFAULT_TIMEOUT, search
 
 
 class _Proof:
-    """The facts one property needs, gathered then checked in one query."""
+    """The facts one property needs, gathered then checked in one query.
 
-    def __init__(self, shape: Shape, stages, timeout: float, bounds):
+    The facts are built twice at most: first as SMT-LIB text (fast to build,
+    parsed by Z3 in one call); only if that query is not ``unsat`` are they
+    built again as Z3 objects, to name the facts that fail and read a model.
+    """
+
+    def __init__(self, shape: Shape, stages, timeout: float, bounds,
+                 text: bool = False):
         self.shape = shape
         self.ctx = z3.Context()
-        self.enc = Encoding(shape, self.ctx, bounds)
+        self.enc = SmtEncoding(shape, bounds) if text else Encoding(shape, self.ctx, bounds)
         self.ar = self.enc.ar
         self.stages = tuple(stages) if stages is not None else shape_pipeline(shape)
         self.through = dims_through(self.stages, self.enc.dims, self.ar)
@@ -86,9 +92,7 @@ class _Proof:
     # -- gathering ---------------------------------------------------------
     def fact(self, label: str, violation) -> None:
         """Record a fact as the formula that holds exactly when it fails."""
-        if isinstance(violation, bool):
-            violation = z3.BoolVal(violation, self.ctx)
-        self.facts.append((label, violation))
+        self.facts.append((label, self.enc.term(violation)))
 
     def cite(self, rank: int) -> None:
         self.lemmas[rank] = mixed_radix(rank)
@@ -98,37 +102,36 @@ class _Proof:
 
     def stage_into(self, i):
         s, d_in, d_out = self.stages[i], self.through[i], self.through[i + 1]
+        L = self.enc
         e = self.fresh("e", len(d_in))
         self.fact(f"stage {i} ({s.name}) maps its box into the next",
-                  z3.And(self.enc.box(e, d_in),
-                         z3.Not(self.enc.box(s.forward(e, d_in, self.ar), d_out))))
+                  L.and_(L.box(e, d_in), L.not_(L.box(s.forward(e, d_in, self.ar), d_out))))
 
     def stage_injective(self, i):
         s, d_in = self.stages[i], self.through[i]
+        L = self.enc
         e, f = self.fresh("e", len(d_in)), self.fresh("f", len(d_in))
         self.fact(f"stage {i} ({s.name}) is injective",
-                  z3.And(self.enc.box(e, d_in), self.enc.box(f, d_in),
-                         self.enc.equal(s.forward(e, d_in, self.ar),
-                                        s.forward(f, d_in, self.ar)),
-                         z3.Not(self.enc.equal(e, f))))
+                  L.and_(L.box(e, d_in), L.box(f, d_in),
+                         L.equal(s.forward(e, d_in, self.ar), s.forward(f, d_in, self.ar)),
+                         L.not_(L.equal(e, f))))
 
     def stage_left_inverse(self, i):
         s, d_in = self.stages[i], self.through[i]
+        L = self.enc
         e = self.fresh("e", len(d_in))
         back, valid = s.backward(s.forward(e, d_in, self.ar), d_in, self.ar)
         self.fact(f"stage {i} ({s.name}): backward undoes forward",
-                  z3.And(self.enc.box(e, d_in),
-                         z3.Not(z3.And(self.enc.equal(back, e),
-                                       self.ar._term(valid)))))
+                  L.and_(L.box(e, d_in), L.not_(L.and_(L.equal(back, e), valid))))
 
     def stage_right_inverse(self, i):
         s, d_in, d_out = self.stages[i], self.through[i], self.through[i + 1]
+        L = self.enc
         g = self.fresh("g", len(d_out))
         back, valid = s.backward(g, d_in, self.ar)
         self.fact(f"stage {i} ({s.name}): forward undoes backward",
-                  z3.And(self.enc.box(g, d_out), self.ar._term(valid),
-                         z3.Not(z3.And(self.enc.box(back, d_in),
-                                       self.enc.equal(s.forward(back, d_in, self.ar), g)))))
+                  L.and_(L.box(g, d_out), valid, L.not_(L.and_(
+                      L.box(back, d_in), L.equal(s.forward(back, d_in, self.ar), g)))))
 
     def is_lemma_stage(self, i) -> bool:
         # Only the spec's own Combine is a row-major linearisation by
@@ -148,20 +151,41 @@ class _Proof:
         self.cite(len(self.through[-1]))
 
     # -- checking ----------------------------------------------------------
+    def lemma_gap(self):
+        for rank, lemma in sorted(self.lemmas.items()):
+            if not lemma.proved:
+                return f"{lemma.name} not proved: {lemma.status}"
+        return None
+
+    def query(self, avoid=()):
+        L = self.enc
+        parts = list(L.assumptions) + [L.or_(*[v for _, v in self.facts])]
+        for values in avoid:
+            parts.append(L.or_(*[L.distinct(L.names[n], v) for n, v in values.items()]))
+        return L.and_(*parts)
+
+    def check_text(self):
+        """'proved', or None when the fast query does not settle it."""
+        gap = self.lemma_gap()
+        if gap:
+            return None
+        if not self.facts:
+            return "proved"
+        formula = z3.parse_smt2_string(self.enc.script(self.query()), ctx=self.ctx)
+        answer, _ = search(formula, self.ctx, self.timeout)
+        return "proved" if answer == "unsat" else None
+
     def check(self, avoid=()):
         """('proved', None) | ('failed', (labels, model)) | ('unknown', reason).
 
         ``avoid`` lists dim values (dicts) a failing model must differ from.
         """
-        for rank, lemma in sorted(self.lemmas.items()):
-            if not lemma.proved:
-                return "unknown", f"{lemma.name} not proved: {lemma.status}"
+        gap = self.lemma_gap()
+        if gap:
+            return "unknown", gap
         if not self.facts:
             return "proved", None
-        parts = list(self.enc.assumptions) + [z3.Or([v for _, v in self.facts])]
-        for values in avoid:
-            parts.append(z3.Or([self.enc.names[n] != v for n, v in values.items()]))
-        answer, detail = search(z3.And(parts), self.ctx, self.timeout)
+        answer, detail = search(self.query(avoid), self.ctx, self.timeout)
         if answer == "unsat":
             return "proved", None
         if answer == "sat":
@@ -406,24 +430,27 @@ def _packing(p: _Proof):
     bits = p.shape.element_bits
     align = p.shape.layout.tail_padding_alignment_in_elements
     o, o2, n = p.fresh("o", 3)
+    L, ar = p.enc, p.ar
     if bits <= 0:
         p.fact("elements take a positive number of bits", True)
         return
-    aligned = p.ar.mul(p.ar.ceildiv(n, align), align)
+    aligned = ar.mul(ar.ceildiv(n, align), align)
     p.fact("padded elements fit in the byte size",
-           z3.And(n >= 0, z3.Not(n * bits <= 8 * p.ar.ceildiv(aligned * bits, 8))))
+           L.and_(L.le(0, n), L.not_(L.le(ar.mul(n, bits),
+                                          ar.mul(8, ar.ceildiv(ar.mul(aligned, bits), 8))))))
     p.fact("distinct offsets have disjoint bit ranges",
-           z3.And(o >= 0, o2 >= 0, o != o2, o * bits < (o2 + 1) * bits,
-                  o2 * bits < (o + 1) * bits))
+           L.and_(L.le(0, o), L.le(0, o2), L.distinct(o, o2),
+                  ar.lt(ar.mul(o, bits), ar.mul(ar.add(o2, 1), bits)),
+                  ar.lt(ar.mul(o2, bits), ar.mul(ar.add(o, 1), bits))))
 
 
 def _reshape_fact(p: _Proof, label, x, old, y, new):
     """reshape(x: old -> new) == y, from lin(y, new) == lin(x, old), y in
     box(new), and the mixed-radix lemma (delin . lin = id on a box)."""
     p.cite(len(new))
-    p.fact(label, z3.And(p.enc.box(x, old), z3.Not(z3.And(
-        p.enc.box(y, new),
-        p.ar._term(linear_index(y, new, p.ar)) == p.ar._term(linear_index(x, old, p.ar))))))
+    L = p.enc
+    p.fact(label, L.and_(L.box(x, old), L.not_(L.and_(
+        L.box(y, new), p.ar.eq(linear_index(y, new, p.ar), linear_index(x, old, p.ar))))))
 
 
 def _formula_equals_prt(p: _Proof):
@@ -445,7 +472,7 @@ def _formula_equals_prt(p: _Proof):
         for s, _, _ in mine:
             d = s.dims(d, ar)
         p.fact(f"level {level}: both paths start from the same dims",
-               z3.Not(enc.equal(prt[0][1], d_in)))
+               enc.not_(enc.equal(prt[0][1], d_in)))
         z = x
         for name, old, new, step in prt:
             if name.startswith("reshape"):
@@ -457,10 +484,10 @@ def _formula_equals_prt(p: _Proof):
             else:
                 target = _formula_after(p, mine, x, d_in, name)
                 p.fact(f"level {level}: {name} is the formula's map",
-                       z3.And(enc.box(z, old), z3.Not(enc.equal(step(z), target))))
+                       enc.and_(enc.box(z, old), enc.not_(enc.equal(step(z), target))))
                 z = target
         p.fact(f"level {level}: both paths end with the same dims",
-               z3.Not(enc.equal(prt[-1][2], d)))
+               enc.not_(enc.equal(prt[-1][2], d)))
         for i, s in enumerate(p.stages):
             if s.level == level and not p.is_lemma_stage(i):
                 p.stage_into(i)
@@ -537,6 +564,11 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     start = time.perf_counter()
     text = format_shape(shape)
     where = scope(shape, bounds)
+    fast = _Proof(shape, stages, timeout, bounds, text=True)
+    PROPERTIES[prop](fast)
+    if fast.check_text() == "proved":
+        return Result(text, prop, PROVED, time.perf_counter() - start, where,
+                      steps=fast.steps())
     proof = _Proof(shape, stages, timeout, bounds)
     PROPERTIES[prop](proof)
     status, detail = proof.check()
