@@ -185,6 +185,7 @@ def _dim(r: _Reader):
 
 
 def _layout(r: _Reader) -> Layout:
+    start = r.pos
     r.expect("{", "to open a layout")
     m2m = []
     if r.peek() not in (":", "}"):
@@ -198,7 +199,11 @@ def _layout(r: _Reader) -> Layout:
         while r.peek() != "}":
             last = _field(r, fields, last)
     r.expect("}", "to close the layout")
-    return Layout(tuple(m2m), **fields)
+    try:
+        return Layout(tuple(m2m), **fields)
+    except LayoutError as e:
+        raise LayoutError(f"{e} (layout at column "
+                          f"{r.error('', start).column})") from None
 
 
 def _field(r: _Reader, fields: dict, last: int) -> int:
@@ -280,7 +285,8 @@ def _tile(r: _Reader) -> Tile:
     try:
         return Tile(tuple(entries))
     except LayoutError as e:
-        raise r.error(str(e)) from None
+        # The only error left: '*' as the last entry; point at it.
+        raise r.error(str(e), start) from None
 
 
 def _split_config(r: _Reader) -> SplitConfig:
