@@ -184,6 +184,9 @@ class Shape:
             raise ShapeError(f"{len(dynamic)} dynamic flags for {len(dims)} dims")
         if any(d is None and not f for d, f in zip(dims, dynamic)):
             raise ShapeError("an unbounded dim '?' must be marked dynamic")
+        if any(isinstance(d, str) and f for d, f in zip(dims, dynamic)):
+            # '<=n' has no text form XLA reads; a name already means any size
+            raise ShapeError("a named dim cannot be dynamic")
         layout = Layout.default(len(dims)) if self.layout is None else self.layout
         if len(layout.minor_to_major) != len(dims):
             raise LayoutError(
