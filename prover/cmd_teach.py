@@ -1,0 +1,111 @@
+"""Teaching commands: ``draw`` a layout as a picture, print its ``formula``.
+
+>>> from prover.cli import main
+>>> main(["formula", "f32[3,5]{1,0:T(2,2)}"])
+offset(e0, e1) = 2*(Mod(e0, 2)) + Mod(e1, 2) + 12*floor(e0/2) + 4*floor(e1/2)
+0
+>>> main(["formula", "f32[m,n]{1,0:T(8,128)}", "--simplify"])
+assuming m = 8*k0, n = 128*k1:
+offset(e0, e1) = 1024*k1*floor(e0/8) + 128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*floor(e1/128)
+0
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from spec.errors import TilespecError
+
+#: Picture formats ``draw`` writes, by file suffix.
+FORMATS = (".png", ".svg")
+
+
+def register(command) -> None:
+    c = command("draw", "draw a rank 0-2 layout: elements coloured by tile and "
+                "labelled with their offsets, beside memory order", cmd_draw)
+    c.add_argument("shape", help="shape with layout, e.g. 'f32[3,5]{1,0:T(2,2)}'")
+    c.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="picture to write, FILE.png or FILE.svg")
+
+    c = command("formula", "the closed-form offset of an element, as a formula "
+                "or as generated Python or C", cmd_formula)
+    c.add_argument("shape", help="shape with layout; dims may be names, "
+                   "e.g. 'f32[m,n]{1,0:T(8,128)}'")
+    c.add_argument("--latex", action="store_true", help="print the formula in LaTeX")
+    c.add_argument("--simplify", action="store_true",
+                   help="assume every tiled dim is a multiple of its tile")
+    c.add_argument("--symbolic", action="store_true",
+                   help="treat every dim as a name (d0, d1, ...)")
+    code = c.add_mutually_exclusive_group()
+    code.add_argument("--python", action="store_true",
+                      help="print Python functions offset() and locate()")
+    code.add_argument("--c", action="store_true",
+                      help="print C functions offset() and locate()")
+
+
+def cmd_draw(args) -> int:
+    from spec.draw import picture
+    from spec.text import format_shape, parse_array_shape
+    shape = parse_array_shape(args.shape)
+    path = Path(args.output)
+    if path.suffix.lower() not in FORMATS:
+        raise TilespecError(f"cannot tell the picture format of {args.output!r}: "
+                            f"name it with one of {', '.join(FORMATS)}")
+    p = picture(shape)
+    try:
+        p.save(path)
+    except OSError as e:
+        raise TilespecError(f"cannot write {args.output}: {e.strerror or e}") from None
+    rows, cols = p.grid.shape
+    if args.json:
+        print(json.dumps({
+            "shape": format_shape(shape), "file": str(path),
+            "offsets": p.grid.tolist(), "tiles": p.tiles.tolist(),
+            "strip_width": p.width, "memory": p.strip_rows(),
+        }, indent=2))
+    else:
+        print(f"wrote {path}: {rows}x{cols} elements, {p.cells} memory cells "
+              f"({p.cells - int(p.is_element.sum())} padding)")
+    return 0
+
+
+def cmd_formula(args) -> int:
+    from spec import symbolic
+    from spec.text import format_shape, parse_array_shape
+    shape = parse_array_shape(args.shape)
+    if (args.python or args.c) and (args.simplify or args.latex):
+        raise TilespecError("--python and --c print code for every dim size; "
+                            "--simplify and --latex apply to the formula")
+    data = {"shape": format_shape(shape)}
+    if args.python or args.c:
+        language = "python" if args.python else "c"
+        source = (symbolic.python_source if args.python else symbolic.c_source)(
+            shape, args.symbolic)
+        data[language] = source
+        text = source
+    else:
+        indices = ", ".join(f"e{i}" for i in range(shape.rank))
+        if args.simplify:
+            s = symbolic.simplified(shape, args.symbolic)
+            expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
+        else:
+            expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
+        import sympy
+        data.update(expression=str(expr), latex=sympy.latex(expr),
+                    assumptions=assumptions, notes=notes)
+        lines = [f"note: {n}" for n in notes]
+        if assumptions:
+            lines.append("assuming " + ", ".join(assumptions) + ":")
+        if args.latex:
+            lines = ["% " + line for line in lines]
+            names = ", ".join(f"e_{{{i}}}" for i in range(shape.rank))
+            lines.append(rf"\operatorname{{offset}}({names}) = {sympy.latex(expr)}")
+        else:
+            lines.append(f"offset({indices}) = {expr}")
+        text = "\n".join(lines)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(text)
+    return 0
