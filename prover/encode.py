@@ -43,12 +43,14 @@ class Z3Arithmetic(Arithmetic):
         return self._term(a) * self._term(b)
 
     def floordiv(self, a, b):
-        if _plain(a) and _plain(b):
+        # A broken pipeline can divide by a 0 dim; Z3 leaves x div 0
+        # unspecified instead of raising, so the search still runs.
+        if _plain(a) and _plain(b) and b != 0:
             return a // b
         return self._term(a) / self._term(b)
 
     def mod(self, a, b):
-        if _plain(a) and _plain(b):
+        if _plain(a) and _plain(b) and b != 0:
             return a % b
         return self._term(a) % self._term(b)
 
@@ -183,12 +185,12 @@ class SmtArithmetic(Arithmetic):
         return f"(* {smt(a)} {smt(b)})"
 
     def floordiv(self, a, b):
-        if _num(a) and _num(b):
+        if _num(a) and _num(b) and b != 0:
             return a // b
         return f"(div {smt(a)} {smt(b)})"
 
     def mod(self, a, b):
-        if _num(a) and _num(b):
+        if _num(a) and _num(b) and b != 0:
             return a % b
         return f"(mod {smt(a)} {smt(b)})"
 
@@ -286,6 +288,8 @@ class SmtEncoding:
     def distinct(self, a, b):
         return f"(distinct {smt(a)} {smt(b)})"
 
+    def declarations(self) -> str:
+        return "".join(f"(declare-const {v} Int)" for v in dict.fromkeys(self.declared))
+
     def script(self, formula) -> str:
-        decls = "".join(f"(declare-const {v} Int)" for v in dict.fromkeys(self.declared))
-        return f"{decls}(assert {smt(formula)})"
+        return f"{self.declarations()}(assert {smt(formula)})"

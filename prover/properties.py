@@ -66,7 +66,7 @@ from .encode import Encoding, SmtEncoding, scope
 from .lemma import mixed_radix
 from .prt import prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, search
+from .solve import DEFAULT_TIMEOUT, all_unsat, search
 
 
 class _Proof:
@@ -171,9 +171,11 @@ class _Proof:
             return None
         if not self.facts:
             return "proved"
-        formula = z3.parse_smt2_string(self.enc.script(self.query()), ctx=self.ctx)
-        answer, _ = search(formula, self.ctx, self.timeout)
-        return "proved" if answer == "unsat" else None
+        L = self.enc
+        assumptions = "".join(f"(assert {a})" for a in L.assumptions)
+        facts = [L.term(v) for _, v in self.facts]
+        ok = all_unsat(assumptions, L.declarations(), facts, self.ctx, self.timeout)
+        return "proved" if ok else None
 
     def check(self, avoid=()):
         """('proved', None) | ('failed', (labels, model)) | ('unknown', reason).

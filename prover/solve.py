@@ -25,3 +25,17 @@ def search(formula, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT,
     if reason in ("timeout", "canceled"):
         reason = f"timeout after {timeout:g} s"
     return "unknown", f"solver gave up: {reason}"
+
+
+def all_unsat(script_body: str, declarations: str, formulas, ctx: z3.Context,
+              timeout: float = DEFAULT_TIMEOUT) -> bool:
+    """True when Z3 answers ``unsat`` for every formula, each checked on its
+    own (in one SMT-LIB script, one call into Z3: checking small facts one
+    by one is faster than one disjunction of them).  Any other answer, a
+    ``sat``, ``unknown`` or timeout, gives False: the caller must look closer.
+    """
+    checks = "".join(f"(push)(assert {f})(check-sat)(pop)" for f in formulas)
+    text = (f"(set-option :timeout {max(1, int(timeout * 1000))})"
+            f"{declarations}{script_body}{checks}")
+    answers = z3.Z3_eval_smtlib2_string(ctx.ref(), text).split()
+    return len(answers) == len(formulas) and all(a == "unsat" for a in answers)

@@ -82,6 +82,7 @@ def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
 
 
 def test_unknown_is_never_a_pass(monkeypatch):
+    monkeypatch.setattr(properties, "all_unsat", lambda *a, **k: False)
     monkeypatch.setattr(properties, "search",
                         lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
     r = prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective")
@@ -146,3 +147,11 @@ def test_prove_command_bad_input(capsys, argv):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Traceback" not in err[0]
+
+
+def test_broken_pipeline_dividing_by_a_zero_dim_is_searched_not_crashed():
+    # Regression: a floor-for-ceil mutant makes a dim 0; the witness search
+    # divided plain ints by it and raised ZeroDivisionError.
+    s = shape("f32[]{:T(1,2)(1)(1)}")
+    r = prove(s, "inverse", stages=mutate(s, "floor"))
+    assert r.status in ("refuted", "proved")
