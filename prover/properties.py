@@ -268,8 +268,10 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
         back, valid = unevaluate(stages, o, S.dims, ar)
         bad_o = z3.And(0 <= o, o < P, ar._term(valid),
                        ar._term(S.offset(back)) != o)
-        back_e, valid_e = unevaluate(stages, S.offset(e), S.dims, ar)
-        bad_e = z3.And(box_e, z3.Not(z3.And(enc.equal(back_e, e), ar._term(valid_e))))
+        off_e = ar._term(S.offset(e))
+        back_e, valid_e = unevaluate(stages, off_e, S.dims, ar)
+        bad_e = z3.And(box_e, z3.Not(z3.And(0 <= off_e, off_e < P, enc.equal(back_e, e),
+                                            ar._term(valid_e))))
         formula = z3.Or(bad_o, bad_e)
     elif kind == "formula_equals_prt":
         from .prt import prt_final_dims, prt_offset

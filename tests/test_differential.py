@@ -47,7 +47,8 @@ def brute(shape, stages, prop) -> bool:
         back, ok = unevaluate(stages, offs, dims, INT)
         back = [np.broadcast_to(np.asarray(b), (n,)) for b in back]
         ok = np.broadcast_to(np.asarray(ok), (n,))
-        left = bool(ok.all()) and all((b == c).all() for b, c in zip(back, cols))
+        # locate is defined on [0, P) only: an offset outside it fails too
+        left = in_bounds and bool(ok.all()) and all((b == c).all() for b, c in zip(back, cols))
         o = np.arange(P)
         back, ok = unevaluate(stages, o, dims, INT)
         back = tuple(np.broadcast_to(np.asarray(b), (P,)) for b in back)

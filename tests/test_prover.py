@@ -155,3 +155,12 @@ def test_broken_pipeline_dividing_by_a_zero_dim_is_searched_not_crashed():
     s = shape("f32[]{:T(1,2)(1)(1)}")
     r = prove(s, "inverse", stages=mutate(s, "floor"))
     assert r.status in ("refuted", "proved")
+
+
+def test_inverse_fails_when_an_offset_leaves_the_padded_range():
+    # Found by the differential test: with P = 0 an element's offset 0 has
+    # no locate, so inverse must be refuted, in agreement with enumeration.
+    s = shape("f32[1]{0:T(1,2)}")
+    r = prove(s, "inverse", stages=mutate(s, "floor"))
+    assert r.status == "refuted"
+    assert r.counterexample["located"] is None
