@@ -54,6 +54,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import numpy as np
 import z3
 
 from spec.index import (Combine, Pad, dims_through, evaluate, linear_index,
@@ -294,22 +295,34 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
         formula = z3.And(box_e, z3.Or(parts) if parts else False)
     else:
         raise ValueError(kind)
-    answer, detail = S.find(formula)
-    if answer == "unknown":
-        return detail
-    if answer == "unsat":
-        return None
-    m = detail
-    ce = {"dims": list(S.dims)}
+    found = _scan(kind, shape, stages, P)
+    if found is None:
+        answer, detail = S.find(formula)
+        if answer == "unknown":
+            return detail
+        if answer == "unsat":
+            return None
+        m = detail
+        found = {"e": _ints(m, enc, e)}
+        if kind in ("injective", "packing"):
+            found["f"] = _ints(m, enc, f)
+        if kind == "inverse":
+            found["o"] = m.eval(z3.Int("o", S.ctx), model_completion=True).as_long()
+    return _replay(kind, shape, stages, found, P)
+
+
+def _replay(kind, shape, stages, found, P) -> dict:
+    """Check a witness on plain ints and describe it; ProverBug if it does
+    not show the property failing."""
+    dims = tuple(shape.dims)
+    ce = {"dims": list(dims)}
     if kind == "inverse":
-        ov = m.eval(z3.Int("o", S.ctx), model_completion=True).as_long()
-        elem = _ints(m, enc, e)
-        ce.update(_replay_inverse(kind, shape, stages, elem, ov, P))
+        ce.update(_replay_inverse(kind, shape, stages, found["e"], found.get("o", 0), P))
     elif kind in ("injective", "packing"):
-        a, b = _ints(m, enc, e), _ints(m, enc, f)
+        a, b = found["e"], found["f"]
         oa, ob = (_replay_offset(stages, shape, v) for v in (a, b))
         if a != b and oa == ob and all(0 <= x < n for v in (a, b)
-                                       for x, n in zip(v, S.dims)):
+                                       for x, n in zip(v, dims)):
             ce.update(elements=[a, b], offsets=[oa, ob])
         elif kind == "packing":
             from spec.size import byte_size
@@ -321,22 +334,22 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
         else:
             raise ProverBug(f"{kind} witness {a}, {b} does not replay: {oa}, {ob}")
     elif kind == "in_bounds":
-        a = _ints(m, enc, e)
+        a = found["e"]
         oa = _replay_offset(stages, shape, a)
         if 0 <= oa < P:
             raise ProverBug(f"in_bounds witness {a} replays in bounds: {oa}")
         ce.update(element=a, offset=oa, padded_size=P)
     elif kind == "formula_equals_prt":
         from .prt import prt_offset
-        a = _ints(m, enc, e)
+        a = found["e"]
         oa, ob = _replay_offset(stages, shape, a), prt_offset(shape, a)
         if oa == ob:
             raise ProverBug(f"formula/prt witness {a} replays equal: {oa}")
         ce.update(element=a, offsets={"formula": oa, "pad_reshape_transpose": ob})
     elif kind == "combine_equals_reshape":
         from .prt import reshape_index
-        a = _ints(m, enc, e)
-        x, d, found = tuple(a), S.dims, None
+        a = found["e"]
+        x, d, found = tuple(a), dims, None
         for s in stages:
             if isinstance(s, Combine):
                 merged = s.dims(d, INT)
@@ -349,6 +362,67 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
             raise ProverBug(f"combine witness {a} does not replay")
         ce.update(element=a, **found)
     return ce
+
+
+#: Largest element (and offset) count scanned with numpy for a witness
+#: before asking Z3; a scan only finds witnesses, it never proves.
+SCAN_LIMIT = 1 << 16
+
+
+def _scan(kind, shape: Shape, stages, P) -> dict | None:
+    """A candidate witness found by evaluating every element (and every
+    offset) with numpy, or None.  Candidates are replayed like Z3's."""
+    dims = tuple(shape.dims)
+    n = product(dims)
+    if n == 0 or n > SCAN_LIMIT or P > SCAN_LIMIT or kind == "bijective":
+        return None
+    grid = np.indices(dims).reshape(len(dims), -1) if dims else np.zeros((0, 1), np.int64)
+    cols = tuple(grid[i] for i in range(len(dims)))
+
+    def full(v):
+        return np.broadcast_to(np.asarray(v, dtype=np.int64), (n,))
+
+    def element(i):
+        return [int(c[i]) for c in cols]
+    with np.errstate(all="ignore"):
+        offs = full(evaluate(stages, cols, dims, INT))
+        outside = np.flatnonzero((offs < 0) | (offs >= P))
+        if kind == "in_bounds":
+            return {"e": element(outside[0])} if outside.size else None
+        if kind in ("injective", "packing"):
+            order = np.argsort(offs, kind="stable")
+            same = np.flatnonzero(offs[order][1:] == offs[order][:-1])
+            if same.size:
+                i, j = order[same[0]], order[same[0] + 1]
+                return {"e": element(i), "f": element(j)}
+            if kind == "packing" and shape.element_bits:
+                from spec.size import byte_size
+                over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
+                if over.size:
+                    return {"e": element(over[0]), "f": element(over[0])}
+            return None
+        if kind == "inverse":
+            if outside.size:
+                return {"e": element(outside[0])}
+            back, ok = unevaluate(stages, offs, dims, INT)
+            ok = np.broadcast_to(np.asarray(ok), (n,))
+            wrong = ~ok
+            for b, c in zip(back, cols):
+                wrong |= full(b) != c
+            if wrong.any():
+                return {"e": element(np.flatnonzero(wrong)[0])}
+            o = np.arange(P)
+            back, ok = unevaluate(stages, o, dims, INT)
+            back = tuple(np.broadcast_to(np.asarray(b), (P,)) for b in back)
+            again = np.broadcast_to(np.asarray(evaluate(stages, back, dims, INT)), (P,))
+            bad = np.flatnonzero(np.broadcast_to(np.asarray(ok), (P,)) & (again != o))
+            return {"e": element(0), "o": int(bad[0])} if bad.size else None
+        if kind == "formula_equals_prt":
+            from .prt import prt_offset
+            theirs = full(prt_offset(shape, cols, dims, INT))
+            bad = np.flatnonzero(offs != theirs)
+            return {"e": element(bad[0])} if bad.size else None
+    return None
 
 
 def _stage_witness(shape: Shape, stages, timeout):

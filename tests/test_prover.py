@@ -164,3 +164,12 @@ def test_inverse_fails_when_an_offset_leaves_the_padded_range():
     r = prove(s, "inverse", stages=mutate(s, "floor"))
     assert r.status == "refuted"
     assert r.counterexample["located"] is None
+
+
+def test_hard_whole_layout_search_is_settled_by_the_scan():
+    # Found by the differential test: Z3's whole-layout search for this
+    # broken pipeline timed out (unknown); a numpy scan finds the witness,
+    # which is then replayed like any other.
+    s = shape("f32[1,8,2,2]{3,1,2,0:T(1,2,8,7)(5,*,5)(3,*,3)}")
+    r = prove(s, "inverse", stages=mutate(s, "swap"), timeout=10)
+    assert r.status == "refuted" and r.seconds < 5
