@@ -1,0 +1,231 @@
+"""``tilespec bitcast``, ``check-rule``, ``normalize`` and ``equivalent``.
+
+Exit status: 0 proved (a bitcast; the rule agrees with the spec; the layouts
+are equivalent; the normal form is proved equivalent), 1 refuted, 2 bad
+input, 3 unknown.
+"""
+
+from __future__ import annotations
+
+import json
+
+from spec.errors import TilespecError
+
+from .result import EXIT_STATUS
+
+
+def _shape(text):
+    from spec.text import parse_array_shape
+    return parse_array_shape(text)
+
+
+def _perm(text):
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.strip().strip("()[]{}").split(","))
+    except ValueError:
+        raise TilespecError(f"transpose {text!r} is not a comma-separated list "
+                            "of dim numbers") from None
+
+
+def _print(args, result, text: str) -> int:
+    if args.json:
+        print(json.dumps(result.to_json() if hasattr(result, "to_json") else result,
+                         indent=2))
+    else:
+        print(text)
+    return EXIT_STATUS[result.status if hasattr(result, "status") else result["status"]]
+
+
+def cmd_bitcast(args) -> int:
+    from .bitcast import decide, describe
+    r = decide(_shape(args.src), _shape(args.dst), _perm(args.transpose),
+               timeout=args.timeout)
+    return _print(args, r, describe(r))
+
+
+def _rule_list(args) -> int:
+    from .rules import RULES
+    if args.json:
+        print(json.dumps([{"name": r.name, "xla": r.xla, "summary": r.summary,
+                           "shapes": r.shapes,
+                           "conditions": [{"text": c.text, "kind": c.kind}
+                                          for c in r.conditions],
+                           "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
+                           "disagree": [list(x) if isinstance(x, tuple) else x
+                                        for x in r.disagree]}
+                          for r in RULES.values()], indent=2))
+        return 0
+    for r in RULES.values():
+        shapes = "SHAPE" if r.shapes == 1 else "SRC DST"
+        extra = " --transpose P" if "transpose" in r.options else ""
+        print(f"{r.name} {shapes}{extra}")
+        print(f"    {r.xla}: {r.summary}")
+        print("    agrees with the spec when:")
+        for c in r.conditions:
+            print(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
+        ex = r.disagree[0]
+        ex = ex if isinstance(ex, str) else " ".join(
+            x if isinstance(x, str) else "--transpose " + ",".join(map(str, x)) for x in ex)
+        print(f"    e.g. disagrees on: {ex}")
+    return 0
+
+
+def _describe_rule(r, rule, shapes) -> str:
+    head = {"proved": "agrees with the spec: proved",
+            "refuted": "disagrees with the spec: refuted",
+            "unknown": "unknown"}[r.status]
+    lines = [f"rule {rule.name} ({rule.xla})", f"  {head} ({r.scope}) on {r.shape}"
+             f"  [{r.seconds:.3f} s]"]
+    for text, holds in rule.layout_conditions(shapes):
+        lines.append(f"  condition {'holds' if holds else 'FAILS'}: {text}")
+    for c in rule.conditions:
+        if c.kind == "size":
+            lines.append(f"  size condition: {c.text}")
+    ce = r.counterexample or {}
+    if ce:
+        lines.append("  counterexample (replayed on the concrete evaluator):")
+        for k, v in ce.items():
+            lines.append(f"    {k}: {json.dumps(v)}")
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    if r.status == "proved":
+        lines.extend(f"  - {s}" for s in r.steps)
+    return "\n".join(lines)
+
+
+def cmd_check_rule(args) -> int:
+    from .rules import RULES, check
+    if args.list:
+        return _rule_list(args)
+    if not args.name:
+        raise TilespecError("name a rule (tilespec check-rule --list shows them)")
+    if args.name not in RULES:
+        raise TilespecError(f"unknown rule {args.name!r}; choose from {', '.join(RULES)}")
+    rule = RULES[args.name]
+    if args.conditions:
+        return _conditions(args, rule)
+    shapes = [_shape(t) for t in args.shapes]
+    if not shapes:
+        raise TilespecError(f"rule {rule.name} needs {rule.shapes} shape(s)")
+    if rule.shapes == 1:
+        results = [check(rule.name, [s], transpose=_perm(args.transpose),
+                         timeout=args.timeout, assume_conditions=args.assume_conditions)
+                   for s in shapes]
+        groups = [[s] for s in shapes]
+    else:
+        if len(shapes) != 2:
+            raise TilespecError(f"rule {rule.name} takes two shapes, SRC and DST")
+        results = [check(rule.name, shapes, transpose=_perm(args.transpose),
+                         timeout=args.timeout)]
+        groups = [shapes]
+    if args.json:
+        print(json.dumps([{**r.to_json(), "layout_conditions": [
+            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)]}
+            for r, g in zip(results, groups)], indent=2))
+    else:
+        print("\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups)))
+    statuses = {r.status for r in results}
+    return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
+
+
+def _conditions(args, rule) -> int:
+    """The condition theorem over the rule's family of layouts."""
+    from .rules import prove_conditions
+    results = prove_conditions(rule.name, timeout=args.timeout)
+    if args.json:
+        print(json.dumps([r.to_json() for r in results], indent=2))
+    else:
+        required = [c.text for c in rule.conditions if c.required]
+        print(f"rule {rule.name}: where " + "; ".join(required) + ",")
+        print(f"it agrees with the spec for every size of the named dims, on each of "
+              f"{len(results)} layouts:")
+        for r in results:
+            vacuous = " (conditions never hold: vacuous)" if r.scope.endswith("vacuous)") else ""
+            print(f"  {r.status:8} {r.shape}{vacuous}")
+            if r.reason:
+                print(f"           reason: {r.reason}")
+    statuses = {r.status for r in results}
+    return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
+
+
+def cmd_normalize(args) -> int:
+    from spec.text import format_shape
+
+    from .equivalence import normalize
+    shape = _shape(args.shape)
+    simpler, proof = normalize(shape, timeout=args.timeout)
+    if args.json:
+        print(json.dumps({"shape": format_shape(shape), "normalized": format_shape(simpler),
+                          "proof": proof.to_json()}, indent=2))
+    else:
+        print(format_shape(simpler))
+        print(f"  equivalence with {format_shape(shape)}: {proof.status} ({proof.scope})"
+              f"  [{proof.seconds:.3f} s]")
+        for s in proof.steps:
+            if s.startswith("rewrite"):
+                print(f"  - {s}")
+        if proof.reason:
+            print(f"  reason: {proof.reason}")
+    return EXIT_STATUS[proof.status]
+
+
+def cmd_equivalent(args) -> int:
+    from .equivalence import equivalent
+    r = equivalent(_shape(args.a), _shape(args.b), timeout=args.timeout)
+    head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
+            "unknown": "unknown"}[r.status]
+    lines = [f"{head} ({r.scope}) -- {r.shape}  [{r.seconds:.3f} s]"]
+    ce = r.counterexample or {}
+    if "dim_values" in ce:
+        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items()))
+    if "element" in ce:
+        lines.append(f"  element ({','.join(map(str, ce['element']))}): offset "
+                     f"{ce['offsets']['a']} in A, {ce['offsets']['b']} in B")
+    if "sizes" in ce:
+        lines.append(f"  sizes differ: A {ce['sizes']['a']['aligned_elements']} elements, "
+                     f"B {ce['sizes']['b']['aligned_elements']}")
+    if "element_bits" in ce:
+        lines.append(f"  element bits differ: A {ce['element_bits']['a']}, "
+                     f"B {ce['element_bits']['b']}")
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    if r.status == "proved":
+        lines.extend(f"  - {s}" for s in r.steps)
+    return _print(args, r, "\n".join(lines))
+
+
+def register(command) -> None:
+    from .solve import DEFAULT_TIMEOUT
+    c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
+                cmd_bitcast)
+    c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")
+    c.add_argument("dst", help="destination shape, same element count")
+    c.add_argument("--transpose", metavar="P",
+                   help="a transpose instead: DST dim i is SRC dim P[i], e.g. 1,0")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help="seconds per solver call (default %(default)s)")
+
+    c = command("check-rule", "compare one of XLA's layout rules with the spec",
+                cmd_check_rule)
+    c.add_argument("name", nargs="?", help="rule name (see --list)")
+    c.add_argument("shapes", nargs="*", metavar="SHAPE")
+    c.add_argument("--list", action="store_true", help="list the rules")
+    c.add_argument("--transpose", metavar="P", help="for transpose_is_bitcast")
+    c.add_argument("--assume-conditions", action="store_true",
+                   help="prove agreement wherever the rule's size conditions hold")
+    c.add_argument("--conditions", action="store_true",
+                   help="prove the rule's conditions on its family of layouts "
+                   "(array_size, linear_index)")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+
+    c = command("normalize", "a simpler equivalent layout, with the proof", cmd_normalize)
+    c.add_argument("shape")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+
+    c = command("equivalent", "do two layouts of the same dims map every element alike?",
+                cmd_equivalent)
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)

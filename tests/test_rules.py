@@ -1,0 +1,207 @@
+"""XLA's own rules (``prover.rules``) against the spec: each rule agrees
+(proved) on some layouts and disagrees (refuted, replayed) on others."""
+
+import itertools
+import json
+
+import pytest
+
+from prover import rules
+from prover.bitcast import question, _concrete
+from prover.cli import main
+from prover.rules import (RULES, RuleNotApplicable, check, loop_identity,
+                          xla_array_bytes, xla_array_size, xla_linear_index,
+                          xla_reshape_is_bitcast, xla_transpose_is_bitcast)
+from spec.index import offset
+from spec.layout import Layout, Shape
+from spec.size import aligned_elements, byte_size
+from spec.text import parse_array_shape as shape
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def args_of(name, example):
+    if RULES[name].shapes == 1:
+        return [shape(example)], None
+    t = example[2] if len(example) > 2 else None
+    return [shape(example[0]), shape(example[1])], t
+
+
+@pytest.mark.parametrize("name,example", [(n, e) for n, r in RULES.items() for e in r.agree])
+def test_rule_agrees(name, example):
+    shapes, t = args_of(name, example)
+    r = check(name, shapes, transpose=t)
+    assert r.status == "proved", (r.reason, r.counterexample)
+
+
+@pytest.mark.parametrize("name,example", [(n, e) for n, r in RULES.items() for e in r.disagree])
+def test_rule_disagrees_with_a_replayed_counterexample(name, example):
+    shapes, t = args_of(name, example)
+    r = check(name, shapes, transpose=t)
+    assert r.status == "refuted"
+    ce = r.counterexample
+    if name == "array_size":
+        s = shape(ce["shape"])
+        assert xla_array_size(s) == ce["xla"]["elements"] != aligned_elements(s)
+        assert ce["spec"] == {"elements": aligned_elements(s), "bytes": byte_size(s)}
+        assert xla_array_bytes(s) == ce["xla"]["bytes"]
+    elif name == "linear_index":
+        s = shape(ce["shape"])
+        assert xla_linear_index(s, ce["element"]) == ce["xla"]
+        assert offset(s, ce["element"]) == ce["spec"] != ce["xla"]
+    else:
+        a, b = shape(ce["src"]), shape(ce["dst"])
+        xla = (xla_reshape_is_bitcast(a, b) if t is None
+               else xla_transpose_is_bitcast(a, b, t))
+        assert xla == ce["xla_says_bitcast"] != ce["spec_says_bitcast"]
+
+
+# --- the rules as XLA states them ----------------------------------------------------
+
+def test_array_size_values():
+    # facts: first tile only, missing tile dims pad a virtual unit dim, L only when tiled
+    assert xla_array_size(shape("bf16[3,5]{1,0:T(8,128)(2,1)}")) == 1024
+    assert xla_array_size(shape("f32[]{:T(128)}")) == 128
+    assert xla_array_bytes(shape("f32[]{:T(128)}")) == 512
+    assert xla_array_size(shape("f32[3]{0:L(4)}")) == 3
+    assert xla_array_size(shape("f32[3]{0:T(2)L(4)}")) == 4
+    assert xla_array_bytes(shape("s4[3]{0:T(2)E(4)}")) == 2
+    # '*' with no second tile pads to max(1, 32/bits): 1 for f32, 4 for s8
+    assert xla_array_size(shape("f32[3,5]{1,0:T(*,2)}")) == 18
+    assert xla_array_size(shape("s8[3,5]{1,0:T(*,2)}")) == 24
+
+
+def test_linear_index_values():
+    assert xla_linear_index(shape("f32[3,5]{1,0:T(2,2)}"), (2, 3)) == 17
+    assert xla_linear_index(shape("f32[200]{0:T(8,128)}"), (130,)) == 130  # rank 1: unchanged
+    assert xla_linear_index(shape("s32[]{:T(128)}"), ()) == 0
+    with pytest.raises(RuleNotApplicable):
+        check("linear_index", [shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}")])
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("linear_index", "f32[a,b,c]{0,2,1:T(4,8,128)}"),
+    ("linear_index", "f32[a,b]{1,0:T(2,4,8)}"),
+    ("array_size", "f32[a,b,c]{2,0,1:T(8,128)(2,1)}"),
+    ("array_size", "bf16[a,b]{1,0:T(*,128)}"),
+])
+def test_loop_identity(kind, text):
+    s = shape(text)
+    assert loop_identity(kind, s.layout, s.rank, s.element_type).proved
+
+
+# --- conditions -----------------------------------------------------------------------
+
+def test_size_conditions_make_agreement_provable():
+    s = shape("f32[m,n]{1,0:T(8,128)(2,1,1,1)}")
+    assert check("array_size", [s]).status == "refuted"
+    r = check("array_size", [s], assume_conditions=True)
+    assert r.status == "proved"
+    assert "wherever the size conditions hold" in r.scope
+    assert not r.scope.endswith("vacuous)")
+
+
+def test_vacuous_conditions_are_called_vacuous():
+    r = check("linear_index", [shape("bf16[m,n]{1,0:T(8,128)(2,1)}")], assume_conditions=True)
+    assert r.status == "proved" and r.scope.endswith("vacuous)")
+
+
+def test_rank_one_linear_index():
+    # one tile entry: the offset is the index, whatever the size
+    assert check("linear_index", [shape("f32[n]{0:T(128)}")]).status == "proved"
+    # a longer tile: the index only while one tile row suffices
+    r = check("linear_index", [shape("f32[n]{0:T(8,128)}")])
+    assert r.status == "refuted" and r.counterexample["dim_values"]["n"] > 128
+    assert check("linear_index", [shape("f32[n]{0:T(8,128)}")],
+                 assume_conditions=True).status == "proved"
+
+
+def test_layout_conditions_reported():
+    rule = RULES["array_size"]
+    conds = dict(rule.layout_conditions([shape("f32[3]{0:L(4)}")]))
+    assert conds["tiled, or L(1): XLA applies L(n) only to tiled layouts"] is False
+
+
+def test_reshape_rule_exact_on_untiled_layouts():
+    # Evidence for the 'both untiled' condition: every pair of untiled
+    # shapes with 1, 2, 4, 6 or 8 elements up to rank 3, every layout.
+    def factorisations(n, r):
+        if r == 0:
+            if n == 1:
+                yield ()
+            return
+        for d in range(1, n + 1):
+            if n % d == 0:
+                for rest in factorisations(n // d, r - 1):
+                    yield (d,) + rest
+
+    count = 0
+    for n in (1, 2, 4, 6, 8):
+        shapes = [Shape("f32", dims, Layout(p)) for r in (1, 2, 3)
+                  for dims in factorisations(n, r)
+                  for p in itertools.permutations(range(r))]
+        for a in shapes:
+            for b in shapes:
+                spec = _concrete(question(a, b), 5, 0, prove=False).status != "refuted"
+                assert xla_reshape_is_bitcast(a, b) == spec, (a, b)
+                count += 1
+    assert count > 5000
+
+
+def test_symbolic_reshape_rule():
+    r = check("reshape_is_bitcast", [shape("f32[m,n]{1,0}"), shape("f32[n,m]{1,0}")])
+    # XLA's unit checks say yes for row-major to row-major; the spec agrees
+    assert r.status in ("proved", "unknown")
+    r = check("reshape_is_bitcast", [shape("f32[m,n]{1,0:T(8,128)}"),
+                                      shape("f32[m,n,1]{2,1,0:T(8,128)}")])
+    assert r.status == "refuted" and r.counterexample["xla_says_bitcast"] is True
+
+
+# --- the command line ----------------------------------------------------------------------
+
+def test_cli_list(capsys):
+    code, out, _ = run(capsys, "check-rule", "--list")
+    assert code == 0
+    for name in RULES:
+        assert out.count(name + " ") >= 1
+    code, out, _ = run(capsys, "check-rule", "--list", "--json")
+    assert code == 0 and {r["name"] for r in json.loads(out)} == set(RULES)
+
+
+def test_cli_check_rule(capsys):
+    code, out, _ = run(capsys, "check-rule", "linear_index", "bf16[16,256]{1,0:T(8,128)(2,1)}")
+    assert code == 1
+    assert "disagrees with the spec: refuted" in out
+    assert "xla: 1" in out and "spec: 2" in out
+    code, out, _ = run(capsys, "check-rule", "array_size", "f32[m,n]{1,0:T(8,128)}", "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "proved"
+    code, _, err = run(capsys, "check-rule", "linear_index", "f32[2,6]{1,0:T(*,2)}")
+    assert code == 2 and "does not handle" in err
+    code, _, err = run(capsys, "check-rule", "nonsense", "f32[2]")
+    assert code == 2 and "unknown rule" in err
+    code, out, _ = run(capsys, "check-rule", "transpose_is_bitcast", "f32[8,256]{1,0:T(8,128)}",
+                       "f32[256,8]{0,1:T(2,128)}", "--transpose", "1,0")
+    assert code == 1 and "xla_says_bitcast: true" in out
+
+
+@pytest.mark.parametrize("name", ["array_size", "linear_index"])
+def test_condition_theorem(name):
+    # On every layout of the family, for every size where the size
+    # conditions hold, the rule agrees with the spec; some layouts' conditions
+    # never hold (a (3,1) tile on 8 rows), and those are called vacuous.
+    results = rules.prove_conditions(name)
+    assert len(results) > 50
+    assert {r.status for r in results} == {"proved"}
+    assert any(r.scope.endswith("vacuous)") for r in results)
+    assert any(not r.scope.endswith("vacuous)") and "T(8,128)(2,1" in r.shape for r in results)
+
+
+def test_cli_conditions(capsys):
+    code, out, _ = run(capsys, "check-rule", "array_size", "--conditions")
+    assert code == 0 and "proved   bf16[a,b,c]{2,1,0:T(8,128)(2,1,1,1)}" in out
+    code, _, err = run(capsys, "check-rule", "reshape_is_bitcast", "--conditions")
+    assert code == 2
