@@ -42,6 +42,9 @@ def register(command) -> None:
                       help="print Python functions offset() and locate()")
     code.add_argument("--c", action="store_true",
                       help="print C functions offset() and locate()")
+    c.add_argument("--prove", action="store_true",
+                   help="with --python or --c: prove the generated functions equal "
+                        "to the spec (exit 1 refuted, 3 unknown)")
 
 
 def cmd_draw(args) -> int:
@@ -70,6 +73,9 @@ def cmd_draw(args) -> int:
     return 0
 
 
+EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
+
+
 def cmd_formula(args) -> int:
     from spec import symbolic
     from spec.text import format_shape, parse_array_shape
@@ -78,12 +84,28 @@ def cmd_formula(args) -> int:
         raise TilespecError("--python and --c print code for every dim size; "
                             "--simplify and --latex apply to the formula")
     data = {"shape": format_shape(shape)}
+    status = 0
+    if args.prove and not (args.python or args.c):
+        raise TilespecError("--prove needs --python or --c: it proves the generated code")
     if args.python or args.c:
         language = "python" if args.python else "c"
         source = (symbolic.python_source if args.python else symbolic.c_source)(
             shape, args.symbolic)
         data[language] = source
         text = source
+        if args.prove:
+            if args.symbolic:
+                raise TilespecError("--prove checks the code for the shape as written; "
+                                    "write the dims as names instead of --symbolic")
+            from .generated import prove_generated
+            results = prove_generated(shape, language)
+            data["proofs"] = [r.to_json() for r in results]
+            comment = "#" if language == "python" else "//"
+            text += "\n" + "\n".join(
+                f"{comment} {r.property}: {r.status} ({r.scope})"
+                + (f": {r.reason or r.counterexample}" if r.status != "proved" else "")
+                for r in results)
+            status = max(EXIT[r.status] for r in results)
     else:
         indices = ", ".join(f"e{i}" for i in range(shape.rank))
         if args.simplify:
@@ -108,4 +130,4 @@ def cmd_formula(args) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(text)
-    return 0
+    return status
