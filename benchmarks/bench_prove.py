@@ -4,7 +4,7 @@
    (target < 50 ms each; the once-per-rank lemma is proved first, cached).
 2. Concrete proofs at f32[3,5], f32[65536,65536] and a 2^40-element shape,
    same layout (target < 10 ms per property, huge/tiny ratio <= 2).
-3. Against islpy (pip install islpy): the same layouts as integer maps, their
+3. Against islpy (pip install -e '.[bench]'): the same layouts as integer maps, their
    is_injective / is_bijective checks (target: faster than islpy on each).
 4. Against numpy enumeration of every offset at 2^26 elements (target: the
    proof >= 100x faster).
@@ -128,7 +128,7 @@ def versus_islpy():
     try:
         import islpy as isl
     except ImportError:
-        print("   islpy not installed: pip install islpy\n")
+        print("   islpy not installed: pip install -e '.[bench]'\n")
         return
     print(f"{'shape':24}{'tilespec inj':>14}{'islpy inj':>11}{'tilespec bij':>14}"
           f"{'islpy bij':>11}   faster?")
