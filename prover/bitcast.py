@@ -59,6 +59,7 @@ from .encode import Encoding, scope
 from .facts import Facts
 from .linform import Form, add_same_offset, constant, horner_for, spec_form
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from . import solve
 from .solve import DEFAULT_TIMEOUT
 
 #: Up to this many elements the numpy scan visits every element.
@@ -67,7 +68,7 @@ EXHAUSTIVE = 1 << 20
 SAMPLES = 1 << 16
 #: Sizes tried for named dims when the solver gives no counterexample:
 #: small, odd, and one past common tile sizes.
-PROBE_SIZES = (1, 2, 3, 5, 9, 17, 129, 257)
+PROBE_SIZES = solve.PROBE_SIZES
 #: Failing models tried before the probe sizes.
 MAX_MODELS = 4
 
@@ -585,10 +586,7 @@ def _candidate_dims(q: Question, b: _Build, status, detail):
             if st != "failed":
                 break
             model = det[1]
-    for shift in range(len(PROBE_SIZES)):
-        # staggered sizes, so that a mix-up between two dims shows
-        values = {n: PROBE_SIZES[(shift + 3 * i) % len(PROBE_SIZES)]
-                  for i, n in enumerate(names)}
+    for values in solve.probe_values(names):
         if values not in seen:
             seen.append(values)
             yield values

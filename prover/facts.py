@@ -25,7 +25,7 @@ from __future__ import annotations
 import z3
 
 from .lemma import mixed_radix
-from .solve import DEFAULT_TIMEOUT, search
+from .solve import DEFAULT_TIMEOUT, decide, lemma_gap
 
 
 class Facts:
@@ -67,23 +67,14 @@ class Facts:
         ``avoid`` lists dim values (dicts name -> int) a failing model must
         differ from; ``names`` maps names to their Z3 constants.
         """
-        for _, lemma in sorted(self.lemmas.items()):
-            if not lemma.proved:
-                return "unknown", f"{lemma.name} not proved: {lemma.status}"
-        if not self.facts:
-            return "proved", None
-        parts = list(self.assumptions) + [z3.Or([v for _, v in self.facts])]
+        gap = lemma_gap(v for _, v in sorted(self.lemmas.items()))
+        if gap:
+            return "unknown", gap
+        parts = list(self.assumptions)
         for values in avoid:
             if values and names:
                 parts.append(z3.Or([names[n] != v for n, v in values.items()]))
-        answer, detail = search(z3.And(parts), self.ctx, self.timeout)
-        if answer == "unsat":
-            return "proved", None
-        if answer == "sat":
-            failed = [label for label, v in self.facts
-                      if z3.is_true(detail.eval(v, model_completion=True))]
-            return "failed", (failed, detail)
-        return "unknown", detail
+        return decide(self.facts, parts, self.ctx, self.timeout)
 
     def steps(self) -> tuple:
         lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]

@@ -67,7 +67,7 @@ from .encode import Encoding, SmtEncoding, scope
 from .lemma import mixed_radix
 from .prt import prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, all_unsat, search
+from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap, probe_values, search
 
 
 class _Proof:
@@ -153,17 +153,7 @@ class _Proof:
 
     # -- checking ----------------------------------------------------------
     def lemma_gap(self):
-        for rank, lemma in sorted(self.lemmas.items()):
-            if not lemma.proved:
-                return f"{lemma.name} not proved: {lemma.status}"
-        return None
-
-    def query(self, avoid=()):
-        L = self.enc
-        parts = list(L.assumptions) + [L.or_(*[v for _, v in self.facts])]
-        for values in avoid:
-            parts.append(L.or_(*[L.distinct(L.names[n], v) for n, v in values.items()]))
-        return L.and_(*parts)
+        return lemma_gap(v for _, v in sorted(self.lemmas.items()))
 
     def check_text(self):
         """'proved', or None when the fast query does not settle it."""
@@ -186,16 +176,11 @@ class _Proof:
         gap = self.lemma_gap()
         if gap:
             return "unknown", gap
-        if not self.facts:
-            return "proved", None
-        answer, detail = search(self.query(avoid), self.ctx, self.timeout)
-        if answer == "unsat":
-            return "proved", None
-        if answer == "sat":
-            failed = [label for label, v in self.facts
-                      if z3.is_true(detail.eval(v, model_completion=True))]
-            return "failed", (failed, detail)
-        return "unknown", detail
+        L = self.enc
+        parts = list(L.assumptions) + [
+            L.or_(*[L.distinct(L.names[n], v) for n, v in values.items()])
+            for values in avoid]
+        return decide(self.facts, parts, self.ctx, self.timeout)
 
     def steps(self) -> tuple:
         lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]
@@ -683,9 +668,6 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
                 f"{'; '.join(dict.fromkeys(map(str, reasons)))}")
 
 
-#: Sizes tried for named dims when the failing facts' own values give no
-#: counterexample: small, odd, and one past common tile sizes.
-_PROBE_SIZES = (1, 2, 3, 5, 9, 17, 129, 257)
 _MAX_MODELS = 4
 
 
@@ -702,11 +684,7 @@ def _candidate_dims(proof: _Proof, model):
         values = proof.enc.dim_values(detail[1])
         seen.append(values)
         yield values
-    names = proof.shape.names
-    for shift in range(len(_PROBE_SIZES)):
-        # staggered sizes, so that a mix-up between two dims shows
-        values = {n: _PROBE_SIZES[(shift + 3 * i) % len(_PROBE_SIZES)]
-                  for i, n in enumerate(names)}
+    for values in probe_values(proof.shape.names):
         if values not in seen:
             seen.append(values)
             yield values

@@ -74,7 +74,7 @@ from .facts import Facts
 from .lemma import Lemma
 from .linform import Form, add_same_offset, group, spec_form
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, search
+from .solve import DEFAULT_TIMEOUT, probe_values, search
 
 
 class RuleNotApplicable(TilespecError):
@@ -526,10 +526,7 @@ def _candidates(S: _Setup, status, detail):
         if not seen:
             yield {}
         return
-    names = list(S.names)
-    for shift in range(len(bitcast.PROBE_SIZES)):
-        values = {n: bitcast.PROBE_SIZES[(shift + 3 * i) % len(bitcast.PROBE_SIZES)]
-                  for i, n in enumerate(names)}
+    for values in probe_values(list(S.names)):
         if values not in seen:
             seen.append(values)
             yield values
@@ -815,9 +812,8 @@ def _symbolic_bitcast_rule(q, name, timeout, start) -> Result:
                  + no[0])
     if yes.status == PROVED and no[0] == PROVED:
         return done(PROVED)
-    for values in ([no[1]] if no[0] == REFUTED and no[1] else []) + [
-            {n: bitcast.PROBE_SIZES[(s + 3 * i) % len(bitcast.PROBE_SIZES)]
-             for i, n in enumerate(q.names)} for s in range(len(bitcast.PROBE_SIZES))]:
+    for values in ([no[1]] if no[0] == REFUTED and no[1] else []) + list(
+            probe_values(q.names)):
         ce = disagreement(values)
         if ce:
             return done(REFUTED, counterexample=ce)

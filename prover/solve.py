@@ -39,3 +39,41 @@ def all_unsat(script_body: str, declarations: str, formulas, ctx: z3.Context,
             f"{declarations}{script_body}{checks}")
     answers = z3.Z3_eval_smtlib2_string(ctx.ref(), text).split()
     return len(answers) == len(formulas) and all(a == "unsat" for a in answers)
+
+
+#: Sizes tried for named dims when looking for a counterexample after a
+#: fact fails: small, odd, and one past common tile sizes.
+PROBE_SIZES = (1, 2, 3, 5, 9, 17, 129, 257)
+
+
+def probe_values(names):
+    """Dim values to try for ``names``: the probe sizes, staggered between
+    the names so that a mix-up between two dims shows."""
+    k = len(PROBE_SIZES)
+    for shift in range(k):
+        yield {n: PROBE_SIZES[(shift + 3 * i) % k] for i, n in enumerate(names)}
+
+
+def lemma_gap(lemmas) -> str | None:
+    """Why a set of cited lemmas is not all proved, or None."""
+    for lemma in lemmas:
+        if not lemma.proved:
+            return f"{lemma.name} not proved: {lemma.status}"
+    return None
+
+
+def decide(facts, parts, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
+    """Check labelled facts (each given as its violation) in one query under
+    ``parts`` (assumptions): ('proved', None), ('failed', (labels, model))
+    or ('unknown', reason)."""
+    if not facts:
+        return "proved", None
+    answer, detail = search(z3.And(list(parts) + [z3.Or([v for _, v in facts])]),
+                            ctx, timeout)
+    if answer == "unsat":
+        return "proved", None
+    if answer == "sat":
+        failed = [label for label, v in facts
+                  if z3.is_true(detail.eval(v, model_completion=True))]
+        return "failed", (failed, detail)
+    return "unknown", detail

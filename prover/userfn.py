@@ -54,7 +54,7 @@ from . import bitcast
 from .encode import Encoding, scope
 from .linform import spec_form
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, search
+from .solve import DEFAULT_TIMEOUT, probe_values, search
 
 
 class UserFunctionError(TilespecError):
@@ -328,10 +328,7 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
     candidates = []
     if answer == "sat":
         candidates.append(enc.dim_values(model))
-    names = shape.names
-    for s in range(len(bitcast.PROBE_SIZES)):
-        candidates.append({n: bitcast.PROBE_SIZES[(s + 3 * i) % len(bitcast.PROBE_SIZES)]
-                           for i, n in enumerate(names)})
+    candidates += list(probe_values(shape.names))
     for values in candidates:
         if values in tried:
             continue

@@ -185,9 +185,9 @@ def test_bad_input():
 
 def test_unknown_is_reported(monkeypatch):
     # A solver that always gives up: the answer is unknown, never proved.
-    from prover import facts
+    from prover import solve
 
-    monkeypatch.setattr(facts, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
+    monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
     r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
     assert r.status == "unknown"
     assert "no counterexample" in r.reason
@@ -211,7 +211,7 @@ def test_cli_exit_statuses(capsys, monkeypatch):
     code, out, _ = run(capsys, "bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}",
                        "--transpose", "1,0", "--json")
     assert code == 0 and json.loads(out)["status"] == "proved"
-    from prover import facts
-    monkeypatch.setattr(facts, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
+    from prover import solve
+    monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
     code, out, _ = run(capsys, "bitcast", "f32[m,n]{1,0:T(8,128)}", "f32[1,m,n]{2,1,0:T(8,128)}")
     assert code == 3 and out.startswith("unknown")
