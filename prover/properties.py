@@ -241,7 +241,7 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
         formula = z3.And(box_e, enc.box(f, S.dims), z3.Not(enc.equal(e, f)),
                          ar._term(S.offset(e)) == ar._term(S.offset(f)))
         if kind == "packing":
-            from spec.size import aligned_elements, byte_size
+            from spec.size import byte_size
             bits = shape.element_bits
             limit = 8 * byte_size(shape.replace()) if bits else 0
             # with the spec's sizes; a broken pipeline may reach beyond them

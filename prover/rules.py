@@ -767,23 +767,31 @@ def _rule_verdict(b: "bitcast._Build"):
     if q.src.element_type != q.dst.element_type:
         return z3.BoolVal(False, b.ctx)
     parts = []
+    for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
+        same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
+        # XLA checks only dims of size > 1, where u is inside the box
+        parts.append(z3.Implies(ar._term(ar.lt(1, dx[i])),
+                                z3.And(*defs, ar._term(same))))
+    return z3.And(parts) if parts else z3.BoolVal(True, b.ctx)
+
+
+def _unit_partners(b: "bitcast._Build"):
+    """For both directions of a reshape and each dim i: the unit index u
+    along i and its partner v by row-major position, with the definitions
+    that pin v down.  The partner is shown to be the reshape, group by group,
+    for every index in the box (so for each unit index)."""
+    q, ar = b.q, b.ar
     ds, dd = b.enc.dims, b.dd
     for direction, x, y, dx, dy in (("SRC->DST", q.src, q.dst, ds, dd),
                                     ("DST->SRC", q.dst, q.src, dd, ds)):
         sub = bitcast.Question(x, y)
-        # the partner by row-major position, group by group: shown to be the
-        # reshape for every index in the box (so for each unit index)
         anyone = b.enc.fresh("u", x.rank)
         _, group_parts, defs = bitcast.group_pair(sub, anyone, dx, dy, ar, b.enc.fresh)
         b.group_facts(sub, group_parts, dx, dy, defs)
         for i in range(x.rank):
             u = _unit(x.rank, i)
             v, _, defs = bitcast.group_pair(sub, u, dx, dy, ar, b.enc.fresh)
-            same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
-            # XLA checks only dims of size > 1, where u is inside the box
-            parts.append(z3.Implies(ar._term(ar.lt(1, dx[i])),
-                                    z3.And(*defs, ar._term(same))))
-    return z3.And(parts) if parts else z3.BoolVal(True, b.ctx)
+            yield direction, x, y, dx, dy, i, u, v, defs
 
 
 def _symbolic_bitcast_rule(q, name, timeout, start) -> Result:
@@ -837,25 +845,17 @@ def _rule_no_is_right(q, timeout):
     size_a = ar.mul(ar.ceildiv(product(spec_form(q.src, (0,) * q.src.rank, ds, ar).dims, ar), la), la)
     size_b = ar.mul(ar.ceildiv(product(spec_form(q.dst, (0,) * q.dst.rank, dd, ar).dims, ar), lb), lb)
     same_size = ar._term(ar.eq(size_a, size_b))
-    for direction, x, y, dx, dy in (("SRC->DST", q.src, q.dst, ds, dd),
-                                    ("DST->SRC", q.dst, q.src, dd, ds)):
-        sub = bitcast.Question(x, y)
-        anyone = b.enc.fresh("u", x.rank)
-        _, group_parts, defs = bitcast.group_pair(sub, anyone, dx, dy, ar, b.enc.fresh)
-        b.group_facts(sub, group_parts, dx, dy, defs)
-        for i in range(x.rank):
-            u = _unit(x.rank, i)
-            v, _, defs = bitcast.group_pair(sub, u, dx, dy, ar, b.enc.fresh)
-            fails = ar._term(ar.lt(1, dx[i]))
-            for d in defs:
-                F.assume(z3.Implies(fails, d))
-            xla_same = ar._term(ar.eq(xla_untiled_index(x, u, dx, ar),
-                                      xla_untiled_index(y, v, dy, ar)))
-            spec_same = ar._term(ar.eq(spec_form(x, u, dx, ar).offset(ar),
-                                       spec_form(y, v, dy, ar).offset(ar)))
-            F.fact(f"{direction} dim {i}: where XLA's check fails, the spec's "
-                   "offsets or sizes differ",
-                   z3.And(fails, z3.Not(xla_same), spec_same, same_size))
+    for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
+        fails = ar._term(ar.lt(1, dx[i]))
+        for d in defs:
+            F.assume(z3.Implies(fails, d))
+        xla_same = ar._term(ar.eq(xla_untiled_index(x, u, dx, ar),
+                                  xla_untiled_index(y, v, dy, ar)))
+        spec_same = ar._term(ar.eq(spec_form(x, u, dx, ar).offset(ar),
+                                   spec_form(y, v, dy, ar).offset(ar)))
+        F.fact(f"{direction} dim {i}: where XLA's check fails, the spec's "
+               "offsets or sizes differ",
+               z3.And(fails, z3.Not(xla_same), spec_same, same_size))
     status, detail = F.check()
     if status == "proved":
         return PROVED, None

@@ -11,7 +11,7 @@ from prover.catalogue import CATALOGUE
 from prover.cli import main
 from prover.properties import PROPERTIES, prove
 from prover.result import ProverBug
-from spec.index import evaluate, padded_elements
+from spec.index import evaluate
 from spec.text import parse_array_shape as shape
 
 
