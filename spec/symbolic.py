@@ -27,7 +27,7 @@ import keyword
 from dataclasses import dataclass
 from math import gcd
 
-from .arith import SYMPY, Arithmetic
+from .arith import SYMPY, Arithmetic, index_mod
 from .errors import TilespecError
 from .index import (dim_symbols, dims_through, evaluate, index_symbols,
                     offset_expr, padded_elements, shape_pipeline, unevaluate)
@@ -55,7 +55,7 @@ def latex(shape: Shape, symbolic: bool = False, simplify: bool = False) -> str:
 
     >>> from spec.text import parse_array_shape as shape
     >>> latex(shape("f32[3,5]{1,0:T(2,2)}"))
-    '\\left(2 \\left(e_{0} \\bmod 2\\right)\\right) + \\left(e_{1} \\bmod 2\\right) + 12 \\left\\lfloor{\\frac{e_{0}}{2}}\\right\\rfloor + 4 \\left\\lfloor{\\frac{e_{1}}{2}}\\right\\rfloor'
+    '2 \\left(e_{0} \\bmod 2\\right) + \\left(e_{1} \\bmod 2\\right) + 12 \\left\\lfloor{\\frac{e_{0}}{2}}\\right\\rfloor + 4 \\left\\lfloor{\\frac{e_{1}}{2}}\\right\\rfloor'
     """
     import sympy
     expr = simplified(shape, symbolic).expr if simplify else formula(shape, symbolic)
@@ -167,7 +167,7 @@ def _tidy(expr):
         if not (scale.is_Rational and scale.p == 1 and scale.q > 1):
             return term
         q = int(scale.q)
-        if isinstance(inner, sympy.Mod) and inner.args[1].is_Integer \
+        if isinstance(inner, (sympy.Mod, index_mod())) and inner.args[1].is_Integer \
                 and q >= int(inner.args[1]):
             return sympy.Integer(0)
         if isinstance(inner, sympy.floor):

@@ -119,3 +119,15 @@ def test_offsets_of_an_element_list(case):
     s, elems = case
     vector = offsets(s, np.array(elems, dtype=np.int64).reshape(len(elems), s.rank))
     assert vector.tolist() == [offset(s, e) for e in elems]
+
+
+def test_sympy_closed_form_survives_subs_on_combined_tile_dims():
+    # Regression (found by the derandomized CI run): sympy 1.14's own Mod
+    # rewrites Mod(2*Mod(x, 3), 3) to 2*Mod(x, 3) (sympy issue #29757), so
+    # offset_expr(...).subs gave 7 where the offset is 4.
+    from spec.index import index_symbols, offset, offset_expr
+    from spec.layout import Layout, Shape
+    s = Shape("f32", (1, 1, 3), Layout((0, 1, 2), tiles=[("*", 3, 2), ("*", 3)]))
+    expr, e = offset_expr(s), index_symbols(3)
+    for element in [(0, 0, 0), (0, 0, 1), (0, 0, 2)]:
+        assert expr.subs(dict(zip(e, element))) == offset(s, element)
