@@ -112,6 +112,16 @@ def _check_fields(fields) -> tuple[str, ...]:
     return fields
 
 
+def _check_tiling(min_tiles, max_tiles, max_tile_size, max_tile_rank,
+                  allow_combine) -> None:
+    _check_int("min_tiles", min_tiles, 0)
+    _check_int("max_tiles", max_tiles, 0)
+    _check_order("min_tiles", min_tiles, "max_tiles", max_tiles)
+    _check_int("max_tile_size", max_tile_size, 1)
+    _check_int("max_tile_rank", max_tile_rank, 1)
+    _check_bool("allow_combine", allow_combine)
+
+
 def _check_strategy(name: str, value) -> None:
     if not isinstance(value, st.SearchStrategy):
         raise InvalidArgument(f"{name}={value!r} must be a Hypothesis strategy")
@@ -268,12 +278,7 @@ def layouts(*, rank: int, min_tiles: int = 0, max_tiles: int = 3,
     hypothesis.errors.InvalidArgument: fields: SC needs the dim sizes; use shapes_with_layout or xla_shapes
     """
     _check_int("rank", rank, 0)
-    _check_int("min_tiles", min_tiles, 0)
-    _check_int("max_tiles", max_tiles, 0)
-    _check_order("min_tiles", min_tiles, "max_tiles", max_tiles)
-    _check_int("max_tile_size", max_tile_size, 1)
-    _check_int("max_tile_rank", max_tile_rank, 1)
-    _check_bool("allow_combine", allow_combine)
+    _check_tiling(min_tiles, max_tiles, max_tile_size, max_tile_rank, allow_combine)
     fields = _check_fields(fields)
     if "SC" in fields:
         raise InvalidArgument(
@@ -371,12 +376,7 @@ def shapes_with_layout(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 1
     _check_int("max_rank", max_rank, 0, 32)
     _check_order("min_rank", min_rank, "max_rank", max_rank)
     _check_int("max_dim", max_dim, 1)
-    _check_int("min_tiles", min_tiles, 0)
-    _check_int("max_tiles", max_tiles, 0)
-    _check_order("min_tiles", min_tiles, "max_tiles", max_tiles)
-    _check_int("max_tile_size", max_tile_size, 1)
-    _check_int("max_tile_rank", max_tile_rank, 1)
-    _check_bool("allow_combine", allow_combine)
+    _check_tiling(min_tiles, max_tiles, max_tile_size, max_tile_rank, allow_combine)
     _check_bool("allow_zero", allow_zero)
     _check_int("max_elements", max_elements, 1)
     fields = _check_fields(fields)
