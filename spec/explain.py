@@ -79,10 +79,12 @@ def format_explain(info: dict) -> str:
         f"(major to minor: logical dims {','.join(map(str, info['physical_order'])) or '-'})",
     ]
     for n, lv in enumerate(info["levels"], start=1):
+        # "combined" only where '*' merged dims (or unit dims were added)
+        merged = ("" if lv["dims_tiled"] == lv["dims_before"]
+                  else f" -> combined {dims(lv['dims_tiled'])}")
         lines.append(
-            f"level {n} T{lv['tile']:<9}{dims(lv['dims_before'])} -> tiled "
-            f"{dims(lv['dims_tiled'])} -> padded {dims(lv['dims_padded'])} "
-            f"-> {dims(lv['dims_after'])}")
+            f"level {n} T{lv['tile']:<9}{dims(lv['dims_before'])}{merged} -> padded "
+            f"{dims(lv['dims_padded'])} -> {dims(lv['dims_after'])}")
     lines += [
         f"tiled dims       {dims(info['tiled_dims'])}",
         f"elements         {info['elements']}",

@@ -35,7 +35,7 @@ def test_explain_text(capsys):
     assert "shape            f32[3,5]{1,0:T(2,2)}" in out
     assert "padded elements  24" in out
     assert "byte size        96" in out
-    assert "(3,5) -> tiled (3,5) -> padded (4,6) -> (2,3,2,2)" in out
+    assert "(3,5) -> padded (4,6) -> (2,3,2,2)" in out
     # The document's Figure 1, as a text map.
     assert "   2   12  13  16  17  20" in out
     assert "    8: (0,4)   .   (1,4)   ." in out
