@@ -83,7 +83,7 @@ def format_explain(info: dict) -> str:
         merged = ("" if lv["dims_tiled"] == lv["dims_before"]
                   else f" -> combined {dims(lv['dims_tiled'])}")
         lines.append(
-            f"level {n} T{lv['tile']:<9}{dims(lv['dims_before'])}{merged} -> padded "
+            f"level {n} T{lv['tile']:<9} {dims(lv['dims_before'])}{merged} -> padded "
             f"{dims(lv['dims_padded'])} -> {dims(lv['dims_after'])}")
     lines += [
         f"tiled dims       {dims(info['tiled_dims'])}",
