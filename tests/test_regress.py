@@ -128,6 +128,17 @@ def test_generated_pytest_module_passes(tmp_path):
     assert " passed" in done.stdout
 
 
+def test_generated_pytest_module_skips_nothing(tmp_path):
+    # Regression: a shape with no size cases made the module report
+    # "1 skipped", which reads like a problem to whoever runs it.
+    suite = generate([shape("bf16[20,300]{1,0:T(8,128)(2,1)}")], count=20, seed=3)
+    path = tmp_path / "test_generated_regress.py"
+    path.write_text(pytest_module(suite))
+    done = _run_pytest(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "skipped" not in done.stdout
+
+
 def test_generated_pytest_module_catches_a_wrong_case(tmp_path):
     suite = generate([shape("f32[3,5]{1,0:T(2,2)}")], count=10, seed=0)
     text = pytest_module(suite).replace("(2, 3), 17,", "(2, 3), 18,")
