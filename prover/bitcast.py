@@ -202,10 +202,8 @@ class Question:
         return any(d == 0 for d in self.src.dims)
 
     def instantiate(self, values: dict) -> "Question":
-        def sub(s):
-            return s.replace(dims=tuple(values.get(d, 1) if isinstance(d, str) else d
-                                        for d in s.dims))
-        return Question(sub(self.src), sub(self.dst), self.transpose)
+        return Question(self.src.instantiate(values), self.dst.instantiate(values),
+                        self.transpose)
 
     def pair(self, e, ar, src_dims=None, dst_dims=None):
         """The DST element paired with SRC element ``e`` (any arithmetic)."""
@@ -554,11 +552,12 @@ def _symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
     tried = []
     for values in _candidate_dims(q, b, status, detail):
         tried.append(values)
-        r = _concrete(q.instantiate(values), timeout, start, prove=False)
+        inst = q.instantiate(values)
+        r = _concrete(inst, timeout, start, prove=False)
         if r.status == REFUTED:
             ce = {"dim_values": values, **r.counterexample,
-                  "src_shape": format_shape(q.instantiate(values).src),
-                  "dst_shape": format_shape(q.instantiate(values).dst)}
+                  "src_shape": format_shape(inst.src),
+                  "dst_shape": format_shape(inst.dst)}
             return done(REFUTED, counterexample=ce)
     why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed"
            else str(detail))

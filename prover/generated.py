@@ -238,13 +238,9 @@ def _verdict(shape, name, query, ctx, enc, timeout, start, witness) -> Result:
     return Result(text, name, REFUTED, seconds, where, counterexample=ce)
 
 
-def _concrete(shape: Shape, ce: dict) -> Shape:
-    return shape.replace(dims=tuple(ce.get(d, d) for d in shape.dims))
-
-
 def _spec_value(shape: Shape, ce: dict):
     from spec.index import locate, offset
-    concrete = _concrete(shape, ce)
+    concrete = shape.instantiate(ce)
     if "element" in ce:
         return offset(concrete, ce["element"])
     return locate(concrete, ce["offset"])

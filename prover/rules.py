@@ -448,11 +448,6 @@ class _Setup:
         return {n: self.value(model, v) for n, v in self.names.items()}
 
 
-def _instantiate(shape: Shape, values: dict) -> Shape:
-    return shape.replace(dims=tuple(values.get(d, 1) if isinstance(d, str) else d
-                                    for d in shape.dims))
-
-
 def _where(shapes) -> str:
     for s in shapes:
         if s.is_symbolic:
@@ -486,7 +481,7 @@ def _run(rule: str, shapes, S: _Setup, concrete: Callable, start: float,
         return done(PROVED)
     tried = []
     for values in _candidates(S, status, detail):
-        inst = [_instantiate(s, values) for s in shapes]
+        inst = [s.instantiate(values) for s in shapes]
         if conditions and not all(_holds(f, inst, values) for f in conditions):
             continue
         tried.append(values)

@@ -333,8 +333,7 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
         if values in tried:
             continue
         tried.append(values)
-        inst = shape.replace(dims=tuple(values.get(d, 1) if isinstance(d, str) else d
-                                        for d in shape.dims))
+        inst = shape.instantiate(values)
         ce, _ = _concrete_counterexample(fn, call, inst, timeout)
         if ce:
             return done(REFUTED, counterexample={"dim_values": values, **ce})

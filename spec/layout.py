@@ -250,6 +250,16 @@ class Shape:
     def replace(self, **changes) -> "Shape":
         return dataclasses.replace(self, **changes)
 
+    def instantiate(self, values: dict) -> "Shape":
+        """The shape with each named dim given its value from ``values``
+        (a name missing there counts as 1).
+
+        >>> Shape("f32", ("m", 128, "n")).instantiate({"m": 8, "n": 3}).dims
+        (8, 128, 3)
+        """
+        return dataclasses.replace(self, dims=tuple(
+            values.get(d, 1) if isinstance(d, str) else d for d in self.dims))
+
     def with_layout(self, layout: Layout) -> "Shape":
         return dataclasses.replace(self, layout=layout)
 
