@@ -189,37 +189,8 @@ class _Proof:
 
 # --- global searches for counterexamples (concrete dims only) ---------------
 
-def _concrete(shape: Shape, values: dict) -> Shape:
-    dims = tuple(values.get(d, 1) if isinstance(d, str) else d for d in shape.dims)
-    return shape.replace(dims=dims)
-
-
 def _ints(model, enc, terms):
     return [enc.value(model, t) for t in terms]
-
-
-class _Search:
-    """Z3 terms for a whole layout at concrete dims, to find a witness."""
-
-    def __init__(self, shape: Shape, stages, timeout):
-        self.shape = shape
-        self.ctx = z3.Context()
-        self.enc = Encoding(shape, self.ctx)
-        self.ar = self.enc.ar
-        self.dims = tuple(shape.dims)
-        self.stages = stages
-        self.size = product(dims_through(stages, self.dims)[-1])
-        self.timeout = timeout
-
-    def element(self, name="e"):
-        return self.enc.fresh(name, len(self.dims))
-
-    def offset(self, e):
-        return evaluate(self.stages, e, self.dims, self.ar)
-
-    def find(self, formula):
-        answer, detail = search(formula, self.ctx, self.timeout)
-        return answer, detail
 
 
 def _replay_offset(stages, shape, element):
@@ -227,50 +198,68 @@ def _replay_offset(stages, shape, element):
 
 
 def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
-    """A replayed counterexample dict, None if there is none, or a reason."""
-    S = _Search(shape, stages, timeout)
-    enc, ar = S.enc, S.ar
-    P = S.size
-    e = S.element("e")
-    box_e = enc.box(e, S.dims)
+    """A replayed counterexample dict, None if there is none, or a reason.
+
+    A numpy scan looks first (small shapes); Z3's formula for the whole
+    layout is built only when the scan finds nothing.
+    """
+    if kind == "bijective":
+        return _stage_witness(shape, stages, timeout)
+    dims = tuple(shape.dims)
+    P = product(dims_through(stages, dims)[-1])
+    if kind == "formula_equals_prt":
+        from .prt import prt_final_dims
+        P_prt = product(prt_final_dims(shape, dims))
+        if P_prt != P:
+            return {"dims": list(dims),
+                    "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
+    found = _scan(kind, shape, stages, P)
+    if found is None:
+        found = _z3_witness(kind, shape, stages, P, timeout)
+        if not isinstance(found, dict):
+            return found
+    return _replay(kind, shape, stages, found, P)
+
+
+def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
+    """Z3's search of the whole layout at concrete dims: a candidate
+    ``{"e", "f", "o"}``, None when there is none, or why it gave up."""
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    ar = enc.ar
+    dims = tuple(shape.dims)
+
+    def offset(x):
+        return ar._term(evaluate(stages, x, dims, ar))
+    e, f = enc.fresh("e", len(dims)), enc.fresh("f", len(dims))
+    o = z3.Int("o", ctx)
+    box_e = enc.box(e, dims)
     if kind == "in_bounds":
-        o = S.offset(e)
-        formula = z3.And(box_e, z3.Not(z3.And(0 <= ar._term(o), ar.lt(o, P))))
+        formula = z3.And(box_e, z3.Not(z3.And(0 <= offset(e), offset(e) < P)))
     elif kind in ("injective", "packing"):
-        f = S.element("f")
-        formula = z3.And(box_e, enc.box(f, S.dims), z3.Not(enc.equal(e, f)),
-                         ar._term(S.offset(e)) == ar._term(S.offset(f)))
+        formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
+                         offset(e) == offset(f))
         if kind == "packing":
             from spec.size import byte_size
             bits = shape.element_bits
-            limit = 8 * byte_size(shape.replace()) if bits else 0
+            limit = 8 * byte_size(shape) if bits else 0
             # with the spec's sizes; a broken pipeline may reach beyond them
-            formula = z3.Or(formula, z3.And(
-                box_e, (ar._term(S.offset(e)) + 1) * bits > limit))
-    elif kind == "bijective":
-        return _stage_witness(shape, stages, timeout)
+            formula = z3.Or(formula, z3.And(box_e, (offset(e) + 1) * bits > limit))
     elif kind == "inverse":
-        o = z3.Int("o", S.ctx)
-        back, valid = unevaluate(stages, o, S.dims, ar)
-        bad_o = z3.And(0 <= o, o < P, ar._term(valid),
-                       ar._term(S.offset(back)) != o)
-        off_e = ar._term(S.offset(e))
-        back_e, valid_e = unevaluate(stages, off_e, S.dims, ar)
+        back, valid = unevaluate(stages, o, dims, ar)
+        bad_o = z3.And(0 <= o, o < P, ar._term(valid), offset(back) != o)
+        off_e = offset(e)
+        back_e, valid_e = unevaluate(stages, off_e, dims, ar)
         bad_e = z3.And(box_e, z3.Not(z3.And(0 <= off_e, off_e < P, enc.equal(back_e, e),
                                             ar._term(valid_e))))
         formula = z3.Or(bad_o, bad_e)
     elif kind == "formula_equals_prt":
-        from .prt import prt_final_dims, prt_offset
-        P_prt = product(prt_final_dims(shape, S.dims))
-        if P_prt != P:
-            return {"dims": list(S.dims),
-                    "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
-        formula = z3.And(box_e, ar._term(S.offset(e)) !=
-                         ar._term(prt_offset(shape, e, S.dims, ar)))
+        from .prt import prt_offset
+        formula = z3.And(box_e, offset(e) != ar._term(prt_offset(shape, e, dims, ar)))
     elif kind == "combine_equals_reshape":
         from .prt import reshape_index
         parts = []
-        x, d = tuple(e), S.dims
+        x, d = tuple(e), dims
         for s in stages:
             if isinstance(s, Combine):
                 merged = s.dims(d, INT)
@@ -280,20 +269,13 @@ def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
         formula = z3.And(box_e, z3.Or(parts) if parts else False)
     else:
         raise ValueError(kind)
-    found = _scan(kind, shape, stages, P)
-    if found is None:
-        answer, detail = S.find(formula)
-        if answer == "unknown":
-            return detail
-        if answer == "unsat":
-            return None
-        m = detail
-        found = {"e": _ints(m, enc, e)}
-        if kind in ("injective", "packing"):
-            found["f"] = _ints(m, enc, f)
-        if kind == "inverse":
-            found["o"] = m.eval(z3.Int("o", S.ctx), model_completion=True).as_long()
-    return _replay(kind, shape, stages, found, P)
+    answer, m = search(formula, ctx, timeout)
+    if answer == "unknown":
+        return m
+    if answer == "unsat":
+        return None
+    return {"e": _ints(m, enc, e), "f": _ints(m, enc, f),
+            "o": m.eval(o, model_completion=True).as_long()}
 
 
 def _replay(kind, shape, stages, found, P) -> dict:
@@ -650,7 +632,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     failed, model = detail
     tried, reasons = [], []
     for values in _candidate_dims(proof, model):
-        concrete = _concrete(shape, values)
+        concrete = shape.instantiate(values)
         witness = _witness(prop, concrete, proof.stages, timeout)
         if isinstance(witness, dict):
             if values:
