@@ -290,6 +290,3 @@ class SmtEncoding:
 
     def declarations(self) -> str:
         return "".join(f"(declare-const {v} Int)" for v in dict.fromkeys(self.declared))
-
-    def script(self, formula) -> str:
-        return f"{self.declarations()}(assert {smt(formula)})"

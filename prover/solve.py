@@ -8,12 +8,10 @@ import z3
 DEFAULT_TIMEOUT = 5.0
 
 
-def search(formula, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT,
-           logic: str | None = None):
+def search(formula, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
     """Look for a model of ``formula``: ('sat', model), ('unsat', None) or
-    ('unknown', reason).  To prove P, search for a model of not P.
-    ``logic`` (e.g. "QF_LIA") picks Z3's solver for that logic."""
-    s = z3.SolverFor(logic, ctx=ctx) if logic else z3.Solver(ctx=ctx)
+    ('unknown', reason).  To prove P, search for a model of not P."""
+    s = z3.Solver(ctx=ctx)
     s.set("timeout", max(1, int(timeout * 1000)))
     s.add(formula)
     answer = s.check()
