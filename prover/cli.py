@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = command("locate", "the element stored at a linear offset, or padding", cmd_locate)
     c.add_argument("shape")
     c.add_argument("offset")
-    _add_later_commands(sub, command)
+    _add_later_commands(command)
     return p
 
 
@@ -128,7 +128,7 @@ COMMAND_MODULES = (
 )
 
 
-def _add_later_commands(sub, command) -> None:
+def _add_later_commands(command) -> None:
     import importlib
     for name in COMMAND_MODULES:
         try:

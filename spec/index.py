@@ -42,7 +42,7 @@ import numpy as np
 
 from .arith import INT, SYMPY, Arithmetic
 from .errors import OutOfRangeError, ShapeError, SymbolicShapeError
-from .layout import COMBINE, Shape, Tile
+from .layout import COMBINE, Layout, Shape, Tile
 
 
 # --- the stages -------------------------------------------------------------
@@ -272,7 +272,7 @@ def delinearise(o, d, ar: Arithmetic = INT) -> tuple:
         out.append(ar.mod(o, n))
         o = ar.floordiv(o, n)
     out.append(o)
-    return tuple(reversed(out))[-len(d):] if d else ()
+    return tuple(reversed(out)) if d else ()
 
 
 # --- concrete evaluation ----------------------------------------------------
@@ -414,7 +414,6 @@ def linear_index_with_tile(e, d, t) -> int:
     >>> linear_index_with_tile((2, 3), (3, 5), (2, 2))
     17
     """
-    from .layout import Layout
     shape = Shape("f32", tuple(d), Layout(tuple(range(len(d) - 1, -1, -1)),
                                           tiles=(tuple(t),)))
     return offset(shape, e)
