@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
-from prover.bitcast import decide
-from spec.text import parse_array_shape
+from tilespec.prover.bitcast import decide
+from tilespec.spec.text import parse_array_shape
 
 QUESTIONS = [
     # (SRC, DST, transpose)

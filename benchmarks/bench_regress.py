@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from prover.regress import Suite, boundary, random_cases, write_jsonl
-from spec.text import parse_array_shape
+from tilespec.prover.regress import Suite, boundary, random_cases, write_jsonl
+from tilespec.spec.text import parse_array_shape
 
 SHAPES = [
     "f32[3,5]{1,0:T(2,2)}",

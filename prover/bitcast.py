@@ -28,7 +28,7 @@ How it is decided:
 Every counterexample is replayed with :func:`spec.index.offset` before it is
 shown; one that does not replay raises :class:`~prover.result.ProverBug`.
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
 'proved'
 >>> r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
@@ -47,13 +47,13 @@ from dataclasses import dataclass
 import numpy as np
 import z3
 
-from spec.arith import INT
-from spec.errors import TilespecError
-from spec.index import (all_offsets, delinearise, linear_index, offset, offsets,
+from ..spec.arith import INT
+from ..spec.errors import TilespecError
+from ..spec.index import (all_offsets, delinearise, linear_index, offset, offsets,
                         padded_elements, product)
-from spec.layout import COMBINE, Shape
-from spec.size import aligned_elements
-from spec.text import format_shape
+from ..spec.layout import COMBINE, Shape
+from ..spec.size import aligned_elements
+from ..spec.text import format_shape
 
 from .encode import Encoding, scope
 from .facts import Facts

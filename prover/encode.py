@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import z3
 
-from spec.arith import Arithmetic
-from spec.layout import Shape
+from ..spec.arith import Arithmetic
+from ..spec.layout import Shape
 
 
 class Z3Arithmetic(Arithmetic):

@@ -23,7 +23,7 @@ equivalent before returning it; a rewrite whose proof fails is not made:
 Only the last level is rewritten: a level changes the vector every later
 tile sees, so dropping an inner one would move the later tiles.
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> equivalent(shape("f32[m,n]{1,0:T(1,1)}"), shape("f32[m,n]{1,0}")).status
 'proved'
 >>> r = equivalent(shape("f32[1,n]{1,0:T(8,128)}"), shape("f32[1,n]{1,0:T(1,128)}"))
@@ -43,10 +43,10 @@ import time
 
 import z3
 
-from spec.errors import TilespecError
-from spec.index import dims_through, shape_pipeline
-from spec.layout import Shape, Tile
-from spec.text import format_shape
+from ..spec.errors import TilespecError
+from ..spec.index import dims_through, shape_pipeline
+from ..spec.layout import Shape, Tile
+from ..spec.text import format_shape
 
 from . import bitcast
 from .encode import Encoding
@@ -115,8 +115,8 @@ def _last_level_noop(shape: Shape, timeout: float) -> bool:
         return True
     level = {len(tiles)}
     if not shape.is_symbolic:
-        from spec.index import concrete_dims
-        from spec.arith import INT
+        from ..spec.index import concrete_dims
+        from ..spec.arith import INT
         return all(bool(c) for _, c in
                    level_conditions(shape, concrete_dims(shape), INT, level, order=True))
     ctx = z3.Context()
@@ -143,7 +143,7 @@ def _alignment_redundant(shape: Shape, timeout: float) -> bool:
     if L == 1:
         return False
     if not shape.is_symbolic:
-        from spec.index import padded_elements
+        from ..spec.index import padded_elements
         return padded_elements(shape) % L == 0
     # padded size = c * (product of the non-constant dims); c % L == 0 suffices
     from .linform import constant

@@ -17,7 +17,7 @@ negative, so the claim proved is: on every input those conditions hold *and*
 the values are equal.  What is not covered: C's 64-bit overflow (offsets
 beyond 2^63 are outside what the C code can hold).
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> [r.status for r in prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c")]
 ['proved', 'proved']
 >>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "python")[0]
@@ -33,11 +33,11 @@ import time
 
 import z3
 
-from spec.errors import TilespecError
-from spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
-from spec.layout import Shape
-from spec.symbolic import c_source, python_source
-from spec.text import format_shape
+from ..spec.errors import TilespecError
+from ..spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
+from ..spec.layout import Shape
+from ..spec.symbolic import c_source, python_source
+from ..spec.text import format_shape
 
 from .encode import Encoding, scope
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
@@ -239,7 +239,7 @@ def _verdict(shape, name, query, ctx, enc, timeout, start, witness) -> Result:
 
 
 def _spec_value(shape: Shape, ce: dict):
-    from spec.index import locate, offset
+    from ..spec.index import locate, offset
     concrete = shape.instantiate(ce)
     if "element" in ce:
         return offset(concrete, ce["element"])

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import z3
 
-from spec.index import delinearise, linear_index, product
+from ..spec.index import delinearise, linear_index, product
 
 from .encode import Z3Arithmetic
 from .solve import search

@@ -24,9 +24,9 @@ dims, without handing Z3 one nonlinear formula:
    a box), which is why a failing fact is worth replaying.
 
 >>> import z3
->>> from spec.text import parse_array_shape as shape
->>> from prover.encode import Encoding
->>> from prover.facts import Facts
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> from tilespec.prover.encode import Encoding
+>>> from tilespec.prover.facts import Facts
 >>> a, b = shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")
 >>> ctx = z3.Context(); enc = Encoding(a, ctx)
 >>> e = enc.fresh("e", 2)
@@ -49,8 +49,8 @@ from functools import lru_cache
 
 import z3
 
-from spec.index import linear_index, product, shape_pipeline
-from spec.layout import Shape
+from ..spec.index import linear_index, product, shape_pipeline
+from ..spec.layout import Shape
 
 from .lemma import Lemma
 from .solve import search

@@ -57,11 +57,11 @@ from typing import Callable
 import numpy as np
 import z3
 
-from spec.index import (Combine, Pad, dims_through, evaluate, linear_index,
+from ..spec.index import (Combine, Pad, dims_through, evaluate, linear_index,
                         product, shape_pipeline, unevaluate)
-from spec.arith import INT
-from spec.layout import Shape
-from spec.text import format_shape
+from ..spec.arith import INT
+from ..spec.layout import Shape
+from ..spec.text import format_shape
 
 from .encode import Encoding, SmtEncoding, scope
 from .lemma import mixed_radix
@@ -240,7 +240,7 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
         formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
                          offset(e) == offset(f))
         if kind == "packing":
-            from spec.size import byte_size
+            from ..spec.size import byte_size
             bits = shape.element_bits
             limit = 8 * byte_size(shape) if bits else 0
             # with the spec's sizes; a broken pipeline may reach beyond them
@@ -292,7 +292,7 @@ def _replay(kind, shape, stages, found, P) -> dict:
                                        for x, n in zip(v, dims)):
             ce.update(elements=[a, b], offsets=[oa, ob])
         elif kind == "packing":
-            from spec.size import byte_size
+            from ..spec.size import byte_size
             bits = shape.element_bits
             if (oa + 1) * bits <= 8 * byte_size(shape):
                 raise ProverBug(f"packing witness {a} replays inside the bytes")
@@ -363,7 +363,7 @@ def _scan(kind, shape: Shape, stages, P) -> dict | None:
                 i, j = order[same[0]], order[same[0] + 1]
                 return {"e": element(i), "f": element(j)}
             if kind == "packing" and shape.element_bits:
-                from spec.size import byte_size
+                from ..spec.size import byte_size
                 over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
                 if over.size:
                     return {"e": element(over[0]), "f": element(over[0])}
@@ -595,7 +595,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     ``stages`` replaces the spec's pipeline, to check a variant (a compiler's
     formula, or a deliberately broken one).
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective").status
     'proved'
     >>> r = prove(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "bijective")
@@ -603,7 +603,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     ('proved', 'all shapes: m >= 1, n >= 1')
     """
     if prop not in PROPERTIES:
-        from spec.errors import TilespecError
+        from ..spec.errors import TilespecError
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
     start = time.perf_counter()

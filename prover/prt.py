@@ -7,17 +7,17 @@ them with the closed formula: a reshape is the row-major bitcast
 transpose permutes it.  Level dims come from :func:`spec.physical.prt_levels`,
 never from :mod:`spec.index`'s stages.
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> prt_offset(shape("f32[3,5]{1,0:T(2,2)}"), (2, 3))
 17
 """
 
 from __future__ import annotations
 
-from spec.arith import INT, Arithmetic
-from spec.index import concrete_dims, delinearise, linear_index
-from spec.layout import Shape
-from spec.physical import prt_levels
+from ..spec.arith import INT, Arithmetic
+from ..spec.index import concrete_dims, delinearise, linear_index
+from ..spec.layout import Shape
+from ..spec.physical import prt_levels
 
 
 def reshape_index(e, old, new, ar: Arithmetic = INT) -> tuple:

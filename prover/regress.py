@@ -30,7 +30,7 @@ Everything is deterministic for a seed.  :func:`write_jsonl`,
 :func:`from_counterexamples` turns refuted XLA rules (:mod:`prover.rules`)
 into cases.
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> suite = generate([shape("f32[3,5]{1,0:T(2,2)}")], count=4, seed=1)
 >>> [c.klass for c in suite.cases][:4]
 ['first element', 'last element', 'first offset', 'last offset (padding)']
@@ -49,15 +49,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import z3
 
-from spec.arith import INT
-from spec.errors import TilespecError
-from spec.index import (Combine, Pad, Split, concrete_dims, delinearise,
+from ..spec.arith import INT
+from ..spec.errors import TilespecError
+from ..spec.index import (Combine, Pad, Split, concrete_dims, delinearise,
                         dims_through, linear_index, locate, locate_many,
                         offset, offsets, padded_elements, product,
                         shape_pipeline)
-from spec.layout import Shape
-from spec.size import aligned_elements, byte_size
-from spec.text import format_shape
+from ..spec.layout import Shape
+from ..spec.size import aligned_elements, byte_size
+from ..spec.text import format_shape
 
 from .encode import Encoding
 from .result import ProverBug
@@ -392,7 +392,7 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
     """Cases at the counterexamples of the XLA rules that disagree with the
     spec: on ``shapes`` (single-shape rules), or on each rule's documented
     disagreeing examples when no shape is given."""
-    from spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
     from . import rules
     out = []
     jobs = []
@@ -420,7 +420,7 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
 
 
 def _cases_from(rule: str, ce: dict) -> list[Case]:
-    from spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
     if rule == "linear_index":
         s = parse_array_shape(ce["shape"])
         c = _offset_case(s, f"counterexample: XLA's LinearIndex gives {ce['xla']}",
@@ -507,9 +507,9 @@ def pytest_module(suite: Suite, command: str = "tilespec regress") -> str:
         "import numpy as np",
         "import pytest",
         "",
-        "from spec.index import locate, locate_many, offset, offsets",
-        "from spec.size import aligned_elements, bit_range, byte_size",
-        "from spec.text import parse_array_shape",
+        "from tilespec.spec.index import locate, locate_many, offset, offsets",
+        "from tilespec.spec.size import aligned_elements, bit_range, byte_size",
+        "from tilespec.spec.text import parse_array_shape",
         "",
         "# (shape, class, element or None for padding, offset, byte offset)",
         "BOUNDARY = [",

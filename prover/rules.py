@@ -38,7 +38,7 @@ dims; ``assume_conditions=True`` proves agreement wherever they hold).
 every size of its named dims; the bitcast rules' conditions are checked pair
 by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> check("linear_index", [shape("f32[m,n]{1,0:T(8,128)}")]).status
 'proved'
 >>> r = check("linear_index", [shape("bf16[16,256]{1,0:T(8,128)(2,1)}")])
@@ -60,13 +60,13 @@ from typing import Callable
 import numpy as np
 import z3
 
-from spec.arith import INT, Arithmetic
-from spec.errors import TilespecError
-from spec.index import (Pad, Split, concrete_dims, dims_through, linear_index,
+from ..spec.arith import INT, Arithmetic
+from ..spec.errors import TilespecError
+from ..spec.index import (Pad, Split, concrete_dims, dims_through, linear_index,
                         offset, offsets, product, shape_pipeline)
-from spec.layout import COMBINE, Shape
-from spec.size import aligned_elements, byte_size
-from spec.text import format_shape
+from ..spec.layout import COMBINE, Shape
+from ..spec.size import aligned_elements, byte_size
+from ..spec.text import format_shape
 
 from . import bitcast
 from .encode import Z3Arithmetic, scope
@@ -108,7 +108,7 @@ def combine_replacement(shape: Shape, i: int) -> int:
 def xla_array_size(shape: Shape, dims=None, ar: Arithmetic = INT):
     """ShapeUtil::ArraySize, in elements: first tile only, L only if tiled.
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> xla_array_size(shape("bf16[3,5]{1,0:T(8,128)(2,1)}")), xla_array_size(shape("f32[3]{0:L(4)}"))
     (1024, 3)
     """
@@ -175,7 +175,7 @@ def xla_linear_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):
 
     Works on numpy arrays of indices too (``index`` a tuple of columns).
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> s = shape("bf16[16,256]{1,0:T(8,128)(2,1)}")
     >>> xla_linear_index(s, (0, 1)), offset(s, (0, 1))
     (1, 2)
@@ -255,14 +255,14 @@ def xla_reshape_unit_checks(a: Shape, b: Shape, dims_a=None, dims_b=None, ar=INT
 
 
 def delinearise_via(u, dx, dy, ar):
-    from spec.index import delinearise
+    from ..spec.index import delinearise
     return tuple(delinearise(linear_index(u, dx, ar), dy, ar))
 
 
 def xla_reshape_is_bitcast(a: Shape, b: Shape) -> bool:
     """ShapeUtil::ReshapeIsBitcast on concrete shapes (element types must match).
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> xla_reshape_is_bitcast(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[4096]{0}"))
     True
     """
@@ -280,7 +280,7 @@ def xla_transpose_is_bitcast(a: Shape, b: Shape, mapping) -> bool:
     """ShapeUtil::TransposeIsBitcast: ComposePermutations(mapping,
     b.minor_to_major) == a.minor_to_major; tiles ignored.
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> xla_transpose_is_bitcast(shape("f32[1,8]{1,0}"), shape("f32[8,1]{1,0}"), (1, 0))
     False
     """
@@ -948,7 +948,7 @@ def condition_family(name: str) -> list[Shape]:
     """Shapes with named dims (ranks 0 to 3, row-major and reversed, the
     tilings above, L(1) and L(1024)) whose layout conditions for rule
     ``name`` hold: the layouts a condition theorem is proved on."""
-    from spec.layout import Layout
+    from ..spec.layout import Layout
     rule = RULES[name]
     if rule.shapes != 1:
         raise TilespecError(f"rule {name} compares two shapes; its conditions are "

@@ -16,7 +16,7 @@ numpy arrays (a fast scan for counterexamples) and on ints (to replay a
 counterexample).  With names for dims, Z3 compares your formula with the
 spec's for every size at once:
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> r = check_offset_function(my_offset, shape("f32[m,n]{1,0:T(8,128)}"))
 >>> r.status, r.scope
 ('proved', 'all shapes: m >= 1, n >= 1')
@@ -45,10 +45,10 @@ import time
 import numpy as np
 import z3
 
-from spec.errors import TilespecError
-from spec.index import concrete_dims, offset, offsets, product
-from spec.layout import Shape
-from spec.text import format_shape
+from ..spec.errors import TilespecError
+from ..spec.index import concrete_dims, offset, offsets, product
+from ..spec.layout import Shape
+from ..spec.text import format_shape
 
 from . import bitcast
 from .encode import Encoding, scope

@@ -1,6 +1,6 @@
 """tilespec's executable specification of XLA tiled layouts.
 
->>> from spec import parse_shape, offset, locate, byte_size
+>>> from tilespec.spec import parse_shape, offset, locate, byte_size
 >>> s = parse_shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}")
 >>> offset(s, (1, 0)), offset(s, (0, 1)), offset(s, (8, 0))
 (1, 2, 8192)

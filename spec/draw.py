@@ -13,7 +13,7 @@ at pixels.  Matplotlib is only imported to render (``Agg``, no window).
 
 Figure 1 of the source document, f32[3,5] tiled 2x2:
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> p = picture(shape("f32[3,5]{1,0:T(2,2)}"))
 >>> p.grid.tolist()
 [[0, 1, 4, 5, 8], [2, 3, 6, 7, 10], [12, 13, 16, 17, 20]]
@@ -24,7 +24,7 @@ Figure 1 of the source document, f32[3,5] tiled 2x2:
 >>> picture(shape("f32[64,8]"))
 Traceback (most recent call last):
 ...
-spec.draw.DrawingLimitError: draw shows at most 32 rows and 32 columns of elements; f32[64,8]{1,0} has 64 rows and 8 columns
+tilespec.spec.draw.DrawingLimitError: draw shows at most 32 rows and 32 columns of elements; f32[64,8]{1,0} has 64 rows and 8 columns
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def strip_width(shape: Shape, cells: int) -> int:
     """Memory cells per strip row: a whole first-level tile when it is small,
     doubled while the strip would be much taller than wide.
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> strip_width(shape("f32[3,5]{1,0:T(2,2)}"), 24)
     4
     >>> strip_width(shape("bf16[32,32]{1,0:T(8,128)(2,1)}"), 4096)

@@ -11,7 +11,7 @@
 >>> bit_width("f17")
 Traceback (most recent call last):
 ...
-spec.errors.ShapeError: unknown element type 'f17'
+tilespec.spec.errors.ShapeError: unknown element type 'f17'
 """
 
 from __future__ import annotations

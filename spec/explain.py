@@ -1,6 +1,6 @@
 """What a layout does to a shape, in words and as a text map.
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> print(text_map(shape("f32[3,5]{1,0:T(2,2)}")))
 offset of each element (row = dim 0, column = dim 1):
         0   1   2   3   4

@@ -21,7 +21,7 @@ code computes offsets on ints, numpy arrays, sympy expressions and Z3 terms.
 
 The source document's example, element (2,3) of f32[3,5] tiled 2x2:
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> offset(shape("f32[3,5]{1,0:T(2,2)}"), (2, 3))
 17
 >>> locate(shape("f32[3,5]{1,0:T(2,2)}"), 17), locate(shape("f32[3,5]{1,0:T(2,2)}"), 9)
@@ -204,7 +204,7 @@ def pipeline(rank: int, layout) -> tuple[Stage, ...]:
     The pipeline depends only on the rank and the layout, never on the dim
     sizes, so it serves symbolic dims too.
 
-    >>> from spec.layout import Layout
+    >>> from tilespec.spec.layout import Layout
     >>> [s.name for s in pipeline(2, Layout((1, 0), tiles=[(2, 2)]))]
     ['minor_to_major', 'pad', 'split', 'tile dims minor']
     """
@@ -358,7 +358,7 @@ def locate(shape: Shape, position: int):
 def offsets(shape: Shape, elements) -> np.ndarray:
     """Vectorised :func:`offset`: ``elements`` is an int array (..., rank).
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> offsets(shape("f32[3,5]{1,0:T(2,2)}"), [[0, 0], [2, 3], [2, 4]])
     array([ 0, 17, 20])
     """
@@ -381,7 +381,7 @@ def locate_many(shape: Shape, positions) -> tuple[np.ndarray, np.ndarray]:
 
     Indices of padding positions are unspecified where the mask is False.
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> idx, ok = locate_many(shape("f32[3,5]{1,0:T(2,2)}"), [17, 9])
     >>> idx.tolist(), ok.tolist()
     ([[2, 3], [0, 5]], [True, False])
@@ -446,7 +446,7 @@ def dim_symbols(shape: Shape, symbolic: bool = False):
 def offset_expr(shape: Shape, symbolic: bool = False):
     """The closed-form offset as a sympy expression of e0, e1, ... .
 
-    >>> from spec.text import parse_array_shape as shape
+    >>> from tilespec.spec.text import parse_array_shape as shape
     >>> offset_expr(shape("f32[m,n]{1,0:T(8,128)}"))
     128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*ceiling(n/128)*floor(e0/8) + 1024*floor(e1/128)
     """

@@ -8,7 +8,7 @@ entry is a reshape that merges two neighbouring dims first.  Memory order is
 the row-major order of the final array.
 
 >>> import numpy as np
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> a = np.arange(15).reshape(3, 5)
 >>> to_physical(a, shape("f32[3,5]{1,0:T(2,2)}"), pad_value=-1).tolist()
 [0, 1, 5, 6, 2, 3, 7, 8, 4, -1, 9, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, -1, -1, -1]

@@ -9,7 +9,7 @@ The spec applies ``L(n)`` to every array, as XLA's shape proto documents it;
 XLA's ``ShapeUtil::ArraySize`` applies it only to tiled layouts (see
 :mod:`prover.rules`).
 
->>> from spec.text import parse_array_shape as shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> byte_size(shape("f32[3,5]{1,0:T(2,2)}"))
 96
 >>> byte_size(shape("s4[3]{0:E(4)}")), byte_size(shape("s4[3]{0}"))

@@ -24,7 +24,7 @@ raises :class:`hypothesis.errors.InvalidArgument`, as Hypothesis's own
 strategies do.
 
 >>> from hypothesis import given, settings
->>> from spec.index import padded_elements, offset, locate
+>>> from tilespec.spec.index import padded_elements, offset, locate
 >>> @settings(max_examples=25, database=None, deadline=None)
 ... @given(shapes_with_layout(max_rank=3, max_elements=256))
 ... def small(shape):
@@ -499,7 +499,7 @@ def _concrete(shape, what: str) -> tuple[int, ...]:
 def elements(shape: Shape) -> st.SearchStrategy[tuple[int, ...]]:
     """Logical indices of ``shape``'s elements: tuples, each entry in range.
 
-    >>> from spec.text import parse_array_shape
+    >>> from tilespec.spec.text import parse_array_shape
     >>> elements(parse_array_shape("f32[3,0]"))
     Traceback (most recent call last):
     ...
@@ -514,7 +514,7 @@ def elements(shape: Shape) -> st.SearchStrategy[tuple[int, ...]]:
 def positions(shape: Shape) -> st.SearchStrategy[int]:
     """Offsets in ``[0, padded_elements(shape))``: elements and padding alike.
 
-    >>> from spec.text import parse_array_shape
+    >>> from tilespec.spec.text import parse_array_shape
     >>> positions(parse_array_shape("f32[0]{0:T(4)}"))
     Traceback (most recent call last):
     ...

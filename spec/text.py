@@ -19,15 +19,15 @@ is the canonical form of ``s`` and ``parse_shape(format_shape(x)) == x``.
 >>> parse_shape("f32[3,5]{1,0:T(2,0)}")
 Traceback (most recent call last):
 ...
-spec.errors.ParseError: tile entry 0 must be positive or '*' at column 18 in 'f32[3,5]{1,0:T(2,0)}'
+tilespec.spec.errors.ParseError: tile entry 0 must be positive or '*' at column 18 in 'f32[3,5]{1,0:T(2,0)}'
 >>> parse_shape("f32[3,5]{1,0:E(4)T(2,2)}")
 Traceback (most recent call last):
 ...
-spec.errors.ParseError: layout field T must come before E (XLA's order is D, T, L, #, *, E, S, SC, P, M) at column 18 in 'f32[3,5]{1,0:E(4)T(2,2)}'
+tilespec.spec.errors.ParseError: layout field T must come before E (XLA's order is D, T, L, #, *, E, S, SC, P, M) at column 18 in 'f32[3,5]{1,0:E(4)T(2,2)}'
 >>> parse_shape("f32[3,5")
 Traceback (most recent call last):
 ...
-spec.errors.ParseError: expected ',' or ']' after a dim at column 8 in 'f32[3,5'
+tilespec.spec.errors.ParseError: expected ',' or ']' after a dim at column 8 in 'f32[3,5'
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from spec.index import Pad, Permute, Split, shape_pipeline
+from tilespec.spec.index import Pad, Permute, Split, shape_pipeline
 
 
 @dataclass(frozen=True)

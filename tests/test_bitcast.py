@@ -7,15 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from prover import bitcast
-from prover.bitcast import decide, reshape_groups
-from prover.cli import main
-from prover.result import ProverBug
-from spec.errors import TilespecError
-from spec.index import delinearise, linear_index, offset
-from spec.layout import Layout, Shape
-from spec.size import aligned_elements
-from spec.text import parse_array_shape as shape
+from tilespec.prover import bitcast
+from tilespec.prover.bitcast import decide, reshape_groups
+from tilespec.cli import main
+from tilespec.prover.result import ProverBug
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import delinearise, linear_index, offset
+from tilespec.spec.layout import Layout, Shape
+from tilespec.spec.size import aligned_elements
+from tilespec.spec.text import parse_array_shape as shape
 
 
 def run(capsys, *argv):
@@ -185,7 +185,7 @@ def test_bad_input():
 
 def test_unknown_is_reported(monkeypatch):
     # A solver that always gives up: the answer is unknown, never proved.
-    from prover import solve
+    from tilespec.prover import solve
 
     monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
     r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
@@ -211,7 +211,7 @@ def test_cli_exit_statuses(capsys, monkeypatch):
     code, out, _ = run(capsys, "bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}",
                        "--transpose", "1,0", "--json")
     assert code == 0 and json.loads(out)["status"] == "proved"
-    from prover import solve
+    from tilespec.prover import solve
     monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
     code, out, _ = run(capsys, "bitcast", "f32[m,n]{1,0:T(8,128)}", "f32[1,m,n]{2,1,0:T(8,128)}")
     assert code == 3 and out.startswith("unknown")

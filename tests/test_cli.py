@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prover.cli import EXIT_BAD_INPUT, main
+from tilespec.cli import EXIT_BAD_INPUT, main
 
 FIG1 = "f32[3,5]{1,0:T(2,2)}"
 

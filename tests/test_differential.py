@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mutants import mutate
-from prover.properties import PROPERTIES, prove
-from spec.arith import INT
-from spec.index import (Combine, Pad, dims_through, evaluate, shape_pipeline,
+from tilespec.prover.properties import PROPERTIES, prove
+from tilespec.spec.arith import INT
+from tilespec.spec.index import (Combine, Pad, dims_through, evaluate, shape_pipeline,
                         unevaluate)
-from spec.physical import to_physical
-from spec.size import byte_size
-from spec.strategies import shapes_with_layout
+from tilespec.spec.physical import to_physical
+from tilespec.spec.size import byte_size
+from tilespec.spec.strategies import shapes_with_layout
 
 COUNTS = {"proved": 0, "refuted": 0, "unknown": 0}
 

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import (COMBINE, Layout, Shape, Tile, all_offsets, byte_size,
+from tilespec.spec import (COMBINE, Layout, Shape, Tile, all_offsets, byte_size,
                   format_shape, from_physical, linear_index,
                   linear_index_with_tile, locate, offset, offsets,
                   padded_elements, parse_array_shape, to_physical)
-from spec.size import bit_range
+from tilespec.spec.size import bit_range
 
 P = None  # a padding position in a hand-written memory strip
 
@@ -366,7 +366,7 @@ def test_combine_marker_minus_one_and_int64_min():
 def test_combine_marker_not_valid_as_a_size():
     """"-1 ... is not otherwise valid in a tile as a dimension size": other
     negative values and 0 are rejected, and '*' cannot be the last entry."""
-    from spec import LayoutError
+    from tilespec.spec import LayoutError
     for bad in [(0, 2), (-2, 2), (2, -1), (2, "*")]:
         with pytest.raises(LayoutError):
             Tile(bad)

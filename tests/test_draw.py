@@ -12,11 +12,11 @@ import json
 import numpy as np
 import pytest
 
-from prover.cli import main
-from spec.draw import MAX_CELLS, MAX_SIDE, DrawingLimitError, draw, picture
-from spec.errors import TilespecError
-from spec.index import all_offsets, locate, offset
-from spec.text import parse_array_shape
+from tilespec.cli import main
+from tilespec.spec.draw import MAX_CELLS, MAX_SIDE, DrawingLimitError, draw, picture
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import all_offsets, locate, offset
+from tilespec.spec.text import parse_array_shape
 
 FIGURE_1 = "f32[3,5]{1,0:T(2,2)}"
 FIGURE_2 = "bf16[4,8]{1,0:T(2,4)(2,1)}"

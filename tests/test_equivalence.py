@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from prover.cli import main
-from prover.equivalence import equivalent, normalize
-from spec.errors import TilespecError
-from spec.index import all_offsets
-from spec.size import aligned_elements
-from spec.text import format_shape
-from spec.text import parse_array_shape as shape
+from tilespec.cli import main
+from tilespec.prover.equivalence import equivalent, normalize
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import all_offsets
+from tilespec.spec.size import aligned_elements
+from tilespec.spec.text import format_shape
+from tilespec.spec.text import parse_array_shape as shape
 
 
 def run(capsys, *argv):

@@ -2,9 +2,9 @@
 
 import pytest
 
-import prover.generated as generated
-from prover.generated import prove_generated
-from spec.text import parse_array_shape as shape
+import tilespec.prover.generated as generated
+from tilespec.prover.generated import prove_generated
+from tilespec.spec.text import parse_array_shape as shape
 
 LAYOUTS = [
     "f32[3,5]{1,0:T(2,2)}", "f32[4,8]{1,0:T(2,4)(2,1)}", "s32[]{:T(128)}",
@@ -39,7 +39,7 @@ def test_unknown_language_is_bad_input():
 
 
 def test_formula_command_proves_the_code_it_prints(capsys):
-    from prover.cli import main
+    from tilespec.cli import main
     assert main(["formula", "bf16[m,n]{1,0:T(8,128)(2,1)}", "--python", "--prove"]) == 0
     out = capsys.readouterr().out
     assert "# generated python offset: proved (all shapes: m >= 1, n >= 1)" in out

@@ -14,11 +14,11 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import (all_offsets, from_physical, locate, locate_many, offset,
+from tilespec.spec import (all_offsets, from_physical, locate, locate_many, offset,
                   offset_expr, offsets, padded_elements, physical_size,
                   to_physical)
-from spec.index import dim_symbols, index_symbols
-from spec.strategies import elements, shapes_with_layout
+from tilespec.spec.index import dim_symbols, index_symbols
+from tilespec.spec.strategies import elements, shapes_with_layout
 
 TILED = shapes_with_layout(min_rank=0, max_rank=5, min_tiles=1, max_tiles=3)
 ANY = shapes_with_layout(min_rank=0, max_rank=5, min_tiles=0, max_tiles=3)
@@ -125,8 +125,8 @@ def test_sympy_closed_form_survives_subs_on_combined_tile_dims():
     # Regression (found by the derandomized CI run): sympy 1.14's own Mod
     # rewrites Mod(2*Mod(x, 3), 3) to 2*Mod(x, 3) (sympy issue #29757), so
     # offset_expr(...).subs gave 7 where the offset is 4.
-    from spec.index import index_symbols, offset, offset_expr
-    from spec.layout import Layout, Shape
+    from tilespec.spec.index import index_symbols, offset, offset_expr
+    from tilespec.spec.layout import Layout, Shape
     s = Shape("f32", (1, 1, 3), Layout((0, 1, 2), tiles=[("*", 3, 2), ("*", 3)]))
     expr, e = offset_expr(s), index_symbols(3)
     for element in [(0, 0, 0), (0, 0, 1), (0, 0, 2)]:

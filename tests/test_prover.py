@@ -5,14 +5,14 @@ import json
 
 import pytest
 
-import prover.properties as properties
+import tilespec.prover.properties as properties
 from mutants import mutate
-from prover.catalogue import CATALOGUE
-from prover.cli import main
-from prover.properties import PROPERTIES, prove
-from prover.result import ProverBug
-from spec.index import evaluate
-from spec.text import parse_array_shape as shape
+from tilespec.prover.catalogue import CATALOGUE
+from tilespec.cli import main
+from tilespec.prover.properties import PROPERTIES, prove
+from tilespec.prover.result import ProverBug
+from tilespec.spec.index import evaluate
+from tilespec.spec.text import parse_array_shape as shape
 
 
 @pytest.mark.parametrize("text", [s for s, _ in CATALOGUE])
@@ -74,7 +74,7 @@ def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
     if prop == "in_bounds":
         assert not 0 <= ce["offset"] < ce["padded_size"]
     if prop == "formula_equals_prt" and "offsets" in ce:
-        from prover.prt import prt_offset
+        from tilespec.prover.prt import prt_offset
         assert ce["offsets"]["pad_reshape_transpose"] == prt_offset(concrete, ce["element"])
         assert ce["offsets"]["formula"] != ce["offsets"]["pad_reshape_transpose"]
     if s.is_symbolic:
@@ -82,7 +82,7 @@ def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
 
 
 def test_unknown_is_never_a_pass(monkeypatch):
-    import prover.solve as solve
+    import tilespec.prover.solve as solve
     monkeypatch.setattr(properties, "all_unsat", lambda *a, **k: False)
     monkeypatch.setattr(solve, "search",
                         lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
@@ -134,7 +134,7 @@ def test_prove_command_progress_and_table(capsys):
 
 @pytest.mark.parametrize("status, code", [("refuted", 1), ("unknown", 3)])
 def test_prove_command_exit_status(monkeypatch, capsys, status, code):
-    from prover.result import Result
+    from tilespec.prover.result import Result
     monkeypatch.setattr(properties, "prove", lambda s, p, **k: Result(
         "f32[3,5]{1,0}", p, status, 0.0, reason="r" if status == "unknown" else None,
         counterexample={"x": 1} if status == "refuted" else None))

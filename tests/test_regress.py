@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from prover.cli import main
-from prover.regress import (boundary, from_counterexamples, generate, gtest_source,
+from tilespec.cli import main
+from tilespec.prover.regress import (boundary, from_counterexamples, generate, gtest_source,
                             pytest_module, write)
-from spec.errors import TilespecError
-from spec.index import locate, offset
-from spec.size import aligned_elements, byte_size
-from spec.text import parse_array_shape as shape
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import locate, offset
+from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.text import parse_array_shape as shape
 
 SHAPES = ["bf16[20,300]{1,0:T(8,128)(2,1)}", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
           "f32[5]{0:T(8,128)}", "f32[16,256]{1,0:T(8,128)}", "s32[]{:T(128)}"]

@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-from prover import rules
-from prover.bitcast import question, _concrete
-from prover.cli import main
-from prover.rules import (RULES, RuleNotApplicable, check, loop_identity,
+from tilespec.prover import rules
+from tilespec.prover.bitcast import question, _concrete
+from tilespec.cli import main
+from tilespec.prover.rules import (RULES, RuleNotApplicable, check, loop_identity,
                           xla_array_bytes, xla_array_size, xla_linear_index,
                           xla_reshape_is_bitcast, xla_transpose_is_bitcast)
-from spec.index import offset
-from spec.layout import Layout, Shape
-from spec.size import aligned_elements, byte_size
-from spec.text import parse_array_shape as shape
+from tilespec.spec.index import offset
+from tilespec.spec.layout import Layout, Shape
+from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.text import parse_array_shape as shape
 
 
 def run(capsys, *argv):

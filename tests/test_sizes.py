@@ -5,10 +5,10 @@ import math
 import pytest
 from hypothesis import given, settings
 
-from spec import (aligned_elements, bit_range, byte_size, num_elements,
+from tilespec.spec import (aligned_elements, bit_range, byte_size, num_elements,
                   padded_elements, padding_fraction, parse_array_shape)
-from spec.dtypes import bit_width
-from spec.strategies import SIZE_FIELDS, shapes_with_layout
+from tilespec.spec.dtypes import bit_width
+from tilespec.spec.strategies import SIZE_FIELDS, shapes_with_layout
 
 
 def shape(text):
@@ -111,7 +111,7 @@ def test_named_dim_cannot_be_dynamic():
     # Regression: Shape("f32", ("n",), dynamic=(True,)) printed 'f32[<=n]',
     # text the parser rejects.
     import pytest
-    from spec.errors import ShapeError
-    from spec.layout import Shape
+    from tilespec.spec.errors import ShapeError
+    from tilespec.spec.layout import Shape
     with pytest.raises(ShapeError, match="named dim"):
         Shape("f32", ("n",), dynamic=(True,))

@@ -7,12 +7,12 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from spec import COMBINE, Layout, Shape, Tile, TupleShape, padded_elements
-from spec.dtypes import ELEMENT_TYPES, bit_width
-from spec.index import combine_groups
-from spec.strategies import (ALL_FIELDS, element_types, elements, layouts,
+from tilespec.spec import COMBINE, Layout, Shape, Tile, TupleShape, padded_elements
+from tilespec.spec.dtypes import ELEMENT_TYPES, bit_width
+from tilespec.spec.index import combine_groups
+from tilespec.spec.strategies import (ALL_FIELDS, element_types, elements, layouts,
                              positions, shapes_with_layout, tiles, xla_shapes)
-from spec.text import format_shape, parse_array_shape
+from tilespec.spec.text import format_shape, parse_array_shape
 
 # --- arguments --------------------------------------------------------------------
 

@@ -18,16 +18,16 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prover.cli import main
-from spec.errors import TilespecError
-from spec.index import (index_symbols, locate_many, offset_expr, offsets,
+from tilespec.cli import main
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import (index_symbols, locate_many, offset_expr, offsets,
                         padded_elements)
-from spec.symbolic import (Code, CodeArithmetic, CodegenError, c_source, formula,
+from tilespec.spec.symbolic import (Code, CodeArithmetic, CodegenError, c_source, formula,
                            latex, python_functions, python_source, simplified)
-from spec.text import parse_array_shape
+from tilespec.spec.text import parse_array_shape
 
 try:
-    from spec.strategies import shapes_with_layout
+    from tilespec.spec.strategies import shapes_with_layout
 except ImportError:         # written alongside; the fixed layouts still run
     shapes_with_layout = None
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import (Layout, LayoutError, ParseError, Shape, ShapeError, Tile,
+from tilespec.spec import (Layout, LayoutError, ParseError, Shape, ShapeError, Tile,
                   TilespecError, TupleShape, canonical, format_layout,
                   format_shape, parse_array_shape, parse_layout, parse_shape)
-from spec.strategies import xla_shapes
+from tilespec.spec.strategies import xla_shapes
 
 # --- round trips ------------------------------------------------------------------
 

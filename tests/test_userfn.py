@@ -6,10 +6,10 @@ import itertools
 import pytest
 import z3
 
-from prover.userfn import (UserFunctionError, Z3Int, _Owner, check_offset_function,
+from tilespec.prover.userfn import (UserFunctionError, Z3Int, _Owner, check_offset_function,
                            claim_equivalent, load_function)
-from spec.index import offset
-from spec.text import parse_array_shape as shape
+from tilespec.spec.index import offset
+from tilespec.spec.text import parse_array_shape as shape
 
 
 def tiled_8_128(i, j, m, n):

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 
-from spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
-from .result import EXIT_STATUS
+from ..prover.result import EXIT_STATUS
 
 
 def _shape(text):
-    from spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
     return parse_array_shape(text)
 
 
@@ -39,14 +39,14 @@ def _print(args, result, text: str) -> int:
 
 
 def cmd_bitcast(args) -> int:
-    from .bitcast import decide, describe
+    from ..prover.bitcast import decide, describe
     r = decide(_shape(args.src), _shape(args.dst), _perm(args.transpose),
                timeout=args.timeout)
     return _print(args, r, describe(r))
 
 
 def _rule_list(args) -> int:
-    from .rules import RULES
+    from ..prover.rules import RULES
     if args.json:
         print(json.dumps([{"name": r.name, "xla": r.xla, "summary": r.summary,
                            "shapes": r.shapes,
@@ -96,7 +96,7 @@ def _describe_rule(r, rule, shapes) -> str:
 
 
 def cmd_check_rule(args) -> int:
-    from .rules import RULES, check
+    from ..prover.rules import RULES, check
     if args.list:
         return _rule_list(args)
     if not args.name:
@@ -132,7 +132,7 @@ def cmd_check_rule(args) -> int:
 
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
-    from .rules import prove_conditions
+    from ..prover.rules import prove_conditions
     results = prove_conditions(rule.name, timeout=args.timeout)
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))
@@ -151,9 +151,9 @@ def _conditions(args, rule) -> int:
 
 
 def cmd_normalize(args) -> int:
-    from spec.text import format_shape
+    from ..spec.text import format_shape
 
-    from .equivalence import normalize
+    from ..prover.equivalence import normalize
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:
@@ -172,7 +172,7 @@ def cmd_normalize(args) -> int:
 
 
 def cmd_equivalent(args) -> int:
-    from .equivalence import equivalent
+    from ..prover.equivalence import equivalent
     r = equivalent(_shape(args.a), _shape(args.b), timeout=args.timeout)
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
             "unknown": "unknown"}[r.status]
@@ -197,7 +197,7 @@ def cmd_equivalent(args) -> int:
 
 
 def register(command) -> None:
-    from .solve import DEFAULT_TIMEOUT
+    from ..prover.solve import DEFAULT_TIMEOUT
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

@@ -1,6 +1,6 @@
 """Teaching commands: ``draw`` a layout as a picture, print its ``formula``.
 
->>> from prover.cli import main
+>>> from tilespec.cli import main
 >>> main(["formula", "f32[3,5]{1,0:T(2,2)}"])
 offset(e0, e1) = 2*(Mod(e0, 2)) + Mod(e1, 2) + 12*floor(e0/2) + 4*floor(e1/2)
 0
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
 #: Picture formats ``draw`` writes, by file suffix.
 FORMATS = (".png", ".svg")
@@ -48,8 +48,8 @@ def register(command) -> None:
 
 
 def cmd_draw(args) -> int:
-    from spec.draw import picture
-    from spec.text import format_shape, parse_array_shape
+    from ..spec.draw import picture
+    from ..spec.text import format_shape, parse_array_shape
     shape = parse_array_shape(args.shape)
     path = Path(args.output)
     if path.suffix.lower() not in FORMATS:
@@ -77,8 +77,8 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_formula(args) -> int:
-    from spec import symbolic
-    from spec.text import format_shape, parse_array_shape
+    from ..spec import symbolic
+    from ..spec.text import format_shape, parse_array_shape
     shape = parse_array_shape(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
@@ -97,7 +97,7 @@ def cmd_formula(args) -> int:
             if args.symbolic:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
-            from .generated import prove_generated
+            from ..prover.generated import prove_generated
             results = prove_generated(shape, language)
             data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"

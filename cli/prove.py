@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
 
 def _bounds(items) -> dict:
@@ -32,10 +32,10 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
 
-    from .catalogue import CATALOGUE
-    from .properties import PROPERTIES, prove
+    from ..prover.catalogue import CATALOGUE
+    from ..prover.properties import PROPERTIES, prove
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_array_shape(t) for t in texts]
@@ -107,8 +107,8 @@ def describe(r) -> str:
 
 
 def register(command) -> None:
-    from .properties import PROPERTIES
-    from .solve import DEFAULT_TIMEOUT
+    from ..prover.properties import PROPERTIES
+    from ..prover.solve import DEFAULT_TIMEOUT
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")

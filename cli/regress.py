@@ -10,13 +10,13 @@ import json
 import shlex
 import sys
 
-from spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
 
 def cmd_regress(args) -> int:
-    from spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
 
-    from .regress import Suite, from_counterexamples, generate, write
+    from ..prover.regress import Suite, from_counterexamples, generate, write
 
     shapes = [parse_array_shape(t) for t in args.shapes]
     if args.count < 0:
@@ -64,7 +64,7 @@ def cmd_regress(args) -> int:
 
 
 def register(command) -> None:
-    from .solve import DEFAULT_TIMEOUT
+    from ..prover.solve import DEFAULT_TIMEOUT
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

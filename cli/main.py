@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
 EXIT_BAD_INPUT = 2
 
@@ -27,7 +27,7 @@ class _UsageError(Exception):
 
 
 def _shape(text: str):
-    from spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
     return parse_array_shape(text)
 
 
@@ -49,7 +49,7 @@ def _emit(args, data, text: str) -> None:
 
 
 def cmd_explain(args) -> int:
-    from spec.explain import explain, format_explain, text_map
+    from ..spec.explain import explain, format_explain, text_map
     shape = _shape(args.shape)
     info = explain(shape)
     drawing = text_map(shape)
@@ -64,9 +64,9 @@ def cmd_explain(args) -> int:
 
 
 def cmd_offset(args) -> int:
-    from spec.index import offset
-    from spec.size import bit_range
-    from spec.text import format_shape
+    from ..spec.index import offset
+    from ..spec.size import bit_range
+    from ..spec.text import format_shape
     shape = _shape(args.shape)
     element = _ints(args.element, "element")
     o = offset(shape, element)
@@ -78,8 +78,8 @@ def cmd_offset(args) -> int:
 
 
 def cmd_locate(args) -> int:
-    from spec.index import locate
-    from spec.text import format_shape
+    from ..spec.index import locate
+    from ..spec.text import format_shape
     shape = _shape(args.shape)
     try:
         position = int(args.offset)
@@ -121,23 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
 #: Modules that add commands: each defines ``register(command)``, where
 #: ``command(name, help, func)`` returns an argparse sub-parser to fill in.
 COMMAND_MODULES = (
-    "prover.cmd_prove",      # prove
-    "prover.cmd_rules",      # bitcast, normalize, equivalent, check-rule
-    "prover.cmd_regress",    # regress
-    "prover.cmd_teach",      # draw, formula
+    "prove",      # prove
+    "rules",      # bitcast, normalize, equivalent, check-rule
+    "regress",    # regress
+    "teach",      # draw, formula
 )
 
 
 def _add_later_commands(command) -> None:
     import importlib
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-            continue
-        module.register(command)
+        importlib.import_module(f"{__package__}.{name}").register(command)
 
 
 def main(argv=None) -> int:
