@@ -113,8 +113,8 @@ def cmd_formula(args) -> int:
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
         else:
             expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
-        import sympy
-        data.update(expression=str(expr), latex=sympy.latex(expr),
+        from ..spec.latex import latex_of
+        data.update(expression=str(expr), latex=latex_of(expr),
                     assumptions=assumptions, notes=notes)
         lines = [f"note: {n}" for n in notes]
         if assumptions:
@@ -122,7 +122,7 @@ def cmd_formula(args) -> int:
         if args.latex:
             lines = ["% " + line for line in lines]
             names = ", ".join(f"e_{{{i}}}" for i in range(shape.rank))
-            lines.append(rf"\operatorname{{offset}}({names}) = {sympy.latex(expr)}")
+            lines.append(rf"\operatorname{{offset}}({names}) = {latex_of(expr)}")
         else:
             lines.append(f"offset({indices}) = {expr}")
         text = "\n".join(lines)

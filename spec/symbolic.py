@@ -57,9 +57,9 @@ def latex(shape: Shape, symbolic: bool = False, simplify: bool = False) -> str:
     >>> latex(shape("f32[3,5]{1,0:T(2,2)}"))
     '2 \\left(e_{0} \\bmod 2\\right) + \\left(e_{1} \\bmod 2\\right) + 12 \\left\\lfloor{\\frac{e_{0}}{2}}\\right\\rfloor + 4 \\left\\lfloor{\\frac{e_{1}}{2}}\\right\\rfloor'
     """
-    import sympy
+    from .latex import latex_of
     expr = simplified(shape, symbolic).expr if simplify else formula(shape, symbolic)
-    return sympy.latex(expr)
+    return latex_of(expr)
 
 
 @dataclass(frozen=True)
@@ -176,6 +176,7 @@ def _tidy(expr):
                 return sympy.floor(x / (int(p_scale.q) * q))
         return term
 
+    expr = sympy.sympify(expr)  # a rank-0 shape's offset is the int 0
     previous = None
     while previous != expr:
         previous, expr = expr, expr.replace(lambda t: isinstance(t, sympy.floor), rewrite)
