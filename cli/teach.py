@@ -18,15 +18,20 @@ from pathlib import Path
 from ..spec.errors import TilespecError
 
 #: Picture formats ``draw`` writes, by file suffix.
-FORMATS = (".png", ".svg")
+FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
-    c = command("draw", "draw a rank 0-2 layout: elements coloured by tile and "
-                "labelled with their offsets, beside memory order", cmd_draw)
-    c.add_argument("shape", help="shape with layout, e.g. 'f32[3,5]{1,0:T(2,2)}'")
-    c.add_argument("-o", "--output", required=True, metavar="FILE",
-                   help="picture to write, FILE.png or FILE.svg")
+    c = command("draw", "draw a layout: elements coloured by tile and labelled "
+                "with their offsets, beside memory order (large layouts elided, "
+                "rank >= 3 as a row of 2-D slices)", cmd_draw)
+    c.add_argument("shape", help="shape with layout, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
+    c.add_argument("-o", "--output", metavar="FILE",
+                   help="picture to write: FILE.png (slide resolution), FILE.svg "
+                        "(text kept as text) or FILE.html (the hover view)")
+    c.add_argument("--html", action="store_true",
+                   help="write the self-contained HTML page where hovering an element "
+                        "highlights its memory cell (to FILE, or to standard output)")
 
     c = command("formula", "the closed-form offset of an element, as a formula "
                 "or as generated Python or C", cmd_formula)
@@ -49,27 +54,39 @@ def register(command) -> None:
 
 def cmd_draw(args) -> int:
     from ..spec.draw import picture
+    from ..spec.size import num_elements
     from ..spec.text import format_shape, parse_array_shape
     shape = parse_array_shape(args.shape)
-    path = Path(args.output)
-    if path.suffix.lower() not in FORMATS:
+    path = Path(args.output) if args.output else None
+    if path is None and not args.html:
+        raise TilespecError("draw needs -o FILE (.png, .svg or .html), or --html "
+                            "to print the HTML page")
+    if path is not None and path.suffix.lower() not in FORMATS:
         raise TilespecError(f"cannot tell the picture format of {args.output!r}: "
                             f"name it with one of {', '.join(FORMATS)}")
+    if args.html and path is not None and path.suffix.lower() != ".html":
+        raise TilespecError(f"--html writes an HTML page; name the file .html, "
+                            f"not {args.output!r}")
     p = picture(shape)
+    if path is None:
+        print(p.html(), end="")
+        return 0
     try:
         p.save(path)
     except OSError as e:
         raise TilespecError(f"cannot write {args.output}: {e.strerror or e}") from None
-    rows, cols = p.grid.shape
+    elements = num_elements(shape)
     if args.json:
         print(json.dumps({
             "shape": format_shape(shape), "file": str(path),
+            "elided": p.elided, "elements": elements, "memory_cells": p.cells,
             "offsets": p.grid.tolist(), "tiles": p.tiles.tolist(),
             "strip_width": p.width, "memory": p.strip_rows(),
         }, indent=2))
     else:
-        print(f"wrote {path}: {rows}x{cols} elements, {p.cells} memory cells "
-              f"({p.cells - int(p.is_element.sum())} padding)")
+        shown = " (elided: first tiles shown)" if p.elided else ""
+        print(f"wrote {path}: {elements} elements in {p.cells} memory cells "
+              f"({p.cells - elements} padding){shown}")
     return 0
 
 

@@ -1,0 +1,152 @@
+"""Where things go in a picture, in cell units: shared by the matplotlib
+renderer (:mod:`spec.draw_render`) and the SVG/HTML writer
+(:mod:`spec.draw_svg`), so the two draw the same scene the same way.
+
+A panel's cells sit on slots (:mod:`spec.draw_axes`); slot ``k`` of the
+columns spans x in [x0 + k, x0 + k + 1].  Boundaries are line segments in
+the same units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .draw_axes import Gap
+from .draw_palette import level_name
+
+#: Memory goes right of the array panels while the picture stays this wide.
+SIDE_BY_SIDE = 60
+
+
+@dataclass(frozen=True)
+class Place:
+    """A panel's top-left cell corner, in cell units, and its header width."""
+
+    x: float
+    y: float
+    header: float
+
+
+def slot_positions(axis) -> tuple[dict[int, int], list[tuple[int, Gap]]]:
+    """Slot number of each shown index, and (slot, gap) for each gap."""
+    shown, gaps = {}, []
+    for k, slot in enumerate(axis.slots()):
+        if isinstance(slot, Gap):
+            gaps.append((k, slot))
+        else:
+            shown[slot] = k
+    return shown, gaps
+
+
+def _header(panel) -> float:
+    if panel.kind == "memory":
+        widest = max(len(str(r)) for r in panel.labels[:, 0].tolist())
+    else:
+        widest = max(len(str(i)) for i in panel.rows.shown)
+    return 0.45 + 0.42 * widest
+
+
+def placement(scene) -> tuple[list[Place], Place, float, float]:
+    """Where the array panels and the memory panel go; the total span."""
+    top = 2.6  # room for a two-line title and the column numbers
+    places, x = [], 0.0
+    for panel in scene.panels:
+        h = _header(panel)
+        places.append(Place(x + h, top, h))
+        x += h + len(panel.cols.slots()) + 1.0
+    height = len(scene.panels[0].rows.slots())
+    h = _header(scene.memory)
+    mem_w = len(scene.memory.cols.slots())
+    if x + h + mem_w <= SIDE_BY_SIDE:
+        memory = Place(x + h + 0.5, top, h)
+        span_x = memory.x + mem_w
+        span_y = top + max(height, len(scene.memory.rows.slots()))
+    else:
+        memory = Place(h, top + height + top + 0.6, h)
+        span_x = max(x - 1.0, memory.x + mem_w)
+        span_y = memory.y + len(scene.memory.rows.slots())
+    return places, memory, span_x, span_y
+
+
+def boundaries(panel, ids, rmap, cmap, x0, y0, outer: bool) -> list:
+    """Segments between slot-adjacent cells of different tiles; with
+    ``outer``, also the edge of the drawn cells (not towards a gap)."""
+    rows, cols = panel.rows.shown, panel.cols.shown
+    segs = []
+    n_r, n_c = len(rows), len(cols)
+    row_gaps = {k for k, _ in slot_positions(panel.rows)[1]}
+    col_gaps = {k for k, _ in slot_positions(panel.cols)[1]}
+    present = panel.present
+    for i in range(n_r):
+        for j in range(n_c):
+            if not present[i, j]:
+                continue
+            x, y = x0 + cmap[cols[j]], y0 + rmap[rows[i]]
+            # right and below neighbours
+            for (di, dj, seg) in ((0, 1, [(x + 1, y), (x + 1, y + 1)]),
+                                  (1, 0, [(x, y + 1), (x + 1, y + 1)]),
+                                  (0, -1, [(x, y), (x, y + 1)]),
+                                  (-1, 0, [(x, y), (x + 1, y)])):
+                ni, nj = i + di, j + dj
+                inside = 0 <= ni < n_r and 0 <= nj < n_c
+                adjacent = inside and (
+                    (di and rmap[rows[ni]] == rmap[rows[i]] + di)
+                    or (dj and cmap[cols[nj]] == cmap[cols[j]] + dj))
+                if adjacent and present[ni, nj]:
+                    if (di, dj) in ((0, 1), (1, 0)) and ids[ni, nj] != ids[i, j]:
+                        segs.append(seg)
+                elif outer and not (
+                        (di and rmap[rows[i]] + di in row_gaps)
+                        or (dj and cmap[cols[j]] + dj in col_gaps)):
+                    segs.append(seg)
+    return segs
+
+
+def word_marks(panel, rmap, cmap, x0, y0, unit, start) -> list:
+    """Marks on the lower part of the edge between two cells side by side
+    in different words (or bytes)."""
+    segs = []
+    for i in range(len(panel.rows.shown)):
+        for j in range(len(panel.cols.shown) - 1):
+            a, b = panel.cols.shown[j], panel.cols.shown[j + 1]
+            if b != a + 1 or not (panel.present[i, j] and panel.present[i, j + 1]):
+                continue
+            if unit[i, j] != unit[i, j + 1]:
+                x, y = x0 + cmap[b], y0 + rmap[panel.rows.shown[i]]
+                segs.append([(x, y + start), (x, y + 1)])
+    return segs
+
+
+def legend_lines(scene) -> list[str]:
+    """The lines under the picture: the shape, what colours and lines mean."""
+    from .text import format_shape
+    shape = scene.shape
+    tiles = shape.layout.tiles
+    lines = [format_shape(shape)]
+    if not tiles:
+        lines.append("no tiling: row-major in the physical dim order")
+    else:
+        parts = [f"colour + black lines = tile {tiles[0]}"]
+        for level, tile in enumerate(tiles[1:], start=2):
+            parts.append(f"{level_name(level)} lines = tile {tile}")
+        lines.append("; ".join(parts))
+    if scene.packed:
+        bits = shape.element_bits
+        lines.append(f"{bits}-bit elements, {32 // bits} to a 32-bit word: long blue "
+                     "mark = word boundary, short blue mark = byte boundary")
+    if scene.more_slices:
+        lines.append(f"{len(scene.panels)} of {len(scene.panels) + scene.more_slices} "
+                     f"slices shown ({scene.more_slices} more not drawn)")
+    return lines
+
+
+
+
+def title_lines(panel) -> tuple[str, str]:
+    """The two title lines above a panel."""
+    if panel.kind == "memory":
+        return ("memory: each cell's offset",
+                f"{panel.cols.size} per row; hatched = padding")
+    if panel.title == "array":
+        return ("array: offset of each element", "hatched = padding")
+    return (f"slice {panel.title}", "offset of each element")
