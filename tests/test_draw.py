@@ -221,16 +221,13 @@ def test_touching_tiles_get_different_colours(text):
 
 
 @pytest.mark.parametrize("text", [FIGURE_1, FIGURE_2])
-@pytest.mark.parametrize("suffix", ["png", "svg"])
+@pytest.mark.parametrize("suffix", ["svg", "html"])
 def test_cli_draws_the_documents_figures(tmp_path, capsys, text, suffix):
     out = tmp_path / f"figure.{suffix}"
     assert main(["draw", text, "-o", str(out)]) == 0
     data = out.read_bytes()
     assert len(data) > 1000
-    if suffix == "png":
-        assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    else:
-        assert b"<svg" in data[:2000]
+    assert b"<svg" in data[:3000]
     assert str(out) in capsys.readouterr().out
 
 
