@@ -49,6 +49,20 @@ def test_notebook_has_no_saved_outputs(path):
     assert nb.cells[0].cell_type == "markdown" and "What you will learn" in nb.cells[0].source
 
 
+SOURCE_URL = "https://openxla.org/xla/tiled_layout"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_names_and_links_the_source_document(path):
+    # "The document" is XLA's "Tiled layout" page: named and linked up front.
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0].source
+    assert SOURCE_URL in first and "Tiled layout" in first, path.name
+    cited = [c.source for c in nb.cells if "Figure 1" in c.source or "Figure 2" in c.source]
+    if cited:
+        assert "Figure" in first, f"{path.name} draws the document's figures without naming them"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path, kernel_dirs):
     nb = nbformat.read(path, as_version=4)
