@@ -14,12 +14,14 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 from tilespec.cli import main
 from tilespec.spec.draw import DrawingLimitError, draw, picture
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import all_offsets, locate, offset
 from tilespec.spec.size import bit_range
+from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_array_shape
 
 FIGURE_1 = "f32[3,5]{1,0:T(2,2)}"
@@ -127,7 +129,18 @@ def test_small_layouts_are_drawn_whole(text):
 
 @pytest.mark.parametrize("text", SHAPES + LARGE)
 def test_every_number_drawn_comes_from_the_spec(text):
-    s = shape(text)
+    check_every_number(shape(text))
+
+
+@settings(max_examples=25, deadline=None)
+@given(shapes_with_layout(max_rank=4, max_dim=40, max_elements=20000, allow_zero=False))
+def test_any_layout_draws_the_specs_numbers(s):
+    check_every_number(s)
+    text = picture(s).svg()
+    assert text.startswith("<svg") and text.endswith("</svg>")
+
+
+def check_every_number(s):
     p = picture(s)
     tile_of = {}
     for panel in p.scene.panels:
