@@ -170,3 +170,52 @@ def test_png_is_at_slide_resolution(tmp_path, capsys):
         width, height = _png_size(out.read_bytes())
         assert 1200 <= width <= 2400 and height >= 500, (text, width, height)
     capsys.readouterr()
+
+
+def _segments(root, name):
+    """The unit edges drawn by the boundary path ``name``, as
+    ('v', x, y) / ('h', x, y) in cells of the SVG's grid."""
+    from tilespec.spec.draw_svg import CELL
+    out = set()
+    for path in root.iter(f"{SVG}path"):
+        if path.get("class") != f"boundary {name}":
+            continue
+        for x1, y1, x2, y2 in re.findall(r"M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)", path.get("d")):
+            x1, y1, x2, y2 = (float(v) / CELL for v in (x1, y1, x2, y2))
+            if abs(x1 - x2) < 1e-6:
+                for k in range(round(abs(y2 - y1))):
+                    out.add(("v", round(x1, 1), round(min(y1, y2) + k, 1)))
+            else:
+                for k in range(round(abs(x2 - x1))):
+                    out.add(("h", round(min(x1, x2) + k, 1), round(y1, 1)))
+    return out
+
+
+@pytest.mark.parametrize("text, tiles", [
+    # The document's definition: element e is in tile floor(e / t) of each
+    # level; a level-2 tile (2,1) subdivides the (2,4) tile of level 1.
+    (FIGURES["figure1"], {"level1": lambda e: (e[0] // 2, e[1] // 2)}),
+    (FIGURES["figure2"], {"level1": lambda e: (e[0] // 2, e[1] // 4),
+                          "level2": lambda e: (e[0] // 2, e[1] // 4, e[1] % 4)}),
+    ("bf16[16,256]{1,0:T(8,128)(2,1)}", {"level1": lambda e: (e[0] // 8, e[1] // 128)}),
+])
+def test_tile_boundaries_drawn_are_the_documents_tiles(tmp_path, capsys, text, tiles):
+    from tilespec.spec.draw_svg import CELL
+    root = drawn_svg(tmp_path, text)
+    capsys.readouterr()
+    at = {}
+    for kind, g in cells(root):
+        if kind == "array":
+            rect = g.find(f"{SVG}rect")
+            at[(round(float(rect.get("x")) / CELL, 1), round(float(rect.get("y")) / CELL, 1))] = \
+                tuple(int(v) for v in g.get("data-index").split(","))
+    for name, tile in tiles.items():
+        drawn = _segments(root, name)
+        checked = 0
+        for (x, y), e in at.items():
+            right, below = (round(x + 1, 1), y), (x, round(y + 1, 1))
+            for edge, neighbour in ((("v",) + right, right), (("h",) + below, below)):
+                if neighbour in at:
+                    assert (edge in drawn) == (tile(e) != tile(at[neighbour])), (name, e, edge)
+                    checked += 1
+        assert checked > 10
