@@ -5,6 +5,15 @@ renderer (:mod:`spec.draw_render`) and the SVG/HTML writer
 A panel's cells sit on slots (:mod:`spec.draw_axes`); slot ``k`` of the
 columns spans x in [x0 + k, x0 + k + 1].  Boundaries are line segments in
 the same units.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> from tilespec.spec.draw_scene import scene
+>>> s = scene(shape("f32[3,5]{1,0:T(2,2)}"))
+>>> arrays, memory, width, height = placement(s)
+>>> len(arrays), memory.x > arrays[0].x + 6, height
+(1, True, 8.6)
+>>> legend_lines(s)
+['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2)']
 """
 
 from __future__ import annotations

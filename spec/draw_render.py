@@ -1,10 +1,17 @@
-"""A :class:`~spec.draw_scene.Scene` drawn with matplotlib (Agg, no window).
+"""A :class:`~spec.draw_scene.Scene` drawn with matplotlib (Agg, no window):
+the PNG (and PDF) pictures and a notebook's inline image.
 
-Where each panel goes is worked out first, in cell units, by
-:func:`placement` (the HTML view uses the same placement); then cells,
-labels, elision marks, tile boundaries and word/byte marks are drawn.  Text
-stays text in SVG (``svg.fonttype = 'none'``): a reader can search it and
-edit it.  Every number drawn is a number of the scene.
+Where each panel goes is :func:`~spec.draw_geometry.placement`'s, shared with
+the SVG writer (:mod:`spec.draw_svg`), so the PNG and the SVG agree; then
+cells, labels, elision marks, tile boundaries and word/byte marks are drawn.
+Every number drawn is a number of the scene.  Cell labels are glyph outlines
+placed with numpy (:class:`Labels`), titles and legends matplotlib text
+(kept as text in a PDF, ``svg.fonttype = 'none'`` for any SVG).
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> from tilespec.spec.draw_scene import scene
+>>> png_bytes(scene(shape("f32[3,5]{1,0:T(2,2)}")), dpi=30)[:4]
+b'\x89PNG'
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from .draw_geometry import (boundaries, legend_lines, placement, slot_positions,
                             title_lines, word_marks)
 from .draw_palette import (CELL_EDGE, GAP_FILL, MUTED_TEXT, PADDING_FILL, PADDING_HATCH,
                            WORD_MARK, colour_tiles, level_colour)
+
 #: Matplotlib settings for every picture: real text in SVG, no timestamps.
 RC = {"svg.fonttype": "none", "svg.hashsalt": "tilespec", "font.family": "DejaVu Sans"}
 
