@@ -85,9 +85,13 @@ def cmd_draw(args) -> int:
         }, indent=2))
     else:
         shown = " (elided: first tiles shown)" if p.elided else ""
-        print(f"wrote {path}: {elements} elements in {p.cells} memory cells "
-              f"({p.cells - elements} padding){shown}")
+        print(f"wrote {path}: {_count(elements, 'element')} in "
+              f"{_count(p.cells, 'memory cell')} ({p.cells - elements} padding){shown}")
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 EXIT = {"proved": 0, "refuted": 1, "unknown": 3}

@@ -102,7 +102,7 @@ def scene(shape: Shape) -> Scene:
     if not isinstance(shape, Shape):
         raise DrawingLimitError(f"draw shows one array shape, not {shape}")
     dims = concrete_dims(shape)
-    if 0 in dims:
+    if 0 in dims or shape.element_bits == 0:
         raise DrawingLimitError(f"{shape} has no elements to draw")
     stages = shape_pipeline(shape)
     through = dims_through(stages, dims)

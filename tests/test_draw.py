@@ -256,6 +256,7 @@ def test_cli_json_reports_the_numbers_drawn(tmp_path, capsys):
 @pytest.mark.parametrize("text, message", [
     ("f32[0,3]{1,0:T(2,2)}", "no elements"),
     ("f32[4,0,3]", "no elements"),
+    ("token[]", "no elements"),
 ])
 def test_nothing_to_draw_is_one_line_and_exit_2(tmp_path, capsys, text, message):
     out = tmp_path / "empty.png"
