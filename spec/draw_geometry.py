@@ -126,6 +126,25 @@ def word_marks(panel, rmap, cmap, x0, y0, unit, start) -> list:
     return segs
 
 
+def byte_ticks(panel, element_bits, rmap, cmap, x0, y0, start) -> list:
+    """Marks on the lower part of a cell where a byte boundary falls inside
+    the element stored there (bit ``b`` with ``b % 8 == 0`` strictly inside
+    the cell's bits)."""
+    segs = []
+    if panel.bits is None or element_bits <= 8:
+        return segs
+    for i, r in enumerate(panel.rows.shown):
+        for j, c in enumerate(panel.cols.shown):
+            first = int(panel.bits[i, j])
+            if first < 0:
+                continue
+            x, y = x0 + cmap[c], y0 + rmap[r]
+            for b in range(first - first % 8 + 8, first + element_bits, 8):
+                dx = (b - first) / element_bits
+                segs.append([(x + dx, y + start), (x + dx, y + 1)])
+    return segs
+
+
 def legend_lines(scene) -> list[str]:
     """The lines under the picture: the shape, what colours and lines mean."""
     from .text import format_shape

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .draw_geometry import (boundaries, legend_lines, placement, slot_positions,
-                            title_lines, word_marks)
+from .draw_geometry import (boundaries, byte_ticks, legend_lines, placement,
+                            slot_positions, title_lines, word_marks)
 from .draw_palette import (CELL_EDGE, GAP_FILL, MUTED_TEXT, PADDING_FILL, PADDING_HATCH,
                            WORD_MARK, colour_tiles, level_colour)
 
@@ -106,8 +106,10 @@ def _panel(ax, scene, panel, place, colours, f) -> None:
     if panel.words is not None:
         ax.add_collection(LineCollection(word_marks(panel, rmap, cmap, x0, y0, panel.words, 0.55),
                                          colors=WORD_MARK, linewidths=2.6))
-        ax.add_collection(LineCollection(word_marks(panel, rmap, cmap, x0, y0, panel.bytes, 0.8),
-                                         colors=WORD_MARK, linewidths=0.9))
+        ax.add_collection(LineCollection(
+            word_marks(panel, rmap, cmap, x0, y0, panel.bytes, 0.8)
+            + byte_ticks(panel, scene.shape.element_bits, rmap, cmap, x0, y0, 0.88),
+            colors=WORD_MARK, linewidths=0.9))
     _title(ax, panel, place, n_cols, f)
 
 

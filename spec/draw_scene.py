@@ -61,7 +61,8 @@ class Panel:
     padding).  ``tiles``: for each tiling level, the id of the tile of that
     level the cell falls in (one all-zero level when there is no tiling).
     ``words`` and ``bytes`` (memory of a packed type only): which 32-bit
-    word and which byte each cell starts in.
+    word and which byte each cell starts in; ``bits``: the bit it starts
+    at, so that byte boundaries inside a cell (a bf16 is two bytes) show.
     """
 
     kind: str
@@ -74,6 +75,7 @@ class Panel:
     tiles: tuple
     words: np.ndarray | None = None
     bytes: np.ndarray | None = None
+    bits: np.ndarray | None = None
 
     @property
     def present(self) -> np.ndarray:
@@ -229,13 +231,14 @@ def _memory_panel(shape, stages, through, cells, width, levels) -> Panel:
                                                at.shape), -1)
                   if shape.layout.tiles else np.where(present, 0, -1)
                   for lv in range(1, levels + 1))
-    words = bytes_ = None
+    words = bytes_ = bits = None
     if 0 < shape.element_bits < 32:
         starts = np.vectorize(lambda p: bit_range(shape, int(p))[0], otypes=[np.int64])(at)
         words = np.where(present, starts // 32, -1)
         bytes_ = np.where(present, starts // 8, -1)
+        bits = np.where(present, starts, -1)
     return Panel("memory", f"memory, {width} per row", rows, cols, labels, padding,
-                 indices, tiles, words, bytes_)
+                 indices, tiles, words, bytes_, bits)
 
 
 # --- tile ids from the pipeline ------------------------------------------------

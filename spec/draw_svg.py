@@ -23,8 +23,8 @@ from __future__ import annotations
 from html import escape
 
 from .draw_axes import Gap
-from .draw_geometry import (boundaries, legend_lines, placement, slot_positions,
-                            title_lines, word_marks)
+from .draw_geometry import (boundaries, byte_ticks, legend_lines, placement,
+                            slot_positions, title_lines, word_marks)
 from .draw_palette import (CELL_EDGE, GAP_FILL, MUTED_TEXT, PADDING_HATCH, WORD_MARK,
                            colour_tiles, level_colour)
 
@@ -133,8 +133,9 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
     if panel.words is not None:
         out.append(_path(word_marks(panel, rmap, cmap, x0, y0, panel.words, 0.55),
                          WORD_MARK, 4.0, "word"))
-        out.append(_path(word_marks(panel, rmap, cmap, x0, y0, panel.bytes, 0.8),
-                         WORD_MARK, 1.5, "byte"))
+        out.append(_path(word_marks(panel, rmap, cmap, x0, y0, panel.bytes, 0.8)
+                         + byte_ticks(panel, scene.shape.element_bits, rmap, cmap, x0, y0,
+                                      0.88), WORD_MARK, 1.5, "byte"))
     lines = title_lines(panel)
     width = (n_cols + place.header) * CELL
     font = round(max(7.0, min(0.42 * CELL, width / (0.6 * max(map(len, lines))))), 1)

@@ -219,3 +219,29 @@ def test_tile_boundaries_drawn_are_the_documents_tiles(tmp_path, capsys, text, t
                     assert (edge in drawn) == (tile(e) != tile(at[neighbour])), (name, e, edge)
                     checked += 1
         assert checked > 10
+
+
+@pytest.mark.parametrize("text, inside", [
+    (FIGURES["figure2"], 1),                     # a bf16 is two bytes
+    ("s8[8,16]{1,0:T(4,8)(4,1)}", 0),            # one byte
+    ("s4[16,256]{1,0:T(8,128)(2,1)E(4)}", 0),    # half a byte
+])
+def test_byte_boundaries_inside_a_cell(tmp_path, capsys, text, inside):
+    from tilespec.spec.draw_svg import CELL
+    root = drawn_svg(tmp_path, text)
+    capsys.readouterr()
+    edges = set()
+    memory = 0
+    for kind, g in cells(root):
+        if kind == "memory":
+            x = float(g.find(f"{SVG}rect").get("x")) / CELL
+            edges |= {round(x, 1), round(x + 1, 1)}
+            memory += 1
+    ticks = set()
+    for path in root.iter(f"{SVG}path"):
+        if path.get("class") == "boundary byte":
+            for x1, y1, _, _ in re.findall(r"M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)",
+                                          path.get("d")):
+                ticks.add((round(float(x1) / CELL, 1), round(float(y1) / CELL, 1)))
+    within = [t for t in ticks if t[0] not in edges]
+    assert len(within) == inside * memory, (len(within), memory)
