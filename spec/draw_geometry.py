@@ -25,15 +25,21 @@ from .draw_palette import level_name
 
 #: Memory goes right of the array panels while the picture stays this wide.
 SIDE_BY_SIDE = 60
+#: Columns of room each panel gets at least, so its title stays legible.
+MIN_PANEL = 6
+#: Width of an average character of the labels, in ems (DejaVu Sans).
+EM_WIDTH = 0.62
 
 
 @dataclass(frozen=True)
 class Place:
-    """A panel's top-left cell corner, in cell units, and its header width."""
+    """A panel's top-left cell corner, in cell units, its header width and
+    the room its title may take (header included)."""
 
     x: float
     y: float
     header: float
+    room: float = 0.0
 
 
 def slot_positions(axis) -> tuple[dict[int, int], list[tuple[int, Gap]]]:
@@ -61,18 +67,19 @@ def placement(scene) -> tuple[list[Place], Place, float, float]:
     places, x = [], 0.0
     for panel in scene.panels:
         h = _header(panel)
-        places.append(Place(x + h, top, h))
-        x += h + len(panel.cols.slots()) + 1.0
+        room = h + max(len(panel.cols.slots()), MIN_PANEL)
+        places.append(Place(x + h, top, h, room))
+        x += room + 1.0
     height = len(scene.panels[0].rows.slots())
     h = _header(scene.memory)
     mem_w = len(scene.memory.cols.slots())
     if x + h + mem_w <= SIDE_BY_SIDE:
-        memory = Place(x + h + 0.5, top, h)
-        span_x = memory.x + mem_w
+        memory = Place(x + h + 0.5, top, h, h + max(mem_w, MIN_PANEL))
+        span_x = memory.x - h + memory.room
         span_y = top + max(height, len(scene.memory.rows.slots()))
     else:
-        memory = Place(h, top + height + top + 0.6, h)
-        span_x = max(x - 1.0, memory.x + mem_w)
+        memory = Place(h, top + height + top + 0.6, h, h + max(mem_w, MIN_PANEL))
+        span_x = max(x - 1.0, memory.room)
         span_y = memory.y + len(scene.memory.rows.slots())
     return places, memory, span_x, span_y
 
@@ -168,6 +175,26 @@ def legend_lines(scene) -> list[str]:
     return lines
 
 
+
+
+def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str, float]:
+    """The first of ``options`` (texts, longest first) that fits ``width``
+    at no less than ``least`` of ``font``; else the last, shrunk to fit.
+    Width and font in the same unit.
+
+    >>> fitted(["… 1008 more rows …", "+1008 rows"], width=100, font=12)
+    ('+1008 rows', 12)
+    """
+    for text in options:
+        size = min(font, width / (EM_WIDTH * max(len(text), 1)))
+        if size >= least * font:
+            return text, size
+    return options[-1], size
+
+
+def gap_texts(count: int, what: str) -> list[str]:
+    """How a gap of ``count`` rows or columns is labelled, longest first."""
+    return [f"… {count} more {what} …", f"+{count} {what}", f"+{count}"]
 
 
 def title_lines(panel) -> tuple[str, str]:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .draw_geometry import (boundaries, byte_ticks, legend_lines, placement,
-                            slot_positions, title_lines, word_marks)
+from .draw_geometry import (boundaries, byte_ticks, fitted, gap_texts, legend_lines,
+                            placement, slot_positions, title_lines, word_marks)
 from .draw_palette import (CELL_EDGE, GAP_FILL, MUTED_TEXT, PADDING_FILL, PADDING_HATCH,
                            WORD_MARK, colour_tiles, level_colour)
 
@@ -117,12 +117,14 @@ def _gaps(ax, x0, y0, n_rows, n_cols, rgaps, cgaps, f) -> None:
     from matplotlib.patches import Rectangle
     for k, gap in cgaps:
         ax.add_patch(Rectangle((x0 + k, y0), 1, n_rows, facecolor=GAP_FILL, edgecolor="none"))
-        ax.text(x0 + k + 0.5, y0 + n_rows / 2, f"… {gap.count} more columns …", rotation=90,
-                ha="center", va="center", fontsize=f["small"], color=MUTED_TEXT)
+        label, size = fitted(gap_texts(gap.count, "columns"), n_rows * f["pts"], f["small"])
+        ax.text(x0 + k + 0.5, y0 + n_rows / 2, label, rotation=90,
+                ha="center", va="center", fontsize=size, color=MUTED_TEXT)
     for k, gap in rgaps:
         ax.add_patch(Rectangle((x0, y0 + k), n_cols, 1, facecolor=GAP_FILL, edgecolor="none"))
-        ax.text(x0 + n_cols / 2, y0 + k + 0.5, f"… {gap.count} more rows …",
-                ha="center", va="center", fontsize=f["small"], color=MUTED_TEXT)
+        label, size = fitted(gap_texts(gap.count, "rows"), n_cols * f["pts"], f["small"])
+        ax.text(x0 + n_cols / 2, y0 + k + 0.5, label,
+                ha="center", va="center", fontsize=size, color=MUTED_TEXT)
 
 
 def _headers(ax, panel, place, rmap, cmap, f) -> None:
@@ -139,7 +141,7 @@ def _headers(ax, panel, place, rmap, cmap, f) -> None:
 
 def _title(ax, panel, place, n_cols, f) -> None:
     lines = title_lines(panel)
-    width = n_cols + place.header
+    width = place.room
     chars = max(len(line) for line in lines)
     # Shrink to the panel's width so neighbouring titles never overlap.
     font = max(4.0, min(f["title"], width * f["cell"] * 72 / (0.62 * chars)))

@@ -23,8 +23,8 @@ from __future__ import annotations
 from html import escape
 
 from .draw_axes import Gap
-from .draw_geometry import (boundaries, byte_ticks, legend_lines, placement,
-                            slot_positions, title_lines, word_marks)
+from .draw_geometry import (boundaries, byte_ticks, fitted, gap_texts, legend_lines,
+                            placement, slot_positions, title_lines, word_marks)
 from .draw_palette import (CELL_EDGE, GAP_FILL, MUTED_TEXT, PADDING_HATCH, WORD_MARK,
                            colour_tiles, level_colour)
 
@@ -103,19 +103,20 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
     small = _font(4, 0.9)
     for k, gap in cgaps:
         cx, cy = x0 + k + 0.5, y0 + n_rows / 2
+        label, size = fitted(gap_texts(gap.count, "columns"), n_rows * CELL, small)
         out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0 + k)}" '
                    f'y="{_n(y0)}" width="{CELL}" height="{_n(n_rows)}" fill="{GAP_FILL}"/>'
-                   f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{small}" '
+                   f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
                    f'text-anchor="middle" dominant-baseline="central" '
-                   f'transform="rotate(-90 {_n(cx)} {_n(cy)})">… {gap.count} more columns …'
-                   '</text></g>')
+                   f'transform="rotate(-90 {_n(cx)} {_n(cy)})">{label}</text></g>')
     for k, gap in rgaps:
         cx, cy = x0 + n_cols / 2, y0 + k + 0.5
+        label, size = fitted(gap_texts(gap.count, "rows"), n_cols * CELL, small)
         out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0)}" '
                    f'y="{_n(y0 + k)}" width="{_n(n_cols)}" height="{CELL}" fill="{GAP_FILL}"/>'
-                   f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{small}" '
+                   f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
                    'text-anchor="middle" dominant-baseline="central">'
-                   f'… {gap.count} more rows …</text></g>')
+                   f'{label}</text></g>')
     for c, k in cmap.items():
         out.append(f'<text class="muted head" x="{_n(x0 + k + 0.5)}" y="{_n(y0 - 0.35)}" '
                    f'font-size="{small}" text-anchor="middle">{c}</text>')
@@ -137,7 +138,7 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
                          + byte_ticks(panel, scene.shape.element_bits, rmap, cmap, x0, y0,
                                       0.88), WORD_MARK, 1.5, "byte"))
     lines = title_lines(panel)
-    width = (n_cols + place.header) * CELL
+    width = place.room * CELL
     font = round(max(7.0, min(0.42 * CELL, width / (0.6 * max(map(len, lines))))), 1)
     tx = _n(x0 - place.header)
     out.append(f'<text class="title" x="{tx}" y="{_n(y0 - 0.85) }" font-size="{font}">'
