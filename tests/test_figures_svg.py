@@ -158,9 +158,11 @@ def test_the_documents_figures_as_png_match_the_references(tmp_path, name):
         reference.write_bytes(out.read_bytes())
     got, want = mpimg.imread(out), mpimg.imread(reference)
     assert got.shape == want.shape
-    # Font rendering may differ by a shade at glyph edges; a wrong number,
-    # colour or line moves far more pixels than this.
-    assert np.abs(got[..., :3] - want[..., :3]).mean() < 0.01
+    # Font rendering may differ by a shade at glyph edges; a changed colour,
+    # line or panel moves far more pixels than this.  (The numbers are read
+    # back exactly from the SVG above, not from pixels.)
+    changed = (np.abs(got[..., :3] - want[..., :3]).max(axis=-1) > 0.1).mean()
+    assert changed < 0.002, f"{changed:.2%} of the pixels differ from {reference}"
 
 
 def test_png_is_at_slide_resolution(tmp_path, capsys):
