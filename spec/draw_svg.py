@@ -52,6 +52,7 @@ def svg(scene) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(span_x + 0.4)}" '
            f'height="{_n(height)}" viewBox="{_n(-0.2)} 0 {_n(span_x + 0.4)} {_n(height)}" '
            'font-family="DejaVu Sans, Verdana, Arial, sans-serif">',
+           f"<title>{escape(legend[0])}</title><desc>{escape('; '.join(legend[1:]))}</desc>",
            '<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" '
            f'patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/>'
            f'<line x1="0" y1="0" x2="0" y2="8" stroke="{PADDING_HATCH}" stroke-width="2"/>'
