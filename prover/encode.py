@@ -373,5 +373,8 @@ class SmtEncoding(_Named):
     def value(self, model, term) -> int:
         if _num(term):
             return int(term)
-        (t,) = self.to_z3([f"(= {term} {term})"])
-        return model.eval(t.arg(0), model_completion=True).as_long()
+        if term in self.declared:       # a constant: no parse needed
+            t = z3.Int(term, self.ctx)
+        else:
+            t = self.to_z3([f"(= {term} {term})"])[0].arg(0)
+        return model.eval(t, model_completion=True).as_long()
