@@ -30,11 +30,16 @@ import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..spec.errors import TilespecError
 from .result import ProverBug
 
 
 class SolverDisagreement(ProverBug):
     """Z3 and cvc5 gave opposite answers (sat / unsat) to the same query."""
+
+
+class CrossCheckUnavailable(TilespecError):
+    """cvc5 is not installed (it is the optional extra ``tilespec[cvc5]``)."""
 
 
 @dataclass
@@ -69,7 +74,11 @@ _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("tilespec_cross_check",
 @contextmanager
 def cross_checking():
     """Re-check every sat/unsat answer of Z3 inside the block with cvc5;
-    yields the :class:`Record`."""
+    yields the :class:`Record`.  Without cvc5: :class:`CrossCheckUnavailable`."""
+    import importlib.util
+    if importlib.util.find_spec("cvc5") is None:
+        raise CrossCheckUnavailable("the cross-check needs cvc5: "
+                                    "pip install 'tilespec[cvc5]' (or pip install cvc5)")
     record = Record()
     token = _ACTIVE.set(record)
     try:
