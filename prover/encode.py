@@ -367,8 +367,13 @@ class SmtEncoding(_Named):
     def to_z3(self, formulas) -> list:
         """The formulas (SMT-LIB text) as Z3 terms of ``self.ctx``, by one
         parse: the solver's view of the very text that was built."""
+        formulas = list(formulas)
         text = self.declarations() + "".join(f"(assert {smt(f)})" for f in formulas)
-        return list(z3.parse_smt2_string(text, ctx=self.ctx))
+        out = list(z3.parse_smt2_string(text, ctx=self.ctx))
+        if len(out) != len(formulas):
+            from .result import ProverBug
+            raise ProverBug(f"{len(formulas)} formulas read back as {len(out)}")
+        return out
 
     def value(self, model, term) -> int:
         if _num(term):
