@@ -100,3 +100,24 @@ def test_a_dim_named_like_an_internal_symbol_is_still_a_user_dim():
     # the parser only accepts identifiers, but Shape objects can be built
     # directly; the mapping keeps the two apart even then
     assert encode.user_symbol(internal) != internal
+
+
+#: Dim names as the parser accepts them, biased towards the prover's own
+#: patterns (a letter or two, digits, an underscore).
+NAMES = st.one_of(st.from_regex(r"[a-z]{1,2}[0-9]{1,2}_[0-9]", fullmatch=True),
+                  st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+                  st.sampled_from(INTERNAL_LOOKALIKES))
+
+
+@settings(max_examples=15, deadline=None, database=None)
+@given(name=NAMES)
+def test_any_dim_name_gives_the_verdicts_of_m(name):
+    """Whatever a dim is called, the verdicts are those for the name m."""
+    moved = decide(shape(f"f32[{name},4]{{1,0}}"), shape(f"f32[{name},4]{{0,1}}"))
+    assert moved.status == "refuted", (name, moved)
+    same = equivalent(shape(f"f32[{name},5]{{1,0:T(1,1)}}"), shape(f"f32[{name},5]{{1,0}}"))
+    assert same.status == "proved", (name, same)
+
+    def wrong(i, j):
+        return i * 5 + j + 1
+    assert check_offset_function(wrong, shape(f"f32[{name},5]{{1,0}}")).status == "refuted"
