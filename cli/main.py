@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from ..prover.crosscheck import SolverDisagreement
 from ..spec.errors import TilespecError
 
 EXIT_BAD_INPUT = 2
@@ -104,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
         c = sub.add_parser(name, help=help_, description=help_)
         c.set_defaults(func=func)
         c.add_argument("--json", action="store_true", help="print JSON")
+        if name in CROSS_CHECKED:
+            c.add_argument("--cross-check", action="store_true",
+                           help="re-check every sat/unsat answer of Z3 with cvc5; "
+                           "a disagreement is a bug (exit 4)")
         return c
 
     c = command("explain", "show how a layout places a shape in memory", cmd_explain)
@@ -116,6 +121,25 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("offset")
     _add_later_commands(command)
     return p
+
+
+#: Commands whose solver answers ``--cross-check`` re-checks with cvc5.
+CROSS_CHECKED = ("prove", "bitcast", "equivalent", "normalize", "check-rule", "formula")
+
+#: Exit status when tilespec finds a bug in itself (e.g. the solvers disagree).
+EXIT_BUG = 4
+
+
+def _run(args) -> int:
+    """The command; under ``--cross-check``, with cvc5 re-checking Z3 and
+    a one-line summary on stderr."""
+    if not getattr(args, "cross_check", False):
+        return args.func(args)
+    from ..prover.crosscheck import cross_checking
+    with cross_checking() as record:
+        status = args.func(args)
+    print(record.summary(), file=sys.stderr)
+    return status
 
 
 #: Modules that add commands: each defines ``register(command)``, where
@@ -138,7 +162,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
+        return _run(args)
     except _UsageError as e:
         print(str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -147,6 +171,9 @@ def main(argv=None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except SolverDisagreement as e:
+        print(f"tilespec: internal error (a bug): {e}", file=sys.stderr)
+        return EXIT_BUG
 
 
 if __name__ == "__main__":

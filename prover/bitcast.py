@@ -374,14 +374,10 @@ class _Build:
         self.ctx = z3.Context()
         self.enc = Encoding(q.src, self.ctx)
         self.ar = self.enc.ar
+        # DST's names join SRC's, through the one naming scheme
+        self.dd = tuple(self.enc.name(d) if isinstance(d, str) else d for d in q.dst.dims)
         self.names = dict(self.enc.names)
-        extra = []
-        for n in q.dst.names:
-            if n not in self.names:
-                self.names[n] = z3.Int(n, self.ctx)
-                extra.append(self.names[n] >= 1)
-        self.dd = tuple(self.names[d] if isinstance(d, str) else d for d in q.dst.dims)
-        self.facts = Facts(self.ctx, list(self.enc.assumptions) + extra, timeout)
+        self.facts = Facts(self.ctx, list(self.enc.assumptions), timeout)
         if assume is not None:
             self.facts.assume(assume(self))
         self.e = self.enc.fresh("e", q.src.rank)
@@ -455,7 +451,7 @@ class _Build:
                 return
             # Both sizes are c * Y, Y the anchors' product; Y stands free.
             c = product(v for v in (constant(x) for x in A.dims) if v is not None)
-            y = z3.Int("anchor_product", self.ctx)
+            y = self.enc.internal("anchor_product")
             P = c * y if any(constant(x) is None for x in A.dims) else z3.IntVal(c, self.ctx)
             F.fact(f"L({la}) and L({lb}) round the padded size alike",
                    z3.And(y >= 0, ar.mul(ar.ceildiv(P, la), la) != ar.mul(ar.ceildiv(P, lb), lb)))

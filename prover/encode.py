@@ -1,9 +1,29 @@
-"""Z3 as one more interpretation of the spec's index arithmetic.
+"""One naming scheme, and the index arithmetic as solver terms.
 
-:class:`Z3Arithmetic` gives ``add``, ``mul``, ``floordiv``, ``mod`` and the
-comparisons their Z3 meanings, so :mod:`spec.index` builds Z3 terms with the
-very code that computes offsets on ints.  Division is only ever by positive
-values, where Z3's (Euclidean) ``div``/``mod`` equal floor division.
+**Names.**  A user's dim name and a variable the prover makes up (an element
+index, a fresh DST index, an offset) must never be the same solver
+constant, or a fact about one silently becomes a fact about the other and a
+false "proved" follows.  So no solver symbol is ever a name as written: a
+user name ``n`` becomes :func:`user_symbol` ``u.<n>`` (characters other
+than letters, digits and ``_`` written ``$<hex>$``), and every internal
+variable :func:`internal_symbol` ``i.<tag>``.  The two sets are disjoint
+for every string (different prefixes) and the user mapping is injective
+(the escape is decodable), so no choice of names can make two variables
+one.  Every symbol is a plain SMT-LIB symbol, which Z3 and cvc5 read alike.
+
+>>> user_symbol("m"), internal_symbol("e1_0"), user_symbol("i.e1_0")
+('u.m', 'i.e1_0', 'u.i$2e$e1_0')
+>>> readable("(+ u.m (* 8 i.e1_0))")
+'(+ m (* 8 i.e1_0))'
+
+**Terms.**  :class:`SmtArithmetic` gives ``add``, ``mul``, ``floordiv``,
+``mod`` and the comparisons their SMT-LIB meanings as text, so
+:mod:`spec.index` writes solver formulas with the very code that computes
+offsets on ints; :class:`Z3Arithmetic` does the same on Z3 objects, for the
+modules that build and read Z3 terms directly.  Both name constants only
+through :class:`Encoding` and :class:`SmtEncoding`, which share the scheme
+above.  Division is only ever by positive values, where the solvers'
+(Euclidean) ``div``/``mod`` equal floor division.
 
 Every function here takes the ``z3.Context`` of one proof: proofs never share
 solver state.
@@ -11,10 +31,43 @@ solver state.
 
 from __future__ import annotations
 
+import re
+
 import z3
 
 from ..spec.arith import Arithmetic
 from ..spec.layout import Shape
+
+#: Every user name's solver symbol starts with this, and nothing else does.
+USER_PREFIX = "u."
+#: Every internal variable's solver symbol starts with this.
+INTERNAL_PREFIX = "i."
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def user_symbol(name: str) -> str:
+    """The solver symbol of the user's name ``name`` (any string)."""
+    return USER_PREFIX + "".join(c if c in _PLAIN else f"${ord(c):x}$" for c in str(name))
+
+
+def internal_symbol(tag: str) -> str:
+    """The solver symbol of an internal variable; ``tag`` is the prover's
+    own (letters, digits, ``_``)."""
+    if not tag or any(c not in _PLAIN for c in tag):
+        raise ValueError(f"internal tag {tag!r} must be letters, digits and _")
+    return INTERNAL_PREFIX + tag
+
+
+_USER_RE = re.compile(r"(?<![A-Za-z0-9_.$])u\.((?:[A-Za-z0-9_]|\$[0-9a-f]+\$)*)")
+
+
+def readable(text: str) -> str:
+    """Solver text (or a Z3 term's ``str``) with user symbols written as the
+    user's names again, for messages and steps."""
+    def name(m):
+        return re.sub(r"\$([0-9a-f]+)\$", lambda h: chr(int(h.group(1), 16)), m.group(1))
+    return _USER_RE.sub(name, str(text))
 
 
 class Z3Arithmetic(Arithmetic):
@@ -75,28 +128,60 @@ def _plain(v) -> bool:
     return not isinstance(v, z3.ExprRef)
 
 
-class Encoding:
+class _Named:
+    """The one place where names become solver constants: user dims through
+    :func:`user_symbol` (each assumed >= 1, and <= its bound), the prover's
+    variables through :func:`internal_symbol`.  Subclasses say what a
+    constant is (a Z3 object, or SMT-LIB text)."""
+
+    def __init__(self, shape: Shape, bounds: dict | None = None):
+        self.shape = shape
+        self.names: dict = {}
+        self.assumptions: list = []
+        self._bounds = dict(bounds or {})
+        self._fresh = 0
+        for n in shape.names:
+            self.name(n)
+        self.dims = tuple(self.names[d] if isinstance(d, str) else d
+                          for d in shape.dims)
+
+    def constant(self, symbol: str):
+        raise NotImplementedError
+
+    def name(self, n: str):
+        """The constant for the user's dim name ``n`` (made on first use,
+        with its assumptions)."""
+        if n not in self.names:
+            v = self.names[n] = self.constant(user_symbol(n))
+            self.assumptions.append(self.le(1, v))
+            if n in self._bounds:
+                self.assumptions.append(self.le(v, int(self._bounds[n])))
+        return self.names[n]
+
+    def internal(self, tag: str):
+        """One internal constant, e.g. ``internal("o")``."""
+        return self.constant(internal_symbol(tag))
+
+    def fresh(self, prefix: str, count: int) -> tuple:
+        """``count`` new internal constants ``<prefix><k>_<i>``."""
+        self._fresh += 1
+        return tuple(self.internal(f"{prefix}{self._fresh}_{i}") for i in range(count))
+
+    def dim_values(self, model) -> dict:
+        """The user's dims in a Z3 model, by their names."""
+        return {n: self.value(model, v) for n, v in self.names.items()}
+
+
+class Encoding(_Named):
     """The Z3 view of a shape: dim terms, their assumptions, fresh indices."""
 
     def __init__(self, shape: Shape, ctx: z3.Context, bounds: dict | None = None):
-        self.shape = shape
         self.ctx = ctx
         self.ar = Z3Arithmetic(ctx)
-        self.names = {n: z3.Int(n, ctx) for n in shape.names}
-        bounds = dict(bounds or {})
-        self.assumptions = []
-        for n, v in self.names.items():
-            self.assumptions.append(v >= 1)
-            if n in bounds:
-                self.assumptions.append(v <= int(bounds[n]))
-        self.dims = tuple(self.names[d] if isinstance(d, str) else d
-                          for d in shape.dims)
-        self._fresh = 0
+        super().__init__(shape, bounds)
 
-    def fresh(self, prefix: str, count: int) -> tuple:
-        self._fresh += 1
-        return tuple(z3.Int(f"{prefix}{self._fresh}_{i}", self.ctx)
-                     for i in range(count))
+    def constant(self, symbol: str):
+        return z3.Int(symbol, self.ctx)
 
     def box(self, e, d):
         """``0 <= e[i] < d[i]`` for every i, as one flat Z3 conjunction."""
@@ -147,9 +232,6 @@ class Encoding:
         if _plain(term):
             return int(term)
         return model.eval(self.ar._term(term), model_completion=True).as_long()
-
-    def dim_values(self, model) -> dict:
-        return {n: self.value(model, v) for n, v in self.names.items()}
 
 
 def scope(shape: Shape, bounds: dict | None = None) -> str:
@@ -224,29 +306,20 @@ def smt(v) -> str:
     return v
 
 
-class SmtEncoding:
-    """:class:`Encoding`'s interface, producing SMT-LIB text."""
+class SmtEncoding(_Named):
+    """:class:`Encoding`'s interface, producing SMT-LIB text; the same
+    symbols, so :meth:`to_z3` reads a formula back as the Z3 terms
+    :class:`Encoding` would have built."""
 
-    def __init__(self, shape: Shape, bounds: dict | None = None):
-        self.shape = shape
+    def __init__(self, shape: Shape, bounds: dict | None = None, ctx: z3.Context | None = None):
         self.ar = SmtArithmetic()
-        self.declared = [f"d_{n}" for n in shape.names]
-        self.names = {n: f"d_{n}" for n in shape.names}
-        bounds = dict(bounds or {})
-        self.assumptions = []
-        for n, v in self.names.items():
-            self.assumptions.append(f"(>= {v} 1)")
-            if n in bounds:
-                self.assumptions.append(f"(<= {v} {int(bounds[n])})")
-        self.dims = tuple(self.names[d] if isinstance(d, str) else d
-                          for d in shape.dims)
-        self._fresh = 0
+        self.ctx = ctx
+        self.declared: list[str] = []
+        super().__init__(shape, bounds)
 
-    def fresh(self, prefix: str, count: int) -> tuple:
-        self._fresh += 1
-        out = tuple(f"{prefix}{self._fresh}_{i}" for i in range(count))
-        self.declared += out
-        return out
+    def constant(self, symbol: str):
+        self.declared.append(symbol)
+        return symbol
 
     def box(self, e, d):
         parts = []
@@ -290,3 +363,23 @@ class SmtEncoding:
 
     def declarations(self) -> str:
         return "".join(f"(declare-const {v} Int)" for v in dict.fromkeys(self.declared))
+
+    def to_z3(self, formulas) -> list:
+        """The formulas (SMT-LIB text) as Z3 terms of ``self.ctx``, by one
+        parse: the solver's view of the very text that was built."""
+        formulas = list(formulas)
+        text = self.declarations() + "".join(f"(assert {smt(f)})" for f in formulas)
+        out = list(z3.parse_smt2_string(text, ctx=self.ctx))
+        if len(out) != len(formulas):
+            from .result import ProverBug
+            raise ProverBug(f"{len(formulas)} formulas read back as {len(out)}")
+        return out
+
+    def value(self, model, term) -> int:
+        if _num(term):
+            return int(term)
+        if term in self.declared:       # a constant: no parse needed
+            t = z3.Int(term, self.ctx)
+        else:
+            t = self.to_z3([f"(= {term} {term})"])[0].arg(0)
+        return model.eval(t, model_completion=True).as_long()

@@ -32,7 +32,7 @@ dims, without handing Z3 one nonlinear formula:
 >>> e = enc.fresh("e", 2)
 >>> fa = spec_form(a, e, enc.dims, enc.ar)
 >>> fb = spec_form(b, (0,) + e, (1,) + enc.dims, enc.ar)
->>> [str(x) for x in fa.dims]
+>>> [_show(x) for x in fa.dims]
 ['(((m + 7)/8)*8 + 7)/8', '(((n + 127)/128)*128 + 127)/128', '8', '128']
 >>> facts = Facts(ctx, enc.assumptions)
 >>> add_same_offset(facts, fa, fb, enc.box(e, enc.dims), enc.ar)
@@ -52,6 +52,7 @@ import z3
 from ..spec.index import linear_index, product, shape_pipeline
 from ..spec.layout import Shape
 
+from .encode import readable
 from .lemma import Lemma
 from .solve import search
 
@@ -188,10 +189,11 @@ def horner(pattern: tuple, runs: tuple) -> Lemma:
     """
     start = time.perf_counter()
     ctx = z3.Context()
-    from .encode import Z3Arithmetic
+    from .encode import Z3Arithmetic, internal_symbol
     ar = Z3Arithmetic(ctx)
-    x = tuple(z3.Int(f"x{i}", ctx) for i in range(len(pattern)))
-    d = tuple(z3.Int(f"D{i}", ctx) if v is None else v for i, v in enumerate(pattern))
+    x = tuple(z3.Int(internal_symbol(f"x{i}"), ctx) for i in range(len(pattern)))
+    d = tuple(z3.Int(internal_symbol(f"D{i}"), ctx) if v is None else v
+              for i, v in enumerate(pattern))
     lhs = linear_index(x, d, ar)
     rhs = regroup(Form(x, d), runs, ar).offset(ar)
     size_l, size_r = product(d, ar), regroup(Form(x, d), runs, ar).size(ar)
@@ -228,4 +230,4 @@ def add_same_offset(facts, a: Form, b: Form, box, ar, label: str = "") -> bool:
 
 
 def _show(v) -> str:
-    return str(v) if constant(v) is None else str(constant(v))
+    return readable(v) if constant(v) is None else str(constant(v))

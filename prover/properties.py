@@ -73,16 +73,17 @@ from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap, probe_values, 
 class _Proof:
     """The facts one property needs, gathered then checked in one query.
 
-    The facts are built twice at most: first as SMT-LIB text (fast to build,
-    parsed by Z3 in one call); only if that query is not ``unsat`` are they
-    built again as Z3 objects, to name the facts that fail and read a model.
+    The facts are built once, as SMT-LIB text (fast to build, read by Z3 in
+    one call, and the very text a second solver can be given).  Only if that
+    query is not ``unsat`` is the same text parsed into Z3 terms, to name
+    the facts that fail and read a model: the names in the model are the
+    one naming scheme's (:mod:`prover.encode`).
     """
 
-    def __init__(self, shape: Shape, stages, timeout: float, bounds,
-                 text: bool = False):
+    def __init__(self, shape: Shape, stages, timeout: float, bounds):
         self.shape = shape
         self.ctx = z3.Context()
-        self.enc = SmtEncoding(shape, bounds) if text else Encoding(shape, self.ctx, bounds)
+        self.enc = SmtEncoding(shape, bounds, self.ctx)
         self.ar = self.enc.ar
         self.stages = tuple(stages) if stages is not None else shape_pipeline(shape)
         self.through = dims_through(self.stages, self.enc.dims, self.ar)
@@ -180,7 +181,9 @@ class _Proof:
         parts = list(L.assumptions) + [
             L.or_(*[L.distinct(L.names[n], v) for n, v in values.items()])
             for values in avoid]
-        return decide(self.facts, parts, self.ctx, self.timeout)
+        terms = L.to_z3(parts + [v for _, v in self.facts])
+        facts = [(label, t) for (label, _), t in zip(self.facts, terms[len(parts):])]
+        return decide(facts, terms[:len(parts)], self.ctx, self.timeout)
 
     def steps(self) -> tuple:
         lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]
@@ -609,13 +612,11 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     start = time.perf_counter()
     text = format_shape(shape)
     where = scope(shape, bounds)
-    fast = _Proof(shape, stages, timeout, bounds, text=True)
-    PROPERTIES[prop](fast)
-    if fast.check_text() == "proved":
-        return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                      steps=fast.steps())
     proof = _Proof(shape, stages, timeout, bounds)
     PROPERTIES[prop](proof)
+    if proof.check_text() == "proved":
+        return Result(text, prop, PROVED, time.perf_counter() - start, where,
+                      steps=proof.steps())
     status, detail = proof.check()
 
     def done(status, **kw):

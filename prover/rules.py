@@ -69,7 +69,7 @@ from ..spec.size import aligned_elements, byte_size
 from ..spec.text import format_shape
 
 from . import bitcast
-from .encode import Z3Arithmetic, scope
+from .encode import Z3Arithmetic, scope, user_symbol
 from .facts import Facts
 from .lemma import Lemma
 from .linform import Form, add_same_offset, group, spec_form
@@ -429,7 +429,7 @@ class _Setup:
         self.names = {}
         for s in shapes:
             for n in s.names:
-                self.names.setdefault(n, z3.Int(n, self.ctx))
+                self.names.setdefault(n, z3.Int(user_symbol(n), self.ctx))
         self.dims = [tuple(self.names[d] if isinstance(d, str) else d for d in s.dims)
                      for s in shapes]
         self.facts = Facts(self.ctx, [v >= 1 for v in self.names.values()], timeout)

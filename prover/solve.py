@@ -1,11 +1,30 @@
-"""One solver call: always with a time limit, never a verdict on ``unknown``."""
+"""One solver call: always with a time limit, never a verdict on ``unknown``.
+
+Every query of tilespec is made here, by :func:`search` (one formula) or
+:func:`all_unsat` (one script of checks), so a second solver sees every
+answer: inside :func:`prover.crosscheck.cross_checking`, cvc5 re-checks
+each ``sat``/``unsat`` on the query's SMT-LIB text.
+"""
 
 from __future__ import annotations
 
 import z3
 
+from . import crosscheck
+
 #: Default time limit of one solver call, in seconds.
 DEFAULT_TIMEOUT = 5.0
+
+
+def z3_check(solver: z3.Solver) -> str:
+    """Z3's answer, as 'sat', 'unsat' or 'unknown'.  (Its own function so
+    that a test can give a deliberately wrong answer.)"""
+    return str(solver.check())
+
+
+def z3_eval(ctx: z3.Context, text: str) -> str:
+    """Z3's output for an SMT-LIB script (a test hook, like :func:`z3_check`)."""
+    return z3.Z3_eval_smtlib2_string(ctx.ref(), text)
 
 
 def search(formula, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
@@ -14,10 +33,12 @@ def search(formula, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
     s = z3.Solver(ctx=ctx)
     s.set("timeout", max(1, int(timeout * 1000)))
     s.add(formula)
-    answer = s.check()
-    if answer == z3.sat:
+    answer = z3_check(s)
+    if answer in ("sat", "unsat") and crosscheck.active() is not None:
+        crosscheck.confirm(s.to_smt2(), [answer], timeout)
+    if answer == "sat":
         return "sat", s.model()
-    if answer == z3.unsat:
+    if answer == "unsat":
         return "unsat", None
     reason = s.reason_unknown()
     if reason in ("timeout", "canceled"):
@@ -33,10 +54,13 @@ def all_unsat(script_body: str, declarations: str, formulas, ctx: z3.Context,
     ``sat``, ``unknown`` or timeout, gives False: the caller must look closer.
     """
     checks = "".join(f"(push)(assert {f})(check-sat)(pop)" for f in formulas)
-    text = (f"(set-option :timeout {max(1, int(timeout * 1000))})"
-            f"{declarations}{script_body}{checks}")
-    answers = z3.Z3_eval_smtlib2_string(ctx.ref(), text).split()
-    return len(answers) == len(formulas) and all(a == "unsat" for a in answers)
+    query = f"{declarations}{script_body}{checks}"
+    answers = z3_eval(ctx, f"(set-option :timeout {max(1, int(timeout * 1000))})"
+                      + query).split()
+    complete = len(answers) == len(formulas)
+    if complete and crosscheck.active() is not None:
+        crosscheck.confirm(query, answers, timeout)
+    return complete and all(a == "unsat" for a in answers)
 
 
 #: Sizes tried for named dims when looking for a counterexample after a
