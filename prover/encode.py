@@ -16,6 +16,8 @@ import z3
 from ..spec.arith import Arithmetic
 from ..spec.layout import Shape
 
+from .bounds import describe_ranges, dim_ranges
+
 
 class Z3Arithmetic(Arithmetic):
     """The index operations on Z3 integer terms of one context."""
@@ -83,12 +85,13 @@ class Encoding:
         self.ctx = ctx
         self.ar = Z3Arithmetic(ctx)
         self.names = {n: z3.Int(n, ctx) for n in shape.names}
-        bounds = dict(bounds or {})
+        ranges = dim_ranges(shape, bounds)   # bad bounds are bad input
         self.assumptions = []
         for n, v in self.names.items():
-            self.assumptions.append(v >= 1)
-            if n in bounds:
-                self.assumptions.append(v <= int(bounds[n]))
+            lo, hi = ranges[n]
+            self.assumptions.append(v >= lo)
+            if hi is not None:
+                self.assumptions.append(v <= hi)
         self.dims = tuple(self.names[d] if isinstance(d, str) else d
                           for d in shape.dims)
         self._fresh = 0
@@ -154,12 +157,10 @@ class Encoding:
 
 def scope(shape: Shape, bounds: dict | None = None) -> str:
     """Words for what a proof about ``shape`` covers."""
+    ranges = dim_ranges(shape, bounds)
     if not shape.is_symbolic:
         return "concrete"
-    bounds = bounds or {}
-    parts = [f"1 <= {n} <= {bounds[n]}" if n in bounds else f"{n} >= 1"
-             for n in shape.names]
-    return "all shapes: " + ", ".join(parts)
+    return "all shapes: " + describe_ranges(ranges)
 
 
 # --- the same facts as SMT-LIB text -------------------------------------------
@@ -232,12 +233,13 @@ class SmtEncoding:
         self.ar = SmtArithmetic()
         self.declared = [f"d_{n}" for n in shape.names]
         self.names = {n: f"d_{n}" for n in shape.names}
-        bounds = dict(bounds or {})
+        ranges = dim_ranges(shape, bounds)
         self.assumptions = []
         for n, v in self.names.items():
-            self.assumptions.append(f"(>= {v} 1)")
-            if n in bounds:
-                self.assumptions.append(f"(<= {v} {int(bounds[n])})")
+            lo, hi = ranges[n]
+            self.assumptions.append(f"(>= {v} {lo})")
+            if hi is not None:
+                self.assumptions.append(f"(<= {v} {hi})")
         self.dims = tuple(self.names[d] if isinstance(d, str) else d
                           for d in shape.dims)
         self._fresh = 0
