@@ -389,6 +389,10 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     stages = checked_stages(shape, stages)  # so is a malformed stage
     text = format_shape(shape)
     where = scope(shape, bounds)
+    if not shape.is_symbolic and \
+            domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
+        # small enough to decide by enumeration: Z3 gets a short try first
+        timeout = min(timeout, QUICK_SECONDS)
     fast = _Proof(shape, stages, timeout, bounds, text=True)
     PROPERTIES[prop](fast)
     if fast.check_text() == "proved":
@@ -430,7 +434,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             tried.append(values)
             reasons.append("it holds there" if verdict == HOLDS else found)
     # None found: check every size up to some limit exhaustively.
-    covered, ce = _sweep(prop, shape, stages, ranges, min(SWEEP_SECONDS, timeout))
+    covered, ce = _sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
     if ce is not None:
         ce["failed_facts"] = failed
         return done(REFUTED, counterexample=ce)
@@ -442,48 +446,58 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     return done(UNKNOWN, reason=f"{why}{searched}; {covered}")
 
 
-#: Seconds spent checking all-shapes questions size by size when the proof
-#: does not go through (at most the timeout).
-SWEEP_SECONDS = 2.0
+#: How long Z3 may take on the facts of a concrete question small enough
+#: to be decided by enumeration instead.
+QUICK_SECONDS = 1.0
+
+#: Work spent checking an all-shapes question size by size when the proof
+#: does not go through: at most this many sizes and indices enumerated (a
+#: count, not a time, so the same question always gets the same answer),
+#: and never longer than the timeout.
+SWEEP_CASES = 400
+SWEEP_INDICES = 1 << 21
 
 
 def _sweep(prop, shape: Shape, stages, ranges, seconds):
     """Decide ``prop`` by enumeration for every assignment of the named dims
-    with all values <= K, for K = 1, 2, ... while time lasts.
+    with all values <= K, for K = 1, 2, ... while the work budget lasts.
 
     Returns (True, None) when the whole (bounded) scope was covered, (words
     saying how far it got, None), or (None, a replayed counterexample).
     """
     names = list(ranges)
     deadline = time.perf_counter() + seconds
-    done_k, k = 0, 0
-    top = max((hi for _, hi in ranges.values() if hi is not None), default=None)
-    unbounded = any(hi is None for _, hi in ranges.values())
-    while time.perf_counter() < deadline:
+    done_k, k, cases, indices = 0, 0, 0, 0
+    bounded = all(hi is not None for _, hi in ranges.values())
+    top = max((hi for _, hi in ranges.values() if hi is not None), default=0)
+    while True:
         k += 1
-        if not unbounded and k > top:
+        if bounded and k > top:
             return True, None
         axes = [range(lo, (k if hi is None else min(k, hi)) + 1) for lo, hi in ranges.values()]
-        complete = True
+        level = []
         for combo in itertools.product(*axes):
-            if k not in combo:
-                continue   # checked at a smaller K
-            values = dict(zip(names, combo))
-            concrete = shape.instantiate(values)
-            dims = tuple(concrete.dims)
-            if domain_size(prop, dims, stages) > EXHAUSTIVE_LIMIT:
-                return _covered(ranges, done_k, f"size {k} is past the enumeration limit"), None
+            if k in combo:     # smaller ones were checked at a smaller K
+                values = dict(zip(names, combo))
+                concrete = shape.instantiate(values)
+                level.append((values, concrete,
+                              domain_size(prop, tuple(concrete.dims), stages)))
+        if any(n > EXHAUSTIVE_LIMIT for _, _, n in level):
+            return _covered(ranges, done_k, f"size {k} is past the enumeration limit"), None
+        cases += len(level)
+        indices += sum(n for _, _, n in level)
+        if cases > SWEEP_CASES or indices > SWEEP_INDICES:
+            return _covered(ranges, done_k, "work limit reached"), None
+        for values, concrete, _ in level:
+            if time.perf_counter() > deadline:
+                return _covered(ranges, done_k, f"time limit of {seconds:g} s reached"), None
             verdict, found = decide_whole(prop, concrete, stages, 0, z3_search=False)
             if verdict == FAILS:
                 found["dim_values"] = values
                 return None, found
-            if verdict != HOLDS or time.perf_counter() > deadline:
-                complete = False
-                break
-        if not complete:
-            break
+            if verdict != HOLDS:
+                return _covered(ranges, done_k, f"size {k}: {found}"), None
         done_k = k
-    return _covered(ranges, done_k, f"stopped after {seconds:g} s"), None
 
 
 def _covered(ranges, k, why) -> str:
