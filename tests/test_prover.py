@@ -29,16 +29,14 @@ def test_all_shapes_scope_names_every_dim_and_bound():
     assert r.scope == "all shapes: m >= 1, 1 <= n <= 4096"
 
 
-def test_proof_cost_does_not_grow_with_size():
-    import time
-    def cost(text):
-        prove(shape(text), "injective")  # warm the lemma cache
-        start = time.perf_counter()
-        for _ in range(5):
-            prove(shape(text), "injective")
-        return time.perf_counter() - start
-    tiny, huge = cost("f32[3,5]{1,0:T(8,128)}"), cost("f32[65536,65536]{1,0:T(8,128)}")
-    assert huge < 10 * tiny + 0.05  # loose: timing is measured in benchmarks/
+def test_proof_does_not_grow_with_size():
+    # The same facts, whatever the sizes: no fact mentions the array's size
+    # except as a bound.  (Structure, not timing: timing is measured in
+    # benchmarks/.)
+    tiny = prove(shape("f32[3,5]{1,0:T(8,128)}"), "injective")
+    huge = prove(shape("f32[65536,65536]{1,0:T(8,128)}"), "injective")
+    assert tiny.proved and huge.proved
+    assert tiny.steps == huge.steps
 
 
 # --- mutants: a broken formula must be refuted -------------------------------
@@ -81,19 +79,27 @@ def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
         assert set(ce["dim_values"]) == set(s.names)
 
 
-def test_unknown_is_never_a_pass(monkeypatch):
+def _solver_gives_up(monkeypatch):
     import tilespec.prover.solve as solve
+    import tilespec.prover.witness as witness
     monkeypatch.setattr(properties, "all_unsat", lambda *a, **k: False)
-    monkeypatch.setattr(solve, "search",
-                        lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
-    r = prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective")
+    for module in (solve, witness):
+        monkeypatch.setattr(module, "search",
+                            lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
+
+
+def test_unknown_is_never_a_pass(monkeypatch):
+    # too large to enumerate: the solver's unknown is the answer
+    _solver_gives_up(monkeypatch)
+    r = prove(shape("f32[65536,65536]{1,0:T(8,128)}"), "injective")
     assert r.status == "unknown" and "timeout" in r.reason
 
 
 def test_counterexample_that_does_not_replay_is_a_bug(monkeypatch):
+    import tilespec.prover.witness as witness
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = mutate(s, "floor")
-    monkeypatch.setattr(properties, "_replay_offset", lambda *a: 0)
+    monkeypatch.setattr(witness, "replay_offset", lambda *a: 0)
     with pytest.raises(ProverBug):
         prove(s, "in_bounds", stages=stages)
 
@@ -167,10 +173,16 @@ def test_inverse_fails_when_an_offset_leaves_the_padded_range():
     assert r.counterexample["located"] is None
 
 
-def test_hard_whole_layout_search_is_settled_by_the_scan():
+def test_hard_whole_layout_search_is_settled_by_enumeration(monkeypatch):
     # Found by the differential test: Z3's whole-layout search for this
-    # broken pipeline timed out (unknown); a numpy scan finds the witness,
-    # which is then replayed like any other.
+    # broken pipeline timed out (unknown); enumerating its 32 elements
+    # decides it, and the witness is replayed like any other.  Z3's search
+    # is disabled here, so the verdict cannot depend on the solver's speed.
+    import tilespec.prover.witness as witness
+
+    def no_z3(*a, **k):
+        raise AssertionError("the whole-layout Z3 search ran")
+    monkeypatch.setattr(witness, "z3_witness", no_z3)
     s = shape("f32[1,8,2,2]{3,1,2,0:T(1,2,8,7)(5,*,5)(3,*,3)}")
     r = prove(s, "inverse", stages=mutate(s, "swap"), timeout=10)
-    assert r.status == "refuted" and r.seconds < 5
+    assert r.status == "refuted"
