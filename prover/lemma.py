@@ -74,7 +74,15 @@ def _prove(ctx, claim) -> str:
 
 
 def _all(name, start, ctx, claims) -> Lemma:
-    statuses = [_prove(ctx, c) for c in claims]
+    """Each claim is an implication; its hypothesis must be satisfiable
+    (else the claim holds vacuously, which proves nothing)."""
+    statuses = []
+    for c in claims:
+        statuses.append(_prove(ctx, c))
+        if z3.is_implies(c) and statuses[-1] == "proved":
+            answer, _ = search(c.arg(0), ctx, LEMMA_TIMEOUT)
+            if answer != "sat":
+                statuses[-1] = f"vacuous: its hypothesis is {answer}"
     bad = [s for s in statuses if s != "proved"]
     return Lemma(name, bad[0] if bad else "proved", time.perf_counter() - start)
 
