@@ -43,34 +43,45 @@ What each property states (e ranges over the elements, P is the padded size
     with E(n) bits per element, distinct elements occupy disjoint bit ranges
     [n·offset, n·(offset+1)) inside the byte size.
 
-When a fact fails, the prover searches the whole layout (with the failing
-fact's dim values, for all-shapes questions) for a counterexample and replays
-it on the concrete evaluator before reporting ``refuted``.  If none is found
-the answer is ``unknown``, never ``proved``.
+``packing`` is judged against the spec's byte size, computed from the shape
+(spec/size.py; pad-reshape-transpose's dims for named dims), never from the
+stages being judged.
+
+Before anything is proved, the bounds (:mod:`prover.bounds`) and the stages'
+parameters (:mod:`prover.stages_check`) are checked: bad ones are bad input.
+
+When a fact fails, or Z3 does not settle the facts: a concrete layout is
+decided as a whole (:mod:`prover.witness`: by enumerating every index when
+there are at most 2^20, :mod:`prover.exhaustive`, else by Z3's search of the
+whole layout); for named dims, a counterexample is searched at dim values
+inside the bounds, then every size up to some K is enumerated
+(:mod:`prover.dim_search`).  Every counterexample is replayed on the
+concrete evaluator before ``refuted`` is reported.  When nothing decides,
+the answer is ``unknown`` with the reason and how far exhaustive checking
+went, never ``proved``.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
 from typing import Callable
 
 import z3
 
-from ..spec.index import (Combine, Pad, dims_through, linear_index, product,
-                          shape_pipeline)
+from ..spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
 from ..spec.layout import Shape
 from ..spec.text import format_shape
 
-from .bounds import dim_ranges, within
+from .bounds import dim_ranges
+from .dim_search import candidate_dims, sweep
 from .encode import Encoding, SmtEncoding, scope
-from .exhaustive import EXHAUSTIVE_LIMIT, Undecided, domain_size, enumerate_witness
+from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .lemma import mixed_radix
 from .prt import prt_final_dims, prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, Result
-from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap, probe_values
+from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
 from .stages_check import checked_stages
-from .witness import FAILS, HOLDS, decide_whole, replay
+from .witness import FAILS, HOLDS, decide_whole
 
 
 class _Proof:
@@ -425,7 +436,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     # then at other such dims and a few small sizes, all inside the bounds.
     tried, reasons = [], []
     if model is not None:
-        for values in _candidate_dims(proof, model, ranges):
+        for values in candidate_dims(proof, model, ranges):
             verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
             if verdict == FAILS:
                 found["dim_values"] = values
@@ -434,7 +445,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             tried.append(values)
             reasons.append("it holds there" if verdict == HOLDS else found)
     # None found: check every size up to some limit exhaustively.
-    covered, ce = _sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
+    covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
     if ce is not None:
         ce["failed_facts"] = failed
         return done(REFUTED, counterexample=ce)
@@ -449,88 +460,6 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
 #: How long Z3 may take on the facts of a concrete question small enough
 #: to be decided by enumeration instead.
 QUICK_SECONDS = 1.0
-
-#: Work spent checking an all-shapes question size by size when the proof
-#: does not go through: at most this many sizes and indices enumerated (a
-#: count, not a time, so the same question always gets the same answer),
-#: and never longer than the timeout.
-SWEEP_CASES = 400
-SWEEP_INDICES = 1 << 21
-
-
-def _sweep(prop, shape: Shape, stages, ranges, seconds):
-    """Decide ``prop`` by enumeration for every assignment of the named dims
-    with all values <= K, for K = 1, 2, ... while the work budget lasts.
-
-    Returns (True, None) when the whole (bounded) scope was covered, (words
-    saying how far it got, None), or (None, a replayed counterexample).
-    """
-    names = list(ranges)
-    deadline = time.perf_counter() + seconds
-    done_k, k, cases, indices = 0, 0, 0, 0
-    bounded = all(hi is not None for _, hi in ranges.values())
-    top = max((hi for _, hi in ranges.values() if hi is not None), default=0)
-    while True:
-        k += 1
-        if bounded and k > top:
-            return True, None
-        axes = [range(lo, (k if hi is None else min(k, hi)) + 1) for lo, hi in ranges.values()]
-        level = []
-        for combo in itertools.product(*axes):
-            if k in combo:     # smaller ones were checked at a smaller K
-                values = dict(zip(names, combo))
-                concrete = shape.instantiate(values)
-                level.append((values, concrete,
-                              domain_size(prop, tuple(concrete.dims), stages)))
-        if any(n > EXHAUSTIVE_LIMIT for _, _, n in level):
-            return _covered(ranges, done_k, f"size {k} is past the enumeration limit"), None
-        cases += len(level)
-        indices += sum(n for _, _, n in level)
-        if cases > SWEEP_CASES or indices > SWEEP_INDICES:
-            return _covered(ranges, done_k, "work limit reached"), None
-        for values, concrete, _ in level:
-            if time.perf_counter() > deadline:
-                return _covered(ranges, done_k, f"time limit of {seconds:g} s reached"), None
-            verdict, found = decide_whole(prop, concrete, stages, 0, z3_search=False)
-            if verdict == FAILS:
-                found["dim_values"] = values
-                return None, found
-            if verdict != HOLDS:
-                return _covered(ranges, done_k, f"size {k}: {found}"), None
-        done_k = k
-
-
-def _covered(ranges, k, why) -> str:
-    if k == 0:
-        return f"no size checked exhaustively ({why})"
-    parts = ", ".join(ranges)
-    low = {lo for lo, _ in ranges.values()}
-    start = "" if low == {1} else " (from each lower bound)"
-    return f"checked exhaustively for {parts} <= {k}{start} ({why})"
-
-
-_MAX_MODELS = 4
-
-
-def _candidate_dims(proof: _Proof, model, ranges):
-    """Dim values to look for a counterexample at, each inside the bounds."""
-    values = proof.enc.dim_values(model)
-    yield values
-    seen = [values]
-    for _ in range(_MAX_MODELS - 1):
-        status, detail = proof.check(avoid=seen)
-        if status != "failed":
-            break
-        values = proof.enc.dim_values(detail[1])
-        seen.append(values)
-        yield values
-    for values in probe_values(proof.shape.names):
-        # probe sizes past a bound are clamped to it, never used as they are
-        values = {n: min(max(v, ranges[n][0]), ranges[n][1] or v) for n, v in values.items()}
-        if values not in seen and within(values, ranges):
-            seen.append(values)
-            yield values
-
 
 def prove_all(shape: Shape, properties=None, **kw) -> list[Result]:
     return [prove(shape, name, **kw) for name in (properties or PROPERTIES)]
