@@ -396,6 +396,11 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
     start = time.perf_counter()
+    for i, d in enumerate(shape.dims):
+        if d is None:
+            from ..spec.errors import ShapeError
+            raise ShapeError(f"dim {i} of {format_shape(shape)} is unbounded ('?'): "
+                             "give it a bound (<=N) or a name (all sizes)")
     ranges = dim_ranges(shape, bounds)      # bad bounds are bad input
     stages = checked_stages(shape, stages)  # so is a malformed stage
     text = format_shape(shape)

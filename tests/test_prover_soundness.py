@@ -43,6 +43,11 @@ def test_bad_bounds_are_bad_input(text, bounds):
         prove(shape(text), "injective", bounds=bounds)
 
 
+def test_an_unbounded_dim_is_bad_input():
+    with pytest.raises(TilespecError, match="unbounded"):
+        prove(shape("f32[?,5]"), "injective")
+
+
 def test_a_range_bound_is_the_scope():
     r = prove(shape("f32[m,n]{1,0:T(8,128)}"), "injective", bounds={"n": (2, 8)})
     assert r.proved and r.scope == "all shapes: m >= 1, 2 <= n <= 8"
