@@ -16,6 +16,10 @@ from tilespec.spec.index import Combine, Pad, Permute, Split, evaluate, shape_pi
 from tilespec.spec.size import byte_size
 from tilespec.spec.text import parse_array_shape as shape
 
+#: Time limit for proofs these tests expect to go through: generous, so a
+#: loaded machine cannot turn a proof into a failure.
+LONG = 60
+
 
 def _solver_gives_up(monkeypatch):
     import tilespec.prover.properties as properties
@@ -49,7 +53,8 @@ def test_an_unbounded_dim_is_bad_input():
 
 
 def test_a_range_bound_is_the_scope():
-    r = prove(shape("f32[m,n]{1,0:T(8,128)}"), "injective", bounds={"n": (2, 8)})
+    r = prove(shape("f32[m,n]{1,0:T(8,128)}"), "injective", bounds={"n": (2, 8)},
+              timeout=LONG)
     assert r.proved and r.scope == "all shapes: m >= 1, 2 <= n <= 8"
 
 
@@ -59,12 +64,12 @@ def test_counterexample_search_honours_the_bounds():
     # and a counterexample at n = 257 was reported for n <= 129.
     s = shape("f32[n]{0:T(128)}")
     stages = mutate(s, "off_by_one")
-    assert prove(s, "injective", stages=stages).status == "refuted"
-    inside = prove(s, "injective", stages=stages, bounds={"n": 129})
+    assert prove(s, "injective", stages=stages, timeout=LONG).status == "refuted"
+    inside = prove(s, "injective", stages=stages, bounds={"n": 129}, timeout=LONG)
     assert inside.status == "proved", inside
     assert "exhaustive" in inside.steps[0]
     for bounds, lo, hi in (({"n": 200}, 1, 200), ({"n": (150, 160)}, 150, 160)):
-        r = prove(s, "injective", stages=stages, bounds=bounds)
+        r = prove(s, "injective", stages=stages, bounds=bounds, timeout=LONG)
         assert r.status == "refuted"
         assert lo <= r.counterexample["dim_values"]["n"] <= hi
         assert lo <= r.counterexample["dims"][0] <= hi
@@ -123,8 +128,8 @@ def test_a_stage_the_walk_does_not_know_is_not_skipped():
     for text in ("f32[3,5]{1,0:T(2,2)}", "f32[m,n]{1,0:T(2,2)}"):
         s = shape(text)
         stages = shape_pipeline(s) + (SwapLast(),)
-        assert prove(s, "bijective", stages=stages).proved
-        r = prove(s, "formula_equals_prt", stages=stages)
+        assert prove(s, "bijective", stages=stages, timeout=LONG).proved
+        r = prove(s, "formula_equals_prt", stages=stages, timeout=LONG)
         assert r.status == "refuted", r
         ce = r.counterexample
         assert ce["offsets"]["formula"] == evaluate(stages, ce["element"], ce["dims"])
@@ -142,8 +147,8 @@ def test_packing_is_judged_against_the_spec_size():
     for text in ("f32[3,5]{1,0:T(2,2)}", "f32[m,n]{1,0:T(2,2)}"):
         s = shape(text)
         stages = tuple(Pad((4, 4), 1) if type(x) is Pad else x for x in shape_pipeline(s))
-        assert prove(s, "injective", stages=stages).proved
-        r = prove(s, "packing", stages=stages)
+        assert prove(s, "injective", stages=stages, timeout=LONG).proved
+        r = prove(s, "packing", stages=stages, timeout=LONG)
         assert r.status == "refuted", r
         ce = r.counterexample
         dims = tuple(ce["dims"])
