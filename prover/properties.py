@@ -405,16 +405,17 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     stages = checked_stages(shape, stages)  # so is a malformed stage
     text = format_shape(shape)
     where = scope(shape, bounds)
+    facts_timeout = timeout
     if not shape.is_symbolic and \
             domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
         # small enough to decide by enumeration: Z3 gets a short try first
-        timeout = min(timeout, QUICK_SECONDS)
-    fast = _Proof(shape, stages, timeout, bounds, text=True)
+        facts_timeout = min(timeout, QUICK_SECONDS)
+    fast = _Proof(shape, stages, facts_timeout, bounds, text=True)
     PROPERTIES[prop](fast)
     if fast.check_text() == "proved":
         return Result(text, prop, PROVED, time.perf_counter() - start, where,
                       steps=fast.steps())
-    proof = _Proof(shape, stages, timeout, bounds)
+    proof = _Proof(shape, stages, facts_timeout, bounds)
     PROPERTIES[prop](proof)
     status, detail = proof.check()
 
