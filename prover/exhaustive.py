@@ -53,6 +53,10 @@ def enumerate_witness(kind: str, shape, stages) -> dict | None:
     size = domain_size(kind, dims, stages)
     if any(d < 0 for level in through for d in level) or size > EXHAUSTIVE_LIMIT:
         raise Undecided(f"{size} indices to enumerate (limit {EXHAUSTIVE_LIMIT})")
+    # A zero dim can make P small while the other dims multiply past int64
+    # in a linear index: then numpy's values would wrap, so do not decide.
+    if any(product(max(d, 1) for d in level) >= 1 << 62 for level in through):
+        raise Undecided("an index of the pipeline may not fit in int64")
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise"):
             if kind == "bijective":
