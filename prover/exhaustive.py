@@ -45,14 +45,16 @@ def domain_size(kind: str, dims, stages) -> int:
     return product(dims) + max(product(through[-1]), 0)
 
 
-def enumerate_witness(kind: str, shape, stages) -> dict | None:
+def enumerate_witness(kind: str, shape, stages, size: int | None = None) -> dict | None:
     """A candidate witness (``{"e", "f", "o"}`` or a stage witness), or None
-    when ``kind`` holds for every index.  Raises :class:`Undecided`."""
+    when ``kind`` holds for every index.  ``size`` is the padded size the
+    offsets must lie below (default: the pipeline's).  Raises
+    :class:`Undecided`."""
     dims = tuple(shape.dims)
     through = dims_through(stages, dims)
-    size = domain_size(kind, dims, stages)
-    if any(d < 0 for level in through for d in level) or size > EXHAUSTIVE_LIMIT:
-        raise Undecided(f"{size} indices to enumerate (limit {EXHAUSTIVE_LIMIT})")
+    count = domain_size(kind, dims, stages)
+    if any(d < 0 for level in through for d in level) or count > EXHAUSTIVE_LIMIT:
+        raise Undecided(f"{count} indices to enumerate (limit {EXHAUSTIVE_LIMIT})")
     # A zero dim can make P small while the other dims multiply past int64
     # in a linear index: then numpy's values would wrap, so do not decide.
     if any(product(max(d, 1) for d in level) >= 1 << 62 for level in through):
@@ -61,7 +63,8 @@ def enumerate_witness(kind: str, shape, stages) -> dict | None:
         with np.errstate(divide="raise", invalid="raise", over="raise"):
             if kind == "bijective":
                 return _stage_witness(stages, through)
-            return _element_witness(kind, shape, stages, dims, product(through[-1]))
+            return _element_witness(kind, shape, stages, dims,
+                                    product(through[-1]) if size is None else size)
     except (FloatingPointError, ZeroDivisionError) as e:
         raise Undecided(f"the pipeline divides by zero ({e})") from None
 

@@ -16,7 +16,9 @@ What each property states (e ranges over the elements, P is the padded size
 ``spec.index.padded_elements``, offset/locate are ``spec.index``'s):
 
 ``in_bounds``
-    0 <= offset(e) < P.
+    0 <= offset(e) < P.  When other stages are judged, P is their own
+    padded size and the offsets must also lie below the spec's (computed by
+    pad-reshape-transpose from the shape alone).
 ``injective``
     e != f implies offset(e) != offset(f).
 ``bijective``
@@ -205,6 +207,18 @@ class _Proof:
 
 def _in_bounds(p: _Proof):
     p.per_stage("into")
+    _spec_size(p)
+
+
+def _spec_size(p: _Proof):
+    """The pipeline's last dims are pad-reshape-transpose's (spec/physical.py,
+    which never runs the stages judged here), so the last box, which holds
+    every offset, has the spec's padded size: a pipeline that pads more
+    than the spec is not measured against its own, larger, size."""
+    prt = prt_final_dims(p.shape, p.enc.dims, p.ar)
+    p.fact("the pipeline's tiled dims are the spec's (pad-reshape-transpose), "
+           "so its offsets lie below the spec's padded size",
+           _differ(p.enc, p.through[-1], prt))
 
 
 def _injective(p: _Proof):
@@ -227,15 +241,8 @@ def _packing(p: _Proof):
     if bits <= 0:
         p.fact("elements take a positive number of bits", True)
         return
-    # The byte size is the spec's (spec/size.py), computed from the shape by
-    # pad-reshape-transpose's dims (spec/physical.py, which never runs the
-    # stages judged here): a pipeline that pads more than the spec must not
-    # be measured against its own, larger, size.
-    prt = prt_final_dims(p.shape, L.dims, ar)
-    p.fact("the pipeline's tiled dims are the spec's (pad-reshape-transpose), "
-           "so its offsets lie below the spec's padded size",
-           L.not_(L.equal(p.through[-1], prt)) if len(prt) == len(p.through[-1])
-           else True)
+    # the byte size is the spec's (spec/size.py), from the shape alone
+    _spec_size(p)
     o, o2, n = p.fresh("o", 3)
     aligned = ar.mul(ar.ceildiv(n, align), align)
     p.fact("padded elements fit in the byte size",

@@ -37,16 +37,20 @@ def decide_whole(kind: str, shape: Shape, stages, timeout,
                  z3_search: bool = True) -> tuple[str, object]:
     """(HOLDS, how) | (FAILS, replayed counterexample) | (UNDECIDED, reason)
     for ``kind`` on the concrete ``shape`` run through ``stages``."""
+    from .prt import prt_final_dims
     dims = tuple(shape.dims)
     P = product(dims_through(stages, dims)[-1])
+    P_prt = product(prt_final_dims(shape, dims))
+    if kind == "in_bounds":
+        # inside the pipeline's own size and the spec's buffer, which is
+        # computed from the shape alone, never from the stages judged
+        P = min(P, P_prt)
     if kind == "formula_equals_prt":
-        from .prt import prt_final_dims
-        P_prt = product(prt_final_dims(shape, dims))
         if P_prt != P:
             return FAILS, {"dims": list(dims),
                            "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
     try:
-        found = enumerate_witness(kind, shape, stages)
+        found = enumerate_witness(kind, shape, stages, P)
         if found is None:
             return HOLDS, (f"decided by exhaustive enumeration of "
                            f"{domain_size(kind, dims, stages)} indices")

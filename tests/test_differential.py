@@ -17,7 +17,7 @@ from tilespec.prover.properties import PROPERTIES, prove
 from tilespec.spec.arith import INT
 from tilespec.spec.index import (Combine, Pad, dims_through, evaluate, shape_pipeline,
                         unevaluate)
-from tilespec.spec.physical import to_physical
+from tilespec.spec.physical import physical_size, to_physical
 from tilespec.spec.size import byte_size
 from tilespec.spec.strategies import shapes_with_layout
 
@@ -35,7 +35,8 @@ def brute(shape, stages, prop) -> bool:
     in_bounds = bool(((offs >= 0) & (offs < P)).all())
     injective = len(set(offs.tolist())) == n
     if prop == "in_bounds":
-        return in_bounds
+        # and inside the spec's buffer, from the numpy pad-reshape-transpose
+        return in_bounds and bool((offs < physical_size(shape)).all())
     if prop == "injective":
         return injective
     if prop == "packing":

@@ -13,6 +13,7 @@ from test_differential import brute
 from tilespec.prover.properties import PROPERTIES, prove
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import Combine, Pad, Permute, Split, evaluate, shape_pipeline
+from tilespec.spec.physical import physical_size
 from tilespec.spec.size import byte_size
 from tilespec.spec.text import parse_array_shape as shape
 
@@ -156,6 +157,20 @@ def test_packing_is_judged_against_the_spec_size():
         if "bit_range" in ce:
             assert ce["bit_range"][1] > 8 * byte_size(concrete)
             assert evaluate(stages, ce["element"], dims) == ce["offset"]
+
+
+def test_in_bounds_is_judged_against_the_spec_buffer():
+    # The same over-padding pipeline keeps its offsets below its own padded
+    # size (64) but not below the spec's (24): in_bounds used to compare the
+    # pipeline with itself.
+    for text in ("f32[3,5]{1,0:T(2,2)}", "f32[m,n]{1,0:T(2,2)}"):
+        s = shape(text)
+        stages = tuple(Pad((4, 4), 1) if type(x) is Pad else x for x in shape_pipeline(s))
+        r = prove(s, "in_bounds", stages=stages, timeout=LONG)
+        assert r.status == "refuted", r
+        ce = r.counterexample
+        assert ce["offset"] >= ce["padded_size"]
+        assert ce["padded_size"] == physical_size(s.instantiate(ce.get("dim_values", {})))
 
 
 # --- decide what is decidable ------------------------------------------------------
