@@ -58,11 +58,12 @@ def decide_whole(kind: str, shape: Shape, stages, timeout,
     except Undecided as why:
         if not z3_search:
             return UNDECIDED, str(why)
+        not_enumerated = f"not enumerated: {why}"
     found = z3_witness(kind, shape, stages, P, timeout)
     if found is None:
         return HOLDS, "decided by Z3 on the whole layout (unsat)"
     if not isinstance(found, dict):
-        return UNDECIDED, found
+        return UNDECIDED, f"{not_enumerated}; Z3 on the whole layout: {found}"
     return FAILS, replay(kind, shape, stages, found, P)
 
 

@@ -125,7 +125,7 @@ def test_unknown_property_is_bad_input():
 # --- the command ------------------------------------------------------------------
 
 def test_prove_command_json(capsys):
-    status = main(["prove", "--quiet", "--json", "--property", "bijective",
+    status = main(["prove", "--quiet", "--json", "--timeout", str(LONG), "--property", "bijective",
                    "--property", "inverse", "f32[m,n]{1,0:T(8,128)}", "f32[3,5]{1,0:T(2,2)}"])
     out = json.loads(capsys.readouterr().out)
     assert status == 0
@@ -139,7 +139,8 @@ def test_prove_command_json(capsys):
 
 
 def test_prove_command_progress_and_table(capsys):
-    assert main(["prove", "--property", "in_bounds", "f32[3,5]{1,0:T(2,2)}"]) == 0
+    assert main(["prove", "--timeout", str(LONG), "--property", "in_bounds",
+                 "f32[3,5]{1,0:T(2,2)}"]) == 0
     captured = capsys.readouterr()
     assert "[1/1] proved" in captured.err
     assert "1 checks: 1 proved, 0 refuted, 0 unknown" in captured.out
