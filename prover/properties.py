@@ -398,14 +398,21 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     >>> r.status, r.scope
     ('proved', 'all shapes: m >= 1, n >= 1')
     """
+    from ..spec.errors import ShapeError, TilespecError
     if prop not in PROPERTIES:
-        from ..spec.errors import TilespecError
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not timeout > 0:
+        raise TilespecError(f"timeout {timeout!r} is not a positive number of seconds")
+    if isinstance(shape, str):
+        from ..spec.text import parse_array_shape
+        shape = parse_array_shape(shape)
+    if not isinstance(shape, Shape):
+        raise ShapeError(f"{shape!r} is not an array shape")
     start = time.perf_counter()
     for i, d in enumerate(shape.dims):
         if d is None:
-            from ..spec.errors import ShapeError
             raise ShapeError(f"dim {i} of {format_shape(shape)} is unbounded ('?'): "
                              "give it a bound (<=N) or a name (all sizes)")
     ranges = dim_ranges(shape, bounds)      # bad bounds are bad input

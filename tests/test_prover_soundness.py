@@ -22,6 +22,9 @@ from tilespec.spec.text import parse_array_shape as shape
 LONG = 60
 
 
+S35 = shape("f32[3,5]{1,0:T(2,2)}")
+
+
 def _solver_gives_up(monkeypatch):
     import tilespec.prover.properties as properties
     import tilespec.prover.solve as solve
@@ -46,6 +49,21 @@ def _solver_gives_up(monkeypatch):
 def test_bad_bounds_are_bad_input(text, bounds):
     with pytest.raises(TilespecError, match="bound"):
         prove(shape(text), "injective", bounds=bounds)
+
+
+@pytest.mark.parametrize("kwargs", [{"timeout": 0}, {"timeout": -1.0},
+                                    {"timeout": float("nan")}, {"timeout": "5"}])
+def test_a_time_limit_must_be_positive(kwargs):
+    with pytest.raises(TilespecError, match="timeout"):
+        prove(S35, "injective", **kwargs)
+
+
+def test_shape_text_is_accepted_and_anything_else_is_bad_input():
+    assert prove("f32[3,5]{1,0:T(2,2)}", "injective", timeout=LONG).proved
+    with pytest.raises(TilespecError):
+        prove(("f32", (3, 5)), "injective")
+    with pytest.raises(TilespecError):
+        prove("(f32[3], f32[5])", "injective")
 
 
 def test_an_unbounded_dim_is_bad_input():
@@ -77,9 +95,6 @@ def test_counterexample_search_honours_the_bounds():
 
 
 # --- stages are checked, not trusted by their class ------------------------------
-
-S35 = shape("f32[3,5]{1,0:T(2,2)}")
-
 
 @pytest.mark.parametrize("stages, words", [
     # a Combine that covers one entry of two: was trusted as a row-major
