@@ -442,39 +442,50 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     failed, model = detail if status == "failed" else ([], None)
     why = (f"a per-stage fact fails ({'; '.join(failed)})" if status == "failed"
            else f"the per-stage facts are not settled ({detail})")
-    if not shape.is_symbolic:
-        # One concrete layout: decide it as a whole (enumeration when small,
-        # else Z3 on the whole layout).
-        verdict, found = decide_whole(prop, shape, stages, timeout)
-        if verdict == FAILS:
-            found["failed_facts"] = failed
-            return done(REFUTED, counterexample=found)
-        if verdict == HOLDS:
-            return done(PROVED, steps=(f"{why}; {found}",))
-        return done(UNKNOWN, reason=f"{why}; the whole layout is not decided: {found}")
-    # All shapes: look for a counterexample at the dims the facts fail at,
-    # then at other such dims and a few small sizes, all inside the bounds.
+    if shape.is_symbolic:
+        status, kw = _beyond_facts_all_shapes(prop, proof, stages, ranges, model, timeout, why)
+    else:
+        status, kw = _beyond_facts_concrete(prop, shape, stages, timeout, why)
+    if status == REFUTED:
+        kw["counterexample"]["failed_facts"] = failed
+    return done(status, **kw)
+
+
+def _beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):
+    """One concrete layout whose facts fail or are not settled: decide it
+    as a whole (enumeration when small, else Z3 on the whole layout)."""
+    verdict, found = decide_whole(prop, shape, stages, timeout)
+    if verdict == FAILS:
+        return REFUTED, {"counterexample": found}
+    if verdict == HOLDS:
+        return PROVED, {"steps": (f"{why}; {found}",)}
+    return UNKNOWN, {"reason": f"{why}; the whole layout is not decided: {found}"}
+
+
+def _beyond_facts_all_shapes(prop, proof: _Proof, stages, ranges, model, timeout, why):
+    """Named dims whose facts fail or are not settled: look for a
+    counterexample at the dims the facts fail at, then at other such dims
+    and a few small sizes, all inside the bounds; then enumerate every size
+    up to some limit."""
+    shape = proof.shape
     tried, reasons = [], []
     if model is not None:
         for values in candidate_dims(proof, model, ranges):
             verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
             if verdict == FAILS:
                 found["dim_values"] = values
-                found["failed_facts"] = failed
-                return done(REFUTED, counterexample=found)
+                return REFUTED, {"counterexample": found}
             tried.append(values)
             reasons.append("it holds there" if verdict == HOLDS else found)
-    # None found: check every size up to some limit exhaustively.
     covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
     if ce is not None:
-        ce["failed_facts"] = failed
-        return done(REFUTED, counterexample=ce)
+        return REFUTED, {"counterexample": ce}
     if covered is True:
-        return done(PROVED, steps=(f"{why}; every size in the scope decided by "
-                                   "exhaustive enumeration",))
+        return PROVED, {"steps": (f"{why}; every size in the scope decided by "
+                                  "exhaustive enumeration",)}
     searched = (f"; no counterexample at dims {tried}: "
                 f"{'; '.join(dict.fromkeys(map(str, reasons)))}" if tried else "")
-    return done(UNKNOWN, reason=f"{why}{searched}; {covered}")
+    return UNKNOWN, {"reason": f"{why}{searched}; {covered}"}
 
 
 #: How long Z3 may take on the facts of a concrete question small enough
