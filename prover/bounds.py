@@ -65,8 +65,12 @@ def _pairs(bounds):
         return list(bounds.items())
     if isinstance(bounds, (str, bytes)):
         bounds = [bounds]
+    try:
+        items = list(bounds)
+    except TypeError:
+        raise BoundError(f"bounds {bounds!r} are not a mapping or a list of NAME=N") from None
     out = []
-    for item in bounds:
+    for item in items:
         if isinstance(item, str):
             name, sep, value = item.partition("=")
             if not sep:

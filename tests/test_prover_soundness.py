@@ -45,6 +45,9 @@ def _solver_gives_up(monkeypatch):
     ("f32[m,n]{1,0:T(8,128)}", {"m": -1}),
     ("f32[m,n]{1,0:T(8,128)}", {"m": "many"}),
     ("f32[3,5]{1,0:T(8,128)}", {"m": 3}),             # a concrete shape has no names
+    ("f32[m,n]{1,0:T(8,128)}", 5),
+    ("f32[m,n]{1,0:T(8,128)}", {"m": 2.5}),
+    ("f32[m,n]{1,0:T(8,128)}", [("m", 2, 3)]),
 ])
 def test_bad_bounds_are_bad_input(text, bounds):
     with pytest.raises(TilespecError, match="bound"):
