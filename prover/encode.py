@@ -38,6 +38,8 @@ import z3
 from ..spec.arith import Arithmetic
 from ..spec.layout import Shape
 
+from .bounds import describe_ranges, dim_ranges
+
 #: Every user name's solver symbol starts with this, and nothing else does.
 USER_PREFIX = "u."
 #: Every internal variable's solver symbol starts with this.
@@ -138,7 +140,7 @@ class _Named:
         self.shape = shape
         self.names: dict = {}
         self.assumptions: list = []
-        self._bounds = dict(bounds or {})
+        self._ranges = dim_ranges(shape, bounds)   # bad bounds are bad input
         self._fresh = 0
         for n in shape.names:
             self.name(n)
@@ -153,9 +155,10 @@ class _Named:
         with its assumptions)."""
         if n not in self.names:
             v = self.names[n] = self.constant(user_symbol(n))
-            self.assumptions.append(self.le(1, v))
-            if n in self._bounds:
-                self.assumptions.append(self.le(v, int(self._bounds[n])))
+            lo, hi = self._ranges.get(n, (1, None))
+            self.assumptions.append(self.le(lo, v))
+            if hi is not None:
+                self.assumptions.append(self.le(v, hi))
         return self.names[n]
 
     def internal(self, tag: str):
@@ -236,12 +239,10 @@ class Encoding(_Named):
 
 def scope(shape: Shape, bounds: dict | None = None) -> str:
     """Words for what a proof about ``shape`` covers."""
+    ranges = dim_ranges(shape, bounds)
     if not shape.is_symbolic:
         return "concrete"
-    bounds = bounds or {}
-    parts = [f"1 <= {n} <= {bounds[n]}" if n in bounds else f"{n} >= 1"
-             for n in shape.names]
-    return "all shapes: " + ", ".join(parts)
+    return "all shapes: " + describe_ranges(ranges)
 
 
 # --- the same facts as SMT-LIB text -------------------------------------------

@@ -16,7 +16,9 @@ What each property states (e ranges over the elements, P is the padded size
 ``spec.index.padded_elements``, offset/locate are ``spec.index``'s):
 
 ``in_bounds``
-    0 <= offset(e) < P.
+    0 <= offset(e) < P.  When other stages are judged, P is their own
+    padded size and the offsets must also lie below the spec's (computed by
+    pad-reshape-transpose from the shape alone).
 ``injective``
     e != f implies offset(e) != offset(f).
 ``bijective``
@@ -43,10 +45,22 @@ What each property states (e ranges over the elements, P is the padded size
     with E(n) bits per element, distinct elements occupy disjoint bit ranges
     [n·offset, n·(offset+1)) inside the byte size.
 
-When a fact fails, the prover searches the whole layout (with the failing
-fact's dim values, for all-shapes questions) for a counterexample and replays
-it on the concrete evaluator before reporting ``refuted``.  If none is found
-the answer is ``unknown``, never ``proved``.
+``packing`` is judged against the spec's byte size, computed from the shape
+(spec/size.py; pad-reshape-transpose's dims for named dims), never from the
+stages being judged.
+
+Before anything is proved, the bounds (:mod:`prover.bounds`) and the stages'
+parameters (:mod:`prover.stages_check`) are checked: bad ones are bad input.
+
+When a fact fails, or Z3 does not settle the facts: a concrete layout is
+decided as a whole (:mod:`prover.witness`: by enumerating every index when
+there are at most 2^20, :mod:`prover.exhaustive`, else by Z3's search of the
+whole layout); for named dims, a counterexample is searched at dim values
+inside the bounds, then every size up to some K is enumerated
+(:mod:`prover.dim_search`).  Every counterexample is replayed on the
+concrete evaluator before ``refuted`` is reported.  When nothing decides,
+the answer is ``unknown`` with the reason and how far exhaustive checking
+went, never ``proved``.
 """
 
 from __future__ import annotations
@@ -54,20 +68,22 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-import numpy as np
 import z3
 
-from ..spec.index import (Combine, Pad, dims_through, evaluate, linear_index,
-                        product, shape_pipeline, unevaluate)
-from ..spec.arith import INT
+from ..spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
 from ..spec.layout import Shape
 from ..spec.text import format_shape
 
+from .bounds import dim_ranges
+from .dim_search import candidate_dims, sweep
 from .encode import Encoding, SmtEncoding, scope
+from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .lemma import mixed_radix
-from .prt import prt_steps
-from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap, probe_values, search
+from .prt import prt_final_dims, prt_steps
+from .result import PROVED, REFUTED, UNKNOWN, Result
+from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
+from .stages_check import checked_stages
+from .witness import FAILS, HOLDS, decide_whole
 
 
 class _Proof:
@@ -190,275 +206,22 @@ class _Proof:
         return tuple(lemmas) + tuple(label for label, _ in self.facts)
 
 
-# --- global searches for counterexamples (concrete dims only) ---------------
-
-def _ints(model, enc, terms):
-    return [enc.value(model, t) for t in terms]
-
-
-def _replay_offset(stages, shape, element):
-    return evaluate(stages, tuple(element), tuple(shape.dims), INT)
-
-
-def _witness(kind: str, shape: Shape, stages, timeout) -> dict | None | str:
-    """A replayed counterexample dict, None if there is none, or a reason.
-
-    A numpy scan looks first (small shapes); Z3's formula for the whole
-    layout is built only when the scan finds nothing.
-    """
-    if kind == "bijective":
-        return _stage_witness(shape, stages, timeout)
-    dims = tuple(shape.dims)
-    P = product(dims_through(stages, dims)[-1])
-    if kind == "formula_equals_prt":
-        from .prt import prt_final_dims
-        P_prt = product(prt_final_dims(shape, dims))
-        if P_prt != P:
-            return {"dims": list(dims),
-                    "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
-    found = _scan(kind, shape, stages, P)
-    if found is None:
-        found = _z3_witness(kind, shape, stages, P, timeout)
-        if not isinstance(found, dict):
-            return found
-    return _replay(kind, shape, stages, found, P)
-
-
-def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
-    """Z3's search of the whole layout at concrete dims: a candidate
-    ``{"e", "f", "o"}``, None when there is none, or why it gave up."""
-    ctx = z3.Context()
-    enc = Encoding(shape, ctx)
-    ar = enc.ar
-    dims = tuple(shape.dims)
-
-    def offset(x):
-        return ar._term(evaluate(stages, x, dims, ar))
-    e, f = enc.fresh("e", len(dims)), enc.fresh("f", len(dims))
-    o = z3.Int("o", ctx)
-    box_e = enc.box(e, dims)
-    if kind == "in_bounds":
-        formula = z3.And(box_e, z3.Not(z3.And(0 <= offset(e), offset(e) < P)))
-    elif kind in ("injective", "packing"):
-        formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
-                         offset(e) == offset(f))
-        if kind == "packing":
-            from ..spec.size import byte_size
-            bits = shape.element_bits
-            limit = 8 * byte_size(shape) if bits else 0
-            # with the spec's sizes; a broken pipeline may reach beyond them
-            formula = z3.Or(formula, z3.And(box_e, (offset(e) + 1) * bits > limit))
-    elif kind == "inverse":
-        back, valid = unevaluate(stages, o, dims, ar)
-        bad_o = z3.And(0 <= o, o < P, ar._term(valid), offset(back) != o)
-        off_e = offset(e)
-        back_e, valid_e = unevaluate(stages, off_e, dims, ar)
-        bad_e = z3.And(box_e, z3.Not(z3.And(0 <= off_e, off_e < P, enc.equal(back_e, e),
-                                            ar._term(valid_e))))
-        formula = z3.Or(bad_o, bad_e)
-    elif kind == "formula_equals_prt":
-        from .prt import prt_offset
-        formula = z3.And(box_e, offset(e) != ar._term(prt_offset(shape, e, dims, ar)))
-    elif kind == "combine_equals_reshape":
-        from .prt import reshape_index
-        parts = []
-        x, d = tuple(e), dims
-        for s in stages:
-            if isinstance(s, Combine):
-                merged = s.dims(d, INT)
-                parts.append(z3.Not(enc.equal(s.forward(x, d, ar),
-                                              reshape_index(x, d, merged, ar))))
-            x, d = s.forward(x, d, ar), s.dims(d, INT)
-        formula = z3.And(box_e, z3.Or(parts) if parts else False)
-    else:
-        raise ValueError(kind)
-    answer, m = search(formula, ctx, timeout)
-    if answer == "unknown":
-        return m
-    if answer == "unsat":
-        return None
-    return {"e": _ints(m, enc, e), "f": _ints(m, enc, f),
-            "o": m.eval(o, model_completion=True).as_long()}
-
-
-def _replay(kind, shape, stages, found, P) -> dict:
-    """Check a witness on plain ints and describe it; ProverBug if it does
-    not show the property failing."""
-    dims = tuple(shape.dims)
-    ce = {"dims": list(dims)}
-    if kind == "inverse":
-        ce.update(_replay_inverse(kind, shape, stages, found["e"], found.get("o", 0), P))
-    elif kind in ("injective", "packing"):
-        a, b = found["e"], found["f"]
-        oa, ob = (_replay_offset(stages, shape, v) for v in (a, b))
-        if a != b and oa == ob and all(0 <= x < n for v in (a, b)
-                                       for x, n in zip(v, dims)):
-            ce.update(elements=[a, b], offsets=[oa, ob])
-        elif kind == "packing":
-            from ..spec.size import byte_size
-            bits = shape.element_bits
-            if (oa + 1) * bits <= 8 * byte_size(shape):
-                raise ProverBug(f"packing witness {a} replays inside the bytes")
-            ce.update(element=a, offset=oa, bit_range=[oa * bits, (oa + 1) * bits],
-                      byte_size=byte_size(shape))
-        else:
-            raise ProverBug(f"{kind} witness {a}, {b} does not replay: {oa}, {ob}")
-    elif kind == "in_bounds":
-        a = found["e"]
-        oa = _replay_offset(stages, shape, a)
-        if 0 <= oa < P:
-            raise ProverBug(f"in_bounds witness {a} replays in bounds: {oa}")
-        ce.update(element=a, offset=oa, padded_size=P)
-    elif kind == "formula_equals_prt":
-        from .prt import prt_offset
-        a = found["e"]
-        oa, ob = _replay_offset(stages, shape, a), prt_offset(shape, a)
-        if oa == ob:
-            raise ProverBug(f"formula/prt witness {a} replays equal: {oa}")
-        ce.update(element=a, offsets={"formula": oa, "pad_reshape_transpose": ob})
-    elif kind == "combine_equals_reshape":
-        from .prt import reshape_index
-        a = found["e"]
-        x, d, found = tuple(a), dims, None
-        for s in stages:
-            if isinstance(s, Combine):
-                merged = s.dims(d, INT)
-                got, want = s.forward(x, d, INT), reshape_index(x, d, merged)
-                if tuple(got) != tuple(want):
-                    found = {"combined": list(got), "reshaped": list(want)}
-                    break
-            x, d = s.forward(x, d, INT), s.dims(d, INT)
-        if found is None:
-            raise ProverBug(f"combine witness {a} does not replay")
-        ce.update(element=a, **found)
-    return ce
-
-
-#: Largest element (and offset) count scanned with numpy for a witness
-#: before asking Z3; a scan only finds witnesses, it never proves.
-SCAN_LIMIT = 1 << 16
-
-
-def _scan(kind, shape: Shape, stages, P) -> dict | None:
-    """A candidate witness found by evaluating every element (and every
-    offset) with numpy, or None.  Candidates are replayed like Z3's."""
-    dims = tuple(shape.dims)
-    n = product(dims)
-    if n == 0 or n > SCAN_LIMIT or P > SCAN_LIMIT or kind == "bijective":
-        return None
-    grid = np.indices(dims).reshape(len(dims), -1) if dims else np.zeros((0, 1), np.int64)
-    cols = tuple(grid[i] for i in range(len(dims)))
-
-    def full(v):
-        return np.broadcast_to(np.asarray(v, dtype=np.int64), (n,))
-
-    def element(i):
-        return [int(c[i]) for c in cols]
-    with np.errstate(all="ignore"):
-        offs = full(evaluate(stages, cols, dims, INT))
-        outside = np.flatnonzero((offs < 0) | (offs >= P))
-        if kind == "in_bounds":
-            return {"e": element(outside[0])} if outside.size else None
-        if kind in ("injective", "packing"):
-            order = np.argsort(offs, kind="stable")
-            same = np.flatnonzero(offs[order][1:] == offs[order][:-1])
-            if same.size:
-                i, j = order[same[0]], order[same[0] + 1]
-                return {"e": element(i), "f": element(j)}
-            if kind == "packing" and shape.element_bits:
-                from ..spec.size import byte_size
-                over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
-                if over.size:
-                    return {"e": element(over[0]), "f": element(over[0])}
-            return None
-        if kind == "inverse":
-            if outside.size:
-                return {"e": element(outside[0])}
-            back, ok = unevaluate(stages, offs, dims, INT)
-            ok = np.broadcast_to(np.asarray(ok), (n,))
-            wrong = ~ok
-            for b, c in zip(back, cols):
-                wrong |= full(b) != c
-            if wrong.any():
-                return {"e": element(np.flatnonzero(wrong)[0])}
-            o = np.arange(P)
-            back, ok = unevaluate(stages, o, dims, INT)
-            back = tuple(np.broadcast_to(np.asarray(b), (P,)) for b in back)
-            again = np.broadcast_to(np.asarray(evaluate(stages, back, dims, INT)), (P,))
-            bad = np.flatnonzero(np.broadcast_to(np.asarray(ok), (P,)) & (again != o))
-            return {"e": element(0), "o": int(bad[0])} if bad.size else None
-        if kind == "formula_equals_prt":
-            from .prt import prt_offset
-            theirs = full(prt_offset(shape, cols, dims, INT))
-            bad = np.flatnonzero(offs != theirs)
-            return {"e": element(bad[0])} if bad.size else None
-    return None
-
-
-def _stage_witness(shape: Shape, stages, timeout):
-    """A stage (not a pad) of the concrete pipeline that is not a bijection
-    between its boxes, with the index that shows it, replayed on ints."""
-    dims = dims_through(stages, tuple(shape.dims))
-    for i, s in enumerate(stages):
-        if type(s) is Pad:
-            continue
-        ctx = z3.Context()
-        enc = Encoding(shape, ctx)
-        ar = enc.ar
-        d_in, d_out = dims[i], dims[i + 1]
-        e = enc.fresh("e", len(d_in))
-        g = enc.fresh("g", len(d_out))
-        fe = s.forward(e, d_in, ar)
-        be, _ = s.backward(fe, d_in, ar)
-        bg, _ = s.backward(g, d_in, ar)
-        bad_e = z3.And(enc.box(e, d_in), z3.Not(z3.And(enc.box(fe, d_out),
-                                                       enc.equal(be, e))))
-        bad_g = z3.And(enc.box(g, d_out), z3.Not(z3.And(
-            enc.box(bg, d_in), enc.equal(s.forward(bg, d_in, ar), g))))
-        answer, m = search(z3.Or(bad_e, bad_g), ctx, timeout)
-        if answer == "unknown":
-            return m
-        if answer == "unsat":
-            continue
-        ev, gv = _ints(m, enc, e), _ints(m, enc, g)
-
-        def inside(v, d):
-            return all(0 <= x < n for x, n in zip(v, d))
-        f_e = list(s.forward(tuple(ev), d_in, INT))
-        b_e = list(s.backward(tuple(f_e), d_in, INT)[0])
-        if inside(ev, d_in) and not (inside(f_e, d_out) and b_e == ev):
-            return {"dims": list(shape.dims), "stage": i, "stage_name": s.name,
-                    "box": list(d_in), "index": ev, "forward": f_e, "backward_of_forward": b_e}
-        b_g = list(s.backward(tuple(gv), d_in, INT)[0])
-        f_b = list(s.forward(tuple(b_g), d_in, INT))
-        if inside(gv, d_out) and not (inside(b_g, d_in) and f_b == gv):
-            return {"dims": list(shape.dims), "stage": i, "stage_name": s.name,
-                    "box": list(d_out), "index": gv, "backward": b_g, "forward_of_backward": f_b}
-        raise ProverBug(f"bijective witness at stage {i} does not replay")
-    return None
-
-
-def _replay_inverse(kind, shape, stages, elem, ov, P):
-    dims = tuple(shape.dims)
-    oe = evaluate(stages, tuple(elem), dims, INT)
-    back, valid = unevaluate(stages, oe, dims, INT) if 0 <= oe < P else (None, False)
-    if tuple(elem) != back or not valid:
-        if all(0 <= x < n for x, n in zip(elem, dims)):
-            return {"element": elem, "offset": oe,
-                    "located": None if back is None else list(back),
-                    "located_is_padding": not valid}
-    back, valid = unevaluate(stages, ov, dims, INT)
-    again = evaluate(stages, back, dims, INT)
-    if again != ov and (valid or kind == "bijective"):
-        return {"offset": ov, "located": list(back), "offset_of_located": again,
-                "located_is_padding": not valid}
-    raise ProverBug(f"{kind} witness (element {elem}, offset {ov}) does not replay")
-
-
 # --- the properties -----------------------------------------------------------
 
 def _in_bounds(p: _Proof):
     p.per_stage("into")
+    _spec_size(p)
+
+
+def _spec_size(p: _Proof):
+    """The pipeline's last dims are pad-reshape-transpose's (spec/physical.py,
+    which never runs the stages judged here), so the last box, which holds
+    every offset, has the spec's padded size: a pipeline that pads more
+    than the spec is not measured against its own, larger, size."""
+    prt = prt_final_dims(p.shape, p.enc.dims, p.ar)
+    p.fact("the pipeline's tiled dims are the spec's (pad-reshape-transpose), "
+           "so its offsets lie below the spec's padded size",
+           _differ(p.enc, p.through[-1], prt))
 
 
 def _injective(p: _Proof):
@@ -477,11 +240,13 @@ def _packing(p: _Proof):
     p.per_stage("into", "injective")
     bits = p.shape.element_bits
     align = p.shape.layout.tail_padding_alignment_in_elements
-    o, o2, n = p.fresh("o", 3)
     L, ar = p.enc, p.ar
     if bits <= 0:
         p.fact("elements take a positive number of bits", True)
         return
+    # the byte size is the spec's (spec/size.py), from the shape alone
+    _spec_size(p)
+    o, o2, n = p.fresh("o", 3)
     aligned = ar.mul(ar.ceildiv(n, align), align)
     p.fact("padded elements fit in the byte size",
            L.and_(L.le(0, n), L.not_(L.le(ar.mul(n, bits),
@@ -501,9 +266,33 @@ def _reshape_fact(p: _Proof, label, x, old, y, new):
         L.box(y, new), p.ar.eq(linear_index(y, new, p.ar), linear_index(x, old, p.ar))))))
 
 
+def _canonical(p: _Proof) -> bool:
+    """Do the stages come in the spec's order, level by level, each named
+    for a step of pad-reshape-transpose?  Only then does walking the two
+    paths side by side compare every stage; otherwise a stage the walk does
+    not know would be skipped, and the proof would say nothing about it."""
+    last = (0, -1)
+    for s in p.stages:
+        order = _LEVEL_ORDER if s.level else ("minor_to_major",)
+        if s.level > len(p.shape.layout.tiles) or s.name not in order:
+            return False
+        here = (s.level, order.index(s.name))
+        if here <= last:
+            return False
+        last = here
+    return True
+
+
+_LEVEL_ORDER = ("prepend unit dims", "combine", "pad", "split", "tile dims minor")
+
+
 def _formula_equals_prt(p: _Proof):
     # Walk the closed formula's stages and pad-reshape-transpose's steps side
     # by side: they agree on each step's box, and the dims agree after it.
+    if not _canonical(p):
+        p.fact("the stages follow the spec's order, one known step at a time "
+               "(otherwise the whole layout is compared)", True)
+        return
     enc, ar = p.enc, p.ar
     steps = list(prt_steps(p.shape, enc.dims, ar))
     formula = list(zip(p.stages, p.through, p.through[1:]))
@@ -520,7 +309,7 @@ def _formula_equals_prt(p: _Proof):
         for s, _, _ in mine:
             d = s.dims(d, ar)
         p.fact(f"level {level}: both paths start from the same dims",
-               enc.not_(enc.equal(prt[0][1], d_in)))
+               _differ(enc, prt[0][1], d_in))
         z = x
         for name, old, new, step in prt:
             if name.startswith("reshape"):
@@ -535,11 +324,16 @@ def _formula_equals_prt(p: _Proof):
                        enc.and_(enc.box(z, old), enc.not_(enc.equal(step(z), target))))
                 z = target
         p.fact(f"level {level}: both paths end with the same dims",
-               enc.not_(enc.equal(prt[-1][2], d)))
+               _differ(enc, prt[-1][2], d))
         for i, s in enumerate(p.stages):
             if s.level == level and not p.is_lemma_stage(i):
                 p.stage_into(i)
     p.cite(len(p.through[-1]))
+
+
+def _differ(enc, a, b):
+    # vectors of different lengths differ: equal() alone would zip them short
+    return enc.not_(enc.equal(a, b)) if len(a) == len(b) else True
 
 
 _PRT_TO_STAGE = {
@@ -592,11 +386,13 @@ PROPERTIES: dict[str, Callable[[_Proof], None]] = {
 
 
 def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
-          bounds: dict | None = None, stages=None) -> Result:
+          bounds=None, stages=None) -> Result:
     """Prove ``prop`` for ``shape`` (all sizes of its named dims).
 
-    ``stages`` replaces the spec's pipeline, to check a variant (a compiler's
-    formula, or a deliberately broken one).
+    ``bounds`` limits named dims (``{"n": 4096}`` or ``{"n": (lo, hi)}``;
+    see :mod:`prover.bounds`).  ``stages`` replaces the spec's pipeline, to
+    check a variant (a compiler's formula, or a deliberately broken one);
+    its parameters are checked first (:mod:`prover.stages_check`).
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective").status
@@ -605,73 +401,97 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     >>> r.status, r.scope
     ('proved', 'all shapes: m >= 1, n >= 1')
     """
+    from ..spec.errors import ShapeError, TilespecError
     if prop not in PROPERTIES:
-        from ..spec.errors import TilespecError
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not timeout > 0:
+        raise TilespecError(f"timeout {timeout!r} is not a positive number of seconds")
+    if isinstance(shape, str):
+        from ..spec.text import parse_array_shape
+        shape = parse_array_shape(shape)
+    if not isinstance(shape, Shape):
+        raise ShapeError(f"{shape!r} is not an array shape")
     start = time.perf_counter()
+    for i, d in enumerate(shape.dims):
+        if d is None:
+            raise ShapeError(f"dim {i} of {format_shape(shape)} is unbounded ('?'): "
+                             "give it a bound (<=N) or a name (all sizes)")
+    ranges = dim_ranges(shape, bounds)      # bad bounds are bad input
+    stages = checked_stages(shape, stages)  # so is a malformed stage
     text = format_shape(shape)
     where = scope(shape, bounds)
-    proof = _Proof(shape, stages, timeout, bounds)
+    facts_timeout = timeout
+    if not shape.is_symbolic and \
+            domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
+        # small enough to decide by enumeration: Z3 gets a short try first
+        facts_timeout = min(timeout, QUICK_SECONDS)
+    proof = _Proof(shape, stages, facts_timeout, bounds)
     PROPERTIES[prop](proof)
     if proof.check_text() == "proved":
         return Result(text, prop, PROVED, time.perf_counter() - start, where,
                       steps=proof.steps())
     status, detail = proof.check()
 
-    def done(status, **kw):
+    def done(status, steps=None, **kw):
         return Result(text, prop, status, time.perf_counter() - start, where,
-                      steps=proof.steps(), **kw)
+                      steps=proof.steps() if steps is None else steps, **kw)
 
     if status == "proved":
         return done(PROVED)
-    if status == "unknown":
-        return done(UNKNOWN, reason=detail)
-    # A per-stage fact failed.  Search the whole layout for a counterexample:
-    # at the failing model's dims, then (for all-shapes questions) at other
-    # dims the facts fail for, then at a few small sizes.
-    failed, model = detail
+    failed, model = detail if status == "failed" else ([], None)
+    why = (f"a per-stage fact fails ({'; '.join(failed)})" if status == "failed"
+           else f"the per-stage facts are not settled ({detail})")
+    if shape.is_symbolic:
+        status, kw = _beyond_facts_all_shapes(prop, proof, stages, ranges, model, timeout, why)
+    else:
+        status, kw = _beyond_facts_concrete(prop, shape, stages, timeout, why)
+    if status == REFUTED:
+        kw["counterexample"]["failed_facts"] = failed
+    return done(status, **kw)
+
+
+def _beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):
+    """One concrete layout whose facts fail or are not settled: decide it
+    as a whole (enumeration when small, else Z3 on the whole layout)."""
+    verdict, found = decide_whole(prop, shape, stages, timeout)
+    if verdict == FAILS:
+        return REFUTED, {"counterexample": found}
+    if verdict == HOLDS:
+        return PROVED, {"steps": (f"{why}; {found}",)}
+    return UNKNOWN, {"reason": f"{why}; the whole layout is not decided: {found}"}
+
+
+def _beyond_facts_all_shapes(prop, proof: _Proof, stages, ranges, model, timeout, why):
+    """Named dims whose facts fail or are not settled: look for a
+    counterexample at the dims the facts fail at, then at other such dims
+    and a few small sizes, all inside the bounds; then enumerate every size
+    up to some limit."""
+    shape = proof.shape
     tried, reasons = [], []
-    for values in _candidate_dims(proof, model):
-        concrete = shape.instantiate(values)
-        witness = _witness(prop, concrete, proof.stages, timeout)
-        if isinstance(witness, dict):
-            if values:
-                witness["dim_values"] = values
-            witness["failed_facts"] = failed
-            return done(REFUTED, counterexample=witness)
-        if witness is None and not shape.is_symbolic:
-            return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                          steps=(f"per-stage facts failed ({'; '.join(failed)}); "
-                                 "proved on the whole layout instead",))
-        tried.append(list(concrete.dims))
-        reasons.append("none there" if witness is None else witness)
-    return done(UNKNOWN, reason=f"a per-stage fact fails ({'; '.join(failed)}) "
-                f"but no counterexample was found at dims {tried}: "
-                f"{'; '.join(dict.fromkeys(map(str, reasons)))}")
+    if model is not None:
+        for values in candidate_dims(proof, model, ranges):
+            verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
+            if verdict == FAILS:
+                found["dim_values"] = values
+                return REFUTED, {"counterexample": found}
+            tried.append(values)
+            reasons.append("it holds there" if verdict == HOLDS else found)
+    covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
+    if ce is not None:
+        return REFUTED, {"counterexample": ce}
+    if covered is True:
+        return PROVED, {"steps": (f"{why}; every size in the scope decided by "
+                                  "exhaustive enumeration",)}
+    searched = (f"; no counterexample at dims {tried}: "
+                f"{'; '.join(dict.fromkeys(map(str, reasons)))}" if tried else "")
+    return UNKNOWN, {"reason": f"{why}{searched}; {covered}"}
 
 
-_MAX_MODELS = 4
-
-
-def _candidate_dims(proof: _Proof, model):
-    values = proof.enc.dim_values(model)
-    yield values
-    if not proof.shape.is_symbolic:
-        return
-    seen = [values]
-    for _ in range(_MAX_MODELS - 1):
-        status, detail = proof.check(avoid=seen)
-        if status != "failed":
-            break
-        values = proof.enc.dim_values(detail[1])
-        seen.append(values)
-        yield values
-    for values in probe_values(proof.shape.names):
-        if values not in seen:
-            seen.append(values)
-            yield values
-
+#: How long Z3 may take on the facts of a concrete question small enough
+#: to be decided by enumeration instead.
+QUICK_SECONDS = 1.0
 
 def prove_all(shape: Shape, properties=None, **kw) -> list[Result]:
     return [prove(shape, name, **kw) for name in (properties or PROPERTIES)]

@@ -37,6 +37,12 @@ class SwappedPermute(Permute):
         return tuple(e[p] for p in reversed(self.perm))
 
 
+def over_pad(s: Pad) -> Pad:
+    """Pads to twice the tile: still a one-to-one layout, but larger than
+    the spec's, so sizes computed from it are not the spec's."""
+    return Pad(tuple(2 * t for t in s.sizes), s.level, s.name)
+
+
 def mutate(shape, kind):
     """The spec's pipeline for ``shape`` with one stage broken, or None if
     the pipeline has no stage of that kind."""
@@ -49,6 +55,9 @@ def mutate(shape, kind):
             s, done = FloorSplit(s.sizes, s.level, s.name), True
         elif not done and kind == "floor" and type(s) is Pad:
             continue  # a wrong ceil: no padding, tiles counted by floor
+        elif not done and kind == "over_pad" and type(s) is Pad and any(
+                t > 0 for t in s.sizes):
+            s, done = over_pad(s), True
         elif not done and kind == "swap" and type(s) is Permute and len(s.perm) > 1:
             s, done = SwappedPermute(s.perm, s.level, s.name), True
         out.append(s)

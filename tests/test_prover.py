@@ -14,31 +14,36 @@ from tilespec.prover.result import ProverBug
 from tilespec.spec.index import evaluate
 from tilespec.spec.text import parse_array_shape as shape
 
+#: Time limit for proofs these tests expect to go through: generous, so a
+#: loaded machine does not turn a proof into a failure (the verdicts do not
+#: depend on speed; a slow solver only makes the test slower).
+LONG = 60
+
 
 @pytest.mark.parametrize("text", [s for s, _ in CATALOGUE])
 def test_catalogue_is_proved(text):
     for prop in PROPERTIES:
-        r = prove(shape(text), prop)
+        r = prove(shape(text), prop, timeout=LONG)
         assert r.status == "proved", (text, prop, r.reason, r.counterexample)
         assert r.scope == ("concrete" if not shape(text).is_symbolic else r.scope)
 
 
 def test_all_shapes_scope_names_every_dim_and_bound():
-    r = prove(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "injective", bounds={"n": 4096})
+    r = prove(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "injective", bounds={"n": 4096}, timeout=LONG)
     assert r.status == "proved"
     assert r.scope == "all shapes: m >= 1, 1 <= n <= 4096"
 
 
-def test_proof_cost_does_not_grow_with_size():
-    import time
-    def cost(text):
-        prove(shape(text), "injective")  # warm the lemma cache
-        start = time.perf_counter()
-        for _ in range(5):
-            prove(shape(text), "injective")
-        return time.perf_counter() - start
-    tiny, huge = cost("f32[3,5]{1,0:T(8,128)}"), cost("f32[65536,65536]{1,0:T(8,128)}")
-    assert huge < 10 * tiny + 0.05  # loose: timing is measured in benchmarks/
+def test_proof_does_not_grow_with_size():
+    # The same facts, whatever the sizes: no fact mentions the array's size
+    # except as a bound.  (The facts gathered are compared, not timings:
+    # timing is measured in benchmarks/.)
+    def facts(text):
+        p = properties._Proof(shape(text), None, LONG, None, text=True)
+        PROPERTIES["injective"](p)
+        return p.steps()
+    assert facts("f32[3,5]{1,0:T(8,128)}") == facts("f32[65536,65536]{1,0:T(8,128)}")
+    assert prove(shape("f32[65536,65536]{1,0:T(8,128)}"), "injective", timeout=LONG).proved
 
 
 # --- mutants: a broken formula must be refuted -------------------------------
@@ -58,7 +63,7 @@ def test_proof_cost_does_not_grow_with_size():
 def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
     s = shape(text)
     stages = mutate(s, kind)
-    r = prove(s, prop, stages=stages)
+    r = prove(s, prop, stages=stages, timeout=LONG)
     assert r.status == "refuted", r
     ce = r.counterexample
     assert ce["failed_facts"]
@@ -81,19 +86,27 @@ def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
         assert set(ce["dim_values"]) == set(s.names)
 
 
-def test_unknown_is_never_a_pass(monkeypatch):
+def _solver_gives_up(monkeypatch):
     import tilespec.prover.solve as solve
+    import tilespec.prover.witness as witness
     monkeypatch.setattr(properties, "all_unsat", lambda *a, **k: False)
-    monkeypatch.setattr(solve, "search",
-                        lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
-    r = prove(shape("f32[3,5]{1,0:T(2,2)}"), "injective")
+    for module in (solve, witness):
+        monkeypatch.setattr(module, "search",
+                            lambda *a, **k: ("unknown", "solver gave up: timeout after 5 s"))
+
+
+def test_unknown_is_never_a_pass(monkeypatch):
+    # too large to enumerate: the solver's unknown is the answer
+    _solver_gives_up(monkeypatch)
+    r = prove(shape("f32[65536,65536]{1,0:T(8,128)}"), "injective")
     assert r.status == "unknown" and "timeout" in r.reason
 
 
 def test_counterexample_that_does_not_replay_is_a_bug(monkeypatch):
+    import tilespec.prover.witness as witness
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = mutate(s, "floor")
-    monkeypatch.setattr(properties, "_replay_offset", lambda *a: 0)
+    monkeypatch.setattr(witness, "replay_offset", lambda *a: 0)
     with pytest.raises(ProverBug):
         prove(s, "in_bounds", stages=stages)
 
@@ -112,7 +125,7 @@ def test_unknown_property_is_bad_input():
 # --- the command ------------------------------------------------------------------
 
 def test_prove_command_json(capsys):
-    status = main(["prove", "--quiet", "--json", "--property", "bijective",
+    status = main(["prove", "--quiet", "--json", "--timeout", str(LONG), "--property", "bijective",
                    "--property", "inverse", "f32[m,n]{1,0:T(8,128)}", "f32[3,5]{1,0:T(2,2)}"])
     out = json.loads(capsys.readouterr().out)
     assert status == 0
@@ -126,7 +139,8 @@ def test_prove_command_json(capsys):
 
 
 def test_prove_command_progress_and_table(capsys):
-    assert main(["prove", "--property", "in_bounds", "f32[3,5]{1,0:T(2,2)}"]) == 0
+    assert main(["prove", "--timeout", str(LONG), "--property", "in_bounds",
+                 "f32[3,5]{1,0:T(2,2)}"]) == 0
     captured = capsys.readouterr()
     assert "[1/1] proved" in captured.err
     assert "1 checks: 1 proved, 0 refuted, 0 unknown" in captured.out
@@ -154,7 +168,7 @@ def test_broken_pipeline_dividing_by_a_zero_dim_is_searched_not_crashed():
     # Regression: a floor-for-ceil mutant makes a dim 0; the witness search
     # divided plain ints by it and raised ZeroDivisionError.
     s = shape("f32[]{:T(1,2)(1)(1)}")
-    r = prove(s, "inverse", stages=mutate(s, "floor"))
+    r = prove(s, "inverse", stages=mutate(s, "floor"), timeout=LONG)
     assert r.status in ("refuted", "proved")
 
 
@@ -162,15 +176,21 @@ def test_inverse_fails_when_an_offset_leaves_the_padded_range():
     # Found by the differential test: with P = 0 an element's offset 0 has
     # no locate, so inverse must be refuted, in agreement with enumeration.
     s = shape("f32[1]{0:T(1,2)}")
-    r = prove(s, "inverse", stages=mutate(s, "floor"))
+    r = prove(s, "inverse", stages=mutate(s, "floor"), timeout=LONG)
     assert r.status == "refuted"
     assert r.counterexample["located"] is None
 
 
-def test_hard_whole_layout_search_is_settled_by_the_scan():
+def test_hard_whole_layout_search_is_settled_by_enumeration(monkeypatch):
     # Found by the differential test: Z3's whole-layout search for this
-    # broken pipeline timed out (unknown); a numpy scan finds the witness,
-    # which is then replayed like any other.
+    # broken pipeline timed out (unknown); enumerating its 32 elements
+    # decides it, and the witness is replayed like any other.  Z3's search
+    # is disabled here, so the verdict cannot depend on the solver's speed.
+    import tilespec.prover.witness as witness
+
+    def no_z3(*a, **k):
+        raise AssertionError("the whole-layout Z3 search ran")
+    monkeypatch.setattr(witness, "z3_witness", no_z3)
     s = shape("f32[1,8,2,2]{3,1,2,0:T(1,2,8,7)(5,*,5)(3,*,3)}")
     r = prove(s, "inverse", stages=mutate(s, "swap"), timeout=10)
-    assert r.status == "refuted" and r.seconds < 5
+    assert r.status == "refuted"

@@ -1,0 +1,180 @@
+"""Deciding a property of one concrete layout by enumerating every index.
+
+A concrete question over a small domain (every element, every offset, and
+for ``bijective`` every index of every stage's box: at most
+:data:`EXHAUSTIVE_LIMIT` in all) is decided by evaluating the pipeline on
+all of it at once with numpy: the answer is exact, both ways, so such a
+question never has to be ``unknown``.  A candidate witness found here is
+replayed on plain Python ints (:mod:`prover.witness`) like Z3's.
+
+Evaluation is in int64; the domain limit keeps every value far below 2^63.
+A pipeline that divides by zero somewhere is not decided here (numpy would
+make up a value): the caller falls back to Z3.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> from tilespec.spec.index import shape_pipeline
+>>> s = shape("f32[3,5]{1,0:T(2,2)}")
+>>> enumerate_witness("injective", s, shape_pipeline(s)) is None
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..spec.arith import INT
+from ..spec.index import Combine, Pad, dims_through, evaluate, product, unevaluate
+
+#: Largest domain (elements + offsets, or all the stage boxes) decided by
+#: enumeration: 2^20 int64 values per array, a few MB.
+EXHAUSTIVE_LIMIT = 1 << 20
+
+
+class Undecided(Exception):
+    """The enumeration cannot decide this question (too large, or the
+    pipeline divides by zero)."""
+
+
+def domain_size(kind: str, dims, stages) -> int:
+    """How many indices deciding ``kind`` by enumeration evaluates."""
+    through = dims_through(stages, dims)
+    if kind == "bijective":
+        return sum(product(d_in) + product(d_out)
+                   for s, d_in, d_out in zip(stages, through, through[1:])
+                   if type(s) is not Pad)
+    return product(dims) + max(product(through[-1]), 0)
+
+
+def enumerate_witness(kind: str, shape, stages, size: int | None = None) -> dict | None:
+    """A candidate witness (``{"e", "f", "o"}`` or a stage witness), or None
+    when ``kind`` holds for every index.  ``size`` is the padded size the
+    offsets must lie below (default: the pipeline's).  Raises
+    :class:`Undecided`."""
+    dims = tuple(shape.dims)
+    through = dims_through(stages, dims)
+    count = domain_size(kind, dims, stages)
+    if any(d < 0 for level in through for d in level) or count > EXHAUSTIVE_LIMIT:
+        raise Undecided(f"{count} indices to enumerate (limit {EXHAUSTIVE_LIMIT})")
+    # A zero dim can make P small while the other dims multiply past int64
+    # in a linear index: then numpy's values would wrap, so do not decide.
+    if any(product(max(d, 1) for d in level) >= 1 << 62 for level in through):
+        raise Undecided("an index of the pipeline may not fit in int64")
+    try:
+        with np.errstate(divide="raise", invalid="raise", over="raise"):
+            if kind == "bijective":
+                return _stage_witness(stages, through)
+            return _element_witness(kind, shape, stages, dims,
+                                    product(through[-1]) if size is None else size)
+    except (FloatingPointError, ZeroDivisionError) as e:
+        raise Undecided(f"the pipeline divides by zero ({e})") from None
+
+
+def _col(v, n):
+    return np.broadcast_to(np.asarray(v, dtype=np.int64), (n,))
+
+
+def _grid(d):
+    n = product(d)
+    if not d:
+        return (), 1
+    g = np.indices(d, dtype=np.int64).reshape(len(d), -1)
+    return tuple(g[i] for i in range(len(d))), n
+
+
+def _element_witness(kind, shape, stages, dims, P):
+    cols, n = _grid(dims)
+    if n == 0:
+        return None
+
+    def element(i):
+        return [int(c[i]) for c in cols]
+    offs = _col(evaluate(stages, cols, dims, INT), n)
+    outside = np.flatnonzero((offs < 0) | (offs >= P))
+    if kind == "in_bounds":
+        return {"e": element(outside[0])} if outside.size else None
+    if kind in ("injective", "packing"):
+        order = np.argsort(offs, kind="stable")
+        same = np.flatnonzero(offs[order][1:] == offs[order][:-1])
+        if same.size:
+            i, j = order[same[0]], order[same[0] + 1]
+            return {"e": element(i), "f": element(j)}
+        if kind == "packing":
+            from ..spec.size import byte_size
+            # the spec's size, from the shape: never from the stages judged
+            over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
+            if over.size:
+                return {"e": element(over[0]), "f": element(over[0])}
+        return None
+    if kind == "inverse":
+        if outside.size:
+            return {"e": element(outside[0])}
+        back, ok = unevaluate(stages, offs, dims, INT)
+        wrong = ~np.broadcast_to(np.asarray(ok, dtype=bool), (n,))
+        for b, c in zip(back, cols):
+            wrong = wrong | (_col(b, n) != c)
+        if wrong.any():
+            return {"e": element(np.flatnonzero(wrong)[0])}
+        o = np.arange(P, dtype=np.int64)
+        back, ok = unevaluate(stages, o, dims, INT)
+        back = tuple(_col(b, P) for b in back)
+        again = _col(evaluate(stages, back, dims, INT), P)
+        bad = np.flatnonzero(np.broadcast_to(np.asarray(ok, dtype=bool), (P,)) & (again != o))
+        return {"e": element(0), "o": int(bad[0])} if bad.size else None
+    if kind == "formula_equals_prt":
+        from .prt import prt_offset
+        theirs = _col(prt_offset(shape, cols, dims, INT), n)
+        bad = np.flatnonzero(offs != theirs)
+        return {"e": element(bad[0])} if bad.size else None
+    if kind == "combine_equals_reshape":
+        from .prt import reshape_index
+        x, d = cols, dims
+        for s in stages:
+            if isinstance(s, Combine):
+                merged = s.dims(d, INT)
+                pts = [_col(v, n) for v in x]
+                inside = np.ones(n, bool)
+                for v, m in zip(pts, d):
+                    inside &= (v >= 0) & (v < m)
+                got = [_col(v, n) for v in s.forward(tuple(pts), d, INT)]
+                want = [_col(v, n) for v in reshape_index(tuple(pts), d, merged, INT)]
+                bad = inside.copy() & False
+                for a, b in zip(got, want):
+                    bad |= inside & (a != b)
+                if bad.any():
+                    return {"e": element(np.flatnonzero(bad)[0])}
+            x, d = s.forward(x, d, INT), s.dims(d, INT)
+        return None
+    raise ValueError(kind)
+
+
+def _stage_witness(stages, through):
+    """Every stage but the pads, on its whole box, both ways."""
+    def inside(v, d, n):
+        ok = np.ones(n, bool)
+        for x, m in zip(v, d):
+            ok &= (x >= 0) & (x < m)
+        return ok
+    for i, (s, d_in, d_out) in enumerate(zip(stages, through, through[1:])):
+        if type(s) is Pad:
+            continue
+        e, n = _grid(d_in)
+        if n:
+            fe = tuple(_col(v, n) for v in s.forward(e, d_in, INT))
+            be = tuple(_col(v, n) for v in s.backward(fe, d_in, INT)[0])
+            bad = ~inside(fe, d_out, n)
+            for a, b in zip(be, e):
+                bad |= a != b
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                return {"stage": i, "which": "e", "index": [int(c[k]) for c in e]}
+        g, n = _grid(d_out)
+        if n:
+            bg = tuple(_col(v, n) for v in s.backward(g, d_in, INT)[0])
+            fb = tuple(_col(v, n) for v in s.forward(bg, d_in, INT))
+            bad = ~inside(bg, d_in, n)
+            for a, b in zip(fb, g):
+                bad |= a != b
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                return {"stage": i, "which": "g", "index": [int(c[k]) for c in g]}
+    return None
