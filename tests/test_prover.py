@@ -39,7 +39,7 @@ def test_proof_does_not_grow_with_size():
     # except as a bound.  (The facts gathered are compared, not timings:
     # timing is measured in benchmarks/.)
     def facts(text):
-        p = properties._Proof(shape(text), None, LONG, None, text=True)
+        p = properties._Proof(shape(text), None, LONG, None)
         PROPERTIES["injective"](p)
         return p.steps()
     assert facts("f32[3,5]{1,0:T(8,128)}") == facts("f32[65536,65536]{1,0:T(8,128)}")
