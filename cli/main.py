@@ -178,8 +178,12 @@ def _add_later_commands(command) -> None:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:
+        # Before the parser: registering the commands imports the prover (z3).
+        print(_version())
+        return 0
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         apply_dims(args)

@@ -199,8 +199,13 @@ def from_jax(layout, dtype=None, dims: Sequence[int] | None = None) -> Shape:
 
     ``layout`` is a ``jax.experimental.layout.Layout``, a ``Format`` (its
     layout is used) or a ``jax.Array`` (its own format, dtype and shape).
+    An array's layout is the one XLA chose and reported, so its fields are
+    taken as they are; a layout a user writes goes through JAX's two rules
+    (see the module).
     """
+    chosen = False
     if hasattr(layout, "format") and hasattr(layout, "dtype"):   # a jax.Array
+        chosen = True
         array = layout
         dtype = array.dtype if dtype is None else dtype
         dims = tuple(array.shape) if dims is None else dims
@@ -216,7 +221,7 @@ def from_jax(layout, dtype=None, dims: Sequence[int] | None = None) -> Shape:
     if layout.tiling is None:   # jax gives XLA minor_to_major only
         return Shape(element_type, tuple(dims), Layout(m2m))
     bits = layout.sub_byte_element_size_in_bits
-    if not bits and _is_sub_byte_int(element_type):
+    if not bits and not chosen and _is_sub_byte_int(element_type):
         bits = BIT_WIDTHS[element_type]
     tiles = tuple(tuple(COMBINE if t == COMBINE else t for t in tile)
                   for tile in layout.tiling)

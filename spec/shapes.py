@@ -92,10 +92,7 @@ def accepts_text(fn=None, *, shapes: int = 1, array: bool = True):
     def wrapper(*args, dims: DimValues | None = None, **kwargs):
         args = list(args)
         for i in range(min(shapes, len(args))):
-            # Only text (or a Shape, to apply dims) is converted: anything
-            # else is passed on for the function to judge.
-            if isinstance(args[i], (str, Shape, TupleShape)):
-                args[i] = as_shape(args[i], dims, array=array)
+            args[i] = as_shape(args[i], dims, array=array)
         return fn(*args, **kwargs)
 
     try:
