@@ -98,7 +98,7 @@ def from_strides(dims: Sequence[int], strides: Sequence[int], element_type: str,
     leave gaps, repeat elements (0), run backwards (negative) or are not
     whole elements have no XLA layout: a :class:`LayoutError` says which.
 
-    >>> from_strides((2, 1, 3), (3, 99, 1), "s32").layout.minor_to_major
+    >>> from_strides((2, 1, 3), (3, 3, 1), "s32").layout.minor_to_major   # numpy C order
     (2, 1, 0)
     >>> from_strides((4, 6), (1, 8), "f32")
     Traceback (most recent call last):
