@@ -113,18 +113,30 @@ def _dims(text: str) -> dict:
 
 def apply_dims(args) -> None:
     """Give named dims their ``--dims`` sizes in every shape argument, so the
-    commands themselves only ever see sizes."""
+    commands themselves only ever see sizes.  Each name must be a dim of
+    some shape given."""
     if not getattr(args, "dims", None):
         return
-    from ..spec.shapes import parse_array_shape
-    from ..spec.text import format_shape
+    from ..spec.shapes import give_values
+    from ..spec.text import format_shape, parse_array_shape
     values = _dims(args.dims)
+    used = set()
+
+    def sized(text):
+        shape = parse_array_shape(text)
+        mine = {k: v for k, v in values.items() if k in shape.names}
+        used.update(mine)
+        return format_shape(give_values(shape, mine))
     for field in ("shape", "shapes"):
         texts = getattr(args, field, None)
         if isinstance(texts, str):
-            setattr(args, field, format_shape(parse_array_shape(texts, values)))
+            setattr(args, field, sized(texts))
         elif texts:
-            setattr(args, field, [format_shape(parse_array_shape(t, values)) for t in texts])
+            setattr(args, field, [sized(t) for t in texts])
+    unused = [k for k in values if k not in used]
+    if unused:
+        raise TilespecError(f"--dims {unused[0]}=...: no shape given has a dim "
+                            f"named {unused[0]!r}")
 
 
 def _version() -> str:

@@ -38,8 +38,8 @@ def test_cute_layout_text_and_offsets(text):
     assert cute_size(c) == padded_elements(tilespec.parse_shape(text))
 
 
-@settings(max_examples=150)
-@given(shapes_with_layout(max_rank=3, max_elements=512, allow_zero=False))
+@settings(max_examples=60)
+@given(shapes_with_layout(max_rank=3, max_elements=256, allow_zero=False))
 def test_cute_offsets_equal_the_spec_wherever_it_exports(shape):
     try:
         c = tilespec.cute_layout(shape)
@@ -225,7 +225,7 @@ def test_from_jax_array_and_format():
     assert str(tilespec.from_jax(x)) == "f32[3,5]{1,0}"
     assert str(tilespec.from_jax(x.format, jnp.float32, (3, 5))) == "f32[3,5]{1,0}"
     # a real int4 array: the layout XLA reported, with no E(4) added
-    assert str(tilespec.from_jax(jnp.zeros((4,), jnp.int4))).startswith("s4[4]{0")
+    assert str(tilespec.from_jax(jnp.zeros((4,), jnp.int4))) == "s4[4]{0}"
 
 
 def test_to_jax_format_with_a_sharding():

@@ -60,6 +60,7 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(module, __name__), attribute)
         if shapes:
             value = accepts_text(value, shapes=shapes)  # noqa: F405
+            value.__name__ = value.__qualname__ = name
         globals()[name] = value
         return value
     raise AttributeError(f"module 'tilespec' has no attribute {name!r}")
