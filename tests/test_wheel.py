@@ -12,7 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
+import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -38,11 +38,15 @@ def _run(*argv, cwd, ok=(0,), timeout=60):
 def wheel(tmp_path_factory) -> Path:
     """Build from a copy holding only what pyproject.toml names."""
     src = tmp_path_factory.mktemp("src")
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    text = (ROOT / "pyproject.toml").read_text()
     shutil.copy(ROOT / "pyproject.toml", src)
-    shutil.copy(ROOT / config["project"]["readme"], src)
+    shutil.copy(ROOT / re.search(r'^readme = "(.+)"', text, re.M).group(1), src)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in set(config["tool"]["setuptools"]["package-dir"].values()):
+    # the folders [tool.setuptools.package-dir] maps (Python 3.10 has no tomllib)
+    table = text.split("[tool.setuptools.package-dir]", 1)[1].split("\n[", 1)[0]
+    folders = set(re.findall(r'^"[\w.]+"\s*=\s*"([\w./-]+)"', table, re.M))
+    assert "spec" in folders and "tilespec" in folders
+    for folder in folders:
         shutil.copytree(ROOT / folder, src / folder, ignore=ignore)
     dist = tmp_path_factory.mktemp("dist")
     _run(sys.executable, "-m", "build", "--wheel", "--no-isolation",
@@ -87,6 +91,14 @@ def test_installed_wheel_smoke(wheel, tmp_path):
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env)
     bindir = env / ("Scripts" if sys.platform == "win32" else "bin")
     python, tilespec = bindir / "python", bindir / "tilespec"
+    # "System" site-packages are the base interpreter's; when the tests run
+    # in a virtual environment (as CI's), its dependencies (numpy, z3, ...)
+    # are made visible too.  A directory named in a .pth file is only added
+    # to sys.path: its own .pth files (an editable tilespec) are not run.
+    site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                cwd=tmp_path).stdout.strip()
+    here = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    Path(site, "tilespec_test_parent.pth").write_text("\n".join(sorted(here)) + "\n")
     _run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
          "--no-index", wheel, cwd=tmp_path, timeout=120)
     work = tmp_path / "work"      # away from the source tree, so nothing
