@@ -138,10 +138,11 @@ def _offset(v) -> bool:
 def _names_of(subject: dict) -> tuple:
     from ..spec.text import parse_shape
     names: list = []
-    for v in subject.values():
-        if isinstance(v, str):
+    texts = [t for v in subject.values() for t in (v if isinstance(v, list) else [v])]
+    for text in texts:
+        if isinstance(text, str):
             try:
-                s = parse_shape(v)
+                s = parse_shape(text)
             except ValueError:
                 continue
             names += list(getattr(s, "names", ()))
@@ -149,6 +150,21 @@ def _names_of(subject: dict) -> tuple:
 
 
 # --- each command's data ---------------------------------------------------------
+
+def plain_scope(subject: dict) -> str:
+    """A plain query's scope: ``concrete``, or every size of the names in
+    its shapes (a formula), or ``none`` without a shape.
+
+    >>> plain_scope({"shape": "f32[m,n]{1,0}"}), plain_scope({"shape": "f32[3]{0}"})
+    ('all shapes: m >= 1, n >= 1', 'concrete')
+    """
+    if not subject:
+        return "none"
+    names = list(dict.fromkeys(_names_of(subject)))
+    if not names:
+        return "concrete"
+    return "all shapes: " + ", ".join(f"{n} >= 1" for n in names)
+
 
 def _canonical(text):
     from ..spec.text import canonical
@@ -172,7 +188,8 @@ def _pair(args, first: str, second: str, a: str, b: str) -> dict:
 def convert(command: str, args, data, raw: str, seconds: float) -> list:
     """The results of one command run, from what it printed."""
     def plain(subject, check, payload):
-        return [result(subject, check, "ok", seconds=seconds, data=payload)]
+        return [result(subject, check, "ok", scope=plain_scope(subject),
+                       seconds=seconds, data=payload)]
 
     if command in ("explain", "offset", "locate", "draw"):
         return plain({"shape": data.get("shape") or _canonical(args.shape)}, command, data)
@@ -197,7 +214,8 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
         return [_from_result(data["proof"], subject, {"normalized": data["normalized"]})]
     if command == "check-rule":
         if getattr(args, "list", False):
-            return [result({}, "rule", "ok", seconds=seconds, data=r) for r in data]
+            return [result({}, "rule", "ok", scope="none", seconds=seconds, data=r)
+                    for r in data]
         out = []
         two = len(getattr(args, "shapes", ()) or ()) == 2 and not args.conditions
         for r in data:
