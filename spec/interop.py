@@ -103,7 +103,7 @@ def from_strides(dims: Sequence[int], strides: Sequence[int], element_type: str,
     >>> from_strides((4, 6), (1, 8), "f32")
     Traceback (most recent call last):
     ...
-    tilespec.spec.errors.LayoutError: strides (1,8) of dims (4,6) are not dense: dim 1 has stride 8, but the dims more minor than it hold 4 elements
+    tilespec.spec.errors.LayoutError: strides (1,8) of dims (4,6) are not dense: dim 1 has a stride of 8 elements where a dense layout has 4
     """
     if element_type not in BIT_WIDTHS:
         raise ShapeError(f"unknown element type {element_type!r}")
@@ -144,8 +144,8 @@ def _dense_order(dims, st, show) -> list[int]:
             raise LayoutError(f"{show}: dim {i} has stride 0 (a broadcast repeats "
                               "elements); no layout stores an element twice")
         if st[i] != expected:
-            raise LayoutError(f"{show} are not dense: dim {i} has stride {st[i]}, but "
-                              f"the dims more minor than it hold {expected} elements")
+            raise LayoutError(f"{show} are not dense: dim {i} has a stride of {st[i]} "
+                              f"elements where a dense layout has {expected}")
         expected *= dims[i]
     # Put each unit dim where its stride says (by the stride the dims after
     # it hold), ties in dim order.
