@@ -181,3 +181,12 @@ def test_draw_and_regress_take_dims(tmp_path, capsys):
     assert args.shapes == ["f32[3,5]{1,0:T(2,2)}", "bf16[3,7]{1,0}"]
     parser = __import__("tilespec.cli.main", fromlist=["build_parser"]).build_parser()
     assert parser.parse_args(["regress", "f32[m]{0}", "--dims", "m=2"]).dims == "m=2"
+
+
+def test_the_python_guide_runs():
+    import doctest
+    from pathlib import Path
+    guide = Path(__file__).resolve().parent.parent / "docs" / "python.md"
+    result = doctest.testfile(str(guide), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 10 and result.failed == 0
