@@ -1,7 +1,8 @@
 """The built wheel: only ``tilespec/...`` at the top level, and it works when
 installed (not editable) in a fresh virtual environment.
 
-Marked ``wheel`` so that it can be deselected (``-m "not wheel"``); it runs
+Marked ``wheel`` so that it can be deselected (``-m "not slow and not wheel"``:
+a second ``-m`` replaces the default ``not slow``); it runs
 in the default suite.  It builds without network access (``--no-isolation``,
 with the test extra's setuptools) and installs with ``--no-deps`` into a
 virtual environment that sees this one's packages (numpy, z3, ...).
