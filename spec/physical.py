@@ -8,12 +8,18 @@ entry is a reshape that merges two neighbouring dims first.  Memory order is
 the row-major order of the final array.
 
 >>> import numpy as np
->>> from tilespec.spec.text import parse_array_shape as shape
 >>> a = np.arange(15).reshape(3, 5)
->>> to_physical(a, shape("f32[3,5]{1,0:T(2,2)}"), pad_value=-1).tolist()
+>>> to_physical("f32[3,5]{1,0:T(2,2)}", a, pad_value=-1).tolist()
 [0, 1, 5, 6, 2, 3, 7, 8, 4, -1, 9, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, -1, -1, -1]
->>> b = from_physical(to_physical(a, shape("f32[3,5]{1,0:T(2,2)}")), shape("f32[3,5]{1,0:T(2,2)}"))
+>>> b = from_physical("f32[3,5]{1,0:T(2,2)}", to_physical("f32[3,5]{1,0:T(2,2)}", a))
 >>> bool((a == b).all())
+True
+
+The shape comes first, as in every other function.  The older order,
+``to_physical(array, shape)``, still works: an array is never a shape or
+shape text, so the two orders cannot be confused.
+
+>>> bool((to_physical(a, "f32[3,5]{1,0:T(2,2)}") == to_physical("f32[3,5]{1,0:T(2,2)}", a)).all())
 True
 """
 
@@ -25,7 +31,8 @@ import numpy as np
 
 from .arith import INT, Arithmetic
 from .errors import ShapeError, SymbolicShapeError
-from .layout import COMBINE, Shape
+from .layout import COMBINE, Shape, TupleShape
+from .shapes import DimValues, ShapeLike, as_shape
 
 
 @dataclass(frozen=True)
@@ -93,11 +100,30 @@ def physical_size(shape: Shape) -> int:
     return int(np.prod(dims, dtype=object))
 
 
-def to_physical(array, shape: Shape, pad_value=0) -> np.ndarray:
+def _shape_first(first, second, what: str, dims=None):
+    """(shape, data) from either argument order.
+
+    A shape is a :class:`Shape` or a ``str``; the data is an array-like (a
+    numpy array, a list of numbers), which is neither, so the order in which
+    the two were passed is never ambiguous.
+    """
+    if isinstance(first, (Shape, TupleShape, str)):
+        return as_shape(first, dims), second
+    if isinstance(second, (Shape, TupleShape, str)):
+        return as_shape(second, dims), first  # the older (data, shape) order
+    raise ShapeError(f"{what}: neither argument is a shape or shape text "
+                     f"(got {type(first).__name__} and {type(second).__name__})")
+
+
+def to_physical(shape: ShapeLike, array, pad_value=0, *,
+                dims: DimValues | None = None) -> np.ndarray:
     """The 1-D memory image of ``array`` laid out by ``shape``'s layout.
 
-    Padding elements hold ``pad_value`` (XLA leaves them unspecified).
+    Padding elements hold ``pad_value`` (XLA leaves them unspecified);
+    ``dims`` gives named dims their sizes.  ``to_physical(array, shape)``
+    is accepted too (see the module).
     """
+    shape, array = _shape_first(shape, array, "to_physical", dims)
     a = np.asarray(array)
     dims = _dims(shape)
     if a.shape != dims:
@@ -112,8 +138,13 @@ def to_physical(array, shape: Shape, pad_value=0) -> np.ndarray:
     return np.ascontiguousarray(a).reshape(-1)
 
 
-def from_physical(buffer, shape: Shape) -> np.ndarray:
-    """The logical array held in a memory image; padding is dropped."""
+def from_physical(shape: ShapeLike, buffer, *,
+                  dims: DimValues | None = None) -> np.ndarray:
+    """The logical array held in a memory image; padding is dropped.
+
+    ``from_physical(buffer, shape)`` is accepted too (see the module).
+    """
+    shape, buffer = _shape_first(shape, buffer, "from_physical", dims)
     b = np.asarray(buffer).reshape(-1)
     dims = _dims(shape)
     size = physical_size(shape)
@@ -128,4 +159,3 @@ def from_physical(buffer, shape: Shape) -> np.ndarray:
         a = a.reshape(lv.entering)[(0,) * lv.unit_dims]
     return np.ascontiguousarray(
         np.transpose(a, np.argsort(tuple(reversed(shape.layout.minor_to_major)))))
-

@@ -210,7 +210,7 @@ def test_cli_exit_statuses(capsys, monkeypatch):
     assert code == 2 and err.startswith("tilespec: error:") and err.count("\n") == 1
     code, out, _ = run(capsys, "bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}",
                        "--transpose", "1,0", "--json")
-    assert code == 0 and json.loads(out)["status"] == "proved"
+    assert code == 0 and json.loads(out)["results"][0]["status"] == "proved"
     from tilespec.prover import solve
     monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
     code, out, _ = run(capsys, "bitcast", "f32[m,n]{1,0:T(8,128)}", "f32[1,m,n]{2,1,0:T(8,128)}")

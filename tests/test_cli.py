@@ -24,7 +24,8 @@ def run_json(capsys, *argv):
     code, out, err = run(capsys, *argv, "--json")
     assert code == 0, err
     assert err == ""
-    return json.loads(out)
+    (result,) = json.loads(out)["results"]   # the envelope (docs/json.md)
+    return result["data"]
 
 
 # --- explain ------------------------------------------------------------------
@@ -151,7 +152,10 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, as_json):
         argv = argv + ["--json"]
     code, out, err = run(capsys, *argv)
     assert code == EXIT_BAD_INPUT == 2
-    assert out == ""
+    if "--json" in argv:   # the error is a JSON document too
+        assert json.loads(out)["error"]["message"] in err
+    else:
+        assert out == ""
     assert err.endswith("\n") and err.count("\n") == 1, err
     assert err.startswith("tilespec")
     assert "Traceback" not in err

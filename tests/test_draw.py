@@ -247,7 +247,7 @@ def test_cli_draws_the_documents_figures(tmp_path, capsys, text, suffix):
 def test_cli_json_reports_the_numbers_drawn(tmp_path, capsys):
     out = tmp_path / "f.png"
     assert main(["draw", FIGURE_1, "-o", str(out), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)["results"][0]["data"]
     assert data["offsets"] == FIGURE_1_OFFSETS
     assert data["memory"] == FIGURE_1_MEMORY
     assert out.stat().st_size > 0

@@ -97,7 +97,7 @@ def test_cli(capsys):
     code, out, _ = run(capsys, "normalize", "f32[1,n]{1,0:T(1,128)}")
     assert code == 0 and out.splitlines()[0] == "f32[1,n]{1,0:T(128)}"
     code, out, _ = run(capsys, "normalize", "f32[16,128]{1,0:T(8,128)}", "--json")
-    assert code == 0 and json.loads(out)["normalized"] == "f32[16,128]{1,0}"
+    assert code == 0 and json.loads(out)["results"][0]["data"]["normalized"] == "f32[16,128]{1,0}"
     code, out, _ = run(capsys, "equivalent", "bf16[m,n]{1,0:T(8,128)(2,1)}", "bf16[m,n]{1,0:T(8,128)}")
     assert code == 1 and "offset" in out
     code, out, _ = run(capsys, "equivalent", "f32[m,n]{1,0:T(1,1)}", "f32[m,n]{1,0}")

@@ -127,14 +127,14 @@ def test_unknown_property_is_bad_input():
 def test_prove_command_json(capsys):
     status = main(["prove", "--quiet", "--json", "--timeout", str(LONG), "--property", "bijective",
                    "--property", "inverse", "f32[m,n]{1,0:T(8,128)}", "f32[3,5]{1,0:T(2,2)}"])
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)["results"]
     assert status == 0
-    assert [(o["shape"], o["property"], o["status"]) for o in out] == [
+    assert [(o["subject"]["shape"], o["check"], o["status"]) for o in out] == [
         ("f32[m,n]{1,0:T(8,128)}", "bijective", "proved"),
         ("f32[m,n]{1,0:T(8,128)}", "inverse", "proved"),
         ("f32[3,5]{1,0:T(2,2)}", "bijective", "proved"),
         ("f32[3,5]{1,0:T(2,2)}", "inverse", "proved")]
-    assert all(set(o) >= {"shape", "property", "status", "seconds", "counterexample",
+    assert all(set(o) >= {"subject", "check", "status", "seconds", "counterexample",
                           "reason", "scope"} for o in out)
 
 

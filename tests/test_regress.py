@@ -185,7 +185,7 @@ def test_cli(capsys, tmp_path):
     code, out, _ = run(capsys, "regress", "f32[3,5]{1,0:T(2,2)}", "--count", "40",
                        "--seed", "5", "-o", str(out_file), "--json")
     assert code == 0
-    summary = json.loads(out)
+    summary = json.loads(out)["results"][0]["data"]
     lines = out_file.read_text().splitlines()
     assert summary["cases"] == len([l for l in lines if '"empty"' not in l])
     code, out, _ = run(capsys, "regress", "f32[3,5]{1,0:T(2,2)}", "--count", "3")

@@ -169,7 +169,7 @@ def test_cli_list(capsys):
     for name in RULES:
         assert out.count(name + " ") >= 1
     code, out, _ = run(capsys, "check-rule", "--list", "--json")
-    assert code == 0 and {r["name"] for r in json.loads(out)} == set(RULES)
+    assert code == 0 and {r["data"]["name"] for r in json.loads(out)["results"]} == set(RULES)
 
 
 def test_cli_check_rule(capsys):
@@ -178,7 +178,7 @@ def test_cli_check_rule(capsys):
     assert "disagrees with the spec: refuted" in out
     assert "xla: 1" in out and "spec: 2" in out
     code, out, _ = run(capsys, "check-rule", "array_size", "f32[m,n]{1,0:T(8,128)}", "--json")
-    assert code == 0 and json.loads(out)[0]["status"] == "proved"
+    assert code == 0 and json.loads(out)["results"][0]["status"] == "proved"
     code, _, err = run(capsys, "check-rule", "linear_index", "f32[2,6]{1,0:T(*,2)}")
     assert code == 2 and "does not handle" in err
     code, _, err = run(capsys, "check-rule", "nonsense", "f32[2]")

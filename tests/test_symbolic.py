@@ -254,7 +254,7 @@ def test_cli_formula_python_runs(capsys):
 def test_cli_formula_c_and_json(capsys):
     assert main(["formula", "f32[m,n]{1,0:T(8,128)}", "--c", "--json"]) == 0
     import json
-    data = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)["results"][0]["data"]
     assert "int64_t offset(int64_t e0, int64_t e1, int64_t m, int64_t n)" in data["c"]
 
 

@@ -2,6 +2,8 @@
 
 Everything a user needs is importable from here; the solver is imported only
 when a proving function is first used, so ``import tilespec`` stays light.
+Every function that takes a shape also takes its text, and ``dims=`` gives
+named dims their sizes.
 
 >>> import tilespec
 >>> s = tilespec.parse_shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}")
@@ -9,6 +11,12 @@ when a proving function is first used, so ``import tilespec`` stays light.
 (1, 2, 8192)
 >>> tilespec.locate(s, 2), tilespec.byte_size(s)
 ((0, 1), 2097152)
+>>> tilespec.offset("f32[3,5]{1,0:T(2,2)}", (2, 3))
+17
+>>> tilespec.byte_size("bf16[m,n]{1,0:T(8,128)(2,1)}", dims={"m": 16, "n": 300})
+12288
+>>> tilespec.prove("bf16[m,n]{1,0:T(8,128)(2,1)}", "bijective").status
+'proved'
 
 The package is three parts: :mod:`tilespec.spec` (the semantics; never
 imports a solver), :mod:`tilespec.prover` (Z3 proofs about the spec) and
@@ -21,28 +29,46 @@ from importlib import metadata as _metadata
 
 from .spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from .spec import __all__ as _spec_all
+from .spec.interop import (cute_layout, from_jax, from_strides, strides,  # noqa: F401
+                           to_jax)
 
 try:
     __version__ = _metadata.version("tilespec")
 except _metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0+unknown"
 
-#: Names that need the solver: resolved on first use (PEP 562), so that
-#: ``import tilespec`` and ``tilespec --version`` never import z3.
+#: Names that need the solver (or matplotlib): resolved on first use
+#: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never
+#: import z3.  Each entry: (module, attribute, how many leading arguments
+#: are shapes that may be given as text; 0 = used as it is).
 _LAZY = {
-    "prove": ".prover.properties",
-    "PROPERTIES": ".prover.properties",
-    "Result": ".prover.result",
+    "prove": (".prover.properties", "prove", 1),
+    "PROPERTIES": (".prover.properties", "PROPERTIES", 0),
+    "Result": (".prover.result", "Result", 0),
+    "bitcast": (".prover.bitcast", "decide", 2),
+    "equivalent": (".prover.equivalence", "equivalent", 2),
+    "prove_cute": (".prover.cute", "prove_cute", 1),
+    "explain": (".spec.explain", "explain", 1),
+    "draw": (".spec.draw", "draw", 1),
 }
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        module, attribute, shapes = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        if shapes:
+            value = accepts_text(value, shapes=shapes)  # noqa: F405
+            value.__name__ = value.__qualname__ = name
         globals()[name] = value
         return value
     raise AttributeError(f"module 'tilespec' has no attribute {name!r}")
 
 
-__all__ = sorted(set(_spec_all) | set(_LAZY) | {"__version__"})
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(set(_spec_all) | set(_LAZY) | {
+    "__version__", "cute_layout", "from_jax", "from_strides", "strides", "to_jax"})

@@ -1,0 +1,128 @@
+"""A shape given as a value or as its text, with values for its named dims.
+
+Every public function that takes a shape goes through :func:`as_shape`, so
+each of them accepts ``"f32[3,5]{1,0:T(2,2)}"`` as well as a parsed
+:class:`~tilespec.spec.layout.Shape`, and takes ``dims={"m": 16}`` to give
+named dims their sizes.  The wrapping happens once, in :func:`accepts_text`,
+not in each function body.
+
+>>> as_shape("f32[m,n]{1,0:T(8,128)}", dims={"m": 16, "n": 300}).dims
+(16, 300)
+>>> as_shape("f32[m,n]{1,0}", dims={"k": 2})
+Traceback (most recent call last):
+...
+tilespec.spec.errors.SymbolicShapeError: dims={'k': ...}: 'k' is not a dim name of f32[m,n]{1,0} (its names: m, n)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Mapping, Union
+
+from .errors import ShapeError, SymbolicShapeError
+from .layout import Shape, TupleShape
+
+#: What the public functions accept as a shape.
+ShapeLike = Union[Shape, str]
+
+#: Named dims' sizes, e.g. ``{"m": 16, "n": 300}``.
+DimValues = Mapping[str, int]
+
+
+def give_values(shape: Shape, dims: DimValues) -> Shape:
+    """``shape`` with each named dim given its size from ``dims``.
+
+    Unlike :meth:`Shape.instantiate` (which the prover uses, and which reads a
+    missing name as 1), a user's name that the shape lacks is an error, a
+    size must be a non-negative int, and a name left out stays a name.
+    """
+    names = shape.names
+    for name, value in dims.items():
+        if name not in names:
+            known = f"its names: {', '.join(names)}" if names else "it has no named dims"
+            raise SymbolicShapeError(
+                f"dims={{{name!r}: ...}}: {name!r} is not a dim name of {shape} ({known})")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ShapeError(f"dims={{{name!r}: {value!r}}}: a size must be a "
+                             "non-negative integer")
+    return shape.replace(dims=tuple(
+        int(dims[d]) if isinstance(d, str) and d in dims else d for d in shape.dims))
+
+
+def as_shape(shape, dims: DimValues | None = None, *, array: bool = True):
+    """A :class:`Shape` from a shape or its text; ``dims`` sizes the names.
+
+    >>> as_shape("f32[3,5]{1,0:T(2,2)}").layout.tiles
+    (Tile(sizes=(2, 2)),)
+    >>> as_shape(42)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: expected a shape or its text, not int
+    """
+    if isinstance(shape, str):
+        from .text import parse_array_shape, parse_shape
+        shape = (parse_array_shape if array else parse_shape)(shape)
+    elif not isinstance(shape, (Shape, TupleShape)):
+        raise ShapeError(f"expected a shape or its text, not {type(shape).__name__}")
+    if array and isinstance(shape, TupleShape):
+        raise ShapeError(f"{shape} is a tuple; an array shape is needed here")
+    if dims:
+        if not isinstance(shape, Shape):
+            raise ShapeError("dims= applies to an array shape, not a tuple")
+        shape = give_values(shape, dims)
+    return shape
+
+
+def accepts_text(fn=None, *, shapes: int = 1, array: bool = True):
+    """Decorate ``fn`` so that its first ``shapes`` arguments may be text,
+    and add a keyword ``dims`` that gives named dims their sizes.
+
+    The wrapped function keeps its name, docstring and signature (with
+    ``Shape | str`` for the shape arguments and ``dims`` added).
+
+    >>> from tilespec.spec.index import offset
+    >>> accepts_text(offset)("f32[m,5]{1,0:T(2,2)}", (2, 3), dims={"m": 3})
+    17
+    """
+    if fn is None:
+        return functools.partial(accepts_text, shapes=shapes, array=array)
+
+    @functools.wraps(fn)
+    def wrapper(*args, dims: DimValues | None = None, **kwargs):
+        args = list(args)
+        for i in range(min(shapes, len(args))):
+            args[i] = as_shape(args[i], dims, array=array)
+        return fn(*args, **kwargs)
+
+    try:
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        for i in range(min(shapes, len(params))):
+            params[i] = params[i].replace(annotation="Shape | str")
+        if "dims" not in sig.parameters:
+            dims_param = inspect.Parameter("dims", inspect.Parameter.KEYWORD_ONLY,
+                                           default=None,
+                                           annotation="Mapping[str, int] | None")
+            at = len(params) - (params and params[-1].kind == params[-1].VAR_KEYWORD)
+            params.insert(at, dims_param)
+        wrapper.__signature__ = sig.replace(parameters=params)
+    except (TypeError, ValueError):  # a builtin without a signature: leave it
+        pass
+    return wrapper
+
+
+def parse_shape(text: str, dims: DimValues | None = None) -> Shape | TupleShape:
+    """Parse a shape (array or tuple) in XLA's text form; ``dims`` sizes its names.
+
+    >>> parse_shape("bf16[m,n]{1,0:T(8,128)(2,1)}", dims={"m": 16, "n": 300}).dims
+    (16, 300)
+    """
+    from . import text as _text
+    return as_shape(_text.parse_shape(text), dims, array=False)
+
+
+def parse_array_shape(text: str, dims: DimValues | None = None) -> Shape:
+    """Parse an array shape (not a tuple); ``dims`` sizes its names."""
+    from . import text as _text
+    return as_shape(_text.parse_array_shape(text), dims)
