@@ -173,7 +173,7 @@ def test_draw_and_regress_take_dims(tmp_path, capsys):
     from tilespec.cli.main import apply_dims
     assert main(["draw", "f32[m,5]{1,0:T(2,2)}", "--dims", "m=3",
                  "-o", str(tmp_path / "f.svg")]) == 0
-    assert "3x5 elements" in capsys.readouterr().out
+    assert ": 15 elements in 24 memory cells" in capsys.readouterr().out
     # regress takes a list of shapes: each gets the values
     args = argparse.Namespace(shapes=["f32[m,5]{1,0:T(2,2)}", "bf16[m,n]{1,0}"],
                               dims="m=3,n=7")
