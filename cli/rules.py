@@ -118,7 +118,8 @@ def cmd_check_rule(args) -> int:
         if len(shapes) != 2:
             raise TilespecError(f"rule {rule.name} takes two shapes, SRC and DST")
         results = [check(rule.name, shapes, transpose=_perm(args.transpose),
-                         timeout=args.timeout)]
+                         timeout=args.timeout,
+                         ignore_element_type=args.ignore_element_type)]
         groups = [shapes]
     if args.json:
         print(json.dumps([{**r.to_json(), "layout_conditions": [
@@ -213,6 +214,9 @@ def register(command) -> None:
     c.add_argument("shapes", nargs="*", metavar="SHAPE")
     c.add_argument("--list", action="store_true", help="list the rules")
     c.add_argument("--transpose", metavar="P", help="for transpose_is_bitcast")
+    c.add_argument("--ignore-element-type", action="store_true",
+                   help="bitcast rules: XLA's ignore_element_type argument (f32 and s32 "
+                   "may then bitcast)")
     c.add_argument("--assume-conditions", action="store_true",
                    help="prove agreement wherever the rule's size conditions hold")
     c.add_argument("--conditions", action="store_true",

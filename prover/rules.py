@@ -82,6 +82,13 @@ def _no_combine_first(s: Shape) -> bool:
     return not (s.layout.tiles and s.layout.tiles[0].combines)
 
 
+#: SameElementType: XLA's bitcast rules say no when the element types differ,
+#: even where both are as wide (f32, s32) and the spec's memory is the same.
+_SAME_TYPE = Condition("the same element type (XLA's SameElementType; f32 and s32 "
+                       "differ), or --ignore-element-type", "layout",
+                       lambda a, b, *_: a.element_type == b.element_type)
+
+
 RULES: dict[str, Rule] = {
     "array_size": Rule(
         "array_size",
@@ -121,7 +128,8 @@ RULES: dict[str, Rule] = {
         "ShapeUtil::ReshapeIsBitcast (xla/shape_util.cc, openxla/xla @0186c155)",
         "unit indices compared by minor_to_major strides: tiles, L and E ignored",
         2,
-        (Condition("both layouts untiled with the same L", "layout",
+        (_SAME_TYPE,
+         Condition("both layouts untiled with the same L", "layout",
                    lambda a, b: not a.layout.tiles and not b.layout.tiles and
                    a.layout.tail_padding_alignment_in_elements ==
                    b.layout.tail_padding_alignment_in_elements),
@@ -138,7 +146,8 @@ RULES: dict[str, Rule] = {
         "ShapeUtil::TransposeIsBitcast (xla/shape_util.cc, openxla/xla @0186c155)",
         "minor_to_major composed with the permutation: tiles ignored",
         2,
-        (Condition("same tiles and L on both sides", "layout",
+        (_SAME_TYPE,
+         Condition("same tiles and L on both sides", "layout",
                    lambda a, b: a.layout.tiles == b.layout.tiles and
                    a.layout.tail_padding_alignment_in_elements ==
                    b.layout.tail_padding_alignment_in_elements),
@@ -211,8 +220,11 @@ def _same_tiled_tail(a: Shape, b: Shape) -> bool:
 
 
 def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT,
-          assume_conditions: bool = False) -> Result:
-    """Check rule ``name`` against the spec on ``shapes`` (one or two)."""
+          assume_conditions: bool = False, ignore_element_type: bool = False) -> Result:
+    """Check rule ``name`` against the spec on ``shapes`` (one or two).
+
+    ``ignore_element_type`` is the bitcast rules' argument of that name in
+    XLA (default false: element types must be the same, not only as wide)."""
     if name not in RULES:
         raise TilespecError(f"unknown rule {name!r}; choose from {', '.join(RULES)}")
     rule = RULES[name]
@@ -233,7 +245,9 @@ def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT
     if name == "transpose_is_bitcast":
         if transpose is None:
             raise TilespecError("rule transpose_is_bitcast needs --transpose P")
-        return check_bitcast_rule(shapes[0], shapes[1], tuple(transpose), timeout=timeout)
+        return check_bitcast_rule(shapes[0], shapes[1], tuple(transpose), timeout=timeout,
+                                  ignore_element_type=ignore_element_type)
     if transpose is not None:
         raise TilespecError(f"rule {name} takes no transpose")
-    return check_bitcast_rule(shapes[0], shapes[1], None, timeout=timeout)
+    return check_bitcast_rule(shapes[0], shapes[1], None, timeout=timeout,
+                              ignore_element_type=ignore_element_type)

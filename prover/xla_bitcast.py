@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import z3
 
@@ -52,24 +53,78 @@ def delinearise_via(u, dx, dy, ar):
     return tuple(delinearise(linear_index(u, dx, ar), dy, ar))
 
 
-def xla_reshape_is_bitcast(a: Shape, b: Shape) -> bool:
-    """ShapeUtil::ReshapeIsBitcast on concrete shapes (element types must match).
+@dataclass(frozen=True)
+class Verdict:
+    """What XLA's function returns and which of its returns gave it: every
+    early return is a branch of its own, compared with the spec on its own
+    (a rule that says "no" for a reason the spec does not share disagrees,
+    however its other branches fare)."""
+
+    bitcast: bool
+    branch: str                 # 'element types', 'no elements', 'unit index', ...
+    detail: dict = field(default_factory=dict)
+
+
+def _types_differ(a: Shape, b: Shape, ignore_element_type: bool) -> Verdict | None:
+    # SameElementType compares the primitive types, not their widths: f32 and
+    # s32 differ for XLA although their elements take the same 32 bits.
+    if not ignore_element_type and a.element_type != b.element_type:
+        return Verdict(False, "element types",
+                       {"element_types": [a.element_type, b.element_type]})
+    return None
+
+
+def reshape_verdict(a: Shape, b: Shape, ignore_element_type: bool = False) -> Verdict:
+    """ShapeUtil::ReshapeIsBitcast(a, b, ignore_element_type), return by return.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> reshape_verdict(shape("f32[4]{0}"), shape("s32[4]{0}")).branch
+    'element types'
+    >>> reshape_verdict(shape("f32[4]{0}"), shape("s32[4]{0}"), True).bitcast
+    True
+    """
+    differ = _types_differ(a, b, ignore_element_type)
+    if differ:
+        return differ
+    na, nb = product(concrete_dims(a)), product(concrete_dims(b))
+    if na != nb:
+        return Verdict(False, "element counts", {"element_counts": [na, nb]})
+    if na == 0:
+        return Verdict(True, "no elements")
+    for direction, dim, u, v, li_x, li_y, applies in xla_reshape_unit_checks(a, b):
+        if applies and li_x != li_y:
+            return Verdict(False, "unit index", {
+                "direction": direction, "dim": dim, "unit_index": list(u),
+                "partner": list(v), "untiled_indices": [li_x, li_y]})
+    return Verdict(True, "unit indices")
+
+
+def transpose_verdict(a: Shape, b: Shape, mapping,
+                      ignore_element_type: bool = False) -> Verdict:
+    """ShapeUtil::TransposeIsBitcast(a, b, mapping, ignore_element_type)."""
+    differ = _types_differ(a, b, ignore_element_type)
+    if differ:
+        return differ
+    composed = [mapping[i] for i in b.layout.minor_to_major]
+    if tuple(composed) == tuple(a.layout.minor_to_major):
+        return Verdict(True, "minor_to_major")
+    return Verdict(False, "minor_to_major", {
+        "composed_minor_to_major": composed,
+        "src_minor_to_major": list(a.layout.minor_to_major)})
+
+
+def xla_reshape_is_bitcast(a: Shape, b: Shape, ignore_element_type: bool = False) -> bool:
+    """ShapeUtil::ReshapeIsBitcast on concrete shapes.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> xla_reshape_is_bitcast(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[4096]{0}"))
     True
     """
-    if a.element_type != b.element_type:
-        return False
-    if product(concrete_dims(a)) != product(concrete_dims(b)):
-        return False
-    if product(concrete_dims(a)) == 0:
-        return True
-    return all(li_x == li_y for *_, li_x, li_y, applies in xla_reshape_unit_checks(a, b)
-               if applies)
+    return reshape_verdict(a, b, ignore_element_type).bitcast
 
 
-def xla_transpose_is_bitcast(a: Shape, b: Shape, mapping) -> bool:
+def xla_transpose_is_bitcast(a: Shape, b: Shape, mapping,
+                             ignore_element_type: bool = False) -> bool:
     """ShapeUtil::TransposeIsBitcast: ComposePermutations(mapping,
     b.minor_to_major) == a.minor_to_major; tiles ignored.
 
@@ -77,59 +132,64 @@ def xla_transpose_is_bitcast(a: Shape, b: Shape, mapping) -> bool:
     >>> xla_transpose_is_bitcast(shape("f32[1,8]{1,0}"), shape("f32[8,1]{1,0}"), (1, 0))
     False
     """
-    if a.element_type != b.element_type:
-        return False
-    composed = tuple(mapping[i] for i in b.layout.minor_to_major)
-    return composed == a.layout.minor_to_major
+    return transpose_verdict(a, b, mapping, ignore_element_type).bitcast
+
+
+def verdict(a: Shape, b: Shape, transpose=None, ignore_element_type=False) -> Verdict:
+    if transpose is None:
+        return reshape_verdict(a, b, ignore_element_type)
+    return transpose_verdict(a, b, transpose, ignore_element_type)
+
 
 # reshape_is_bitcast --------------------------------------------------------------------
 
-def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout) -> dict | None:
+def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout,
+                          ignore_element_type: bool = False) -> dict | None:
     """Concrete: the rule's verdict against the spec's; a replayed
-    counterexample where they differ, else None."""
-    if transpose is None:
-        xla = xla_reshape_is_bitcast(a, b)
-    else:
-        xla = xla_transpose_is_bitcast(a, b, transpose)
+    counterexample where they differ, else None.  The counterexample names
+    the return of XLA's function that gave its verdict (``xla_branch``)."""
+    v = verdict(a, b, transpose, ignore_element_type)
     spec = bitcast.decide(a, b, transpose, timeout=timeout)
     if spec.status == UNKNOWN:
         return None
-    if xla == (spec.status == PROVED):
+    if v.bitcast == (spec.status == PROVED):
         return None
-    ce = {"src": format_shape(a), "dst": format_shape(b), "xla_says_bitcast": xla,
-          "spec_says_bitcast": spec.status == PROVED}
+    ce = {"src": format_shape(a), "dst": format_shape(b), "xla_says_bitcast": v.bitcast,
+          "spec_says_bitcast": spec.status == PROVED, "xla_branch": v.branch}
+    if v.detail:
+        ce["xla_failing_check"] = v.detail
     if spec.status == REFUTED:
         ce["spec_counterexample"] = spec.counterexample
-    elif transpose is None:
-        fails = [c for c in xla_reshape_unit_checks(a, b) if c[6] and c[4] != c[5]]
-        direction, dim, u, v, li_x, li_y, _ = fails[0]
-        ce["xla_failing_check"] = {"direction": direction, "dim": dim,
-                                   "unit_index": list(u), "partner": list(v),
-                                   "untiled_indices": [li_x, li_y]}
-        ce["spec_proof"] = list(spec.steps)
     else:
-        composed = [transpose[i] for i in b.layout.minor_to_major]
-        ce["xla_failing_check"] = {"composed_minor_to_major": composed,
-                                   "src_minor_to_major": list(a.layout.minor_to_major)}
         ce["spec_proof"] = list(spec.steps)
     return ce
 
 
-def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TIMEOUT):
-    """Compare ReshapeIsBitcast (or TransposeIsBitcast) with the spec.
+def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TIMEOUT,
+                       ignore_element_type: bool = False):
+    """Compare ReshapeIsBitcast (or TransposeIsBitcast) with the spec, on
+    every return of XLA's function.
 
-    Concrete shapes: both verdicts, compared.  Named dims: where the rule
-    says "bitcast", the spec must prove it (one all-shapes proof with the
-    rule's verdict as an assumption); where it says "no", the spec must
-    refute it at the rule's own failing unit index.  Both proved: the rule
-    is right for every size.
+    Concrete shapes: both verdicts, compared.  Named dims: a verdict XLA
+    reaches from the text alone (element types differ; a literal 0 dim;
+    every TransposeIsBitcast verdict) holds for every size, and the spec must
+    give it for every size.  Otherwise, where the rule says "bitcast" the
+    spec must prove it (one all-shapes proof with the rule's verdict as an
+    assumption); where it says "no", the spec must refute it at the rule's
+    own failing unit index.  Both proved: the rule is right for every size.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> r = check_bitcast_rule(shape("f32[m]{0}"), shape("s32[m]{0}"))
+    >>> r.status, r.counterexample["xla_branch"]
+    ('refuted', 'element types')
     """
     start = time.perf_counter()
     name = "reshape_is_bitcast" if transpose is None else "transpose_is_bitcast"
     q = bitcast.question(a, b, transpose)
     text = f"{format_shape(a)} -> {format_shape(b)}"
     if not q.is_symbolic:
-        ce = _bitcast_disagreement(a, b, transpose, timeout)
+        v = verdict(a, b, transpose, ignore_element_type)
+        ce = _bitcast_disagreement(a, b, transpose, timeout, ignore_element_type)
         spec = None
         if ce is None:
             spec = bitcast.decide(a, b, transpose, timeout=timeout)
@@ -137,24 +197,33 @@ def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TI
                 return Result(text, f"rule {name}", UNKNOWN,
                               time.perf_counter() - start, "concrete",
                               reason=f"the spec's verdict is unknown: {spec.reason}")
-        xla = (xla_reshape_is_bitcast(a, b) if transpose is None
-               else xla_transpose_is_bitcast(a, b, transpose))
-        steps = (f"XLA says {'bitcast' if xla else 'not a bitcast'}",
+        steps = (f"XLA says {'bitcast' if v.bitcast else 'not a bitcast'} "
+                 f"(decided by: {v.branch})",
                  f"spec: {spec.status if spec else 'differs'}") + tuple(
                      spec.steps if spec else ())
         return Result(text, f"rule {name}", REFUTED if ce else PROVED,
                       time.perf_counter() - start, "concrete",
                       counterexample=ce, steps=steps)
-    return _symbolic_bitcast_rule(q, name, timeout, start)
+    return _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type)
+
+
+def _text_verdict(q, ignore_element_type: bool) -> Verdict | None:
+    """The rule's verdict where the text alone decides it (so it is the same
+    for every size of the names), else None."""
+    differ = _types_differ(q.src, q.dst, ignore_element_type)
+    if differ:
+        return differ
+    if q.transpose is not None:
+        return transpose_verdict(q.src, q.dst, q.transpose, ignore_element_type)
+    if any(d == 0 for d in q.src.dims):
+        return Verdict(True, "no elements")
+    return None
 
 
 def _rule_verdict(b: "bitcast._Build"):
-    """The rule's verdict on the symbolic dims, as a Z3 formula."""
-    q, ar = b.q, b.ar
-    if q.transpose is not None:
-        return z3.BoolVal(xla_transpose_is_bitcast(q.src, q.dst, q.transpose), b.ctx)
-    if q.src.element_type != q.dst.element_type:
-        return z3.BoolVal(False, b.ctx)
+    """ReshapeIsBitcast's unit checks on the symbolic dims, as a Z3 formula
+    (the element types were compared before, on the text)."""
+    ar = b.ar
     parts = []
     for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
         same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
@@ -183,12 +252,10 @@ def _unit_partners(b: "bitcast._Build"):
             yield direction, x, y, dx, dy, i, u, v, defs
 
 
-def _symbolic_bitcast_rule(q, name, timeout, start) -> Result:
+def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -> Result:
     text = q.text
     where = scope(q.src) if q.src.is_symbolic else scope(q.dst)
-    # 1. Where the rule says bitcast, the spec proves it.
-    yes = bitcast._symbolic(q, timeout, start, assume=_rule_verdict)
-    steps = ["where XLA says bitcast: " + yes.status] + [f"  {s}" for s in yes.steps]
+    steps = []
 
     def done(status, **kw):
         return Result(text, f"rule {name}", status, time.perf_counter() - start, where,
@@ -196,9 +263,48 @@ def _symbolic_bitcast_rule(q, name, timeout, start) -> Result:
 
     def disagreement(values):
         inst = q.instantiate(values)
-        ce = _bitcast_disagreement(inst.src, inst.dst, q.transpose, timeout)
+        ce = _bitcast_disagreement(inst.src, inst.dst, q.transpose, timeout,
+                                   ignore_element_type)
         return None if ce is None else {"dim_values": values, **ce}
 
+    def first_disagreement(extra=()):
+        for values in list(extra) + list(probe_values(q.names)):
+            ce = disagreement(values)
+            if ce:
+                return ce
+        return None
+
+    fixed = _text_verdict(q, ignore_element_type)
+    if fixed is not None:
+        # One branch of XLA's function answers for every size; the other
+        # branch is empty, and its vacuous agreement is not counted.
+        steps.append(f"XLA says {'bitcast' if fixed.bitcast else 'no'} for every size "
+                     f"(decided by: {fixed.branch}); XLA's other verdict never happens")
+        if fixed.bitcast:
+            spec = bitcast._symbolic(q, timeout, start)
+            steps.extend(f"  {s}" for s in spec.steps)
+            if spec.status == PROVED:
+                return done(PROVED)
+            ce = first_disagreement([spec.counterexample["dim_values"]]
+                                    if spec.status == REFUTED else [])
+            if ce:
+                return done(REFUTED, counterexample=ce)
+            return done(UNKNOWN, reason=f"XLA says bitcast for every size; the spec: "
+                        f"{spec.status}{' (' + spec.reason + ')' if spec.reason else ''}")
+        if q.src.element_bits != q.dst.element_bits:
+            steps.append(f"the spec says no for every size: its bitcast keeps the bits "
+                         f"of every element ({q.src.element_bits} vs {q.dst.element_bits})")
+            return done(PROVED)
+        ce = first_disagreement()
+        if ce:
+            return done(REFUTED, counterexample=ce)
+        return done(UNKNOWN, reason=f"XLA says no for every size ({fixed.branch}); "
+                    "the spec was not shown to say no for every size, and says no "
+                    "at every probe size")
+    # 1. Where the rule says bitcast, the spec proves it.
+    yes = bitcast._symbolic(q, timeout, start, assume=_rule_verdict)
+    steps.append("where XLA says bitcast: " + yes.status)
+    steps.extend(f"  {s}" for s in yes.steps)
     if yes.status == REFUTED:
         ce = disagreement(yes.counterexample["dim_values"])
         if ce:
@@ -209,11 +315,9 @@ def _symbolic_bitcast_rule(q, name, timeout, start) -> Result:
                  + no[0])
     if yes.status == PROVED and no[0] == PROVED:
         return done(PROVED)
-    for values in ([no[1]] if no[0] == REFUTED and no[1] else []) + list(
-            probe_values(q.names)):
-        ce = disagreement(values)
-        if ce:
-            return done(REFUTED, counterexample=ce)
+    ce = first_disagreement([no[1]] if no[0] == REFUTED and no[1] else [])
+    if ce:
+        return done(REFUTED, counterexample=ce)
     return done(UNKNOWN, reason=f"bitcast where XLA says so: {yes.status}"
                 f"{' (' + yes.reason + ')' if yes.reason else ''}; "
                 f"not a bitcast where XLA says no: {no[0]}; no disagreement at the probe sizes")
@@ -222,10 +326,6 @@ def _symbolic_bitcast_rule(q, name, timeout, start) -> Result:
 def _rule_no_is_right(q, timeout):
     """(status, dims): for every size where the rule says no, the spec's
     offsets differ at the rule's failing unit index (or the sizes differ)."""
-    if q.transpose is not None:
-        if xla_transpose_is_bitcast(q.src, q.dst, q.transpose):
-            return PROVED, None
-        return UNKNOWN, None
     b = bitcast._Build(q, timeout)
     ar, F = b.ar, b.facts
     ds, dd = b.enc.dims, b.dd

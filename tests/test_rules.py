@@ -205,3 +205,60 @@ def test_cli_conditions(capsys):
     assert code == 0 and "proved   bf16[a,b,c]{2,1,0:T(8,128)(2,1,1,1)}" in out
     code, _, err = run(capsys, "check-rule", "reshape_is_bitcast", "--conditions")
     assert code == 2
+
+
+# --- every branch of a bitcast rule (issue 8) ----------------------------------------
+
+def test_symbolic_rule_compares_the_element_type_branch():
+    # XLA's ReshapeIsBitcast returns "no" on its first line when the element
+    # types differ; the spec's memory is the same for f32 and s32 (both 32
+    # bits).  The "yes" branch is then empty: agreeing there is vacuous, and
+    # the check must not say "proved".
+    r = check("reshape_is_bitcast", [shape("f32[m]{0}"), shape("s32[m]{0}")])
+    assert r.status == "refuted", r.steps
+    ce = r.counterexample
+    assert ce["xla_branch"] == "element types"
+    assert ce["xla_says_bitcast"] is False and ce["spec_says_bitcast"] is True
+    src, dst = shape(ce["src"]), shape(ce["dst"])
+    assert not xla_reshape_is_bitcast(src, dst)
+    assert _concrete(question(src, dst), 5, 0, prove=False).status != "refuted"
+
+
+def test_equal_width_element_types_are_a_disagreement_not_an_error():
+    r = check("reshape_is_bitcast", [shape("f32[4]{0}"), shape("s32[4]{0}")])
+    assert r.status == "refuted"
+    assert r.counterexample["xla_failing_check"] == {"element_types": ["f32", "s32"]}
+    r = check("transpose_is_bitcast", [shape("f32[2,3]{1,0}"), shape("s32[3,2]{0,1}")],
+              transpose=(1, 0))
+    assert r.status == "refuted" and r.counterexample["xla_branch"] == "element types"
+
+
+def test_ignore_element_type_is_xlas_argument():
+    r = check("reshape_is_bitcast", [shape("f32[m]{0}"), shape("s32[m]{0}")],
+              ignore_element_type=True)
+    assert r.status == "proved"
+    assert check("reshape_is_bitcast", [shape("f32[4]{0}"), shape("s32[4]{0}")],
+                 ignore_element_type=True).status == "proved"
+
+
+def test_different_widths_agree_by_the_element_type_branch():
+    r = check("reshape_is_bitcast", [shape("f32[m]{0}"), shape("bf16[m]{0}")])
+    assert r.status == "proved"
+    assert any("keeps the bits" in s for s in r.steps)
+
+
+def test_transpose_rule_that_says_no_for_every_size_is_not_proved_vacuously():
+    # TransposeIsBitcast says no from the text alone; its "yes" branch is
+    # empty.  Where the spec says bitcast at some size, that is a disagreement.
+    r = check("transpose_is_bitcast", [shape("f32[1,n]{1,0}"), shape("f32[n,1]{1,0}")],
+              transpose=(1, 0))
+    assert r.status == "refuted" and r.counterexample["xla_branch"] == "minor_to_major"
+    assert any("never happens" in s for s in r.steps)
+
+
+def test_cli_equal_width_types(capsys):
+    code, out, _ = run(capsys, "check-rule", "reshape_is_bitcast", "f32[4]{0}", "s32[4]{0}")
+    assert code == 1 and 'xla_branch: "element types"' in out
+    code, out, _ = run(capsys, "check-rule", "reshape_is_bitcast", "f32[4]{0}", "s32[4]{0}",
+                       "--ignore-element-type")
+    assert code == 0
