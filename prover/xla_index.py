@@ -120,29 +120,38 @@ def check_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditio
     start = time.perf_counter()
     no_split_configs(shape)
     _first_tile(shape)
+
+    def concrete(shapes):
+        (s,) = shapes
+        return _index_counterexample(s, timeout)
+
+    return run("linear_index", [shape],
+               _index_setup(shape, timeout, assume_conditions, whole=False), concrete, start,
+               [lambda ss: _index_conditions(ss[0])] if assume_conditions else (),
+               whole=lambda: _index_setup(shape, timeout, assume_conditions, whole=True))
+
+
+def _index_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> Setup:
+    """LinearIndex = the spec's offset, group by group (sufficient), or
+    ``whole``: one equation for every element of the box."""
     S = Setup([shape], timeout)
     ar, dims = S.ar, S.dims[0]
     e = tuple(z3.Int(f"element!{i}", S.ctx) for i in range(shape.rank))
     box = S.box(e, dims)
     S.facts.cite_lemma(index_loop_identity(shape.layout, shape.rank,
-                                      shape.element_type))
+                                           shape.element_type))
     A = spec_form(shape, e, dims, ar)
     B = xla_linear_index_form(shape, e, dims, ar)
     if assume_conditions:
         for label, c in _index_conditions(shape, dims, ar):
             S.facts.assume(ar._term(c))
             S.facts.note(f"assumed: {label}")
-    if not add_same_offset(S.facts, A, B, box, ar):
-        S.facts.note("the dims do not group: the offsets are compared whole")
+    if whole or not add_same_offset(S.facts, A, B, box, ar):
+        if not whole:
+            S.facts.note("the dims do not group: the offsets are compared whole")
         S.facts.fact("XLA's LinearIndex = the spec's offset for every element",
                      z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
-
-    def concrete(shapes):
-        (s,) = shapes
-        return _index_counterexample(s, timeout)
-
-    return run("linear_index", [shape], S, concrete, start,
-                [lambda ss: _index_conditions(ss[0])] if assume_conditions else ())
+    return S
 
 
 def _index_counterexample(s: Shape, timeout: float):

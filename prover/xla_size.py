@@ -114,6 +114,25 @@ def _size_conditions(shape: Shape, dims=None, ar=INT):
 def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions=False):
     start = time.perf_counter()
     no_split_configs(shape)
+
+    def concrete(shapes):
+        (s,) = shapes
+        xla, spec = _size_values(s)
+        if xla["elements"] == spec["elements"]:
+            return None
+        return {"shape": format_shape(s), "xla": xla, "spec": spec}
+
+    return run("array_size", [shape],
+               _size_setup(shape, timeout, assume_conditions, whole=False), concrete, start,
+               [lambda ss: _size_conditions(ss[0])] if assume_conditions else (),
+               whole=lambda: _size_setup(shape, timeout, assume_conditions, whole=True))
+
+
+def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> Setup:
+    """The facts for ArraySize = the spec's aligned size: level by level
+    (later levels pad nothing, the first level's dims equal XLA's factors),
+    which suffices but is not needed (L(n) can absorb a later level's
+    padding); or, ``whole``, the two sizes compared as one equation."""
     S = Setup([shape], timeout)
     ar, dims = S.ar, S.dims[0]
     L = shape.layout.tail_padding_alignment_in_elements
@@ -130,7 +149,7 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions
     # product when they pad nothing (linear facts, stage by stage).
     first = max([i for i, st in enumerate(stages) if st.level <= 1], default=-1) + 1
     T1 = through[first]
-    for i in range(first, len(stages)):
+    for i in range(len(stages) if whole else first, len(stages)):
         st, d_in, d_out = stages[i], through[i], through[i + 1]
         k = len(st.sizes) if isinstance(st, (Pad, Split)) else 0
         for j in range(k):
@@ -141,10 +160,10 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions
             elif isinstance(st, Split) and t != 1:
                 S.facts.fact(f"level {st.level} splits entry {j} into factors of it",
                              ar._term(ar.mul(ar.ceildiv(x, t), t)) != ar._term(x))
-    if first < len(stages):
+    if not whole and first < len(stages):
         S.facts.note("prepending unit dims, '*' combinations and permutations keep "
                      "the product of the dims")
-    g = group(T1, W)
+    g = None if whole else group(T1, W)
     if g is not None and (tiled or L == 1):
         # Equal grouped dims make equal products; L rounds both alike.
         for k, anchor in enumerate(g.anchor):
@@ -160,14 +179,4 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions
             xla = ar.mul(ar.ceildiv(xla, L), L)
         S.facts.fact("spec's aligned elements = XLA's ArraySize elements",
                      ar._term(spec) != ar._term(xla))
-
-    def concrete(shapes):
-        (s,) = shapes
-        xla, spec = _size_values(s)
-        if xla["elements"] == spec["elements"]:
-            return None
-        return {"shape": format_shape(s), "xla": xla, "spec": spec}
-
-    return run("array_size", [shape], S, concrete, start,
-                [lambda ss: _size_conditions(ss[0])] if assume_conditions else ())
-
+    return S

@@ -262,3 +262,23 @@ def test_cli_equal_width_types(capsys):
     code, out, _ = run(capsys, "check-rule", "reshape_is_bitcast", "f32[4]{0}", "s32[4]{0}",
                        "--ignore-element-type")
     assert code == 0
+
+
+def test_array_size_agreement_absorbed_by_L_is_not_an_internal_error():
+    # A later level pads (T(2,1,1,1) doubles the tile rows) and L(2048)
+    # rounds XLA's first-tile size up to the same 2048 elements: XLA and the
+    # spec agree, although the level-by-level facts (sufficient, not needed)
+    # fail.  That used to raise ProverBug ("nothing replays").
+    s = shape("f32[8,128]{1,0:T(8,128)(2,1,1,1)L(2048)}")
+    assert xla_array_size(s) == aligned_elements(s) == 2048
+    r = check("array_size", [s])
+    assert r.status == "proved"
+    # with names the same layout disagrees (m=5, n=129: 2048 vs 4096)
+    r = check("array_size", [shape("f32[m,n]{1,0:T(8,128)(2,1,1,1)L(2048)}")])
+    assert r.status == "refuted"
+
+
+def test_cli_array_size_agreement_exit_0(capsys):
+    code, out, err = run(capsys, "check-rule", "array_size",
+                         "f32[8,128]{1,0:T(8,128)(2,1,1,1)L(2048)}")
+    assert code == 0 and "agrees with the spec: proved" in out, err
