@@ -92,23 +92,30 @@ _SAME_TYPE = Condition("the same element type (XLA's SameElementType; f32 and s3
 RULES: dict[str, Rule] = {
     "array_size": Rule(
         "array_size",
-        "ShapeUtil::ArraySize (xla/shape_util.cc, openxla/xla @0186c155)",
-        "padded elements from the first tile only; L(n) only when tiled",
+        "ShapeUtil::ArraySize (openxla/xla xla/shape_util.cc; checked against jaxlib "
+        "0.10.2)",
+        "padded elements from the first tile only; L(n) only when tiled; each dim "
+        "its LayoutUtil::MaxSplitSize",
         1,
         (Condition("tiled, or L(1): XLA applies L(n) only to tiled layouts", "layout",
                    lambda s: bool(s.layout.tiles) or
                    s.layout.tail_padding_alignment_in_elements == 1),
-         Condition("no '*' in the first tile: XLA pads each combined dim on its own",
+         Condition("no '*' in the first tile: RoundUpTo(d, INT64_MIN) is 0, so "
+                   "ArraySize is 0 (jaxlib rejects such a layout first)",
                    "layout", _no_combine_first),
+         Condition("no split config (SC): XLA sizes the largest split "
+                   "(LayoutUtil::MaxSplitSize), the document has no splits", "layout",
+                   lambda s: not s.layout.split_configs),
          Condition("levels after the first add no padding", "size")),
         agree=("f32[m,n]{1,0:T(8,128)}", "bf16[m,n]{1,0:T(8,128)(2,1)}",
                "f32[]{:T(128)}", "f32[m]{0}"),
         disagree=("f32[3]{0:L(4)}", "f32[8,128]{1,0:T(8,128)(2,1,1,1)}",
                   "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
-                  "bf16[16,128]{1,0:T(8,128)(3,1)}")),
+                  "bf16[16,128]{1,0:T(8,128)(3,1)}",
+                  "f32[10,6]{1,0:T(2,2)SC(0:3,5)}")),
     "linear_index": Rule(
         "linear_index",
-        "LayoutUtil::LinearIndex (xla/layout_util.cc, forks of openxla/xla)",
+        "LayoutUtil::LinearIndex (openxla/xla xla/layout_util.cc)",
         "offset from the first tile only; rank 1 unchanged, rank 0 zero",
         1,
         (Condition("no '*' in the first tile (XLA does not handle it)", "layout",
@@ -125,7 +132,7 @@ RULES: dict[str, Rule] = {
                   "bf16[256]{0:T(128)(2,1)}")),
     "reshape_is_bitcast": Rule(
         "reshape_is_bitcast",
-        "ShapeUtil::ReshapeIsBitcast (xla/shape_util.cc, openxla/xla @0186c155)",
+        "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
         "unit indices compared by minor_to_major strides: tiles, L and E ignored",
         2,
         (_SAME_TYPE,
@@ -143,7 +150,7 @@ RULES: dict[str, Rule] = {
                   ("f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}"))),
     "transpose_is_bitcast": Rule(
         "transpose_is_bitcast",
-        "ShapeUtil::TransposeIsBitcast (xla/shape_util.cc, openxla/xla @0186c155)",
+        "ShapeUtil::TransposeIsBitcast (openxla/xla xla/shape_util.cc)",
         "minor_to_major composed with the permutation: tiles ignored",
         2,
         (_SAME_TYPE,

@@ -1,9 +1,31 @@
-"""``ShapeUtil::ArraySize`` (openxla/xla xla/shape_util.cc) against the spec."""
+"""``ShapeUtil::ArraySize`` and ``LayoutUtil::MaxSplitSize`` against the spec.
+
+As openxla/xla's code states them (``xla/shape_util.cc`` ``ShapeUtil::ArraySize``,
+``ShapeUtil::ByteSizeOfElements``; ``xla/layout_util.cc``
+``LayoutUtil::MaxSplitSize``; ``xla/util.h`` ``RoundUpTo`` over
+``tsl::MathUtil::CeilOfRatio``), checked against the binary in jaxlib 0.10.2
+(``on_device_size_in_bytes()`` on the CPU):
+
+* untiled: ``ByteSizeOfElements``, the element count times the width (or
+  ``ceil(count * E / 8)`` with ``E(n)``); ``L(n)`` is not applied
+  (``f32[3]{0:L(4)}``: 12 bytes, the binary agrees);
+* tiled: the *first* tile only -- each of its entries rounds the matching
+  minor dim (or 1 past the rank) up to a multiple, the other dims are
+  multiplied as they are -- then ``L(n)``, then ``E(n)`` or the width;
+* every dim is first replaced by ``MaxSplitSize``: with a split config
+  ``SC(d:i1,...)`` on the dim at physical position ``d`` (0 = most major), the
+  largest of the parts ``i1, i2-i1, ..., dim-ik`` (the split indices are read
+  as 32-bit ``int``); ``f32[10,6]{1,0:T(2,2)SC(0:3,5)}``: 144 bytes, binary too;
+* a ``*`` entry (``kCombineDimension``, INT64_MIN) is not implemented:
+  ``RoundUpTo(d, INT64_MIN)`` is ``CeilOfRatio(d, INT64_MIN) * INT64_MIN = 0``
+  for every ``d >= 0``, so ArraySize is 0.  jaxlib 0.10.2 does not get that
+  far: its layout check rejects a negative tile entry (``RET_CHECK dimension
+  >= 0``, ``xla/layout.h``).
+"""
 
 from __future__ import annotations
 
 import time
-
 
 from ..spec.arith import INT, Arithmetic
 from ..spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
@@ -12,43 +34,78 @@ from ..spec.size import aligned_elements, byte_size
 from ..spec.text import format_shape
 
 from .linform import group
-from .rule_check import (Setup, level_conditions, no_split_configs, physical,
-                         prove_loop_identity, run)
+from .rule_check import RuleNotApplicable, Setup, level_conditions, physical, \
+    prove_loop_identity, run
 from .solve import DEFAULT_TIMEOUT
 
 
-def combine_replacement(shape: Shape, i: int) -> int:
-    """What ArraySize pads a '*' entry at minor position i to: the second
-    tile's entry at the same place from the minor end, else max(1, 32/bits)."""
-    tiles = shape.layout.tiles
-    if len(tiles) > 1 and i < len(tiles[1]):
-        v = tiles[1].sizes[len(tiles[1]) - 1 - i]
-        if v != COMBINE:
-            return v
-    return max(1, 32 // shape.element_bits)
+def _int32(v: int) -> int:
+    """A C++ ``int`` holding an int64 value (two's complement wrap)."""
+    return (v + 2**31) % 2**32 - 2**31
+
+
+def max_split_size(shape: Shape, dim: int, dims=None, ar: Arithmetic = INT):
+    """LayoutUtil::MaxSplitSize: the largest part of logical dim ``dim``
+    under its split config, else the dim itself.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> s = shape("f32[10,6]{1,0:T(2,2)SC(0:3,5)}")
+    >>> max_split_size(s, 0), max_split_size(s, 1)
+    (5, 6)
+    """
+    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    layout, rank = shape.layout, len(dims)
+    for config in layout.split_configs:
+        # Major(layout, p) = minor_to_major[rank - 1 - p]: p counts from the major end
+        if layout.minor_to_major[rank - 1 - config.dimension] != dim:
+            continue
+        if not isinstance(dims[dim], int):
+            raise RuleNotApplicable(
+                f"split config on dim {dim}, whose size is a name: give it a size")
+        best, last = 0, 0
+        for index in config.split_indices:
+            index = _int32(index)
+            best, last = max(best, index - last), index
+        return max(best, dims[dim] - last)
+    return dims[dim]
+
+
+def _round_up(d, t, ar):
+    """RoundUpTo(d, t); a '*' entry is INT64_MIN, and CeilOfRatio(d, INT64_MIN)
+    truncates toward zero with no adjustment for a negative divisor: 0."""
+    if t == COMBINE:
+        return 0
+    return ar.mul(ar.ceildiv(d, t), t)
+
+
+def _split_physical(shape: Shape, dims, ar):
+    """MaxSplitSize of each dim, in physical order (i = 0 most minor)."""
+    if not shape.layout.split_configs:
+        return physical(shape, dims)
+    return [max_split_size(shape, d, dims, ar) for d in shape.layout.minor_to_major]
 
 
 def xla_array_size(shape: Shape, dims=None, ar: Arithmetic = INT):
-    """ShapeUtil::ArraySize, in elements: first tile only, L only if tiled.
+    """ShapeUtil::ArraySize, in elements: first tile only, L only if tiled,
+    each dim its MaxSplitSize, a '*' entry makes it 0.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> xla_array_size(shape("bf16[3,5]{1,0:T(8,128)(2,1)}")), xla_array_size(shape("f32[3]{0:L(4)}"))
     (1024, 3)
+    >>> xla_array_size(shape("f32[3,5]{1,0:T(*,2)}"))
+    0
     """
-    no_split_configs(shape)
     dims = concrete_dims(shape) if dims is None else tuple(dims)
     tiles = shape.layout.tiles
-    P = physical(shape, dims)
     if not tiles:
-        return product(P, ar)
+        # ByteSizeOfElements: ElementsIn, no split configs, no L
+        return product(physical(shape, dims), ar)
+    P = _split_physical(shape, dims, ar)
     t = tiles[0].sizes
     k, r = len(t), len(P)
     n = 1
     for i in range(k):
-        ti = t[k - 1 - i]
-        if ti == COMBINE:
-            ti = combine_replacement(shape, i)
-        n = ar.mul(n, ar.mul(ar.ceildiv(P[i] if i < r else 1, ti), ti))
+        n = ar.mul(n, _round_up(P[i] if i < r else 1, t[k - 1 - i], ar))
     for i in range(k, r):
         n = ar.mul(n, P[i])
     L = shape.layout.tail_padding_alignment_in_elements
@@ -65,11 +122,12 @@ def xla_array_bytes(shape: Shape) -> int:
 
 def xla_size_form(shape: Shape, dims, ar) -> tuple[tuple, bool]:
     """ArraySize's factors before L, most major first, and whether L applies:
-    untiled major dims, then each tiled dim's tile count, then the tile."""
+    untiled major dims, then each tiled dim's tile count, then the tile (a
+    '*' entry: count 0, size 1)."""
     tiles = shape.layout.tiles
-    P = physical(shape, dims)
     if not tiles:
-        return tuple(reversed(P)), False
+        return tuple(reversed(physical(shape, dims))), False
+    P = _split_physical(shape, dims, ar)
     t = tiles[0].sizes
     k, r = len(t), len(P)
     major = [P[i] for i in range(r - 1, k - 1, -1)]
@@ -77,10 +135,13 @@ def xla_size_form(shape: Shape, dims, ar) -> tuple[tuple, bool]:
     for i in range(k - 1, -1, -1):
         ti = t[k - 1 - i]
         if ti == COMBINE:
-            ti = combine_replacement(shape, i)
+            counts.append(0)
+            sizes.append(1)
+            continue
         counts.append(ar.ceildiv(P[i] if i < r else 1, ti))
         sizes.append(ti)
     return tuple(major + counts + sizes), True
+
 
 def _size_loop(shape, e, dims, ar):
     return xla_array_size(shape.with_layout(shape.layout.replace(
@@ -113,7 +174,6 @@ def _size_conditions(shape: Shape, dims=None, ar=INT):
 
 def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions=False):
     start = time.perf_counter()
-    no_split_configs(shape)
 
     def concrete(shapes):
         (s,) = shapes
@@ -136,8 +196,11 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
     S = Setup([shape], timeout)
     ar, dims = S.ar, S.dims[0]
     L = shape.layout.tail_padding_alignment_in_elements
-    S.facts.cite_lemma(size_loop_identity(shape.layout, shape.rank,
-                                      shape.element_type))
+    # the identity holds for any dims, so for the MaxSplitSize of each
+    S.facts.cite_lemma(size_loop_identity(shape.layout.replace(split_configs=()),
+                                          shape.rank, shape.element_type))
+    if shape.layout.split_configs:
+        S.facts.note("XLA replaces each dim by its MaxSplitSize before the loop")
     stages = shape_pipeline(shape)
     through = dims_through(stages, dims, ar)
     W, tiled = xla_size_form(shape, dims, ar)

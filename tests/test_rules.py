@@ -70,9 +70,15 @@ def test_array_size_values():
     assert xla_array_size(shape("f32[3]{0:L(4)}")) == 3
     assert xla_array_size(shape("f32[3]{0:T(2)L(4)}")) == 4
     assert xla_array_bytes(shape("s4[3]{0:T(2)E(4)}")) == 2
-    # '*' with no second tile pads to max(1, 32/bits): 1 for f32, 4 for s8
-    assert xla_array_size(shape("f32[3,5]{1,0:T(*,2)}")) == 18
-    assert xla_array_size(shape("s8[3,5]{1,0:T(*,2)}")) == 24
+    # '*' is INT64_MIN: RoundUpTo(d, INT64_MIN) = CeilOfRatio(d, INT64_MIN) *
+    # INT64_MIN = 0 (C++ division truncates, no adjustment for a negative divisor)
+    assert xla_array_size(shape("f32[3,5]{1,0:T(*,2)}")) == 0
+    assert xla_array_size(shape("s8[3,5,7]{2,1,0:T(*,2,2)(2,2)}")) == 0
+    # split configs: each dim is its MaxSplitSize (measured on jaxlib 0.10.2)
+    assert xla_array_bytes(shape("f32[10,6]{1,0:T(2,2)SC(0:3,5)}")) == 144
+    assert xla_array_bytes(shape("f32[10,6]{1,0:T(2,2)SC(1:4)}")) == 160
+    assert xla_array_bytes(shape("f32[10,6]{0,1:T(2,2)SC(0:3)}")) == 160
+    assert xla_array_bytes(shape("f32[10,6]{1,0:SC(0:3,5)}")) == 240  # untiled: no split
 
 
 def test_linear_index_values():
