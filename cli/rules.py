@@ -65,6 +65,9 @@ def _rule_list(args) -> int:
         print("    agrees with the spec when:")
         for c in r.conditions:
             print(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
+        if not r.disagree:
+            print(f"    agrees on every layout tried, e.g. {r.agree[0]}")
+            continue
         ex = r.disagree[0]
         ex = ex if isinstance(ex, str) else " ".join(
             x if isinstance(x, str) else "--transpose " + ",".join(map(str, x)) for x in ex)

@@ -64,6 +64,8 @@ from .xla_bitcast import (check_bitcast_rule, xla_reshape_is_bitcast,  # noqa: F
                           xla_reshape_unit_checks, xla_transpose_is_bitcast)
 from .xla_index import (check_linear_index, index_loop_identity,  # noqa: F401
                         xla_linear_index)
+from .xla_nested import (check_nested_delinearize, check_nested_linear_index,  # noqa: F401
+                         xla_nested_delinearize, xla_nested_linear_index)
 from .xla_size import (check_array_size, size_loop_identity, xla_array_bytes,  # noqa: F401
                        xla_array_size)
 
@@ -77,6 +79,10 @@ def loop_identity(kind: str, layout, rank: int, element_type: str = "f32"):
 
 
 # --- the catalogue ---------------------------------------------------------------------
+
+def _no_combine_any(s: Shape) -> bool:
+    return not any(t.combines for t in s.layout.tiles)
+
 
 def _no_combine_first(s: Shape) -> bool:
     return not (s.layout.tiles and s.layout.tiles[0].combines)
@@ -130,6 +136,27 @@ RULES: dict[str, Rule] = {
                "f32[m,n]{1,0:T(8,128)(1,1)}"),
         disagree=("bf16[16,256]{1,0:T(8,128)(2,1)}", "f32[200]{0:T(8,128)}",
                   "bf16[256]{0:T(128)(2,1)}")),
+    "linear_index_nested": Rule(
+        "linear_index_nested",
+        "LayoutUtil::LinearIndexForNestedTiling (openxla/xla xla/layout_util.cc, 2026; "
+        "not in the stored source nor in jaxlib 0.10.2: modelled as described)",
+        "offset from every tile in turn, each splitting the previous tile's dims",
+        1,
+        (Condition("no '*' in any tile (no source describes what the function does "
+                   "with it)", "layout", _no_combine_any),),
+        agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
+               "bf16[256]{0:T(128)(2,1)}", "f32[a,m,n]{0,2,1:T(2,8,128)(2,1,1)}",
+               "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}")),
+    "delinearize_nested": Rule(
+        "delinearize_nested",
+        "LayoutUtil::DelinearizeIndexForNestedTiling (openxla/xla xla/layout_util.cc, "
+        "2026; not in the stored source nor in jaxlib 0.10.2: modelled as the inverse)",
+        "the element at an offset: digits in the final dims, each tile's split undone",
+        1,
+        (Condition("no '*' in any tile (no source describes what the function does "
+                   "with it)", "layout", _no_combine_any),),
+        agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
+               "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}")),
     "reshape_is_bitcast": Rule(
         "reshape_is_bitcast",
         "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
@@ -249,6 +276,10 @@ def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT
     if name == "linear_index":
         return check_linear_index(shapes[0], timeout=timeout,
                                   assume_conditions=assume_conditions)
+    if name == "linear_index_nested":
+        return check_nested_linear_index(shapes[0], timeout=timeout)
+    if name == "delinearize_nested":
+        return check_nested_delinearize(shapes[0], timeout=timeout)
     if name == "transpose_is_bitcast":
         if transpose is None:
             raise TilespecError("rule transpose_is_bitcast needs --transpose P")

@@ -288,3 +288,54 @@ def test_cli_array_size_agreement_exit_0(capsys):
     code, out, err = run(capsys, "check-rule", "array_size",
                          "f32[8,128]{1,0:T(8,128)(2,1,1,1)L(2048)}")
     assert code == 0 and "agrees with the spec: proved" in out, err
+
+
+# --- the nested-tiling index functions ------------------------------------------------
+
+def test_nested_linear_index_is_the_documents_figure_2():
+    # Figure 2 of the source document: 4x8 tiled by (2,4)(2,1), numbered by
+    # hand there; the nested function applies every tile, unlike LinearIndex.
+    from tilespec.prover.rules import xla_nested_linear_index
+    s = shape("bf16[4,8]{1,0:T(2,4)(2,1)}")
+    rows = [[xla_nested_linear_index(s, (i, j)) for j in range(8)] for i in range(4)]
+    assert rows[0] == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert rows[1] == [1, 3, 5, 7, 9, 11, 13, 15]
+    assert rows[2] == [16, 18, 20, 22, 24, 26, 28, 30]
+    assert xla_linear_index(s, (0, 1)) == 1  # first tile only: a different answer
+
+
+def test_nested_delinearize_inverts_every_offset():
+    from tilespec.prover.rules import xla_nested_delinearize, xla_nested_linear_index
+    for text in ("bf16[5,9]{1,0:T(2,4)(2,1)}", "f32[3,2,7]{0,2,1:T(2,4)}", "f32[]{:T(4)}",
+                 "s8[9]{0:T(2,4)(4,1)}"):
+        s = shape(text)
+        for e in itertools.product(*(range(d) for d in s.dims)):
+            o = xla_nested_linear_index(s, e)
+            assert o == offset(s, e)
+            assert xla_nested_delinearize(s, o) == tuple(e), (text, e)
+
+
+def test_nested_rules_refuse_combined_dims(capsys):
+    with pytest.raises(RuleNotApplicable):
+        check("linear_index_nested", [shape("f32[2,6]{1,0:T(*,2)}")])
+    code, _, err = run(capsys, "check-rule", "delinearize_nested", "f32[2,6]{1,0:T(*,2)}")
+    assert code == 2 and "'*'" in err
+
+
+def test_nested_check_can_fail(monkeypatch):
+    # A test that cannot fail is a defect: with the first-tile-only loop in
+    # place of the nested one, the same check refutes, with a replayed witness.
+    from tilespec.prover import xla_nested
+    from tilespec.prover.xla_index import xla_linear_index_form
+    s = shape("bf16[m,n]{1,0:T(8,128)(2,1)}")
+    monkeypatch.setattr(xla_nested, "nested_form", xla_linear_index_form)
+    monkeypatch.setattr(xla_nested, "xla_nested_linear_index",
+                        lambda s, e, dims=None, ar=None: xla_linear_index(s, e))
+    r = check("linear_index_nested", [s])
+    assert r.status == "refuted" and r.counterexample["xla"] != r.counterexample["spec"]
+
+
+def test_cli_lists_the_nested_rules(capsys):
+    code, out, _ = run(capsys, "check-rule", "--list")
+    assert code == 0 and "LinearIndexForNestedTiling" in out
+    assert "DelinearizeIndexForNestedTiling" in out
