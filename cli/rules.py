@@ -79,6 +79,9 @@ def _describe_rule(r, rule, shapes) -> str:
     head = {"proved": "agrees with the spec: proved",
             "refuted": "disagrees with the spec: refuted",
             "unknown": "unknown"}[r.status]
+    if r.status == "proved" and r.scope.endswith("vacuous)"):
+        # a vacuous implication is not agreement: say that nothing was compared
+        head = "proved only vacuously (nothing compared: the size conditions hold for no dims)"
     lines = [f"rule {rule.name} ({rule.xla})", f"  {head} ({r.scope}) on {r.shape}"
              f"  [{r.seconds:.3f} s]"]
     for text, holds in rule.layout_conditions(shapes):

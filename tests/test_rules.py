@@ -339,3 +339,10 @@ def test_cli_lists_the_nested_rules(capsys):
     code, out, _ = run(capsys, "check-rule", "--list")
     assert code == 0 and "LinearIndexForNestedTiling" in out
     assert "DelinearizeIndexForNestedTiling" in out
+
+
+def test_cli_says_a_vacuous_agreement_compared_nothing(capsys):
+    code, out, _ = run(capsys, "check-rule", "linear_index", "bf16[m,n]{1,0:T(8,128)(2,1)}",
+                       "--assume-conditions")
+    assert "proved only vacuously (nothing compared" in out
+    assert "agrees with the spec" not in out
