@@ -227,7 +227,7 @@ def register(command) -> None:
                    help="prove agreement wherever the rule's size conditions hold")
     c.add_argument("--conditions", action="store_true",
                    help="prove the rule's conditions on its family of layouts "
-                   "(array_size, linear_index)")
+                   "(rules of one shape)")
     c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
 
     c = command("normalize", "a simpler equivalent layout, with the proof", cmd_normalize)

@@ -346,3 +346,13 @@ def test_cli_says_a_vacuous_agreement_compared_nothing(capsys):
                        "--assume-conditions")
     assert "proved only vacuously (nothing compared" in out
     assert "agrees with the spec" not in out
+
+
+def test_nested_linear_index_theorem_on_the_family():
+    # every layout of the family (ranks 0-3, ten tilings, later levels that
+    # pad or reorder, with and without L): proved for every size, and never
+    # vacuously (the only condition is on the text)
+    results = rules.prove_conditions("linear_index_nested")
+    assert len(results) == 120
+    assert {r.status for r in results} == {"proved"}
+    assert not any(r.scope.endswith("vacuous)") for r in results)
