@@ -127,14 +127,39 @@ def cmd_check_rule(args) -> int:
                          timeout=args.timeout,
                          ignore_element_type=args.ignore_element_type)]
         groups = [shapes]
+    compiled = _against_xla(args, rule, shapes) if args.against_xla else None
     if args.json:
         print(json.dumps([{**r.to_json(), "layout_conditions": [
-            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)]}
+            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
+            **({"xla_compiled": compiled} if compiled else {})}
             for r, g in zip(results, groups)], indent=2))
     else:
         print("\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups)))
+        if compiled:
+            print(f"  real XLA (jax {compiled['versions']['jax']}, CPU) compiles it as: "
+                  f"{compiled['verdict']} ({', '.join(compiled['ops']) or 'no instructions'})"
+                  + (f"  -- {compiled['note']}" if compiled.get("note") else ""))
     statuses = {r.status for r in results}
     return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
+
+
+def _against_xla(args, rule, shapes) -> dict:
+    """The compiler's own decision for a bitcast rule's pair (tilespec.xla.compiled)."""
+    if rule.shapes != 2 or "bitcast" not in rule.name:
+        raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
+                            "reshape_is_bitcast and transpose_is_bitcast")
+    from ..spec.text import format_shape
+    from ..xla import compiled
+    t = _perm(args.transpose)
+    (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
+    out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
+           "versions": compiled.versions()}
+    if d.detail:
+        out["note"] = d.detail
+    elif d.verdict == "bitcast" and d.memory == "row-major" and any(
+            tl for tl in (shapes[0].layout.tiles, shapes[1].layout.tiles)):
+        out["note"] = "the CPU client stores tiled arrays row-major (tiles ignored)"
+    return out
 
 
 def _conditions(args, rule) -> int:
@@ -220,6 +245,9 @@ def register(command) -> None:
     c.add_argument("shapes", nargs="*", metavar="SHAPE")
     c.add_argument("--list", action="store_true", help="list the rules")
     c.add_argument("--transpose", metavar="P", help="for transpose_is_bitcast")
+    c.add_argument("--against-xla", action="store_true",
+                   help="bitcast rules: also compile the reshape/transpose with real XLA "
+                   "(jaxlib, CPU) and show whether it emits a bitcast or a copy")
     c.add_argument("--ignore-element-type", action="store_true",
                    help="bitcast rules: XLA's ignore_element_type argument (f32 and s32 "
                    "may then bitcast)")

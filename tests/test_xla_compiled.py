@@ -106,3 +106,21 @@ def test_a_transpose_of_unit_dims_is_judged_as_a_reshape():
     assert bitcasts.compiler_rule(a, b, (1, 0))          # ReshapeIsBitcast: yes
     from tilespec.prover.rules import xla_transpose_is_bitcast
     assert not xla_transpose_is_bitcast(a, b, (1, 0))    # TransposeIsBitcast: no
+
+
+@needs_xla
+def test_cli_against_xla(capsys):
+    import json as _json
+    from tilespec.cli import main
+    code = main(["check-rule", "reshape_is_bitcast", "f32[16,256]{1,0:T(8,128)}",
+                 "f32[4096]{0}", "--against-xla", "--json"])
+    out = _json.loads(capsys.readouterr().out)
+    assert code == 1                                  # the rule disagrees with the spec
+    assert out[0]["xla_compiled"]["verdict"] == "bitcast"
+    assert out[0]["xla_compiled"]["memory"] == "row-major"
+
+
+def test_cli_against_xla_needs_a_bitcast_rule(capsys):
+    from tilespec.cli import main
+    assert main(["check-rule", "array_size", "f32[3]{0}", "--against-xla"]) == 2
+    assert "reshape_is_bitcast" in capsys.readouterr().err
