@@ -1,25 +1,32 @@
-"""XLA's own layout rules, as its open-source code states them, against the spec.
+"""XLA's own layout rules, as openxla/xla's public code states them, against the spec.
 
-Each rule is written once over an :class:`~spec.arith.Arithmetic` (so it runs
-on ints, numpy arrays and Z3 terms) after the behaviour XLA's source shows
-(``/tmp/xla_facts.md`` restates it; no code is copied), and compared with the
+The catalogue (:data:`RULES`) and :func:`check`.  Each rule is written once
+over an :class:`~spec.arith.Arithmetic` (so it runs on ints, numpy arrays and
+Z3 terms) after the behaviour the public source shows (no code is copied),
+checked against the XLA in jaxlib where it can answer, and compared with the
 spec for one shape (or pair), concrete or with named dims:
 
-``array_size``  -- ``ShapeUtil::ArraySize`` (openxla/xla shape_util.cc).
-    Elements from the *first* tile only (later tiles are assumed to add no
-    padding), ``L(n)`` applied only when the layout is tiled, a ``*`` entry
-    replaced by the second tile's matching entry or ``max(1, 32/bits)``.
-    Spec: :func:`spec.size.aligned_elements` (bytes follow from elements
-    with the same rule on both sides).
-``linear_index`` -- ``LayoutUtil::LinearIndex`` (xla/layout_util.cc).
-    Rank 0: 0; rank 1: the index unchanged; otherwise the first tile only.
-    Spec: :func:`spec.index.offset`.
-``reshape_is_bitcast`` -- ``ShapeUtil::ReshapeIsBitcast``.  Unit indices
-    in both directions compared by ``minor_to_major`` strides only: tiles,
-    ``L`` and ``E`` ignored.  Spec: :func:`prover.bitcast.decide`.
-``transpose_is_bitcast`` -- ``ShapeUtil::TransposeIsBitcast``.  The
-    permutation composed with the output's ``minor_to_major`` must be the
-    input's; tiles ignored.  Spec: :func:`prover.bitcast.decide`.
+``array_size`` -- ``ShapeUtil::ArraySize`` (openxla/xla ``xla/shape_util.cc``),
+    :mod:`prover.xla_size`.  Untiled: the elements (no ``L``); tiled: the
+    *first* tile only, then ``L(n)``; every dim its ``LayoutUtil::MaxSplitSize``
+    (``xla/layout_util.cc``); a ``*`` entry makes it 0.  Spec:
+    :func:`spec.size.aligned_elements`.
+``linear_index`` -- ``LayoutUtil::LinearIndex`` (``xla/layout_util.cc``),
+    :mod:`prover.xla_index`.  Rank 0: 0; rank 1: the index unchanged;
+    otherwise the first tile only.  Spec: :func:`spec.index.offset`.
+``linear_index_nested``, ``delinearize_nested`` --
+    ``LayoutUtil::LinearIndexForNestedTiling`` and
+    ``DelinearizeIndexForNestedTiling`` (``xla/layout_util.cc``, 2026),
+    :mod:`prover.xla_nested`: modelled from their description (neither the
+    stored source nor jaxlib 0.10.2 has them).  Every tile in turn.
+``reshape_is_bitcast`` -- ``ShapeUtil::ReshapeIsBitcast`` (``xla/shape_util.cc``),
+    :mod:`prover.xla_bitcast`.  Element types, element counts, no elements,
+    then unit indices in both directions compared by ``minor_to_major``
+    strides only: tiles, ``L`` and ``E`` ignored.  Spec:
+    :func:`prover.bitcast.decide`, on every return of the rule.
+``transpose_is_bitcast`` -- ``ShapeUtil::TransposeIsBitcast``.  Element
+    types, then the permutation composed with the output's ``minor_to_major``
+    must be the input's; tiles ignored.
 
 A check returns a :class:`~prover.result.Result`: ``proved`` (the rule gives
 the spec's answer for this shape, or for every size of its named dims),
