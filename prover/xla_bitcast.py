@@ -18,7 +18,7 @@ from . import bitcast
 from .encode import scope
 from .linform import spec_form
 from .result import PROVED, REFUTED, UNKNOWN, Result
-from .solve import DEFAULT_TIMEOUT, probe_values
+from .solve import DEFAULT_TIMEOUT, probe_values, search
 
 
 def xla_untiled_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):
@@ -347,7 +347,10 @@ def _rule_no_is_right(q, timeout):
                z3.And(fails, z3.Not(xla_same), spec_same, same_size))
     status, detail = F.check()
     if status == "proved":
-        return PROVED, None
+        # premises that never hold would prove anything: check they can hold
+        answer, _ = search(z3.And(F.assumptions + [z3.BoolVal(True, F.ctx)]),
+                           F.ctx, F.timeout)
+        return (PROVED, None) if answer == "sat" else (UNKNOWN, None)
     if status == "failed":
         return REFUTED, {n: b.enc.value(detail[1], b.names[n]) for n in q.names}
     return UNKNOWN, None
