@@ -303,7 +303,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
                     "at every probe size")
     # 1. Where the rule says bitcast, the spec proves it.
     yes = bitcast._symbolic(q, timeout, start, assume=_rule_verdict)
-    steps.append("where XLA says bitcast: " + yes.status)
+    steps.append("where XLA says bitcast: " + yes.status + _vacuity(q, timeout))
     steps.extend(f"  {s}" for s in yes.steps)
     if yes.status == REFUTED:
         ce = disagreement(yes.counterexample["dim_values"])
@@ -321,6 +321,16 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
     return done(UNKNOWN, reason=f"bitcast where XLA says so: {yes.status}"
                 f"{' (' + yes.reason + ')' if yes.reason else ''}; "
                 f"not a bitcast where XLA says no: {no[0]}; no disagreement at the probe sizes")
+
+
+def _vacuity(q, timeout) -> str:
+    """' (XLA says bitcast for no size: nothing compared there)' when the
+    rule's "bitcast" branch is empty, so that its proof is not read as agreement."""
+    b = bitcast._Build(q, timeout, assume=_rule_verdict)
+    F = b.facts
+    answer, _ = search(z3.And(F.assumptions + [z3.BoolVal(True, F.ctx)]), F.ctx, F.timeout)
+    return {"unsat": " (XLA says bitcast for no size: nothing compared there)",
+            "sat": ""}.get(answer, " (whether XLA says bitcast for some size is unknown)")
 
 
 def _rule_no_is_right(q, timeout):
