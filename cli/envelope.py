@@ -220,6 +220,7 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
         two = len(getattr(args, "shapes", ()) or ()) == 2 and not args.conditions
         for r in data:
             conditions = r.pop("layout_conditions", None)
+            compiled = r.pop("xla_compiled", None)
             if two:
                 subject = {"source": _canonical(args.shapes[0]),
                            "target": _canonical(args.shapes[1])}
@@ -228,6 +229,8 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
             payload = {"rule": args.name}
             if conditions is not None:
                 payload["layout_conditions"] = conditions
+            if compiled is not None:    # --against-xla: the compiler's decision
+                payload["xla_compiled"] = compiled
             out.append(_from_result(r, subject, payload))
         return out
     if command == "regress":

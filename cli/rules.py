@@ -65,6 +65,9 @@ def _rule_list(args) -> int:
         print("    agrees with the spec when:")
         for c in r.conditions:
             print(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
+        if not r.disagree:
+            print(f"    agrees on every layout tried, e.g. {r.agree[0]}")
+            continue
         ex = r.disagree[0]
         ex = ex if isinstance(ex, str) else " ".join(
             x if isinstance(x, str) else "--transpose " + ",".join(map(str, x)) for x in ex)
@@ -76,6 +79,9 @@ def _describe_rule(r, rule, shapes) -> str:
     head = {"proved": "agrees with the spec: proved",
             "refuted": "disagrees with the spec: refuted",
             "unknown": "unknown"}[r.status]
+    if r.status == "proved" and r.scope.endswith("vacuous)"):
+        # a vacuous implication is not agreement: say that nothing was compared
+        head = "proved only vacuously (nothing compared: the size conditions hold for no dims)"
     lines = [f"rule {rule.name} ({rule.xla})", f"  {head} ({r.scope}) on {r.shape}"
              f"  [{r.seconds:.3f} s]"]
     for text, holds in rule.layout_conditions(shapes):
@@ -118,16 +124,42 @@ def cmd_check_rule(args) -> int:
         if len(shapes) != 2:
             raise TilespecError(f"rule {rule.name} takes two shapes, SRC and DST")
         results = [check(rule.name, shapes, transpose=_perm(args.transpose),
-                         timeout=args.timeout)]
+                         timeout=args.timeout,
+                         ignore_element_type=args.ignore_element_type)]
         groups = [shapes]
+    compiled = _against_xla(args, rule, shapes) if args.against_xla else None
     if args.json:
         print(json.dumps([{**r.to_json(), "layout_conditions": [
-            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)]}
+            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
+            **({"xla_compiled": compiled} if compiled else {})}
             for r, g in zip(results, groups)], indent=2))
     else:
         print("\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups)))
+        if compiled:
+            print(f"  real XLA (jax {compiled['versions']['jax']}, CPU) compiles it as: "
+                  f"{compiled['verdict']} ({', '.join(compiled['ops']) or 'no instructions'})"
+                  + (f"  -- {compiled['note']}" if compiled.get("note") else ""))
     statuses = {r.status for r in results}
     return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
+
+
+def _against_xla(args, rule, shapes) -> dict:
+    """The compiler's own decision for a bitcast rule's pair (tilespec.xla.compiled)."""
+    if rule.shapes != 2 or "bitcast" not in rule.name:
+        raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
+                            "reshape_is_bitcast and transpose_is_bitcast")
+    from ..spec.text import format_shape
+    from ..xla import compiled
+    t = _perm(args.transpose)
+    (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
+    out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
+           "versions": compiled.versions()}
+    if d.detail:
+        out["note"] = d.detail
+    elif d.verdict == "bitcast" and d.memory == "row-major" and any(
+            tl for tl in (shapes[0].layout.tiles, shapes[1].layout.tiles)):
+        out["note"] = "the CPU client stores tiled arrays row-major (tiles ignored)"
+    return out
 
 
 def _conditions(args, rule) -> int:
@@ -213,11 +245,17 @@ def register(command) -> None:
     c.add_argument("shapes", nargs="*", metavar="SHAPE")
     c.add_argument("--list", action="store_true", help="list the rules")
     c.add_argument("--transpose", metavar="P", help="for transpose_is_bitcast")
+    c.add_argument("--against-xla", action="store_true",
+                   help="bitcast rules: also compile the reshape/transpose with real XLA "
+                   "(jaxlib, CPU) and show whether it emits a bitcast or a copy")
+    c.add_argument("--ignore-element-type", action="store_true",
+                   help="bitcast rules: XLA's ignore_element_type argument (f32 and s32 "
+                   "may then bitcast)")
     c.add_argument("--assume-conditions", action="store_true",
                    help="prove agreement wherever the rule's size conditions hold")
     c.add_argument("--conditions", action="store_true",
                    help="prove the rule's conditions on its family of layouts "
-                   "(array_size, linear_index)")
+                   "(rules of one shape)")
     c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
 
     c = command("normalize", "a simpler equivalent layout, with the proof", cmd_normalize)
