@@ -93,3 +93,77 @@ def test_shape_acceptance_agrees_with_real_xla(element_type, dims):
     except TilespecError:
         ours = False
     assert ours == xla_ok, (element_type, dims)
+
+
+# --- regress: exact int64 expected values ----------------------------------------------
+
+#: 2^60 elements, 2^62 bytes: valid in XLA, and o * 32 bits overflows int64.
+BIG = "f32[1099511627776,1048576]{1,0}"
+#: 2^60 elements in (8,128)(2,1) tiles: the exact (Python int) path.
+BIG_TILED = "bf16[1073741824,1073741825]{1,0:T(8,128)(2,1)}"
+#: valid in XLA (2^57 bytes dense), but padded to 2^64 elements.
+PADDED_PAST_INT64 = "s8[144115188075855872,1]{1,0:T(1,128)}"
+
+
+def _suite(text, count=64):
+    from tilespec.prover.regress import generate
+    return generate([parse_array_shape(text)], count=count, seed=3)
+
+
+@pytest.mark.parametrize("text", [BIG, BIG_TILED])
+def test_regress_values_are_exact_for_arrays_near_int64(text):
+    from tilespec.spec.index import locate, offset
+    from tilespec.spec.size import bit_range, byte_size
+    s = parse_array_shape(text)
+    suite = _suite(text)
+    r = suite.random[0]
+    assert len(r) == 64
+    for e, ok, o, b in zip(r.elements.tolist(), r.is_element.tolist(),
+                           r.offsets.tolist(), r.byte_offsets.tolist()):
+        assert 0 <= b < byte_size(s) and b == bit_range(s, o)[0] // 8, (o, b)
+        if ok:
+            assert offset(s, e) == o
+        else:
+            assert locate(s, o) is None
+    for c in suite.cases:
+        if c.kind == "offset":
+            assert c.byte_offset == c.offset * s.element_bits // 8 >= 0
+        else:
+            assert c.extra["byte_size"] == byte_size(s) <= INT64_MAX
+
+
+def test_regress_refuses_a_shape_whose_padded_size_is_beyond_int64(capsys):
+    with pytest.raises(TilespecError, match="beyond int64"):
+        _suite(PADDED_PAST_INT64)
+    from tilespec.cli import main
+    assert main(["regress", PADDED_PAST_INT64, "--count", "4"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "2^63" in err
+
+
+def test_gtest_writes_only_int64_literals():
+    import re
+
+    from tilespec.prover.regress import gtest_source
+    from tilespec.prover.regress_formats import _int64
+    text = gtest_source(_suite(BIG, count=16))
+    numbers = [int(x) for x in re.findall(r"(?<![\w.])-?\d+(?![\w.])", text)]
+    assert max(numbers) >= 2**62 and all(-(2**63) <= n <= INT64_MAX for n in numbers)
+    assert "int64_t offset;" in text and "expected offset" in text
+    with pytest.raises(TilespecError, match="int64"):
+        _int64(2**63)
+    assert _int64(-(2**63)) == "(-9223372036854775807 - 1)"
+
+
+def test_generated_pytest_module_holds_for_arrays_near_int64():
+    """The module's own checks run on exact ints (numpy's o * bits overflowed)."""
+    from tilespec.prover.regress import pytest_module
+    namespace: dict = {}
+    exec(compile(pytest_module(_suite(BIG, count=16)), "<regress>", "exec"), namespace)
+    for shape in namespace["RANDOM"]:
+        namespace["test_random"](shape)
+    for row in namespace["BOUNDARY"]:
+        namespace["test_boundary"](row)
+    for row in namespace["SIZES"]:
+        namespace["test_size"](row)
+    assert namespace["SIZES"]

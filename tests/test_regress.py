@@ -189,7 +189,7 @@ def test_cli(capsys, tmp_path):
     lines = out_file.read_text().splitlines()
     assert summary["cases"] == len([l for l in lines if '"empty"' not in l])
     code, out, _ = run(capsys, "regress", "f32[3,5]{1,0:T(2,2)}", "--count", "3")
-    assert code == 0 and len(out.splitlines()) == 12 + 3
+    assert code == 0 and len(out.splitlines()) == 12 + 1 + 3      # a size case
     code, _, err = run(capsys, "regress", "f32[m,5]{1,0:T(2,2)}")
     assert code == 2 and "named dims" in err
     code, out, _ = run(capsys, "regress", "--from-counterexamples", "--format", "pytest")
