@@ -294,10 +294,20 @@ def gtest_source(suite: Suite, command: str = "tilespec regress") -> str:
     return "\n".join(L)
 
 
-def write(suite: Suite, fmt: str, out, command: str = "tilespec regress") -> int:
-    """Write ``suite`` in ``fmt`` (jsonl, pytest, gtest); returns the cases."""
+def write(suite: Suite, fmt: str, out, command: str = "tilespec regress",
+          target: str | None = None) -> int:
+    """Write ``suite`` in ``fmt`` (jsonl, pytest, gtest); returns the cases.
+
+    ``target`` ("module:function", pytest only) makes the pytest module test
+    that function instead of tilespec (:mod:`prover.regress_target`)."""
+    if target is not None and fmt != "pytest":
+        raise TilespecError(f"--target names the function a pytest module tests; "
+                            f"the {fmt} format has no use for it (gtest has hooks)")
     if fmt == "jsonl":
         write_jsonl(suite, out)
+    elif fmt == "pytest" and target is not None:
+        from .regress_target import targeted_pytest_module
+        out.write(targeted_pytest_module(suite, target, command))
     elif fmt == "pytest":
         out.write(pytest_module(suite, command))
     elif fmt == "gtest":
