@@ -121,3 +121,34 @@ def test_replay_follows_c_division_and_short_circuit():
     assert run({"x": 1, "y": 2**62}, "x > 0 and y * 4 > 0")[1] == \
         {"overflow": "y * 4", "value": 2**64}
     assert Replay("python", {"x": -7, "y": 2}).value(ast.parse("x // y").body[0].value) == -4
+
+
+def _ubsan_run(tmp_path, text, element):
+    """Compile the generated C with UBSan and call offset at ``element``."""
+    import shutil
+    import subprocess
+    from tilespec.spec.symbolic import c_source
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "g.c"
+    args = ", ".join(f"{x}LL" for x in element)
+    src.write_text(c_source(shape(text)) + "\n#include <stdio.h>\nint main(void) {\n"
+                   f'    printf("%lld\\n", (long long)offset({args}));\n    return 0;\n}}\n')
+    exe = tmp_path / "g"
+    built = subprocess.run([cc, "-std=c99", "-fsanitize=undefined",
+                            "-fno-sanitize-recover=undefined", str(src), "-o", str(exe)],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip(f"no UBSan here: {built.stderr.strip()[:100]}")
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+
+
+def test_the_c_compiler_agrees_the_refuted_code_overflows(tmp_path):
+    """A second opinion from outside tilespec: UBSan traps at the witness."""
+    off = prove_generated(shape(HUGE), "c", timeout=60)[0]
+    done = _ubsan_run(tmp_path, HUGE, off.counterexample["element"])
+    assert done.returncode != 0 and "signed integer overflow" in done.stderr
+    # ... and the last element below int64 computes cleanly
+    ok = _ubsan_run(tmp_path, HUGE, [2**56 - 1, 0])
+    assert ok.returncode == 0 and int(ok.stdout) == (2**56 - 1) * 128
