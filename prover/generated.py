@@ -389,19 +389,31 @@ def _distinct_ranges(ranges) -> list:
     return out
 
 
+#: The overflow checks of one function share this many time limits in all,
+#: so that a long expression cannot multiply the wait by its length.
+OVERFLOW_BUDGET = 4
+
+
 def _no_overflow(premise, checks, ctx, timeout):
     """Check each subexpression's range on its own (one conjunction of them
     all is far harder for Z3 than each alone): ('unsat', None, []) when all
     hold, ('sat', model, ...) at the first that fails, else ('unknown',
     reason, the checks left open)."""
-    left = []
+    left, reason = [], None
+    deadline = time.perf_counter() + OVERFLOW_BUDGET * timeout
     for text, ok in checks:
-        answer, detail = search(z3.And(premise, z3.Not(ok)), ctx, timeout)
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            left.append((text, ok))
+            reason = reason or (f"the overflow checks took their whole time "
+                                f"({OVERFLOW_BUDGET * timeout:g} s)")
+            continue
+        answer, detail = search(z3.And(premise, z3.Not(ok)), ctx, min(timeout, remaining))
         if answer == "sat":
             return "sat", detail, []
         if answer == "unknown":
             left.append((text, ok))
-            reason = f"{detail} on whether {text} stays in int64"
+            reason = reason or f"{detail} on whether {text} stays in int64"
     if left:
         return "unknown", reason, left
     return "unsat", None, []
