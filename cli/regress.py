@@ -48,6 +48,7 @@ def cmd_regress(args) -> int:
         "empty_classes": sum(1 for c in suite.classes if c.status == "empty"),
         "unknown_classes": sum(1 for c in suite.classes if c.status == "unknown"),
         "random": sum(len(r) for r in suite.random),
+        "sizes": len(suite.sizes),
         "from_counterexamples": len(suite.extra),
         "format": args.format,
         "output": args.output,
@@ -60,6 +61,7 @@ def cmd_regress(args) -> int:
                   f"{summary['boundary_witnesses']} boundary witnesses, "
                   f"{summary['empty_classes']} empty classes, "
                   f"{summary['unknown_classes']} unknown, {summary['random']} random, "
+                  f"{summary['sizes']} size, "
                   f"{summary['from_counterexamples']} from counterexamples")
     elif args.json:
         print(json.dumps(summary), file=sys.stderr)
