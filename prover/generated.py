@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 import z3
 
+from ..spec.dtypes import storage_bits
 from ..spec.errors import TilespecError
 from ..spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
 from ..spec.layout import Shape
@@ -229,16 +230,36 @@ class _Claim:
     int64: bool
     timeout: float
 
+    @property
+    def bounded(self) -> bool:
+        """Whether the proof assumes padded elements < 2^63: with int64 and
+        named dims, unless no size at all satisfies it (the padded size
+        grows with every dim, so all names = 1 is the smallest).  A premise
+        nothing satisfies would make any claim true: then there is none."""
+        if not (self.int64 and self.shape.is_symbolic):
+            return False
+        ones = tuple(1 if isinstance(d, str) else d for d in self.shape.dims)
+        return product(dims_through(shape_pipeline(self.shape), ones)[-1]) <= INT64_MAX
+
     def hypothesis(self, enc: Encoding, size):
-        """The premise on named dims: with int64, padded elements < 2^63."""
-        if self.int64 and self.shape.is_symbolic:
+        """The premise on named dims: padded elements < 2^63 if bounded;
+        else, with int64, only shapes XLA accepts (its byte width times
+        the dims below 2^63, which also keeps each dim in int64_t)."""
+        if self.bounded:
             return enc.ar._term(size) <= INT64_MAX
+        if self.int64 and self.shape.is_symbolic:
+            width = storage_bits(self.shape.element_type) // 8
+            dense = enc.ar._term(product(enc.dims, enc.ar)) * width
+            return z3.And(dense <= INT64_MAX,
+                          *(v <= INT64_MAX for v in enc.names.values()))
         return z3.BoolVal(True, enc.ctx)
 
     def scope(self) -> str:
         where = scope(self.shape)
-        if self.int64 and self.shape.is_symbolic:
+        if self.bounded:
             where += ", padded elements < 2^63"
+        elif self.int64 and self.shape.is_symbolic:
+            where += ", dense bytes < 2^63 (as XLA requires)"
         return where
 
     def steps(self) -> tuple:
@@ -246,7 +267,7 @@ class _Claim:
         if self.int64:
             out.append("Z3: every subexpression of the code lies in int64 "
                        "[-2^63, 2^63)" + (" when the padded elements are below 2^63"
-                                          if self.shape.is_symbolic else ""))
+                                          if self.bounded else ""))
         elif self.language == "python":
             out.append("Python integers are unbounded: the code cannot overflow")
         return tuple(out)

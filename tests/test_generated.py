@@ -152,3 +152,17 @@ def test_the_c_compiler_agrees_the_refuted_code_overflows(tmp_path):
     # ... and the last element below int64 computes cleanly
     ok = _ubsan_run(tmp_path, HUGE, [2**56 - 1, 0])
     assert ok.returncode == 0 and int(ok.stdout) == (2**56 - 1) * 128
+
+
+def test_a_bound_no_size_satisfies_is_not_assumed():
+    """Padded elements reach 2^63 already at m = 1: assuming them below 2^63
+    would prove anything (vacuously).  Without that premise, over the shapes
+    XLA accepts, the C code's locate compares with the literal 2^63, outside
+    int64: refuted, not proved."""
+    results = prove_generated(shape("s8[m,4611686018427387904]{1,0:T(2,128)}"), "c",
+                              timeout=60)
+    for r in results:
+        assert "padded elements" not in r.scope and "dense bytes < 2^63" in r.scope
+    loc = results[1]
+    assert loc.status == "refuted"
+    assert loc.counterexample["m"] == 1 and loc.counterexample["value"] == 2**63
