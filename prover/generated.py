@@ -23,7 +23,9 @@ with no hypothesis: if some intermediate overflows for some element of a
 shape XLA accepts, the result is refuted and the witness names the
 subexpression and its value.  Named dims range over every size, and the C
 code overflows for sizes whose offsets do not fit int64 whatever it does;
-so the proof assumes *padded elements < 2^63* (the scope says so).  That
+so the proof assumes *padded elements < 2^63* (the scope says so) -- unless
+no size satisfies that (a vacuous premise proves anything), and then only
+what XLA requires of a shape, *dense bytes < 2^63*.  That
 holds whenever the padded array's bytes fit int64, as XLA needs to address
 it, and an element takes at least one byte.  The generated Python runs on
 Python's unbounded integers, so it is proved with no bound and no overflow
