@@ -33,18 +33,22 @@ def cmd_regress(args) -> int:
         parts.append("--from-counterexamples")
     else:
         parts += [f"--count {args.count}", f"--seed {args.seed}"]
-    command = "tilespec regress " + " ".join(parts + [f"--format {args.format}"])
+    parts.append(f"--format {args.format}")
+    if args.target:
+        parts.append(f"--target {shlex.quote(args.target)}")
+    command = "tilespec regress " + " ".join(parts)
     if args.output:
         with open(args.output, "w") as f:
-            write(suite, args.format, f, command)
+            write(suite, args.format, f, command, target=args.target)
     else:
-        write(suite, args.format, sys.stdout, command)
+        write(suite, args.format, sys.stdout, command, target=args.target)
     summary = {
         "cases": suite.count,
         "boundary_witnesses": sum(1 for c in suite.classes if c.status == "witness"),
         "empty_classes": sum(1 for c in suite.classes if c.status == "empty"),
         "unknown_classes": sum(1 for c in suite.classes if c.status == "unknown"),
         "random": sum(len(r) for r in suite.random),
+        "sizes": len(suite.sizes),
         "from_counterexamples": len(suite.extra),
         "format": args.format,
         "output": args.output,
@@ -57,6 +61,7 @@ def cmd_regress(args) -> int:
                   f"{summary['boundary_witnesses']} boundary witnesses, "
                   f"{summary['empty_classes']} empty classes, "
                   f"{summary['unknown_classes']} unknown, {summary['random']} random, "
+                  f"{summary['sizes']} size, "
                   f"{summary['from_counterexamples']} from counterexamples")
     elif args.json:
         print(json.dumps(summary), file=sys.stderr)
@@ -76,5 +81,8 @@ def register(command) -> None:
     c.add_argument("--from-counterexamples", action="store_true",
                    help="cases where XLA's rules (tilespec check-rule) disagree with "
                    "the spec: on the SHAPEs, or on the rules' own examples")
+    c.add_argument("--target", metavar="MODULE:FUNCTION",
+                   help="with --format pytest: test this function, called as "
+                   "FUNCTION(shape_text, index) -> offset, instead of tilespec")
     c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call")

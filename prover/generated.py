@@ -1,4 +1,4 @@
-"""Generated code proved equal to the spec.
+"""Generated code proved equal to the spec, with 64-bit integers for C.
 
 :mod:`spec.symbolic` writes ``offset`` and ``locate`` as Python and as C
 source, from the spec's stage pipeline, simplifying expressions on the way.
@@ -13,9 +13,24 @@ The source text itself is read (with Python's ``ast``; the C expressions are
 in the common subset) and translated to Z3.  Python's ``//`` and ``%``
 floor, C's ``/`` and ``%`` truncate toward zero; the two agree with Z3's
 ``div``/``mod`` when the divisor is positive and (for C) the dividend is not
-negative, so the claim proved is: on every input those conditions hold *and*
-the values are equal.  What is not covered: C's 64-bit overflow (offsets
-beyond 2^63 are outside what the C code can hold).
+negative, so those conditions join the claim.
+
+Machine integers.  The C code computes in ``int64_t``, where a result beyond
+[-2^63, 2^63) is undefined behaviour.  So for C the claim also says that
+every subexpression the code evaluates (every literal, parameter, sum,
+product, quotient and remainder) lies in int64.  A concrete shape is proved
+with no hypothesis: if some intermediate overflows for some element of a
+shape XLA accepts, the result is refuted and the witness names the
+subexpression and its value.  Named dims range over every size, and the C
+code overflows for sizes whose offsets do not fit int64 whatever it does;
+so the proof assumes *padded elements < 2^63* (the scope says so) -- unless
+no size satisfies that (a vacuous premise proves anything), and then only
+what XLA requires of a shape, *dense bytes < 2^63*.  That
+holds whenever the padded array's bytes fit int64, as XLA needs to address
+it, and an element takes at least one byte.  The generated Python runs on
+Python's unbounded integers, so it is proved with no bound and no overflow
+to speak of; ``int64=True`` checks it as C is checked (for a port to int64
+numpy code, say).
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> [r.status for r in prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c")]
@@ -23,6 +38,12 @@ beyond 2^63 are outside what the C code can hold).
 >>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "python")[0]
 >>> r.property, r.status, r.scope
 ('generated python offset', 'proved', 'all shapes: m >= 1, n >= 1')
+>>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "c")[0]
+>>> r.status, r.scope
+('proved', 'all shapes: m >= 1, n >= 1, padded elements < 2^63')
+>>> r = prove_generated(shape("s8[144115188075855872,1]{1,0:T(1,128)}"), "c")[0]
+>>> r.status, r.counterexample["overflow"]
+('refuted', '(e0 + e1 / 128) * 128')
 """
 
 from __future__ import annotations
@@ -30,35 +51,46 @@ from __future__ import annotations
 import ast
 import re
 import time
+from dataclasses import dataclass
 
 import z3
 
+from ..spec.dtypes import storage_bits
 from ..spec.errors import TilespecError
 from ..spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
 from ..spec.layout import Shape
 from ..spec.symbolic import c_source, python_source
 from ..spec.text import format_shape
 
+from .code_replay import INT64_MAX, INT64_MIN, Replay
 from .encode import Encoding, scope
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
 from .solve import DEFAULT_TIMEOUT, search
 
 
 class _Translate:
-    """An expression's AST as a Z3 term, in Python's or C's arithmetic."""
+    """An expression's AST as a Z3 term, in Python's or C's arithmetic.
 
-    def __init__(self, env: dict, ctx, language: str):
+    ``conditions`` collects what must hold for the division to mean floor;
+    with ``int64``, ``ranges`` collects, for every integer subexpression, its
+    source text and the condition that it lies in int64.
+    """
+
+    def __init__(self, env: dict, ctx, language: str, int64: bool = False):
         self.env, self.ctx, self.c = env, ctx, language == "c"
-        self.conditions: list = []   # what must hold for the division to mean floor
-
-    def all_conditions(self):
-        return z3.And(z3.BoolVal(True, self.ctx), *self.conditions)
+        self.int64 = int64
+        self.conditions: list = []
+        self.ranges: list = []
 
     def __call__(self, node):
         method = getattr(self, type(node).__name__, None)
         if method is None:
             raise TilespecError(f"generated code has an unexpected {type(node).__name__}")
-        return method(node)
+        term = method(node)
+        if self.int64 and isinstance(term, z3.ArithRef):
+            self.ranges.append((ast.unparse(node), z3.And(term >= INT64_MIN,
+                                                          term <= INT64_MAX)))
+        return term
 
     def Expression(self, n):
         return self(n.body)
@@ -74,8 +106,22 @@ class _Translate:
         return z3.Not(v) if isinstance(n.op, ast.Not) else -v
 
     def BoolOp(self, n):
-        parts = [self(v) for v in n.values]
-        return z3.And(parts) if isinstance(n.op, ast.And) else z3.Or(parts)
+        # ``and``/``&&`` and ``or``/``||`` stop early: what a later operand
+        # evaluates must be in range only when it runs.
+        conj = isinstance(n.op, ast.And)
+        parts = []
+        for v in n.values:
+            mark = len(self.ranges)
+            term = self(v)
+            if parts:
+                # Division conditions stay unguarded: a stronger claim
+                # (that holds: dividends are never negative here), and the
+                # form Z3 settles fastest.
+                runs = z3.And(parts) if conj else z3.Not(z3.Or(parts))
+                self.ranges[mark:] = [(t, z3.Implies(runs, c))
+                                      for t, c in self.ranges[mark:]]
+            parts.append(term)
+        return z3.And(parts) if conj else z3.Or(parts)
 
     def Compare(self, n):
         ops = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
@@ -153,17 +199,80 @@ def _c_parts(source: str):
 
 
 def prove_generated(shape: Shape, language: str = "python", *,
-                    timeout: float = DEFAULT_TIMEOUT) -> list[Result]:
+                    timeout: float = DEFAULT_TIMEOUT,
+                    int64: bool | None = None) -> list[Result]:
     """Prove the generated ``offset`` and ``locate`` of ``shape`` equal to
-    the spec; named dims become parameters and are proved for every size."""
+    the spec; named dims become parameters and are proved for every size
+    (with 64-bit integers, every size whose padded elements fit int64).
+
+    ``int64`` (default: True for C, False for Python) adds the claim that
+    no subexpression leaves int64.
+    """
     if language not in ("python", "c"):
         raise TilespecError(f"language {language!r} is not 'python' or 'c'")
-    symbolic = shape.is_symbolic
-    source = (python_source if language == "python" else c_source)(shape, symbolic)
+    if int64 is None:
+        int64 = language == "c"
+    # The code for the shape as written: named dims are parameters, sizes
+    # are literals (``symbolic=True`` would name the sizes too).
+    source = (python_source if language == "python" else c_source)(shape, False)
     parts = (_python_parts if language == "python" else _c_parts)(source)
     off_params, off_expr, loc_params, is_element, element = parts
-    return [_prove_offset(shape, language, source, off_params, off_expr, timeout),
-            _prove_locate(shape, language, source, loc_params, is_element, element, timeout)]
+    claim = _Claim(shape, language, source, int64, timeout)
+    return [_prove_offset(claim, off_params, off_expr),
+            _prove_locate(claim, loc_params, is_element, element)]
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """What is being proved: the code, its language and its integers."""
+
+    shape: Shape
+    language: str
+    source: str
+    int64: bool
+    timeout: float
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the proof assumes padded elements < 2^63: with int64 and
+        named dims, unless no size at all satisfies it (the padded size
+        grows with every dim, so all names = 1 is the smallest).  A premise
+        nothing satisfies would make any claim true: then there is none."""
+        if not (self.int64 and self.shape.is_symbolic):
+            return False
+        ones = tuple(1 if isinstance(d, str) else d for d in self.shape.dims)
+        return product(dims_through(shape_pipeline(self.shape), ones)[-1]) <= INT64_MAX
+
+    def hypothesis(self, enc: Encoding, size):
+        """The premise on named dims: padded elements < 2^63 if bounded;
+        else, with int64, only shapes XLA accepts (its byte width times
+        the dims below 2^63, which also keeps each dim in int64_t)."""
+        if self.bounded:
+            return enc.ar._term(size) <= INT64_MAX
+        if self.int64 and self.shape.is_symbolic:
+            width = storage_bits(self.shape.element_type) // 8
+            dense = enc.ar._term(product(enc.dims, enc.ar)) * width
+            return z3.And(dense <= INT64_MAX,
+                          *(v <= INT64_MAX for v in enc.names.values()))
+        return z3.BoolVal(True, enc.ctx)
+
+    def scope(self) -> str:
+        where = scope(self.shape)
+        if self.bounded:
+            where += ", padded elements < 2^63"
+        elif self.int64 and self.shape.is_symbolic:
+            where += ", dense bytes < 2^63 (as XLA requires)"
+        return where
+
+    def steps(self) -> tuple:
+        out = ["Z3: the generated function equals the spec's evaluator"]
+        if self.int64:
+            out.append("Z3: every subexpression of the code lies in int64 "
+                       "[-2^63, 2^63)" + (" when the padded elements are below 2^63"
+                                          if self.bounded else ""))
+        elif self.language == "python":
+            out.append("Python integers are unbounded: the code cannot overflow")
+        return tuple(out)
 
 
 def _env(enc: Encoding, params, first: dict):
@@ -177,90 +286,194 @@ def _env(enc: Encoding, params, first: dict):
     return env
 
 
-def _prove_offset(shape, language, source, params, expr, timeout) -> Result:
+def _all(ctx, conditions):
+    return z3.And(z3.BoolVal(True, ctx), *conditions)
+
+
+def _padded(shape: Shape, enc: Encoding):
+    return product(dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1], enc.ar)
+
+
+def _prove_offset(claim: _Claim, params, expr) -> Result:
     start = time.perf_counter()
+    shape = claim.shape
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     e = enc.fresh("e", shape.rank)
     env = _env(enc, params, {f"e{i}": x for i, x in enumerate(e)})
-    tr = _Translate(env, ctx, language)
+    tr = _Translate(env, ctx, claim.language, claim.int64)
     theirs = tr(expr)
     ours = enc.ar._term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
-    query = z3.And(*enc.assumptions, enc.box(e, enc.dims),
-                   z3.Or(theirs != ours, z3.Not(tr.all_conditions())))
+    size = enc.ar._term(_padded(shape, enc))
+    premises = [*enc.assumptions, claim.hypothesis(enc, size), enc.box(e, enc.dims)]
+
+    def in_bounds():
+        return z3.And(0 <= ours, ours < size)
 
     def witness(m):
         ce = {**enc.dim_values(m), "element": [enc.value(m, x) for x in e]}
-        return ce, _generated_value(language, source, "offset", theirs, m, ce, shape)
-    return _verdict(shape, f"generated {language} offset", query, ctx, enc, timeout,
-                    start, witness)
+        values = {**{n: ce[n] for n in shape.names},
+                  **{f"e{i}": x for i, x in enumerate(ce["element"])}}
+        return ce, _replay(claim, values, "offset", expr)
+    return _verdict(claim, f"generated {claim.language} offset", ctx, start, witness,
+                    premises, z3.Or(theirs != ours, z3.Not(_all(ctx, tr.conditions))),
+                    theirs == ours, tr, in_bounds)
 
 
-def _prove_locate(shape, language, source, params, is_element, element, timeout) -> Result:
+def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
     start = time.perf_counter()
+    shape = claim.shape
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     o = enc.internal("o")
     env = _env(enc, params, {"o": o})
-    tr = _Translate(env, ctx, language)
-    their_ok, their_e = tr(is_element), tr(element)
+    tr = _Translate(env, ctx, claim.language, claim.int64)
+    their_ok = tr(is_element)
+    if claim.language == "python":
+        # Python builds the element only past "if not ...: return None",
+        # so its subexpressions count only where the test passed.
+        mark = len(tr.ranges)
+        their_e = tr(element)
+        tr.ranges[mark:] = [(t, z3.Implies(their_ok, x)) for t, x in tr.ranges[mark:]]
+    else:
+        their_e = tr(element)          # C assigns e[] before its return
     stages = shape_pipeline(shape)
     our_e, our_ok = unevaluate(stages, o, enc.dims, enc.ar)
-    size = product(dims_through(stages, enc.dims, enc.ar)[-1], enc.ar)
+    size = enc.ar._term(_padded(shape, enc))
     our_ok = enc.ar._term(our_ok)
-    wrong = z3.Or(their_ok != our_ok,
-                  z3.And(our_ok, z3.Not(enc.equal(their_e, our_e))))
-    query = z3.And(*enc.assumptions, 0 <= o, o < enc.ar._term(size),
-                   z3.Or(wrong, z3.Not(tr.all_conditions())))
+    wrong = z3.Or(their_ok != our_ok, z3.And(our_ok, z3.Not(enc.equal(their_e, our_e))))
+    premises = [*enc.assumptions, claim.hypothesis(enc, size), 0 <= o, o < size]
 
     def witness(m):
         ce = {**enc.dim_values(m), "offset": m.eval(o, model_completion=True).as_long()}
-        got = _generated_value(language, source, "locate", (their_ok, their_e), m, ce, shape)
-        return ce, got
-    return _verdict(shape, f"generated {language} locate", query, ctx, enc, timeout,
-                    start, witness)
+        values = {**{n: ce[n] for n in shape.names}, "o": ce["offset"]}
+        return ce, _replay(claim, values, "locate", is_element, element)
+    return _verdict(claim, f"generated {claim.language} locate", ctx, start, witness,
+                    premises, z3.Or(wrong, z3.Not(_all(ctx, tr.conditions))),
+                    z3.Not(wrong), tr, None)
 
 
-def _verdict(shape, name, query, ctx, enc, timeout, start, witness) -> Result:
-    text, where = format_shape(shape), scope(shape)
-    answer, detail = search(query, ctx, timeout)
-    seconds = time.perf_counter() - start
+def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr,
+             in_bounds) -> Result:
+    """Two questions, each a search for a counterexample under ``premises``:
+    does the code differ from the spec (or divide other than as floor), and,
+    with int64, does some subexpression leave int64?  The second may assume
+    the first's answer (the code equals the spec), and, if Z3 needs it, the
+    spec's own offset range, proved for the layout by :mod:`prover.properties`.
+    """
+    shape = claim.shape
+    text, where = format_shape(shape), claim.scope()
+    steps = list(claim.steps())
+
+    def finish(status, **kw):
+        return Result(text, name, status, time.perf_counter() - start, where, **kw)
+
+    answer, detail = search(z3.And(*premises, wrong), ctx, claim.timeout)
+    if answer == "unsat" and tr.ranges:
+        checks = _distinct_ranges(tr.ranges)
+        answer, detail, left = _no_overflow(z3.And(*premises, same), checks, ctx,
+                                            claim.timeout)
+        if answer == "unknown" and in_bounds is not None:
+            from .properties import prove as prove_property
+            cited = prove_property(shape, "in_bounds", timeout=claim.timeout)
+            if cited.proved:
+                steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "
+                             "in_bounds: proved)")
+                answer, detail, _ = _no_overflow(z3.And(*premises, same, in_bounds()),
+                                                 left, ctx, claim.timeout)
+            else:
+                detail = f"{detail}; in_bounds is {cited.status}"
     if answer == "unsat":
-        return Result(text, name, PROVED, seconds, where,
-                      steps=("Z3: the generated function equals the spec's evaluator",))
+        return finish(PROVED, steps=tuple(steps))
     if answer == "unknown":
-        return Result(text, name, UNKNOWN, seconds, where, reason=detail)
-    ce, generated = witness(detail)
+        return finish(UNKNOWN, reason=detail)
+    ce, (generated, fault) = witness(detail)
     spec_value = _spec_value(shape, ce)
-    if generated == spec_value:
+    if fault is not None:
+        # Replayed on Python ints: the named subexpression really leaves
+        # int64 (or divides as C would not), whatever the final value.
+        ce.update(fault, spec=spec_value)
+    elif generated == spec_value:
         raise ProverBug(f"{name} counterexample {ce} does not replay: both give {spec_value}")
-    ce.update(generated=generated, spec=spec_value)
-    return Result(text, name, REFUTED, seconds, where, counterexample=ce)
+    else:
+        ce.update(generated=generated, spec=spec_value)
+    return finish(REFUTED, counterexample=ce)
+
+
+def _distinct_ranges(ranges) -> list:
+    """The range conditions worth a solver call: each once, none that Z3's
+    simplifier already shows true (a literal, say)."""
+    seen, out = set(), []
+    for text, ok in ranges:
+        if ok.get_id() in seen or z3.is_true(z3.simplify(ok)):
+            continue
+        seen.add(ok.get_id())
+        out.append((text, ok))
+    return out
+
+
+#: The overflow checks of one function share this many time limits in all,
+#: so that a long expression cannot multiply the wait by its length.
+OVERFLOW_BUDGET = 4
+
+
+def _no_overflow(premise, checks, ctx, timeout):
+    """Check each subexpression's range on its own (one conjunction of them
+    all is far harder for Z3 than each alone): ('unsat', None, []) when all
+    hold, ('sat', model, ...) at the first that fails, else ('unknown',
+    reason, the checks left open)."""
+    left, reason = [], None
+    deadline = time.perf_counter() + OVERFLOW_BUDGET * timeout
+    for text, ok in checks:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            left.append((text, ok))
+            reason = reason or (f"the overflow checks took their whole time "
+                                f"({OVERFLOW_BUDGET * timeout:g} s)")
+            continue
+        answer, detail = search(z3.And(premise, z3.Not(ok)), ctx, min(timeout, remaining))
+        if answer == "sat":
+            return "sat", detail, []
+        if answer == "unknown":
+            left.append((text, ok))
+            reason = reason or f"{detail} on whether {text} stays in int64"
+    if left:
+        return "unknown", reason, left
+    return "unsat", None, []
 
 
 def _spec_value(shape: Shape, ce: dict):
-    from ..spec.index import locate, offset
-    concrete = shape.instantiate(ce)
+    """The spec's answer at a witness, on Python ints.  The stage pipeline
+    is run directly: a witness's sizes may lie beyond what a Shape accepts
+    (that is what an overflow witness is about)."""
+    dims = tuple(ce.get(d, 1) if isinstance(d, str) else d for d in shape.dims)
+    stages = shape_pipeline(shape)
     if "element" in ce:
-        return offset(concrete, ce["element"])
-    return locate(concrete, ce["offset"])
+        return evaluate(stages, tuple(ce["element"]), dims)
+    e, ok = unevaluate(stages, ce["offset"], dims)
+    return tuple(int(x) for x in e) if ok else None
 
 
-def _generated_value(language, source, fn, term, model, ce, shape):
-    """The generated function's answer at the witness: the Python source
-    run on ints; the C expressions evaluated on ints through their
-    translation (C itself is compiled and run by the tests)."""
-    dims = {n: ce[n] for n in shape.names}
-    if language == "python":
+def _replay(claim: _Claim, values: dict, fn: str, *nodes):
+    """The generated ``fn`` run at a witness on Python ints, independently
+    of Z3: (value, fault).  Python's source is executed as it is (unless
+    checked as int64); C's expressions run with C's division and ``&&``,
+    watching every subexpression for int64 overflow (:mod:`prover.code_replay`)."""
+    if claim.language == "python" and not claim.int64:
         namespace: dict = {}
-        exec(compile(source, "<generated>", "exec"), namespace)
-        if fn == "offset":
-            return namespace["offset"](*ce["element"], **dims)
-        return namespace["locate"](ce["offset"], **dims)
-
-    def value(t):
-        return model.eval(t, model_completion=True)
+        exec(compile(claim.source, "<generated>", "exec"), namespace)
+        dims = {n: values[n] for n in claim.shape.names}
+        args = ([values[f"e{i}"] for i in range(claim.shape.rank)] if fn == "offset"
+                else [values["o"]])
+        return namespace[fn](*args, **dims), None
+    run = Replay(claim.language, values, claim.int64)
     if fn == "offset":
-        return value(term).as_long()
-    ok, element = term
-    return tuple(value(x).as_long() for x in element) if z3.is_true(value(ok)) else None
+        return run.value(nodes[0]), run.fault
+    is_element, element = nodes
+    if claim.language == "c":
+        e = run.value(element)              # C assigns e[] before its test
+        ok = run.value(is_element)
+    else:
+        ok = run.value(is_element)
+        e = run.value(element) if ok else None
+    return (tuple(e) if ok else None), run.fault

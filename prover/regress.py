@@ -25,10 +25,19 @@ spec.  Cases come in two kinds:
   of random offsets (some land on padding), computed with the vectorised
   :func:`spec.index.offsets` / :func:`spec.index.locate_many`.
 
+* A *size case* per shape: its aligned element count and byte size
+  (:mod:`spec.size`), present in every output format.
+
+Machine integers: XLA computes offsets and sizes in int64, so every
+expected value is exact and fits int64.  A shape whose padded size is beyond
+2^63 - 1 elements or bytes is refused (:func:`check_int64`); random cases of
+arrays past :data:`NUMPY_EXACT_BITS` bits are computed on Python ints, and
+byte offsets never form the product ``offset * bits`` in int64.
+
 Everything is deterministic for a seed.  :func:`write_jsonl`,
-:func:`pytest_module` and :func:`gtest_source` write a suite out;
-:func:`from_counterexamples` turns refuted XLA rules (:mod:`prover.rules`)
-into cases.
+:func:`pytest_module` and :func:`gtest_source` (in
+:mod:`prover.regress_formats`) write a suite out; :func:`from_counterexamples`
+turns refuted XLA rules (:mod:`prover.rules`) into cases.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> suite = generate([shape("f32[3,5]{1,0:T(2,2)}")], count=4, seed=1)
@@ -43,7 +52,6 @@ into cases.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,7 +63,7 @@ from ..spec.index import (Combine, Pad, Split, concrete_dims, delinearise,
                         dims_through, linear_index, locate, locate_many,
                         offset, offsets, padded_elements, product,
                         shape_pipeline)
-from ..spec.layout import Shape
+from ..spec.layout import INT64_MAX, Shape
 from ..spec.size import aligned_elements, byte_size
 from ..spec.text import format_shape
 
@@ -124,11 +132,14 @@ class Suite:
     classes: tuple[ClassOutcome, ...]
     random: tuple[RandomCases, ...]
     extra: tuple[Case, ...] = ()
+    sizes: tuple[Case, ...] = ()
 
     @property
     def cases(self) -> list[Case]:
-        """Boundary witnesses and extra cases (random ones are in ``random``)."""
-        return [c.case for c in self.classes if c.case is not None] + list(self.extra)
+        """Boundary witnesses, size cases and extra cases (random ones are
+        in ``random``)."""
+        return ([c.case for c in self.classes if c.case is not None] + list(self.sizes)
+                + list(self.extra))
 
     @property
     def count(self) -> int:
@@ -272,7 +283,7 @@ def padding_classes(shape: Shape):
 
 
 def _byte(shape: Shape, o: int) -> int:
-    return o * shape.element_bits // 8
+    return o * shape.element_bits // 8            # Python ints: exact
 
 
 def _offset_case(shape: Shape, klass: str, element) -> Case:
@@ -343,27 +354,84 @@ def boundary(shape: Shape, timeout: float = DEFAULT_TIMEOUT) -> list[ClassOutcom
 
 # --- random cases --------------------------------------------------------------------
 
+#: Below this many bits of array (padding and L(n) included), numpy's int64
+#: computes every random case exactly: every intermediate of an offset is at
+#: most the padded size, and a byte offset at most the byte size, far from
+#: 2^63.  Larger arrays are computed case by case on Python's exact ints.
+NUMPY_EXACT_BITS = 2**60
+
+
+def check_int64(shape: Shape) -> None:
+    """Refuse a shape whose offsets or byte sizes do not fit int64.
+
+    Expected values are written as int64 (gtest's ``int64_t``), as XLA
+    computes them; a padded size beyond 2^63 - 1 elements or bytes has
+    offsets XLA cannot compute, so no int64 value is right for them.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> check_int64(shape("s8[144115188075855872,1]{1,0:T(1,128)}"))
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 elements in 18446744073709551616 bytes, is beyond int64 (2^63-1), where XLA computes offsets; regression cases need a padded size below 2^63 elements and bytes
+    """
+    elements, nbytes = aligned_elements(shape), byte_size(shape)
+    if max(elements, nbytes) > INT64_MAX:
+        raise TilespecError(
+            f"{format_shape(shape)}: its padded size, {elements} elements in {nbytes} "
+            "bytes, is beyond int64 (2^63-1), where XLA computes offsets; regression "
+            "cases need a padded size below 2^63 elements and bytes")
+
+
+def byte_offsets(offs: np.ndarray, bits: int) -> np.ndarray:
+    """``offs * bits // 8`` without the product: ``o = 8q + r`` gives
+    ``q*bits + r*bits // 8``, whose terms stay below the byte offset, so
+    int64 holds it whenever the byte offset fits.
+
+    >>> byte_offsets(np.array([2**61, 3]), 32).tolist()
+    [9223372036854775808, 12]
+    """
+    offs = np.asarray(offs)
+    if offs.dtype != object and offs.size and \
+            int(offs.max()) // 8 * bits + 7 * bits > INT64_MAX:
+        offs = offs.astype(object)                 # exact, as Python ints
+    return (offs // 8) * bits + (offs % 8) * bits // 8
+
+
 def random_cases(shape: Shape, count: int, rng: np.random.Generator) -> RandomCases:
-    """``count`` random cases: mostly elements, 1 in ``OFFSET_SHARE`` an offset."""
+    """``count`` random cases: mostly elements, 1 in ``OFFSET_SHARE`` an offset.
+
+    Exact for every shape :func:`check_int64` accepts: vectorised int64 for
+    arrays below :data:`NUMPY_EXACT_BITS` bits, Python ints above.
+    """
     dims = concrete_dims(shape)
     text = format_shape(shape)
     r = len(dims)
     if count <= 0 or product(dims) == 0:
         z = np.zeros((0,), np.int64)
         return RandomCases(text, np.zeros((0, r), np.int64), z.astype(bool), z, z)
+    check_int64(shape)
     n_off = count // OFFSET_SHARE
     n_el = count - n_off
     E = (np.stack([rng.integers(0, d, size=n_el, dtype=np.int64) for d in dims], axis=-1)
          if r else np.zeros((n_el, 0), np.int64))
-    o_el = offsets(shape, E)
     P = padded_elements(shape)
     o_off = rng.integers(0, P, size=n_off, dtype=np.int64)
-    E_off, valid = locate_many(shape, o_off)
+    bits = shape.element_bits
+    if aligned_elements(shape) * max(bits, 1) < NUMPY_EXACT_BITS:
+        o_el = offsets(shape, E)
+        E_off, valid = locate_many(shape, o_off)
+    else:
+        o_el = np.array([offset(shape, tuple(int(x) for x in e)) for e in E],
+                        dtype=np.int64).reshape(n_el)
+        found = [locate(shape, int(o)) for o in o_off]
+        valid = np.array([f is not None for f in found], dtype=bool)
+        E_off = np.array([f if f is not None else (0,) * r for f in found],
+                         dtype=np.int64).reshape(n_off, r)
     elements = np.concatenate([E, E_off])
     is_el = np.concatenate([np.ones(n_el, bool), valid])
     offs = np.concatenate([o_el, o_off])
-    bits = shape.element_bits
-    return RandomCases(text, elements, is_el, offs, offs * bits // 8)
+    return RandomCases(text, elements, is_el, offs,
+                       byte_offsets(offs, bits).astype(np.int64))
 
 
 def generate(shapes, *, count: int = 1000, seed: int = 0,
@@ -377,13 +445,26 @@ def generate(shapes, *, count: int = 1000, seed: int = 0,
             raise TilespecError(f"{format_shape(s)} has named dims; regression cases "
                                 "need sizes (e.g. f32[300,500]{1,0:T(8,128)})")
         concrete_dims(s)
+        check_int64(s)
     rng = np.random.default_rng(seed)
     classes, rand = [], []
     for s in shapes:
         classes.extend(boundary(s, timeout))
         rand.append(random_cases(s, count, rng))
+    sizes = tuple(size_case(s) for s in shapes)
     return Suite(tuple(format_shape(s) for s in shapes), seed, tuple(classes),
-                 tuple(rand), tuple(extra))
+                 tuple(rand), tuple(extra), sizes)
+
+
+def size_case(shape: Shape, klass: str = "size") -> Case:
+    """The array's aligned element count and byte size, from :mod:`spec.size`.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> size_case(shape("f32[3,5]{1,0:T(2,2)}")).to_json()
+    {'shape': 'f32[3,5]{1,0:T(2,2)}', 'class': 'size', 'kind': 'size', 'aligned_elements': 24, 'byte_size': 96}
+    """
+    return Case(format_shape(shape), klass, None, None, None, "size",
+                {"aligned_elements": aligned_elements(shape), "byte_size": byte_size(shape)})
 
 
 # --- from refuted XLA rules ---------------------------------------------------------------
@@ -429,9 +510,8 @@ def _cases_from(rule: str, ce: dict) -> list[Case]:
                      extra={"xla_linear_index": ce["xla"]})]
     if rule == "array_size":
         s = parse_array_shape(ce["shape"])
-        return [Case(format_shape(s), f"counterexample: XLA's ArraySize gives "
-                     f"{ce['xla']['elements']} elements", None, None, None, "size",
-                     {"aligned_elements": aligned_elements(s), "byte_size": byte_size(s)})]
+        return [size_case(s, f"counterexample: XLA's ArraySize gives "
+                          f"{ce['xla']['elements']} elements")]
     out = []
     sc = ce.get("spec_counterexample") or {}
     a, b = parse_array_shape(ce["src"]), parse_array_shape(ce["dst"])
@@ -441,274 +521,11 @@ def _cases_from(rule: str, ce: dict) -> list[Case]:
         out.append(_offset_case(b, f"counterexample: {rule} says {what} (DST)", sc["dst_element"]))
     if "sizes" in sc:
         for s, side in ((a, "SRC"), (b, "DST")):
-            out.append(Case(format_shape(s), f"counterexample: {rule} says {what} ({side} size)",
-                            None, None, None, "size",
-                            {"aligned_elements": aligned_elements(s), "byte_size": byte_size(s)}))
+            out.append(size_case(s, f"counterexample: {rule} says {what} ({side} size)"))
     return out
 
 
-# --- writers ------------------------------------------------------------------------------
-
-def jsonl_lines(suite: Suite):
-    """One JSON object per line: cases, then empty/unknown classes, then
-    random cases (``"class": "random"``)."""
-    for c in suite.cases:
-        yield json.dumps(c.to_json())
-    for o in suite.classes:
-        if o.status != "witness":
-            yield json.dumps({"shape": o.shape, "class": o.name, o.status: True,
-                              "reason": str(o.reason)})
-    for r in suite.random:
-        shape = json.dumps(r.shape)
-        els = r.elements.tolist()
-        ok = r.is_element.tolist()
-        offs = r.offsets.tolist()
-        bys = r.byte_offsets.tolist()
-        for e, v, o, b in zip(els, ok, offs, bys):
-            el = "[" + ", ".join(map(str, e)) + "]" if v else "null"
-            yield (f'{{"shape": {shape}, "class": "random", "element": {el}, '
-                   f'"offset": {o}, "byte_offset": {b}}}')
-
-
-def write_jsonl(suite: Suite, out) -> int:
-    n = 0
-    for line in jsonl_lines(suite):
-        out.write(line)
-        out.write("\n")
-        n += 1
-    return n
-
-
-def _py_literal(v) -> str:
-    return repr(v)
-
-
-def pytest_module(suite: Suite, command: str = "tilespec regress") -> str:
-    """A pytest module asserting every case with :mod:`spec` (it must pass)."""
-    boundary_rows, size_rows, empty_rows = [], [], []
-    for c in suite.cases:
-        if c.kind == "size":
-            size_rows.append((c.shape, c.klass, c.extra["aligned_elements"],
-                              c.extra["byte_size"]))
-        else:
-            boundary_rows.append((c.shape, c.klass, c.element, c.offset, c.byte_offset))
-    for o in suite.classes:
-        if o.status != "witness":
-            empty_rows.append((o.shape, o.name, o.status, str(o.reason)))
-    random_rows = {}
-    for r in suite.random:
-        random_rows[r.shape] = (r.elements.tolist(), r.is_element.tolist(),
-                                r.offsets.tolist(), r.byte_offsets.tolist())
-    lines = [
-        f'"""Regression cases for XLA tiled layouts, generated by `{command}`',
-        f"(seed {suite.seed}).  Expected values come from tilespec's specification;",
-        '"""',
-        "",
-        "import numpy as np",
-        "import pytest",
-        "",
-        "from tilespec.spec.index import locate, locate_many, offset, offsets",
-        "from tilespec.spec.size import aligned_elements, bit_range, byte_size",
-        "from tilespec.spec.text import parse_array_shape",
-        "",
-        "# (shape, class, element or None for padding, offset, byte offset)",
-        "BOUNDARY = [",
-    ]
-    lines += [f"    {_py_literal(row)}," for row in boundary_rows]
-    lines += ["]", "", "# (shape, class, aligned elements, byte size)", "SIZES = ["]
-    lines += [f"    {_py_literal(row)}," for row in size_rows]
-    lines += ["]", "", "# classes without a witness: (shape, class, status, reason)",
-              "NO_WITNESS = ["]
-    lines += [f"    {_py_literal(row)}," for row in empty_rows]
-    lines += ["]", "", "# shape -> (elements, is-element mask, offsets, byte offsets)",
-              "RANDOM = {"]
-    for k, v in random_rows.items():
-        lines.append(f"    {k!r}: {v!r},")
-    lines += [
-        "}",
-        "",
-        "",
-        "def _id(row):",
-        "    return f\"{row[0]} {row[1]}\"",
-        "",
-        "",
-    ]
-    # A test function only where there are rows for it: a generated module
-    # that reports "skipped" would look like a problem to its reader.
-    if boundary_rows:
-        lines += [
-            "@pytest.mark.parametrize('row', BOUNDARY, ids=[_id(r) for r in BOUNDARY])",
-            "def test_boundary(row):",
-            "    shape, klass, element, off, byte = row",
-            "    s = parse_array_shape(shape)",
-            "    if element is None:",
-            "        assert locate(s, off) is None",
-            "    else:",
-            "        assert offset(s, element) == off",
-            "        assert locate(s, off) == tuple(element)",
-            "    assert bit_range(s, off)[0] // 8 == byte",
-            "",
-            "",
-        ]
-    if size_rows:
-        lines += [
-            "@pytest.mark.parametrize('row', SIZES, ids=[_id(r) for r in SIZES])",
-            "def test_size(row):",
-            "    shape, klass, elements, nbytes = row",
-            "    s = parse_array_shape(shape)",
-            "    assert aligned_elements(s) == elements",
-            "    assert byte_size(s) == nbytes",
-            "",
-            "",
-        ]
-    lines += [
-        "@pytest.mark.parametrize('shape', sorted(RANDOM))",
-        "def test_random(shape):",
-        "    elements, mask, offs, bys = RANDOM[shape]",
-        "    s = parse_array_shape(shape)",
-        "    if not offs:",
-        "        return",
-        "    mask = np.asarray(mask, dtype=bool)",
-        "    e = np.asarray(elements, dtype=np.int64).reshape(len(offs), s.rank)",
-        "    o = np.asarray(offs, dtype=np.int64)",
-        "    idx, ok = locate_many(s, o)",
-        "    assert (ok == mask).all()",
-        "    assert (idx[mask] == e[mask]).all()",
-        "    assert (offsets(s, e[mask]) == o[mask]).all()",
-        "    bits = bit_range(s, 1)[0]",
-        "    assert (o * bits // 8 == np.asarray(bys, dtype=np.int64)).all()",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _cpp_string(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-GTEST_HOOKS = """\
-// Hooks: define these in the code under test (and link it in).
-//
-//   int64_t tilespec_regress::LinearIndex(const std::string& shape,
-//                                         const std::vector<int64_t>& index);
-//     The linear offset, in elements, of element `index` (logical dim order)
-//     of `shape`, written in XLA's text form, e.g. "f32[3,5]{1,0:T(2,2)}".
-//
-// Optional, enabled by defining the macro before including this file:
-//   TILESPEC_HAVE_IS_PADDING:
-//     bool tilespec_regress::IsPadding(const std::string& shape, int64_t offset);
-//       true when the element offset holds no element (padding).
-//   TILESPEC_HAVE_BYTE_SIZE:
-//     int64_t tilespec_regress::ByteSize(const std::string& shape);
-//       the buffer's size in bytes (padding and L(n) included).
-"""
-
-
-def gtest_source(suite: Suite, command: str = "tilespec regress") -> str:
-    """A GoogleTest file whose expected values come from the spec."""
-    offs, pads, sizes = [], [], []
-    for c in suite.cases:
-        if c.kind == "size":
-            sizes.append((c.shape, c.klass, c.extra["byte_size"]))
-        elif c.element is None:
-            pads.append((c.shape, c.klass, c.offset))
-        else:
-            offs.append((c.shape, c.klass, c.element, c.offset))
-    for r in suite.random:
-        for e, v, o in zip(r.elements.tolist(), r.is_element.tolist(), r.offsets.tolist()):
-            if v:
-                offs.append((r.shape, "random", tuple(e), o))
-            else:
-                pads.append((r.shape, "random", o))
-    L = [f"// Regression cases for XLA tiled layouts, generated by `{command}`",
-         f"// (seed {suite.seed}). Expected values come from tilespec's specification.",
-         "//", *GTEST_HOOKS.splitlines(),
-         "",
-         "#include <cstdint>",
-         "#include <string>",
-         "#include <vector>",
-         "",
-         '#include "gtest/gtest.h"',
-         "",
-         "namespace tilespec_regress {",
-         "",
-         "int64_t LinearIndex(const std::string& shape, const std::vector<int64_t>& index);",
-         "#ifdef TILESPEC_HAVE_IS_PADDING",
-         "bool IsPadding(const std::string& shape, int64_t offset);",
-         "#endif",
-         "#ifdef TILESPEC_HAVE_BYTE_SIZE",
-         "int64_t ByteSize(const std::string& shape);",
-         "#endif",
-         "",
-         "namespace {",
-         "",
-         "struct OffsetCase {",
-         "  const char* shape;",
-         "  const char* klass;",
-         "  std::vector<int64_t> index;",
-         "  int64_t offset;",
-         "};",
-         "",
-         "struct PaddingCase {",
-         "  const char* shape;",
-         "  const char* klass;",
-         "  int64_t offset;",
-         "};",
-         "",
-         "struct SizeCase {",
-         "  const char* shape;",
-         "  const char* klass;",
-         "  int64_t bytes;",
-         "};",
-         "",
-         "const std::vector<OffsetCase>& OffsetCases() {",
-         "  static const std::vector<OffsetCase> cases = {"]
-    for shape, klass, e, o in offs:
-        L.append(f"      {{{_cpp_string(shape)}, {_cpp_string(klass)}, "
-                 f"{{{', '.join(map(str, e))}}}, {o}}},")
-    L += ["  };", "  return cases;", "}", "",
-          "const std::vector<PaddingCase>& PaddingCases() {",
-          "  static const std::vector<PaddingCase> cases = {"]
-    for shape, klass, o in pads:
-        L.append(f"      {{{_cpp_string(shape)}, {_cpp_string(klass)}, {o}}},")
-    L += ["  };", "  return cases;", "}", "",
-          "const std::vector<SizeCase>& SizeCases() {",
-          "  static const std::vector<SizeCase> cases = {"]
-    for shape, klass, b in sizes:
-        L.append(f"      {{{_cpp_string(shape)}, {_cpp_string(klass)}, {b}}},")
-    L += ["  };", "  return cases;", "}", "",
-          "}  // namespace", "",
-          "TEST(TilespecRegress, Offsets) {",
-          "  for (const OffsetCase& c : OffsetCases()) {",
-          "    EXPECT_EQ(LinearIndex(c.shape, c.index), c.offset) << c.shape << \" \" << c.klass;",
-          "  }",
-          "}", "",
-          "#ifdef TILESPEC_HAVE_IS_PADDING",
-          "TEST(TilespecRegress, Padding) {",
-          "  for (const PaddingCase& c : PaddingCases()) {",
-          "    EXPECT_TRUE(IsPadding(c.shape, c.offset)) << c.shape << \" \" << c.klass;",
-          "  }",
-          "}",
-          "#endif", "",
-          "#ifdef TILESPEC_HAVE_BYTE_SIZE",
-          "TEST(TilespecRegress, Sizes) {",
-          "  for (const SizeCase& c : SizeCases()) {",
-          "    EXPECT_EQ(ByteSize(c.shape), c.bytes) << c.shape << \" \" << c.klass;",
-          "  }",
-          "}",
-          "#endif", "",
-          "}  // namespace tilespec_regress", ""]
-    return "\n".join(L)
-
-
-def write(suite: Suite, fmt: str, out, command: str = "tilespec regress") -> int:
-    """Write ``suite`` in ``fmt`` (jsonl, pytest, gtest); returns the cases."""
-    if fmt == "jsonl":
-        write_jsonl(suite, out)
-    elif fmt == "pytest":
-        out.write(pytest_module(suite, command))
-    elif fmt == "gtest":
-        out.write(gtest_source(suite, command))
-    else:
-        raise TilespecError(f"unknown format {fmt!r}; choose jsonl, pytest or gtest")
-    return suite.count
+# The writers (jsonl, pytest, gtest) live in their own module; they are
+# part of this one's interface.
+from .regress_formats import (GTEST_HOOKS, gtest_source, jsonl_lines,  # noqa: E402,F401
+                              pytest_module, write, write_jsonl)

@@ -30,6 +30,10 @@ from .errors import LayoutError, ShapeError
 #: INT64_MIN.  The source document says -1; the API accepts both and ``"*"``.
 COMBINE = -(2**63)
 
+#: The largest value of XLA's ``int64_t``: dims, tile sizes and sizes in bytes
+#: are int64 in XLA, so a value above it cannot describe an XLA array.
+INT64_MAX = 2**63 - 1
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 #: A dimension size: an int, a name (for all-shapes proofs) or ``None``
@@ -44,6 +48,9 @@ def _tile_entry(value, where: str) -> int:
         raise LayoutError(f"{where}: tile entry {value!r} is not an integer or '*'")
     if value <= 0:
         raise LayoutError(f"{where}: tile entry {value} must be positive or '*'")
+    if value > INT64_MAX:
+        raise LayoutError(f"{where}: tile entry {value} does not fit int64 "
+                          "(at most 2^63-1; XLA's parser rejects it)")
     return value
 
 
@@ -178,6 +185,11 @@ class Shape:
                 raise ShapeError(
                     f"dim {i} of {self.element_type}: size {d!r} is not a "
                     "non-negative integer or a name")
+            if d > INT64_MAX:
+                raise ShapeError(
+                    f"dim {i} of {self.element_type}: size {d} does not fit int64 "
+                    "(at most 2^63-1; XLA's parser rejects it)")
+        _check_extent_product(self.element_type, dims)
         dynamic = (tuple(d is None for d in dims) if self.dynamic is None
                    else tuple(bool(x) for x in self.dynamic))
         if len(dynamic) != len(dims):
@@ -266,6 +278,39 @@ class Shape:
     def __str__(self) -> str:
         from .text import format_shape
         return format_shape(self)
+
+
+def _check_extent_product(element_type: str, dims) -> None:
+    """Reject dims whose byte count overflows int64, as XLA does.
+
+    XLA's parser reads any dims that fit int64, but building the shape
+    (``ShapeUtil::MakeValidatedShape``, which every compile goes through)
+    multiplies the element's byte width by each dim in logical order and
+    rejects the shape if any partial product overflows ("overflow in static
+    extent product"), even when a later dim is 0.  Unbounded dims (``?``) are
+    skipped, bounded ones count at their bound; a named dim counts as 1, so
+    a shape is rejected here only if it overflows for every size of its names.
+
+    >>> Shape("f32", [2**61 - 1]).dims
+    (2305843009213693951,)
+    >>> Shape("f32", [2**61])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: f32[2305843009213693952]: 4 bytes times the dims overflows int64 at dim 0; XLA rejects the shape ("overflow in static extent product") though its parser reads it
+    """
+    if element_type in NON_ARRAY_TYPES:
+        return
+    width = storage_bits(element_type) // 8
+    partial = width
+    for i, d in enumerate(dims):
+        if isinstance(d, int):
+            partial *= d
+        if partial > INT64_MAX:
+            shown = ",".join("?" if d is None else str(d) for d in dims)
+            raise ShapeError(
+                f"{element_type}[{shown}]: {width} bytes times the dims overflows "
+                f"int64 at dim {i}; XLA rejects the shape (\"overflow in static "
+                "extent product\") though its parser reads it")
 
 
 @dataclass(frozen=True)

@@ -402,6 +402,25 @@ def shapes_with_layout(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 1
 
 # --- any printable shape ------------------------------------------------------------
 
+def _fit_int64(element_type: str, dims) -> tuple:
+    """Halve the largest dims until the byte count fits int64, as XLA
+    requires of every shape (see :class:`spec.layout.Shape`)."""
+    from .dtypes import storage_bits
+    dims = list(dims)
+
+    def fits():
+        partial = storage_bits(element_type) // 8
+        for d in dims:
+            partial *= d if isinstance(d, int) else 1
+            if partial > 2**63 - 1:
+                return False
+        return True
+    while not fits():
+        i = max((j for j, d in enumerate(dims) if isinstance(d, int)), key=lambda j: dims[j])
+        dims[i] //= 2
+    return tuple(dims)
+
+
 def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
                max_tiles: int = 3, allow_combine: bool = True,
                allow_dynamic: bool = True, allow_names: bool = False,
@@ -452,14 +471,15 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
             return Shape(draw(st.sampled_from(NON_ARRAY_TYPES)), ())
         rank = draw(st.integers(min_rank, max_rank))
         drawn = [draw(dim()) for _ in range(rank)]
-        dims = tuple(d for d, _ in drawn)
+        element_type = draw(element_types())
+        dims = _fit_int64(element_type, [d for d, _ in drawn])
         dynamic = tuple(f for _, f in drawn)
         layout = _draw_layout(draw, rank, 0, max_tiles, 256, 6, allow_combine,
                               fields)
         if "SC" in fields:
             layout = layout.replace(split_configs=_split_configs(
                 draw, dims, layout.minor_to_major))
-        return Shape(draw(element_types()), dims, layout, dynamic)
+        return Shape(element_type, dims, layout, dynamic)
 
     if not allow_tuples:
         return array()

@@ -92,6 +92,9 @@ class _Reader:
         value = int(token)
         if value < minimum:
             raise self.error(f"{what} {value} is below {minimum}", start)
+        if value > 2**63 - 1:   # XLA reads every number of a shape as int64
+            raise self.error(f"{what} {value} does not fit int64 (at most 2^63-1; "
+                             "XLA's parser rejects it)", start)
         return value
 
     def at_end(self) -> bool:

@@ -189,8 +189,58 @@ def test_cli(capsys, tmp_path):
     lines = out_file.read_text().splitlines()
     assert summary["cases"] == len([l for l in lines if '"empty"' not in l])
     code, out, _ = run(capsys, "regress", "f32[3,5]{1,0:T(2,2)}", "--count", "3")
-    assert code == 0 and len(out.splitlines()) == 12 + 3
+    assert code == 0 and len(out.splitlines()) == 12 + 1 + 3      # a size case
     code, _, err = run(capsys, "regress", "f32[m,5]{1,0:T(2,2)}")
     assert code == 2 and "named dims" in err
     code, out, _ = run(capsys, "regress", "--from-counterexamples", "--format", "pytest")
     assert code == 0 and "counterexample: XLA's LinearIndex" in out
+
+
+# --- a pytest module that tests the user's code (--target) ------------------------------
+
+USER_CODE = '''\
+from tilespec.spec.index import locate, offset as spec_offset
+from tilespec.spec.size import byte_size as spec_byte_size
+from tilespec.spec.text import parse_array_shape
+
+
+def offset(shape, index):
+    s = parse_array_shape(shape)
+    o = spec_offset(s, index)
+    return o + 1 if BUGGY and o == 12 else o
+
+
+def is_padding(shape, o):
+    return locate(parse_array_shape(shape), o) is None
+
+
+def byte_size(shape):
+    return spec_byte_size(parse_array_shape(shape))
+'''
+
+
+def test_targeted_pytest_module_tests_the_users_code(tmp_path, capsys):
+    out = tmp_path / "test_layout_regress.py"
+    code, _, _ = run(capsys, "regress", "f32[3,5]{1,0:T(2,2)}", "--count", "24",
+                     "--seed", "1", "--format", "pytest", "--target", "userlayout:offset",
+                     "-o", str(out))
+    assert code == 0
+    # one run, with a bug at offset 12 only: every other case passes
+    (tmp_path / "userlayout.py").write_text("BUGGY = True\n" + USER_CODE)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
+                           str(out)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = [l for l in done.stdout.splitlines() if l.endswith("FAILED") or " FAILED " in l]
+    assert failed and all("in the last tile" in l or "random" in l for l in failed), failed
+    # the failing test's id names the case: its number, shape and class
+    assert "test_offset[offset " in failed[0] and "f32[3,5]" in failed[0]
+    assert "test_padding[padding 0: " in done.stdout and "test_size[size 0: " in done.stdout
+    assert "skipped" not in done.stdout
+
+
+def test_target_is_bad_input_unless_module_colon_function(capsys):
+    code, _, err = run(capsys, "regress", "f32[3]", "--format", "pytest", "--target", "x.y")
+    assert code == 2 and "MODULE:FUNCTION" in err
+    code, _, err = run(capsys, "regress", "f32[3]", "--format", "jsonl", "--target", "x:y")
+    assert code == 2 and "--target" in err
