@@ -1,0 +1,247 @@
+"""Ask the real XLA (from jaxlib) about shape texts, many at a time.
+
+One subprocess answers a whole list of texts, so a thousand shapes take
+seconds.  Each text gets an :class:`Answer`:
+
+* XLA's parser: ``xla_client.Shape(text)`` runs ``ParseShape``
+  (openxla/xla ``xla/hlo/parser/hlo_parser.cc``); ``str(shape)`` is XLA's
+  printer (``ShapeUtil::HumanStringWithLayout``, ``xla/shape_util.cc``).
+* XLA's layout validator and ``ShapeUtil::ArraySize``: the parsed layout text
+  is handed to XLA as a jitted function's output layout on the CPU device;
+  compiling runs ``LayoutUtil::ValidateLayoutForShape``
+  (``xla/layout_util.cc``), whose message is the ``reason`` of an invalid
+  layout, and ``on_device_size_in_bytes()`` of the result is ArraySize.
+  Arrays of many texts are compiled together; a batch that fails is split.
+* An input on which XLA aborts the process (a CHECK failure) is answered
+  with ``aborted`` set to XLA's last words; the other texts are still asked.
+
+The API (``texts`` is a list of strings; answers come back in its order):
+
+``available()``
+    Whether jax is importable (without importing it).
+``versions()``
+    ``{"jax": ..., "jaxlib": ...}`` of the XLA that answers.
+``ask(texts, validate=True)``
+    The full :class:`Answer` for each text.
+``parse(texts)``
+    Parse and print only (no validation), also :class:`Answer` objects.
+``validate(texts)``
+    Same as ``ask``; ``answer.accepted`` is XLA's accept/reject verdict.
+``array_size(texts)``
+    ArraySize in bytes, or ``None`` where XLA gave none.
+
+>>> from tilespec.xla import real
+>>> if real.available():
+...     a, = real.ask(["bf16[3,5]{1,0:T(8,128)(2,1)}"])
+...     print(a.printed, a.valid, a.array_size)
+... else:
+...     print("bf16[3,5]{1,0:T(8,128)(2,1)} True 2048")
+bf16[3,5]{1,0:T(8,128)(2,1)} True 2048
+
+Without jax, every question raises :class:`XlaUnavailable` (a
+:class:`~tilespec.spec.errors.TilespecError`) saying how to install it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..spec.errors import TilespecError
+
+INSTALL_HINT = "real XLA is not installed; install it with: pip install 'tilespec[xla]'"
+#: Seconds one subprocess may take before its current question counts as hung.
+DEFAULT_TIMEOUT = 300.0
+_WORKER = Path(__file__).with_name("_worker.py")
+
+
+class XlaUnavailable(TilespecError):
+    """jax/jaxlib are not installed, so real XLA cannot be asked."""
+
+
+class XlaWorkerError(RuntimeError):
+    """The XLA subprocess failed before it could answer anything (a bug or
+    a broken installation, not an answer about the input)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What real XLA said about one shape text.
+
+    ``valid`` is ``None`` when the validator was not asked (a tuple, a
+    dynamic shape, a type jax cannot allocate; ``note`` says which).
+    ``aborted`` holds XLA's last words when the process died on this input.
+    """
+
+    text: str
+    parsed: bool = False
+    printed: str | None = None
+    parse_error: str | None = None
+    kind: str | None = None
+    valid: bool | None = None
+    reason: str | None = None
+    array_size: int | None = None
+    aborted: str | None = None
+    note: str | None = None
+
+    @property
+    def accepted(self) -> bool:
+        """XLA takes the text: it parses, does not abort, and is not invalid."""
+        return self.parsed and not self.aborted and self.valid is not False
+
+    @property
+    def verdict(self) -> str:
+        """One line: what XLA made of the text."""
+        if self.aborted:
+            return f"XLA aborts on this input: {self.aborted}"
+        if not self.parsed:
+            return f"XLA's parser rejects it: {self.parse_error}"
+        if self.valid is False:
+            return f"XLA's layout validator rejects it: {self.reason}"
+        return f"XLA accepts it and prints {self.printed}"
+
+    def to_json(self) -> dict:
+        data = dataclasses.asdict(self)
+        data["accepted"] = self.accepted
+        return data
+
+
+def available() -> bool:
+    """True when jax and jaxlib can be imported (neither is imported here)."""
+    return all(importlib.util.find_spec(m) is not None for m in ("jax", "jaxlib"))
+
+
+def require() -> None:
+    if not available():
+        raise XlaUnavailable(INSTALL_HINT)
+
+
+def versions() -> dict:
+    """The versions of jax and jaxlib that answer, read from their metadata."""
+    require()
+    from importlib.metadata import PackageNotFoundError, version
+    out = {}
+    for name in ("jax", "jaxlib"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:  # importable but not installed as a dist
+            out[name] = "unknown"
+    return out
+
+
+_CACHE: dict[tuple[str, bool], Answer] = {}
+
+
+def ask(texts, validate: bool = True, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
+    """XLA's answer for each text, in order (repeated texts asked once)."""
+    require()
+    texts = list(texts)
+    for t in texts:
+        if not isinstance(t, str):
+            raise TilespecError(f"shape text must be a string, not {type(t).__name__}")
+    new = [t for t in dict.fromkeys(texts) if (t, validate) not in _CACHE]
+    if new:
+        for t, a in zip(new, _ask(new, validate, timeout)):
+            _CACHE[(t, validate)] = a
+    return [_CACHE[(t, validate)] for t in texts]
+
+
+def parse(texts, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
+    """XLA's parser and printer only."""
+    return ask(texts, validate=False, timeout=timeout)
+
+
+def validate(texts, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
+    """Parser, printer and layout validator; see :attr:`Answer.accepted`."""
+    return ask(texts, validate=True, timeout=timeout)
+
+
+def array_size(texts, timeout: float = DEFAULT_TIMEOUT) -> list[int | None]:
+    """``ShapeUtil::ArraySize`` in bytes, as the CPU client allocates it."""
+    return [a.array_size for a in ask(texts, validate=True, timeout=timeout)]
+
+
+# --- the subprocess -------------------------------------------------------------
+
+def _ask(texts: list[str], validate: bool, timeout: float) -> list[Answer]:
+    pending = dict(enumerate(texts))
+    pieces: dict[int, dict] = {i: {} for i in pending}
+    singly: set[int] = set()
+    while pending:
+        done, marker, last_words = _run_worker(pending, pieces, singly,
+                                               validate, timeout)
+        if done:
+            break
+        # The process died (or hung) while asking the marked question.
+        if marker is None:
+            raise XlaWorkerError(f"the XLA subprocess failed to start: {last_words}")
+        items = [marker["i"]] if marker["at"] == "parse" else marker["items"]
+        if len(items) == 1 or marker["at"] == "parse":
+            pieces[items[0]]["aborted"] = last_words
+            pending.pop(items[0], None)
+        else:
+            singly.update(items)  # ask each again on its own to find the culprit
+    return [Answer(text=t, **pieces[i]) for i, t in enumerate(texts)]
+
+
+def _run_worker(pending, pieces, singly, validate, timeout):
+    env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="1")
+    request = {"texts": [[i, t] for i, t in pending.items()],
+               "validate": validate, "singly": sorted(singly & set(pending))}
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, str(_WORKER)], env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=err, text=True)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        marker, done = None, False
+        try:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.close()
+            for line in proc.stdout:
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue  # something XLA printed, not ours
+                if not isinstance(msg, dict):
+                    continue
+                if "at" in msg:
+                    marker = msg
+                elif msg.get("done"):
+                    done = True
+                elif "i" in msg:
+                    i = msg.pop("i")
+                    final = msg.pop("final", False)
+                    pieces[i].update(msg)
+                    if final:
+                        pending.pop(i, None)
+        finally:
+            proc.stdout.close()
+            proc.wait()
+            timed_out = not timer.is_alive() and not done
+            timer.cancel()
+        err.seek(0)
+        last_words = (f"no answer within {timeout:g} s" if timed_out and proc.returncode
+                      else _last_words(err.read(), proc.returncode))
+    return done, marker, last_words
+
+
+def _last_words(stderr: str, code: int | None) -> str:
+    """XLA's fatal message from stderr: a glog 'F' line or a Check failure."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    for ln in lines:
+        if "Check failed" in ln or "RET_CHECK" in ln:
+            return ln.split("] ", 1)[-1][:300]
+    for ln in lines:
+        if ln[:1] == "F" and ln[1:5].isdigit():
+            return ln.split("] ", 1)[-1][:300]
+    tail = lines[-1][:300] if lines else "no message"
+    return f"the process ended with status {code}: {tail}"
