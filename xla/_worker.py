@@ -103,13 +103,17 @@ def main() -> None:
         fn = jax.jit(lambda: tuple(jnp.zeros(d, t) for d, t in specs),
                      out_shardings=outs)
         compiled = fn.lower().compile()
+        try:  # the layouts the CPU compiler settled on (it may drop E or S)
+            used = [str(l) for l in compiled._executable.xla_executable.get_output_layouts()]
+        except Exception:
+            used = [None] * len(items)
         run = sum(it["estimate"] for it in items) <= BATCH_BYTES and all(
             it["estimate"] <= ARRAY_BYTES for it in items)
         sizes = [None] * len(items)
         if run:
             arrays = compiled()
             sizes = [int(a.on_device_size_in_bytes()) for a in arrays]
-        return sizes
+        return sizes, used
 
     def validate(items, singly):
         if not items:
@@ -117,25 +121,27 @@ def main() -> None:
         if singly or len(items) == 1:
             for it in items:
                 try:
-                    sizes = compile_group([it])
+                    sizes, used = compile_group([it])
                 except Exception as e:  # XLA's status: the validator's reason
                     _say(i=it["i"], valid=False, reason=_message(e), final=True)
                 else:
-                    _say(i=it["i"], valid=True, array_size=sizes[0], final=True,
-                         **({} if sizes[0] is not None else
-                            {"note": "ArraySize not measured: the array is too large to allocate"}))
+                    valid(it, sizes[0], used[0])
             return
         try:
-            sizes = compile_group(items)
+            sizes, used = compile_group(items)
         except Exception:
             half = len(items) // 2
             validate(items[:half], False)
             validate(items[half:], False)
             return
-        for it, size in zip(items, sizes):
-            _say(i=it["i"], valid=True, array_size=size, final=True,
-                 **({} if size is not None else
-                    {"note": "ArraySize not measured: the array is too large to allocate"}))
+        for it, size, layout in zip(items, sizes, used):
+            valid(it, size, layout)
+
+    def valid(it, size, layout):
+        extra = {} if size is not None else {
+            "note": "ArraySize not measured: the array is too large to allocate"}
+        _say(i=it["i"], valid=True, array_size=size, device_layout=layout,
+             final=True, **extra)
 
     for line in sys.stdin:
         request = json.loads(line)

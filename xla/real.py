@@ -10,7 +10,9 @@ seconds.  Each text gets an :class:`Answer`:
   is handed to XLA as a jitted function's output layout on the CPU device;
   compiling runs ``LayoutUtil::ValidateLayoutForShape``
   (``xla/layout_util.cc``), whose message is the ``reason`` of an invalid
-  layout, and ``on_device_size_in_bytes()`` of the result is ArraySize.
+  layout, and ``on_device_size_in_bytes()`` of the result is
+  ``ShapeUtil::ArraySize`` of the layout the compiler kept
+  (``Answer.device_layout``).
   Arrays of many texts are compiled together; a batch that fails is split.
 * An input on which XLA aborts the process (a CHECK failure) is answered
   with ``aborted`` set to XLA's last words; the other texts are still asked.
@@ -79,6 +81,9 @@ class Answer:
     ``valid`` is ``None`` when the validator was not asked (a tuple, a
     dynamic shape, a type jax cannot allocate; ``note`` says which).
     ``aborted`` holds XLA's last words when the process died on this input.
+    ``device_layout`` is the layout the CPU compiler gave the array (it drops
+    ``E(n)`` on types of 8 bits or more and ``S(n)``, and adds ``E(4)`` to
+    ``s4``); ``array_size`` is ArraySize of the shape with that layout.
     """
 
     text: str
@@ -89,6 +94,7 @@ class Answer:
     valid: bool | None = None
     reason: str | None = None
     array_size: int | None = None
+    device_layout: str | None = None
     aborted: str | None = None
     note: str | None = None
 
@@ -105,7 +111,7 @@ class Answer:
         if not self.parsed:
             return f"XLA's parser rejects it: {self.parse_error}"
         if self.valid is False:
-            return f"XLA's layout validator rejects it: {self.reason}"
+            return f"XLA rejects the layout: {self.reason}"
         return f"XLA accepts it and prints {self.printed}"
 
     def to_json(self) -> dict:
