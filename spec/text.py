@@ -49,6 +49,15 @@ _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "SC": "split_configs", "P": "physical_shape",
            "M": "dynamic_shape_metadata_prefix_bytes"}
 _ORDER = tuple(_FIELDS)
+#: Layout numbers are int64 in XLA (a larger L(n) wraps and aborts XLA).
+INT64_MAX = 2**63 - 1
+#: XLA keeps a memory space in 8 bits: S(128) prints as S(-128), S(300) as S(44).
+MEMORY_SPACE_MAX = 127
+_WHY_MAX = {INT64_MAX: " (XLA's layout numbers are int64)"}
+#: Fields XLA's layout validator allows only on sparse arrays; XLA no longer
+#: has sparse arrays (its parser reads D(...) and drops it), so never valid.
+_SPARSE_ONLY = {"#": "index_primitive_type", "*": "pointer_primitive_type",
+                "P": "physical_shape"}
 
 
 class _Reader:
@@ -84,7 +93,7 @@ class _Reader:
         if not self.accept(token):
             raise self.error(f"expected {token!r} {context}")
 
-    def integer(self, what: str, minimum: int = 0) -> int:
+    def integer(self, what: str, minimum: int = 0, maximum: int | None = None) -> int:
         start = self.pos
         token = self.take()
         if not re.fullmatch(r"-?\d+", token):
@@ -92,6 +101,9 @@ class _Reader:
         value = int(token)
         if value < minimum:
             raise self.error(f"{what} {value} is below {minimum}", start)
+        if maximum is not None and value > maximum:
+            raise self.error(f"{what} {value} is above {maximum}{_WHY_MAX.get(maximum, '')}",
+                             start)
         return value
 
     def at_end(self) -> bool:
@@ -187,6 +199,10 @@ def _dim(r: _Reader):
 def _layout(r: _Reader) -> Layout:
     start = r.pos
     r.expect("{", "to open a layout")
+    if r.peek() == "}":
+        # XLA's parser does not take '{}' as a layout at all.
+        raise r.error("an empty layout '{}' is a syntax error for XLA; write "
+                      "'{:}' or leave the layout out", start)
     m2m = []
     if r.peek() not in (":", "}"):
         while True:
@@ -220,11 +236,27 @@ def _field(r: _Reader, fields: dict, last: int) -> int:
     if place < last:
         raise r.error(f"layout field {key} must come before {_ORDER[last]} "
                       f"(XLA's order is {', '.join(_ORDER)})", start)
-    _field_value(r, key, fields)
+    _field_value(r, key, fields, start)
     return place
 
 
-def _field_value(r: _Reader, key: str, fields: dict) -> None:
+def _sparse_only(r: _Reader, key: str, start: int) -> ParseError:
+    return r.error(f"layout field {key}(...) ({_SPARSE_ONLY[key]}) is only for "
+                   "sparse arrays; XLA rejects it on a dense array", start)
+
+
+def _memory_space(r: _Reader) -> int:
+    start = r.pos
+    value = r.integer("a memory space in S(...)", 0)
+    if value > MEMORY_SPACE_MAX:
+        wrapped = (value + 128) % 256 - 128
+        raise r.error(f"memory space S({value}) does not fit XLA's 8-bit field "
+                      f"(at most {MEMORY_SPACE_MAX}); XLA would read it as "
+                      + ("no memory space" if wrapped == 0 else f"S({wrapped})"), start)
+    return value
+
+
+def _field_value(r: _Reader, key: str, fields: dict, start: int) -> None:
     names = _FIELDS
     if key == "T":
         tiles = [_tile(r)]
@@ -240,30 +272,32 @@ def _field_value(r: _Reader, key: str, fields: dict) -> None:
         return
     r.expect("(", f"after layout field {key}")
     if key == "D":
-        types = []
+        # XLA's parser checks the letters, then drops the field: it has no
+        # sparse arrays any more, and its printer never writes D(...).
         while True:
             t_start = r.pos
             token = r.take()
             if not re.fullmatch(r"[DCSH]", token):
                 raise r.error(f"unknown dim level type {token!r}", t_start)
             while r.peek() in ("+", "~"):
-                token += r.take()
-            types.append(token)
+                r.take()
             if not r.accept(","):
                 break
-        fields["dim_level_types"] = tuple(types)
     elif key in ("#", "*"):
         t_start = r.pos
         token = r.take()
         if token not in UNSIGNED_TYPES:
             raise r.error(f"{key}(...) needs an unsigned integer type, "
                           f"not {token!r}", t_start)
-        fields[names[key]] = token
+        raise _sparse_only(r, key, start)
     elif key == "P":
-        fields["physical_shape"] = _shape(r)
+        _shape(r)
+        raise _sparse_only(r, key, start)
+    elif key == "S":
+        fields["memory_space"] = _memory_space(r)
     else:
         minimum = 1 if key == "L" else 0
-        fields[names[key]] = r.integer(f"a number in {key}(...)", minimum)
+        fields[names[key]] = r.integer(f"a number in {key}(...)", minimum, INT64_MAX)
     r.expect(")", f"to close {key}(...)")
 
 
@@ -275,7 +309,7 @@ def _tile(r: _Reader) -> Tile:
         if r.accept("*"):
             entries.append(COMBINE)
         else:
-            value = r.integer("a tile size or '*'", minimum=-(2**63))
+            value = r.integer("a tile size or '*'", -(2**63), INT64_MAX)
             if value <= 0:
                 raise r.error(f"tile entry {value} must be positive or '*'", start)
             entries.append(value)
@@ -291,13 +325,13 @@ def _tile(r: _Reader) -> Tile:
 
 def _split_config(r: _Reader) -> SplitConfig:
     r.expect("(", "after SC")
-    dimension = r.integer("a dimension in SC(...)")
+    dimension = r.integer("a dimension in SC(...)", 0, INT64_MAX)
     r.expect(":", "after the dimension in SC(...)")
     indices = []
     if r.peek() != ")":
-        indices.append(r.integer("a split index"))
+        indices.append(r.integer("a split index", 0, INT64_MAX))
         while r.accept(","):
-            indices.append(r.integer("a split index"))
+            indices.append(r.integer("a split index", 0, INT64_MAX))
     r.expect(")", "to close SC(...)")
     return SplitConfig(dimension, tuple(indices))
 
@@ -311,8 +345,7 @@ def format_dim(d, dynamic: bool) -> str:
 def format_layout(layout: Layout) -> str:
     """XLA's printed form of a layout, ``{1,0:T(8,128)(2,1)}``."""
     parts = []
-    if layout.dim_level_types:
-        parts.append("D(" + ",".join(layout.dim_level_types) + ")")
+    # No D(...): XLA's printer no longer writes dim level types.
     if layout.tiles:
         parts.append("T" + "".join(str(t) for t in layout.tiles))
     if layout.tail_padding_alignment_in_elements != 1:
