@@ -125,6 +125,7 @@ COMMAND_MODULES = (
     "rules",      # bitcast, normalize, equivalent, check-rule
     "regress",    # regress
     "teach",      # draw, formula
+    "xla",        # xla: real XLA beside tilespec
 )
 
 
