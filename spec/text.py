@@ -54,6 +54,9 @@ INT64_MAX = 2**63 - 1
 #: XLA keeps a memory space in 8 bits: S(128) prints as S(-128), S(300) as S(44).
 MEMORY_SPACE_MAX = 127
 _WHY_MAX = {INT64_MAX: " (XLA's layout numbers are int64)"}
+#: XLA's parser lets a missing ')' in a layout field pass (it reads on as
+#: if the ')' were there); tilespec rejects it and says so.
+_LENIENT = " (XLA's parser would read on as if it were there)"
 #: Fields XLA's layout validator allows only on sparse arrays; XLA no longer
 #: has sparse arrays (its parser reads D(...) and drops it), so never valid.
 _SPARSE_ONLY = {"#": "index_primitive_type", "*": "pointer_primitive_type",
@@ -298,7 +301,7 @@ def _field_value(r: _Reader, key: str, fields: dict, start: int) -> None:
     else:
         minimum = 1 if key == "L" else 0
         fields[names[key]] = r.integer(f"a number in {key}(...)", minimum, INT64_MAX)
-    r.expect(")", f"to close {key}(...)")
+    r.expect(")", f"to close {key}(...){_LENIENT}")
 
 
 def _tile(r: _Reader) -> Tile:
@@ -315,7 +318,7 @@ def _tile(r: _Reader) -> Tile:
             entries.append(value)
         if r.accept(")"):
             break
-        r.expect(",", "or ')' in a tile")
+        r.expect(",", f"or ')' in a tile{_LENIENT}")
     try:
         return Tile(tuple(entries))
     except LayoutError as e:
@@ -332,7 +335,7 @@ def _split_config(r: _Reader) -> SplitConfig:
         indices.append(r.integer("a split index", 0, INT64_MAX))
         while r.accept(","):
             indices.append(r.integer("a split index", 0, INT64_MAX))
-    r.expect(")", "to close SC(...)")
+    r.expect(")", f"to close SC(...){_LENIENT}")
     return SplitConfig(dimension, tuple(indices))
 
 

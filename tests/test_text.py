@@ -242,3 +242,10 @@ def test_invalid_values(make, error, words):
         make()
     assert "\n" not in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("text", ["f32[3]{0:T(2}", "f32[3]{0:E(4S(1)}", "f32[3]{0:SC(0:1}"])
+def test_missing_paren_rejected_saying_what_xla_does(text):
+    # XLA's parser reads these as if the ')' were there (checked against jaxlib)
+    with pytest.raises(ParseError, match="XLA's parser would read on as if it were there"):
+        parse_shape(text)

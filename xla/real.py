@@ -6,14 +6,16 @@ seconds.  Each text gets an :class:`Answer`:
 * XLA's parser: ``xla_client.Shape(text)`` runs ``ParseShape``
   (openxla/xla ``xla/hlo/parser/hlo_parser.cc``); ``str(shape)`` is XLA's
   printer (``ShapeUtil::HumanStringWithLayout``, ``xla/shape_util.cc``).
-* XLA's layout validator and ``ShapeUtil::ArraySize``: the parsed layout text
-  is handed to XLA as a jitted function's output layout on the CPU device;
-  compiling runs ``LayoutUtil::ValidateLayoutForShape``
-  (``xla/layout_util.cc``), whose message is the ``reason`` of an invalid
-  layout, and ``on_device_size_in_bytes()`` of the result is
-  ``ShapeUtil::ArraySize`` of the layout the compiler kept
-  (``Answer.device_layout``).
-  Arrays of many texts are compiled together; a batch that fails is split.
+* XLA's layout validator: the parsed layout text is handed to XLA as the
+  layout of an unused parameter of a jitted function on the CPU device;
+  compiling runs the HLO verifier, which calls
+  ``LayoutUtil::ValidateLayoutForShape`` (``xla/layout_util.cc``); its
+  message is the ``reason`` of an invalid layout.  Many texts share one
+  compilation (the message names the shape, so texts are grouped so that
+  it names one; otherwise a failing group is split).
+* ``ShapeUtil::ArraySize``: each valid array is produced as an output in
+  its layout, and ``on_device_size_in_bytes()`` of the result is the size
+  of the layout the compiler kept (``Answer.device_layout``).
 * An input on which XLA aborts the process (a CHECK failure) is answered
   with ``aborted`` set to XLA's last words; the other texts are still asked.
 
@@ -58,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..spec.errors import TilespecError
+from ._worker import last_words as _last_words
 
 INSTALL_HINT = "real XLA is not installed; install it with: pip install 'tilespec[xla]'"
 #: Seconds one subprocess may take before its current question counts as hung.
@@ -143,21 +146,28 @@ def versions() -> dict:
     return out
 
 
-_CACHE: dict[tuple[str, bool], Answer] = {}
+_CACHE: dict[tuple[str, bool, bool], Answer] = {}
 
 
-def ask(texts, validate: bool = True, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
-    """XLA's answer for each text, in order (repeated texts asked once)."""
+def ask(texts, validate: bool = True, measure: bool = True,
+        timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
+    """XLA's answer for each text, in order (repeated texts asked once).
+
+    ``validate=False`` asks the parser and printer only; ``measure=False``
+    skips allocating arrays for ArraySize (the slow part: about 30 ms an
+    array, where validating takes well under 1 ms).
+    """
     require()
     texts = list(texts)
     for t in texts:
         if not isinstance(t, str):
             raise TilespecError(f"shape text must be a string, not {type(t).__name__}")
-    new = [t for t in dict.fromkeys(texts) if (t, validate) not in _CACHE]
+    key = (validate, measure and validate)
+    new = [t for t in dict.fromkeys(texts) if (t, *key) not in _CACHE]
     if new:
-        for t, a in zip(new, _ask(new, validate, timeout)):
-            _CACHE[(t, validate)] = a
-    return [_CACHE[(t, validate)] for t in texts]
+        for t, a in zip(new, _ask(new, *key, timeout)):
+            _CACHE[(t, *key)] = a
+    return [_CACHE[(t, *key)] for t in texts]
 
 
 def parse(texts, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
@@ -167,23 +177,23 @@ def parse(texts, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
 
 def validate(texts, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
     """Parser, printer and layout validator; see :attr:`Answer.accepted`."""
-    return ask(texts, validate=True, timeout=timeout)
+    return ask(texts, validate=True, measure=False, timeout=timeout)
 
 
 def array_size(texts, timeout: float = DEFAULT_TIMEOUT) -> list[int | None]:
     """``ShapeUtil::ArraySize`` in bytes, as the CPU client allocates it."""
-    return [a.array_size for a in ask(texts, validate=True, timeout=timeout)]
+    return [a.array_size for a in ask(texts, timeout=timeout)]
 
 
 # --- the subprocess -------------------------------------------------------------
 
-def _ask(texts: list[str], validate: bool, timeout: float) -> list[Answer]:
+def _ask(texts: list[str], validate: bool, measure: bool, timeout: float) -> list[Answer]:
     pending = dict(enumerate(texts))
     pieces: dict[int, dict] = {i: {} for i in pending}
     singly: set[int] = set()
     while pending:
         done, marker, last_words = _run_worker(pending, pieces, singly,
-                                               validate, timeout)
+                                               validate, measure, timeout)
         if done:
             break
         # The process died (or hung) while asking the marked question.
@@ -198,10 +208,16 @@ def _ask(texts: list[str], validate: bool, timeout: float) -> list[Answer]:
     return [Answer(text=t, **pieces[i]) for i, t in enumerate(texts)]
 
 
-def _run_worker(pending, pieces, singly, validate, timeout):
-    env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="1")
-    request = {"texts": [[i, t] for i, t in pending.items()],
-               "validate": validate, "singly": sorted(singly & set(pending))}
+#: Compile fast: the answers (validity, layouts, sizes) do not depend on
+#: how well the machine code is optimised.
+_FAST = "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+
+
+def _run_worker(pending, pieces, singly, validate, measure, timeout):
+    env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="1",
+               XLA_FLAGS=(os.environ.get("XLA_FLAGS", "") + " " + _FAST).strip())
+    request = {"texts": [[i, t] for i, t in pending.items()], "validate": validate,
+               "measure": measure, "singly": sorted(singly & set(pending))}
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen([sys.executable, str(_WORKER)], env=env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -238,16 +254,3 @@ def _run_worker(pending, pieces, singly, validate, timeout):
         last_words = (f"no answer within {timeout:g} s" if timed_out and proc.returncode
                       else _last_words(err.read(), proc.returncode))
     return done, marker, last_words
-
-
-def _last_words(stderr: str, code: int | None) -> str:
-    """XLA's fatal message from stderr: a glog 'F' line or a Check failure."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    for ln in lines:
-        if "Check failed" in ln or "RET_CHECK" in ln:
-            return ln.split("] ", 1)[-1][:300]
-    for ln in lines:
-        if ln[:1] == "F" and ln[1:5].isdigit():
-            return ln.split("] ", 1)[-1][:300]
-    tail = lines[-1][:300] if lines else "no message"
-    return f"the process ended with status {code}: {tail}"
