@@ -331,7 +331,7 @@ def _split_config(r: _Reader) -> SplitConfig:
     dimension = r.integer("a dimension in SC(...)", 0, INT64_MAX)
     r.expect(":", "after the dimension in SC(...)")
     indices = []
-    if r.peek() != ")":
+    if re.fullmatch(r"-?\d+", r.peek()):
         indices.append(r.integer("a split index", 0, INT64_MAX))
         while r.accept(","):
             indices.append(r.integer("a split index", 0, INT64_MAX))

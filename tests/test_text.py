@@ -244,7 +244,8 @@ def test_invalid_values(make, error, words):
     assert isinstance(info.value, ValueError)
 
 
-@pytest.mark.parametrize("text", ["f32[3]{0:T(2}", "f32[3]{0:E(4S(1)}", "f32[3]{0:SC(0:1}"])
+@pytest.mark.parametrize("text", ["f32[3]{0:T(2}", "f32[3]{0:E(4S(1)}", "f32[3]{0:SC(0:1}",
+                                  "f32[3]{0:SC(0:}"])
 def test_missing_paren_rejected_saying_what_xla_does(text):
     # XLA's parser reads these as if the ')' were there (checked against jaxlib)
     with pytest.raises(ParseError, match="XLA's parser would read on as if it were there"):

@@ -104,7 +104,9 @@ def _array_facts(shape, kind) -> dict:
     if kind != "array":
         return {}
     facts = {"static": shape.is_static()}
-    if not facts["static"]:
+    dims = list(shape.dimensions())
+    if any(d < 0 for d in dims):  # an unbounded '?'
+        facts["unbounded"] = True
         return facts
     try:
         facts["dtype"] = shape.numpy_dtype().name
@@ -270,8 +272,13 @@ def main() -> None:
                     groups += [group[:len(group) // 2], group[len(group) // 2:]]
                 continue
             for it, layout in zip(group, kept):
-                _say(i=it["i"], valid=True, device_layout=layout)
-                valid.append(it)
+                if it["static"]:
+                    _say(i=it["i"], valid=True, device_layout=layout)
+                    valid.append(it)
+                else:
+                    _say(i=it["i"], valid=True, device_layout=layout, final=True,
+                         note="validated with each '<=N' dim at its bound N (jax "
+                         "cannot allocate a dynamic shape); ArraySize not measured")
         return valid
 
     def sizes(items, singly):
@@ -319,9 +326,9 @@ def main() -> None:
             if kind != "array":
                 _say(i=i, note=f"not validated: a {kind} shape", final=True)
                 continue
-            if not facts["static"]:
-                _say(i=i, note="not validated: jax cannot allocate a dynamic shape",
-                     final=True)
+            if facts.get("unbounded"):
+                _say(i=i, note="not validated: jax cannot allocate an unbounded "
+                     "dynamic dim '?'", final=True)
                 continue
             if "dtype" not in facts:
                 _say(i=i, note="not validated: jax has no array type for it "
@@ -338,8 +345,9 @@ def main() -> None:
             text_layout = printed[printed.index("]") + 1:] or (
                 "{" + ",".join(map(str, m2m)) + "}")
             itemsize = np.dtype(dtype).itemsize
-            item = {"i": i, "dims": dims, "dtype": dtype,
-                    "sig": printed[:printed.index("]") + 1], "layout": text_layout,
+            item = {"i": i, "dims": dims, "dtype": dtype, "static": facts["static"],
+                    "sig": printed[:printed.index("[")] + "[" + ",".join(map(str, dims)) + "]",
+                    "layout": text_layout,
                     "m2m": tuple(reversed(m2m)) if len(m2m) == len(dims)
                     else tuple(range(len(dims))),
                     "estimate": estimate_bytes(dims, facts["tiling"], itemsize)}
