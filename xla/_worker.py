@@ -19,7 +19,7 @@ BATCH_BYTES = 64 << 20
 ARRAY_BYTES = 16 << 20
 INT64_MAX = 2**63 - 1
 #: Most arrays measured by one compilation (its time grows with the count).
-BATCH_ITEMS = 400
+BATCH_ITEMS = 256
 
 
 class _JaxError(Exception):
