@@ -34,7 +34,8 @@ def format_comparison(c) -> str:
                      f"layout {a.device_layout})")
     if c.model_bytes is not None or c.model_note:
         lines.append("tilespec model   " + (f"{c.model_bytes} bytes (XLA's ArraySize "
-                     "as prover/rules.py models it)" if c.model_bytes is not None
+                     "as prover/rules.py models it, for the layout as written)"
+                     if c.model_bytes is not None
                      else f"none: {c.model_note}"))
     if c.spec_bytes is not None:
         lines.append(f"spec size        {c.spec_bytes} bytes (padded, spec/size.py)")

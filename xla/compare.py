@@ -66,8 +66,9 @@ DIVERGENCES = {
         "a dim given by a name is tilespec's extension for proofs over all "
         "sizes; XLA's parser expects an integer", "tilespec"),
     "int64-dims": (
-        "dims whose sizes or products leave int64: XLA's parser rejects them "
-        "or XLA aborts; tilespec's range check is in spec/layout.py",
+        "dims whose sizes, element count or byte size leave int64: XLA's "
+        "parser rejects them or XLA aborts; tilespec's range check for dims "
+        "is in spec/layout.py",
         "openxla/xla xla/shape_util.cc, ShapeUtil::ValidateShape"),
     "no-sized-type": (
         "jax cannot allocate this element type, so XLA's ArraySize is not "
@@ -217,7 +218,8 @@ def _why_xla_rejects(shape) -> str | None:
         n = 1
         for d in s.dims:
             n *= d if isinstance(d, int) else 1
-        if n > INT64_MAX or any(isinstance(d, int) and d > INT64_MAX for d in s.dims):
+        if n * max(s.element_bits // 8, 1) > INT64_MAX or any(
+                isinstance(d, int) and d > INT64_MAX for d in s.dims):
             return "int64-dims"
     return None
 
