@@ -49,19 +49,22 @@ DIVERGENCES = {
         "the CPU compiler changes the layout it is given before allocating: it "
         "drops E(n) on types of 8 bits or more and S(n), and packs sub-byte "
         "types with E(bits); XLA's ArraySize is measured on that layout",
-        "openxla/xla xla/service/cpu/cpu_compiler.cc (entry computation layout)"),
+        "observed on the binary (the layout read back after compiling); the "
+        "openxla/xla pass responsible was not pinned down"),
     "memory-space-8bit": (
         "XLA keeps S(n) in 8 bits (S(300) prints as S(44)); tilespec rejects "
         "what does not fit and says what XLA would read",
-        "openxla/xla xla/layout.h, Layout::memory_space_ (int8_t)"),
+        "openxla/xla xla/layout.h, class Layout, member memory_space_ (int8_t)"),
     "negative-field": (
         "XLA's parser takes a negative S(n) or M(n) (M is then dropped); "
         "tilespec rejects negative layout numbers",
-        "openxla/xla xla/hlo/parser/hlo_parser.cc, HloParserImpl::ParseLayout"),
+        "observed on the binary; openxla/xla xla/hlo/parser/hlo_parser.cc, "
+        "the layout parser"),
     "missing-paren": (
         "XLA's parser lets a layout field or tile without its closing ')' "
         "pass, reading on as if it were there; tilespec rejects the text",
-        "openxla/xla xla/hlo/parser/hlo_parser.cc, HloParserImpl::ParseLayout"),
+        "observed on the binary; openxla/xla xla/hlo/parser/hlo_parser.cc, "
+        "the layout parser"),
     "named-dims": (
         "a dim given by a name is tilespec's extension for proofs over all "
         "sizes; XLA's parser expects an integer", "tilespec"),
@@ -69,7 +72,8 @@ DIVERGENCES = {
         "dims whose sizes, element count or byte size leave int64: XLA's "
         "parser rejects them or XLA aborts; tilespec's range check for dims "
         "is in spec/layout.py",
-        "openxla/xla xla/shape_util.cc, ShapeUtil::ValidateShape"),
+        "observed on the binary (parse error, or abort: 'overflow in static "
+        "extent product')"),
     "no-sized-type": (
         "jax cannot allocate this element type, so XLA's ArraySize is not "
         "measured", "jax"),
