@@ -14,7 +14,7 @@ import pytest
 
 import tilespec
 
-PACKAGES = ("tilespec", "tilespec.spec", "tilespec.prover", "tilespec.cli")
+PACKAGES = ("tilespec", "tilespec.spec", "tilespec.prover", "tilespec.cli", "tilespec.xla")
 
 
 def _modules():
