@@ -156,6 +156,10 @@ def _shape(r: _Reader):
         return TupleShape(tuple(elements))
     start = r.pos
     name = r.take()
+    if name == "b" and r.peek() == "(":
+        # XLA's parser reads b(f32[8]) as a buffer shape; tilespec lays out arrays.
+        raise r.error("buffer shapes b(...) are not supported: tilespec lays out "
+                      "arrays; give the array shape inside", start)
     if name not in BIT_WIDTHS and name not in NON_ARRAY_TYPES:
         if not name:
             raise r.error("expected an element type", start)

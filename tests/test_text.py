@@ -146,6 +146,8 @@ INVALID = [
     ("f32[3]{0:S(256)}", ParseError, "XLA would read it as no memory space", 12),
     ("f32[3]{0:S(128)}", ParseError, "S(-128)", 12),
     ("f32[3]{0:L(9223372036854775808)}", ParseError, "int64", 12),
+    ("b(f32[3])", ParseError, "buffer shapes b(...) are not supported", 1),
+    ("(s32[], b(f32[3]))", ParseError, "buffer shapes b(...) are not supported", 9),
     ("f32[3]{0:T(9223372036854775808)}", ParseError, "int64", 12),
     # element types
     ("f17[3]", ParseError, "unknown element type 'f17'", 1),

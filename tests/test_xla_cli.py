@@ -19,6 +19,7 @@ CASES = {
     "f32[3,5]{0,0}": "invalid",
     "f32[3]{0:L(0)}": "aborts",
     "f32[3]{0:#(u16)}": "invalid",
+    "b(f32[3])": "buffer",
 }
 
 
@@ -40,6 +41,7 @@ def test_each_kind_of_answer(answers):
     assert a.aborted and "value >= 1" in a.aborted
     assert a.verdict.startswith("XLA aborts on this input")
     assert "not a sparse array" in answers["f32[3]{0:#(u16)}"].reason
+    assert answers["b(f32[3])"].printed == "b(f32[3]{0})"
 
 
 @needs_xla
@@ -51,6 +53,7 @@ def test_xla_command_names_each_difference(answers, capsys):
     first = data["shapes"][0]
     assert (first["spec_bytes"], first["model_bytes"], first["xla"]["array_size"]) == (16, 12, 12)
     assert [d["name"] for d in first["differences"]] == ["untiled-L"]
+    assert [d["name"] for d in data["shapes"][-1]["differences"]] == ["buffer-shapes"]
     code = main(["xla", "f32[3]{0:L(0)}"])
     out = capsys.readouterr().out
     assert code == 0 and "XLA              aborts on this input" in out

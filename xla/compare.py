@@ -65,6 +65,10 @@ DIVERGENCES = {
         "pass, reading on as if it were there; tilespec rejects the text",
         "observed on the binary; openxla/xla xla/hlo/parser/hlo_parser.cc, "
         "the layout parser"),
+    "buffer-shapes": (
+        "XLA's parser reads a buffer shape b(f32[8]); tilespec lays out arrays "
+        "and rejects it, pointing at the array inside",
+        "observed on the binary; openxla/xla xla/hlo/parser/hlo_parser.cc"),
     "named-dims": (
         "a dim given by a name is tilespec's extension for proofs over all "
         "sizes; XLA's parser expects an integer", "tilespec"),
@@ -235,6 +239,8 @@ def _why_tilespec_rejects(text, error) -> str | None:
         return "negative-field"
     if "would read on as if it were there" in error:
         return "missing-paren"
+    if "buffer shapes b(...)" in error:
+        return "buffer-shapes"
     return None
 
 
