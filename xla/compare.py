@@ -223,9 +223,10 @@ def _why_xla_rejects(shape) -> str | None:
     if any(any(COMBINE in t.sizes for t in s.layout.tiles) for s in leaves):
         return "combined-dims"
     for s in leaves:
+        # XLA multiplies the dims out even when one of them is 0.
         n = 1
         for d in s.dims:
-            n *= d if isinstance(d, int) else 1
+            n *= max(d, 1) if isinstance(d, int) else 1
         if n * max(s.element_bits // 8, 1) > INT64_MAX or any(
                 isinstance(d, int) and d > INT64_MAX for d in s.dims):
             return "int64-dims"
