@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 
 #: Shapes drawn by Hypothesis (slow: some 25 ms each), the variants made
 #: from each by changing dims and element type (fast), and bad texts.
-BASE, VARIANTS, BAD = 160, 5, 650
+BASE, VARIANTS, BAD, TOTAL = 160, 5, 500, 1100
 #: Shapes whose ArraySize XLA measures (about 35 ms each on the CPU).
 SIZED_BASE, SIZED_VARIANTS = 100, 8
 
@@ -125,8 +125,16 @@ ALLOCATABLE = tuple(t for t in ELEMENT_TYPES if not t.startswith("f6"))
 def texts():
     good = with_variants(collect(xla_shapes(max_dim=4096), BASE), VARIANTS, 7)
     rng = random.Random(9)
-    bad = list(dict.fromkeys(mutate(rng.choice(good), rng) for _ in range(BAD)))
-    return good, [t for t in bad if t not in set(good)]
+    seen, bad = set(good), []
+    # At least BAD bad texts, and at least TOTAL texts in all.
+    for _ in range(20 * TOTAL):
+        if len(bad) >= BAD and len(seen) >= TOTAL:
+            break
+        text = mutate(rng.choice(good), rng)
+        if text not in seen:
+            seen.add(text)
+            bad.append(text)
+    return good, bad
 
 
 @pytest.fixture(scope="module")
