@@ -1,9 +1,16 @@
 """XLA's text form of shapes and layouts, parsed and printed.
 
 The printer writes XLA's canonical form, always with the layout, its fields in
-XLA's order; the parser reads that form with whitespace anywhere between
-tokens and the layout fields in any order.  ``format_shape(parse_shape(s))``
-is the canonical form of ``s`` and ``parse_shape(format_shape(x)) == x``.
+XLA's order; the parser reads text as XLA's parser does (whitespace and
+comments anywhere between tokens, layout fields once each and in XLA's order,
+``D(...)`` read and dropped) and rejects, in one line naming the reason, what
+XLA's parser or layout validator rejects or aborts on: ``{}`` as a layout, the
+sparse-only fields ``#``, ``*`` and ``P``, ``S(n)`` beyond XLA's 8 bits,
+layout numbers beyond int64.  It also rejects text XLA takes only by accident
+(a missing ``)``, a negative ``S`` or ``M``) and says what XLA would make of
+it; docs/xla.md lists each case as checked against jaxlib's XLA.
+``format_shape(parse_shape(s))`` is the canonical form of ``s`` and
+``parse_shape(format_shape(x)) == x``.
 
 >>> s = parse_shape("bf16[1024, 1024]{1,0:T(8,128)(2,1)}")
 >>> format_shape(s)
@@ -28,6 +35,12 @@ tilespec.spec.errors.ParseError: layout field T must come before E (XLA's order 
 Traceback (most recent call last):
 ...
 tilespec.spec.errors.ParseError: expected ',' or ']' after a dim at column 8 in 'f32[3,5'
+>>> parse_shape("f32[3]{0:S(300)}")
+Traceback (most recent call last):
+...
+tilespec.spec.errors.ParseError: memory space S(300) does not fit XLA's 8-bit field (at most 127); XLA would read it as S(44) at column 12 in 'f32[3]{0:S(300)}'
+>>> format_shape(parse_shape("f32[3]{0:D(C)}"))
+'f32[3]{0}'
 """
 
 from __future__ import annotations
