@@ -267,11 +267,12 @@ def _sparse_only(r: _Reader, key: str, start: int) -> ParseError:
 
 def _memory_space(r: _Reader) -> int:
     start = r.pos
-    value = r.integer("a memory space in S(...)", 0)
-    if value > MEMORY_SPACE_MAX:
+    value = r.integer("a memory space in S(...)", -(2**63), INT64_MAX)
+    if not 0 <= value <= MEMORY_SPACE_MAX:
         wrapped = (value + 128) % 256 - 128
-        raise r.error(f"memory space S({value}) does not fit XLA's 8-bit field "
-                      f"(at most {MEMORY_SPACE_MAX}); XLA would read it as "
+        why = ("is negative" if value < 0 else
+               f"does not fit XLA's 8-bit field (at most {MEMORY_SPACE_MAX})")
+        raise r.error(f"memory space S({value}) {why}; XLA would read it as "
                       + ("no memory space" if wrapped == 0 else f"S({wrapped})"), start)
     return value
 
@@ -315,6 +316,12 @@ def _field_value(r: _Reader, key: str, fields: dict, start: int) -> None:
         raise _sparse_only(r, key, start)
     elif key == "S":
         fields["memory_space"] = _memory_space(r)
+    elif key == "M":
+        m_start = r.pos
+        value = r.integer("a number in M(...)", -(2**63), INT64_MAX)
+        if value < 0:
+            raise r.error(f"M({value}) is negative; XLA would drop it", m_start)
+        fields[names[key]] = value
     else:
         minimum = 1 if key == "L" else 0
         fields[names[key]] = r.integer(f"a number in {key}(...)", minimum, INT64_MAX)

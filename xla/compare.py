@@ -19,6 +19,7 @@ accident, or a *bug*: a disagreement nothing explains.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 from ..spec.errors import TilespecError
@@ -236,7 +237,7 @@ def _why_xla_rejects(shape) -> str | None:
 def _why_tilespec_rejects(text, error) -> str | None:
     if "8-bit field" in error:
         return "memory-space-8bit"
-    if "in S(...)" in error or "in M(...)" in error:
+    if re.search(r"memory space S\(-\d+\) is negative|M\(-\d+\) is negative", error):
         return "negative-field"
     if "would read on as if it were there" in error:
         return "missing-paren"
