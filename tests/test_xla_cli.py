@@ -73,3 +73,26 @@ def test_explain_json_has_xlas_array_size_as_modelled(capsys):
     assert main(["explain", "--json", "f32[3]{0:SC(0:1)}"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["xla_array_size"] is None and "split configs" in info["xla_array_size_note"]
+
+
+def test_an_abort_in_a_batch_is_pinned_on_one_input(monkeypatch):
+    """When XLA dies compiling many inputs at once, each is asked again on its
+    own, and only the one it dies on is answered 'XLA aborts on this input'."""
+    calls = []
+
+    def worker(pending, pieces, singly, validate, measure, timeout):
+        calls.append(set(singly))
+        for i in pending:
+            pieces[i].update(parsed=True, printed=f"f32[{i}]{{0}}", kind="array")
+        if not singly:   # the batch: XLA dies compiling both
+            return False, {"at": "compile", "items": [0, 1]}, "Check failed: boom"
+        pieces[1].update(valid=True)
+        pending.pop(1)
+        return False, {"at": "compile", "items": [0]}, "Check failed: boom"
+
+    monkeypatch.setattr(real, "_run_worker", worker)
+    first, second = real._ask(["f32[0]", "f32[1]"], True, False, 10.0)
+    assert calls == [set(), {0, 1}]
+    assert first.aborted == "Check failed: boom" and not first.accepted
+    assert first.verdict == "XLA aborts on this input: Check failed: boom"
+    assert second.accepted and second.aborted is None
