@@ -51,8 +51,9 @@ def _emit(args, data, text: str) -> None:
 
 def cmd_explain(args) -> int:
     from ..spec.explain import explain, format_explain, text_map
+    from ..prover.rules import xla_array_bytes
     shape = _shape(args.shape)
-    info = explain(shape)
+    info = explain(shape, xla_model=xla_array_bytes)
     drawing = text_map(shape)
     info["text_map"] = drawing
     text = format_explain(info)
@@ -209,6 +210,7 @@ COMMAND_MODULES = (
     "rules",      # bitcast, normalize, equivalent, check-rule
     "regress",    # regress
     "teach",      # draw, formula
+    "xla",        # xla: real XLA beside tilespec
 )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .index import (all_offsets, concrete_dims, dims_through, locate_many,
                     product, shape_pipeline)
+from .errors import TilespecError
 from .layout import Shape
 from .size import aligned_elements, byte_size, num_elements, padding_fraction
 from .text import format_shape
@@ -48,12 +49,24 @@ def levels(shape: Shape) -> list[dict]:
     return out
 
 
-def explain(shape: Shape) -> dict:
-    """A summary of the layout of ``shape`` as plain data (for JSON)."""
+def explain(shape: Shape, xla_model=None) -> dict:
+    """A summary of the layout of ``shape`` as plain data (for JSON).
+
+    ``byte_size`` is the spec's padded size.  Given ``xla_model``, a function
+    from a shape to XLA's ``ShapeUtil::ArraySize`` in bytes as tilespec models
+    it (``tilespec.prover.rules.xla_array_bytes``; the spec imports no
+    prover), ``xla_array_size`` holds its answer beside it, or ``None`` with
+    ``xla_array_size_note`` saying why there is none.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> info = explain(shape("f32[3]{0:L(4)}"), xla_model=lambda s: 12)
+    >>> info["byte_size"], info["xla_array_size"]
+    (16, 12)
+    """
     order = shape.physical_order
     elements = num_elements(shape)
     tiled = dims_through(shape_pipeline(shape), concrete_dims(shape))[-1]
-    return {
+    info = {
         "shape": format_shape(shape),
         "element_type": shape.element_type,
         "dims": list(shape.dims),
@@ -68,6 +81,12 @@ def explain(shape: Shape) -> dict:
         "byte_size": byte_size(shape),
         "padding_fraction": padding_fraction(shape),
     }
+    if xla_model is not None:
+        try:
+            info["xla_array_size"], info["xla_array_size_note"] = xla_model(shape), None
+        except TilespecError as e:  # a layout the model does not cover
+            info["xla_array_size"], info["xla_array_size_note"] = None, str(e)
+    return info
 
 
 def format_explain(info: dict) -> str:
@@ -92,6 +111,9 @@ def format_explain(info: dict) -> str:
         f"aligned elements {info['aligned_elements']}",
         f"element bits     {info['element_bits']}",
         f"byte size        {info['byte_size']}",
+        *([f"XLA ArraySize    {info['xla_array_size']} (as tilespec models "
+           "XLA's ShapeUtil::ArraySize)"] if info.get("xla_array_size") is not None
+          else []),
         f"padding          {100 * info['padding_fraction']:.2f}%",
     ]
     return "\n".join(lines)

@@ -1,9 +1,16 @@
 """XLA's text form of shapes and layouts, parsed and printed.
 
 The printer writes XLA's canonical form, always with the layout, its fields in
-XLA's order; the parser reads that form with whitespace anywhere between
-tokens and the layout fields in any order.  ``format_shape(parse_shape(s))``
-is the canonical form of ``s`` and ``parse_shape(format_shape(x)) == x``.
+XLA's order; the parser reads text as XLA's parser does (whitespace and
+comments anywhere between tokens, layout fields once each and in XLA's order,
+``D(...)`` read and dropped) and rejects, in one line naming the reason, what
+XLA's parser or layout validator rejects or aborts on: ``{}`` as a layout, the
+sparse-only fields ``#``, ``*`` and ``P``, ``S(n)`` beyond XLA's 8 bits,
+layout numbers beyond int64.  It also rejects text XLA takes only by accident
+(a missing ``)``, a negative ``S`` or ``M``) and says what XLA would make of
+it; docs/xla.md lists each case as checked against jaxlib's XLA.
+``format_shape(parse_shape(s))`` is the canonical form of ``s`` and
+``parse_shape(format_shape(x)) == x``.
 
 >>> s = parse_shape("bf16[1024, 1024]{1,0:T(8,128)(2,1)}")
 >>> format_shape(s)
@@ -28,6 +35,12 @@ tilespec.spec.errors.ParseError: layout field T must come before E (XLA's order 
 Traceback (most recent call last):
 ...
 tilespec.spec.errors.ParseError: expected ',' or ']' after a dim at column 8 in 'f32[3,5'
+>>> parse_shape("f32[3]{0:S(300)}")
+Traceback (most recent call last):
+...
+tilespec.spec.errors.ParseError: memory space S(300) does not fit XLA's 8-bit field (at most 127); XLA would read it as S(44) at column 12 in 'f32[3]{0:S(300)}'
+>>> format_shape(parse_shape("f32[3]{0:D(C)}"))
+'f32[3]{0}'
 """
 
 from __future__ import annotations
@@ -49,6 +62,17 @@ _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "SC": "split_configs", "P": "physical_shape",
            "M": "dynamic_shape_metadata_prefix_bytes"}
 _ORDER = tuple(_FIELDS)
+#: Every number of a shape is int64 in XLA (a larger L(n) wraps and aborts XLA).
+INT64_MAX = 2**63 - 1
+#: XLA keeps a memory space in 8 bits: S(128) prints as S(-128), S(300) as S(44).
+MEMORY_SPACE_MAX = 127
+#: XLA's parser lets a missing ')' in a layout field pass (it reads on as
+#: if the ')' were there); tilespec rejects it and says so.
+_LENIENT = " (XLA's parser would read on as if it were there)"
+#: Fields XLA's layout validator allows only on sparse arrays; XLA no longer
+#: has sparse arrays (its parser reads D(...) and drops it), so never valid.
+_SPARSE_ONLY = {"#": "index_primitive_type", "*": "pointer_primitive_type",
+                "P": "physical_shape"}
 
 
 class _Reader:
@@ -92,7 +116,7 @@ class _Reader:
         value = int(token)
         if value < minimum:
             raise self.error(f"{what} {value} is below {minimum}", start)
-        if value > 2**63 - 1:   # XLA reads every number of a shape as int64
+        if value > INT64_MAX:
             raise self.error(f"{what} {value} does not fit int64 (at most 2^63-1; "
                              "XLA's parser rejects it)", start)
         return value
@@ -144,6 +168,10 @@ def _shape(r: _Reader):
         return TupleShape(tuple(elements))
     start = r.pos
     name = r.take()
+    if name == "b" and r.peek() == "(":
+        # XLA's parser reads b(f32[8]) as a buffer shape; tilespec lays out arrays.
+        raise r.error("buffer shapes b(...) are not supported: tilespec lays out "
+                      "arrays; give the array shape inside", start)
     if name not in BIT_WIDTHS and name not in NON_ARRAY_TYPES:
         if not name:
             raise r.error("expected an element type", start)
@@ -190,6 +218,10 @@ def _dim(r: _Reader):
 def _layout(r: _Reader) -> Layout:
     start = r.pos
     r.expect("{", "to open a layout")
+    if r.peek() == "}":
+        # XLA's parser does not take '{}' as a layout at all.
+        raise r.error("an empty layout '{}' is a syntax error for XLA; write "
+                      "'{:}' or leave the layout out", start)
     m2m = []
     if r.peek() not in (":", "}"):
         while True:
@@ -223,11 +255,28 @@ def _field(r: _Reader, fields: dict, last: int) -> int:
     if place < last:
         raise r.error(f"layout field {key} must come before {_ORDER[last]} "
                       f"(XLA's order is {', '.join(_ORDER)})", start)
-    _field_value(r, key, fields)
+    _field_value(r, key, fields, start)
     return place
 
 
-def _field_value(r: _Reader, key: str, fields: dict) -> None:
+def _sparse_only(r: _Reader, key: str, start: int) -> ParseError:
+    return r.error(f"layout field {key}(...) ({_SPARSE_ONLY[key]}) is only for "
+                   "sparse arrays; XLA rejects it on a dense array", start)
+
+
+def _memory_space(r: _Reader) -> int:
+    start = r.pos
+    value = r.integer("a memory space in S(...)", -(2**63))
+    if not 0 <= value <= MEMORY_SPACE_MAX:
+        wrapped = (value + 128) % 256 - 128
+        why = ("is negative" if value < 0 else
+               f"does not fit XLA's 8-bit field (at most {MEMORY_SPACE_MAX})")
+        raise r.error(f"memory space S({value}) {why}; XLA would read it as "
+                      + ("no memory space" if wrapped == 0 else f"S({wrapped})"), start)
+    return value
+
+
+def _field_value(r: _Reader, key: str, fields: dict, start: int) -> None:
     names = _FIELDS
     if key == "T":
         tiles = [_tile(r)]
@@ -243,31 +292,39 @@ def _field_value(r: _Reader, key: str, fields: dict) -> None:
         return
     r.expect("(", f"after layout field {key}")
     if key == "D":
-        types = []
+        # XLA's parser checks the letters, then drops the field: it has no
+        # sparse arrays any more, and its printer never writes D(...).
         while True:
             t_start = r.pos
             token = r.take()
             if not re.fullmatch(r"[DCSH]", token):
                 raise r.error(f"unknown dim level type {token!r}", t_start)
             while r.peek() in ("+", "~"):
-                token += r.take()
-            types.append(token)
+                r.take()
             if not r.accept(","):
                 break
-        fields["dim_level_types"] = tuple(types)
     elif key in ("#", "*"):
         t_start = r.pos
         token = r.take()
         if token not in UNSIGNED_TYPES:
             raise r.error(f"{key}(...) needs an unsigned integer type, "
                           f"not {token!r}", t_start)
-        fields[names[key]] = token
+        raise _sparse_only(r, key, start)
     elif key == "P":
-        fields["physical_shape"] = _shape(r)
+        _shape(r)
+        raise _sparse_only(r, key, start)
+    elif key == "S":
+        fields["memory_space"] = _memory_space(r)
+    elif key == "M":
+        m_start = r.pos
+        value = r.integer("a number in M(...)", -(2**63))
+        if value < 0:
+            raise r.error(f"M({value}) is negative; XLA would drop it", m_start)
+        fields[names[key]] = value
     else:
         minimum = 1 if key == "L" else 0
         fields[names[key]] = r.integer(f"a number in {key}(...)", minimum)
-    r.expect(")", f"to close {key}(...)")
+    r.expect(")", f"to close {key}(...){_LENIENT}")
 
 
 def _tile(r: _Reader) -> Tile:
@@ -278,13 +335,13 @@ def _tile(r: _Reader) -> Tile:
         if r.accept("*"):
             entries.append(COMBINE)
         else:
-            value = r.integer("a tile size or '*'", minimum=-(2**63))
+            value = r.integer("a tile size or '*'", -(2**63))
             if value <= 0:
                 raise r.error(f"tile entry {value} must be positive or '*'", start)
             entries.append(value)
         if r.accept(")"):
             break
-        r.expect(",", "or ')' in a tile")
+        r.expect(",", f"or ')' in a tile{_LENIENT}")
     try:
         return Tile(tuple(entries))
     except LayoutError as e:
@@ -294,14 +351,14 @@ def _tile(r: _Reader) -> Tile:
 
 def _split_config(r: _Reader) -> SplitConfig:
     r.expect("(", "after SC")
-    dimension = r.integer("a dimension in SC(...)")
+    dimension = r.integer("a dimension in SC(...)", 0)
     r.expect(":", "after the dimension in SC(...)")
     indices = []
-    if r.peek() != ")":
-        indices.append(r.integer("a split index"))
+    if re.fullmatch(r"-?\d+", r.peek()):
+        indices.append(r.integer("a split index", 0))
         while r.accept(","):
-            indices.append(r.integer("a split index"))
-    r.expect(")", "to close SC(...)")
+            indices.append(r.integer("a split index", 0))
+    r.expect(")", f"to close SC(...){_LENIENT}")
     return SplitConfig(dimension, tuple(indices))
 
 
@@ -314,8 +371,7 @@ def format_dim(d, dynamic: bool) -> str:
 def format_layout(layout: Layout) -> str:
     """XLA's printed form of a layout, ``{1,0:T(8,128)(2,1)}``."""
     parts = []
-    if layout.dim_level_types:
-        parts.append("D(" + ",".join(layout.dim_level_types) + ")")
+    # No D(...): XLA's printer no longer writes dim level types.
     if layout.tiles:
         parts.append("T" + "".join(str(t) for t in layout.tiles))
     if layout.tail_padding_alignment_in_elements != 1:

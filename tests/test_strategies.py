@@ -208,9 +208,7 @@ TEXT_COVERED = {
     "token": lambda x: isinstance(x, Shape) and x.element_type == "token",
     **{f"field {f}": (lambda f: lambda x: isinstance(x, Shape) and f"{f}(" in
                       format_shape(x).split(":", 1)[-1])(f)
-       for f in ("D", "L", "#", "E", "S", "SC", "P", "M")},
-    "field *": lambda x: isinstance(x, Shape) and ")*(" in format_shape(x)
-        or isinstance(x, Shape) and ":*(" in format_shape(x),
+       for f in ("L", "E", "S", "SC", "M")},
     "a big dim": lambda x: isinstance(x, Shape) and any(
         isinstance(d, int) and d > 10000 for d in x.dims),
 }

@@ -63,7 +63,7 @@ def test_default_layout_may_be_left_out(x):
     ("f32[3,5]", "f32[3,5]{1,0}"),
     ("f32[3,5]{0,1}", "f32[3,5]{0,1}"),
     ("s32[]", "s32[]"),
-    ("s32[]{}", "s32[]"),
+    ("s32[]{:}", "s32[]"),
     ("s32[]{:T(128)}", "s32[]{:T(128)}"),
     ("pred[7]{0:E(1)}", "pred[7]{0:E(1)}"),
     ("s4[3]{0:E(4)}", "s4[3]{0:E(4)}"),
@@ -73,10 +73,11 @@ def test_default_layout_may_be_left_out(x):
     ("f32[m,n]{1,0:T(8,128)}", "f32[m,n]{1,0:T(8,128)}"),
     ("f32[4,6]{1,0:T(2,2)L(1)}", "f32[4,6]{1,0:T(2,2)}"),   # L(1) is the default
     ("f32[4,6]{1,0:E(0)S(0)M(0)}", "f32[4,6]{1,0}"),
-    ("f32[4,6]{1,0:D(D,C+~)T(2,2)L(4)#(u32)*(u16)E(32)S(1)SC(0:1,2)P(f32[24])M(8)}",
-     "f32[4,6]{1,0:D(D,C+~)T(2,2)L(4)#(u32)*(u16)E(32)S(1)SC(0:1,2)P(f32[24]{0})M(8)}"),
+    # XLA reads D(...) (any count) and drops it; its printer never writes it
+    ("f32[4,6]{1,0:D(D,C+~,H)T(2,2)L(4)E(32)S(1)SC(0:1,2)M(8)}",
+     "f32[4,6]{1,0:T(2,2)L(4)E(32)S(1)SC(0:1,2)M(8)}"),
+    ("f32[4,6]{1,0:S(127)}", "f32[4,6]{1,0:S(127)}"),
     ("f32[4,6]{1,0:SC(0:1)(1:2,4)}", "f32[4,6]{1,0:SC(0:1)(1:2,4)}"),
-    ("f32[4]{0:T(2)*(u32)}", "f32[4]{0:T(2)*(u32)}"),   # '*' field after a tile
     ("token[]", "token[]"),
     ("()", "()"),
     ("(())", "(())"),
@@ -133,7 +134,24 @@ INVALID = [
     # rank mismatch
     ("f32[3,5]{0}", LayoutError, "rank-2", 9),
     ("f32[3]{1,0:T(2,2)}", LayoutError, "rank-1", 7),
-    ("f32[3,5]{1,0:D(D)}", LayoutError, "dim level types", 9),
+    # Read as XLA reads them (each checked against jaxlib's XLA, docs/xla.md):
+    ("f32[]{}", ParseError, "empty layout '{}'", 6),
+    ("f32[3]{}", ParseError, "empty layout '{}'", 7),
+    ("token[]{}", ParseError, "empty layout '{}'", 8),
+    ("f32[3]{0:#(u16)}", ParseError, "only for sparse arrays", 10),
+    ("f32[3]{0:*(u16)}", ParseError, "only for sparse arrays", 10),
+    ("f32[3]{0:T(2)*(u32)}", ParseError, "only for sparse arrays", 14),
+    ("f32[3]{0:P(f32[3])}", ParseError, "only for sparse arrays", 10),
+    ("f32[3]{0:S(300)}", ParseError, "XLA would read it as S(44)", 12),
+    ("f32[3]{0:S(256)}", ParseError, "XLA would read it as no memory space", 12),
+    ("f32[3]{0:S(128)}", ParseError, "S(-128)", 12),
+    ("f32[3]{0:S(-1)}", ParseError, "S(-1) is negative; XLA would read it as S(-1)", 12),
+    ("f32[3]{0:S(-129)}", ParseError, "XLA would read it as S(127)", 12),
+    ("f32[3]{0:M(-1)}", ParseError, "M(-1) is negative; XLA would drop it", 12),
+    ("f32[3]{0:L(9223372036854775808)}", ParseError, "int64", 12),
+    ("b(f32[3])", ParseError, "buffer shapes b(...) are not supported", 1),
+    ("(s32[], b(f32[3]))", ParseError, "buffer shapes b(...) are not supported", 9),
+    ("f32[3]{0:T(9223372036854775808)}", ParseError, "int64", 12),
     # element types
     ("f17[3]", ParseError, "unknown element type 'f17'", 1),
     ("(f32[3], x32[])", ParseError, "unknown element type 'x32'", 10),
@@ -190,16 +208,26 @@ FIELDS = [("D", "D(D,C)"), ("T", "T(2,2)"), ("L", "L(4)"), ("#", "#(u32)"),
                          ids=lambda f: f[0])
 def test_fields_must_follow_xlas_order(first, second):
     prefix = "f32[4,6]{1,0:"
-    parse_shape(prefix + first[1] + second[1] + "}")
+    if {first[0], second[0]} & set(SPARSE_ONLY):
+        with pytest.raises(ParseError, match="only for sparse arrays"):
+            parse_shape(prefix + first[1] + second[1] + "}")
+    else:
+        parse_shape(prefix + first[1] + second[1] + "}")
     with pytest.raises(ParseError) as info:
         parse_shape(prefix + second[1] + first[1] + "}")
+    if second[0] in SPARSE_ONLY:   # rejected as soon as it is read
+        assert "only for sparse arrays" in str(info.value)
+        return
     assert f"{first[0]} must come before {second[0]}" in str(info.value)
     assert info.value.column == len(prefix) + len(second[1]) + 1
 
 
+SPARSE_ONLY = ("#", "*", "P")
+
+
 def test_all_fields_in_order_parse():
-    text = "f32[4,6]{1,0:" + "".join(f for _, f in FIELDS) + "}"
-    assert canonical(text) == text.replace("P(f32[24])", "P(f32[24]{0})")
+    text = "f32[4,6]{1,0:" + "".join(f for k, f in FIELDS if k not in SPARSE_ONLY) + "}"
+    assert canonical(text) == text.replace("D(D,C)", "")
 
 
 @pytest.mark.parametrize("make, error, words", [
@@ -219,3 +247,11 @@ def test_invalid_values(make, error, words):
         make()
     assert "\n" not in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("text", ["f32[3]{0:T(2}", "f32[3]{0:E(4S(1)}", "f32[3]{0:SC(0:1}",
+                                  "f32[3]{0:SC(0:}"])
+def test_missing_paren_rejected_saying_what_xla_does(text):
+    # XLA's parser reads these as if the ')' were there (checked against jaxlib)
+    with pytest.raises(ParseError, match="XLA's parser would read on as if it were there"):
+        parse_shape(text)

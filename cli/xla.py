@@ -1,0 +1,89 @@
+"""``tilespec xla SHAPE...``: what real XLA says next to what tilespec says.
+
+For each shape: XLA's parse and print, its layout validator's verdict (or
+"XLA aborts on this input"), its ArraySize on the CPU device and the layout
+the compiler kept; tilespec's parse and print, the spec's padded size and
+tilespec's model of XLA's ArraySize; then every difference, named as a
+documented divergence (docs/xla.md) or reported as a bug.
+
+Exit status: 0 when every difference is a documented divergence, 1 when
+some difference is unexplained, 2 on bad usage or without the ``xla`` extra.
+"""
+
+from __future__ import annotations
+
+EXIT_AGREE, EXIT_BUG = 0, 1
+
+
+def _version_line(versions: dict) -> str:
+    return f"jax {versions['jax']}, jaxlib {versions['jaxlib']}"
+
+
+def format_comparison(c) -> str:
+    a = c.xla
+    lines = [f"shape            {c.text}",
+             f"XLA              {a.verdict[4:] if a.verdict.startswith('XLA ') else a.verdict}"]
+    if c.tilespec_error is None:
+        lines.append(f"tilespec         accepts it and prints {c.tilespec_printed}")
+    else:
+        lines.append(f"tilespec         rejects it: {c.tilespec_error}")
+    if a.note:
+        lines.append(f"note             {a.note}")
+    if a.array_size is not None:
+        lines.append(f"XLA ArraySize    {a.array_size} bytes (the CPU compiler's "
+                     f"layout {a.device_layout})")
+    if c.model_bytes is not None or c.model_note:
+        lines.append("tilespec model   " + (f"{c.model_bytes} bytes (XLA's ArraySize "
+                     "as prover/rules.py models it, for the layout as written)"
+                     if c.model_bytes is not None
+                     else f"none: {c.model_note}"))
+    if c.spec_bytes is not None:
+        lines.append(f"spec size        {c.spec_bytes} bytes (padded, spec/size.py)")
+    if not c.differences:
+        lines.append("difference       none")
+    for d in c.differences:
+        label = f"divergence {d.name}" if d.kind == "divergence" else "BUG"
+        lines.append(f"difference       {d.aspect}: {label}: {d.explanation}")
+    return "\n".join(lines)
+
+
+def cmd_xla(args) -> int:
+    import json
+
+    from ..xla import compare as cmp
+    from ..xla import real
+    real.require()
+    versions = real.versions()
+    results = cmp.compare(args.shapes, timeout=_seconds(args.timeout))
+    bugs = sum(len(c.bugs) for c in results)
+    if args.json:
+        print(json.dumps({"xla": versions, "shapes": [c.to_json() for c in results],
+                          "divergences": {k: {"title": t, "where": w}
+                                          for k, (t, w) in cmp.DIVERGENCES.items()},
+                          "unexplained": bugs}, indent=2))
+    else:
+        print(f"real XLA: {_version_line(versions)} (CPU)")
+        for c in results:
+            print()
+            print(format_comparison(c))
+    return EXIT_BUG if bugs else EXIT_AGREE
+
+
+def _seconds(text: str) -> float:
+    from ..spec.errors import TilespecError
+    try:
+        value = float(text)
+    except ValueError:
+        raise TilespecError(f"--timeout {text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise TilespecError(f"--timeout {text!r} must be positive")
+    return value
+
+
+def register(command) -> None:
+    c = command("xla", "what real XLA (from jaxlib) says about shapes, next to "
+                "what tilespec says; needs: pip install 'tilespec[xla]'", cmd_xla)
+    c.add_argument("shapes", nargs="+", metavar="SHAPE",
+                   help="shape text, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}'")
+    c.add_argument("--timeout", default=300.0, type=str,
+                   help="seconds the XLA subprocess may take (default 300)")

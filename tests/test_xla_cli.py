@@ -1,0 +1,98 @@
+"""The real-XLA oracle's answers, ``tilespec xla`` and ``explain --json``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tilespec.cli import main
+from tilespec.xla import real
+
+needs_xla = pytest.mark.skipif(
+    not real.available(), reason="real XLA is not installed (pip install 'tilespec[xla]')")
+
+# One question per kind of answer; asked once (real.ask caches) for the module.
+CASES = {
+    "f32[3]{0:L(4)}": "accepted",
+    "f32[]{}": "parse error",
+    "f32[3,5]{0,0}": "invalid",
+    "f32[3]{0:L(0)}": "aborts",
+    "f32[3]{0:#(u16)}": "invalid",
+    "b(f32[3])": "buffer",
+}
+
+
+@pytest.fixture(scope="module")
+def answers():
+    return dict(zip(CASES, real.ask(list(CASES))))
+
+
+@needs_xla
+def test_each_kind_of_answer(answers):
+    a = answers["f32[3]{0:L(4)}"]
+    assert (a.accepted, a.printed, a.array_size, a.device_layout) == (
+        True, "f32[3]{0:L(4)}", 12, "{0:L(4)}")
+    a = answers["f32[]{}"]
+    assert not a.parsed and a.parse_error == "Extra content after shape"
+    a = answers["f32[3,5]{0,0}"]
+    assert a.parsed and a.valid is False and "duplicate values" in a.reason
+    a = answers["f32[3]{0:L(0)}"]
+    assert a.aborted and "value >= 1" in a.aborted
+    assert a.verdict.startswith("XLA aborts on this input")
+    assert "not a sparse array" in answers["f32[3]{0:#(u16)}"].reason
+    assert answers["b(f32[3])"].printed == "b(f32[3]{0})"
+
+
+@needs_xla
+def test_xla_command_names_each_difference(answers, capsys):
+    code = main(["xla", "--json", *CASES])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["unexplained"] == 0
+    assert set(data["xla"]) == {"jax", "jaxlib"}
+    first = data["shapes"][0]
+    assert (first["spec_bytes"], first["model_bytes"], first["xla"]["array_size"]) == (16, 12, 12)
+    assert [d["name"] for d in first["differences"]] == ["untiled-L"]
+    assert [d["name"] for d in data["shapes"][-1]["differences"]] == ["buffer-shapes"]
+    code = main(["xla", "f32[3]{0:L(0)}"])
+    out = capsys.readouterr().out
+    assert code == 0 and "XLA              aborts on this input" in out
+
+
+def test_xla_command_without_the_extra(monkeypatch, capsys):
+    monkeypatch.setattr(real, "available", lambda: False)
+    assert main(["xla", "f32[3]"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["tilespec: error: " + real.INSTALL_HINT]
+
+
+def test_explain_json_has_xlas_array_size_as_modelled(capsys):
+    assert main(["explain", "--json", "f32[3]{0:L(4)}"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (info["byte_size"], info["xla_array_size"]) == (16, 12)
+    assert main(["explain", "--json", "f32[3]{0:SC(0:1)}"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["xla_array_size"] is None and "split configs" in info["xla_array_size_note"]
+
+
+def test_an_abort_in_a_batch_is_pinned_on_one_input(monkeypatch):
+    """When XLA dies compiling many inputs at once, each is asked again on its
+    own, and only the one it dies on is answered 'XLA aborts on this input'."""
+    calls = []
+
+    def worker(pending, pieces, singly, validate, measure, timeout):
+        calls.append(set(singly))
+        for i in pending:
+            pieces[i].update(parsed=True, printed=f"f32[{i}]{{0}}", kind="array")
+        if not singly:   # the batch: XLA dies compiling both
+            return False, {"at": "compile", "items": [0, 1]}, "Check failed: boom"
+        pieces[1].update(valid=True)
+        pending.pop(1)
+        return False, {"at": "compile", "items": [0]}, "Check failed: boom"
+
+    monkeypatch.setattr(real, "_run_worker", worker)
+    first, second = real._ask(["f32[0]", "f32[1]"], True, False, 10.0)
+    assert calls == [set(), {0, 1}]
+    assert first.aborted == "Check failed: boom" and not first.accepted
+    assert first.verdict == "XLA aborts on this input: Check failed: boom"
+    assert second.accepted and second.aborted is None
