@@ -233,6 +233,17 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
                 payload["xla_compiled"] = compiled
             out.append(_from_result(r, subject, payload))
         return out
+    if command == "xla":
+        # One result per text: "ok" when XLA and tilespec agree up to the
+        # documented divergences, "refuted" when an unexplained one remains.
+        return [result({"shape": c["text"]}, "xla",
+                       "refuted" if any(d["kind"] == "bug" for d in c["differences"]) else "ok",
+                       seconds=seconds / max(1, len(data["shapes"])),
+                       data={**c, "xla_versions": data["xla"],
+                             "divergences": {d["name"]: data["divergences"].get(d["name"])
+                                             for d in c["differences"]
+                                             if d["kind"] == "divergence"}})
+                for c in data["shapes"]]
     if command == "regress":
         payload = dict(data) if isinstance(data, dict) else {}
         if data is None or not isinstance(data, dict):

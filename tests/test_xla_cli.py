@@ -47,13 +47,15 @@ def test_each_kind_of_answer(answers):
 @needs_xla
 def test_xla_command_names_each_difference(answers, capsys):
     code = main(["xla", "--json", *CASES])
-    data = json.loads(capsys.readouterr().out)
-    assert code == 0 and data["unexplained"] == 0
-    assert set(data["xla"]) == {"jax", "jaxlib"}
-    first = data["shapes"][0]
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and {r["status"] for r in doc["results"]} == {"ok"}
+    shapes = [r["data"] for r in doc["results"]]
+    assert set(shapes[0]["xla_versions"]) == {"jax", "jaxlib"}
+    first = shapes[0]
     assert (first["spec_bytes"], first["model_bytes"], first["xla"]["array_size"]) == (16, 12, 12)
     assert [d["name"] for d in first["differences"]] == ["untiled-L"]
-    assert [d["name"] for d in data["shapes"][-1]["differences"]] == ["buffer-shapes"]
+    assert list(first["divergences"]) == ["untiled-L"]
+    assert [d["name"] for d in shapes[-1]["differences"]] == ["buffer-shapes"]
     code = main(["xla", "f32[3]{0:L(0)}"])
     out = capsys.readouterr().out
     assert code == 0 and "XLA              aborts on this input" in out
@@ -68,11 +70,21 @@ def test_xla_command_without_the_extra(monkeypatch, capsys):
 
 def test_explain_json_has_xlas_array_size_as_modelled(capsys):
     assert main(["explain", "--json", "f32[3]{0:L(4)}"]) == 0
-    info = json.loads(capsys.readouterr().out)
+    info = json.loads(capsys.readouterr().out)["results"][0]["data"]
     assert (info["byte_size"], info["xla_array_size"]) == (16, 12)
-    assert main(["explain", "--json", "f32[3]{0:SC(0:1)}"]) == 0
-    info = json.loads(capsys.readouterr().out)
-    assert info["xla_array_size"] is None and "split configs" in info["xla_array_size_note"]
+    assert main(["explain", "--json", "f32[8,256]{1,0:T(8,128)SC(1:128)}"]) == 0
+    info = json.loads(capsys.readouterr().out)["results"][0]["data"]
+    assert (info["byte_size"], info["xla_array_size"]) == (8192, 4096)   # the largest split
+
+
+@needs_xla
+def test_split_configs_are_a_documented_divergence(capsys):
+    """XLA sizes an array by its largest split (measured 4096 bytes here); the
+    spec sizes the whole array: named, not reported as a bug."""
+    assert main(["xla", "--json", "f32[8,256]{1,0:T(8,128)SC(1:128)}"]) == 0
+    data = json.loads(capsys.readouterr().out)["results"][0]["data"]
+    assert (data["spec_bytes"], data["model_bytes"], data["xla"]["array_size"]) == (8192, 4096, 4096)
+    assert [d["name"] for d in data["differences"]] == ["split-configs"]
 
 
 def test_an_abort_in_a_batch_is_pinned_on_one_input(monkeypatch):
