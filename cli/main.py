@@ -149,6 +149,7 @@ COMMAND_MODULES = (
     "rules",      # bitcast, normalize, equivalent, check-rule
     "regress",    # regress
     "teach",      # draw, formula
+    "hlo",        # check-hlo
 )
 
 

@@ -1,0 +1,121 @@
+"""``tilespec check-hlo FILE``: every layout claim of an HLO dump, checked.
+
+Output: text, ``--json`` (or ``--format json``), or SARIF 2.1.0
+(``--format sarif``) with the HLO line of each finding as its region.
+Exit status: 0 every bitcast proved, 1 one refuted (or a bitcast recorded as a
+transpose or reshape that does not keep the bytes), 2 bad input, 3 unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..spec.errors import TilespecError
+
+from ..prover.result import EXIT_STATUS
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise TilespecError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise TilespecError(f"{path} is not UTF-8 text") from None
+
+
+def _meant(items) -> dict:
+    out = {}
+    for item in items or ():
+        name, eq, perm = item.partition("=")
+        try:
+            if not eq or not name:
+                raise ValueError
+            out[name.strip().lstrip("%")] = tuple(
+                int(x) for x in perm.strip().strip("(){}[]").split(","))
+        except ValueError:
+            raise TilespecError(f"--meant {item!r}: expected NAME=P, e.g. "
+                                "bitcast.3=1,0") from None
+    return out
+
+
+def sarif(report, uri: str) -> dict:
+    """The report as a SARIF 2.1.0 log: one run, one result per finding."""
+    from ..prover.hlo_check import RULES
+    rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
+    index = {k: i for i, k in enumerate(RULES)}
+    results = []
+    for f in report.findings:
+        results.append({
+            "ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.level,
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": uri},
+                "region": {"startLine": max(f.line, 1)}}}],
+            **({"properties": {"instruction": f.instruction}} if f.instruction else {})})
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
+                            "rules": rules}},
+        "results": results,
+        "properties": {"module": report.module, "status": report.status,
+                       "counts": report.counts}}]}
+
+
+def text(report, verbose: bool = False) -> str:
+    c = report.counts
+    lines = [f"module {report.module}: {report.status} -- {c['bitcasts']} bitcast(s), "
+             f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
+             f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
+    shown = ("bitcast-refuted", "bitcast-unknown", "meant-transpose-not-bitcast",
+             "meant-reshape-not-bitcast", "could-be-bitcast", "skipped", "bitcast-proved",
+             "moves-data")
+    for f in report.findings:
+        if f.rule in shown and (verbose or f.rule not in ("moves-data",)):
+            lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
+    worst = report.worst()
+    if worst:
+        lines.append("padding, the worst values:")
+        for b in worst:
+            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {b.bytes} bytes, "
+                         f"{b.waste} padding ({100 * b.waste / b.bytes:.1f}%)")
+    else:
+        lines.append("padding: none")
+    return "\n".join(lines)
+
+
+def cmd_check_hlo(args) -> int:
+    from ..prover.hlo_check import check_module
+    from ..spec.hlo import parse_hlo
+    module = parse_hlo(_read(args.file))
+    report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
+        print(json.dumps(report.to_json(), indent=2))
+    elif fmt == "sarif":
+        uri = "stdin" if args.file == "-" else args.file
+        print(json.dumps(sarif(report, uri), indent=2))
+    else:
+        print(text(report, args.verbose))
+    return EXIT_STATUS[report.status]
+
+
+def register(command) -> None:
+    from ..prover.solve import DEFAULT_TIMEOUT
+    c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
+                cmd_check_hlo)
+    c.add_argument("file", help="HLO text as XLA prints it ('-' reads stdin)")
+    c.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                   help="output format (default %(default)s)")
+    c.add_argument("--meant", action="append", metavar="NAME=P",
+                   help="bitcast NAME stands for the transpose P (repeatable)")
+    c.add_argument("--verbose", action="store_true",
+                   help="also list every op that moves data")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help="seconds per solver call (default %(default)s)")
