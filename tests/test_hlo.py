@@ -327,7 +327,8 @@ def test_bitcast_command_without_option_decomposes(capsys):
 # --- real XLA output ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["jax_reshape_transpose", "jax_tuple_dot",
-                                  "jax_transpose_copy"])
+                                  "jax_transpose_copy", "jax_tiled_good",
+                                  "jax_tiled_transpose"])
 def test_stored_jax_dumps(name):
     r = check_module(parse_hlo((DATA / f"{name}.hlo").read_text()))
     assert r.status == "proved" and r.counts["bitcasts"] >= 1
@@ -340,6 +341,39 @@ def test_stored_jax_dump_findings():
     # XLA's transpose into a layout that keeps the bytes, then the copy that moves them
     assert ("transpose.9", "could-be-bitcast") in rules
     assert ("copy.1", "moves-data") in rules
+
+
+def test_xla_cpu_bitcast_that_tiles_make_a_copy():
+    # Real XLA (CPU) emitted this bitcast for x.reshape(16, 2, 128) with
+    # T(8,128) layouts chosen by Format: under the tiles, dim 1 (2) pads
+    # to 8, so the bytes do not line up.
+    r = check_module(parse_hlo((DATA / "jax_tiled_bad.hlo").read_text()))
+    assert r.status == "refuted"
+    (f,) = [f for f in r.findings if f.rule == "bitcast-refuted"]
+    d = f.data["decomposition"]
+    assert (d["src"], d["dst"]) == ("f32[16,256]{1,0:T(8,128)}", "f32[16,2,128]{2,1,0:T(8,128)}")
+    src, dst = shape(d["src"]), shape(d["dst"])
+    confirm(src, dst, d["counterexample"], lambda a: a.reshape(dst.dims))
+
+
+def test_live_jax_tiled_dump():
+    jax = pytest.importorskip("jax")
+    try:
+        from jax.experimental.layout import Format, Layout
+    except ImportError:
+        pytest.skip("this jax has no Format")
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    fin = Format(Layout((0, 1), tiling=((8, 128),)), s)
+    fout = Format(Layout((0, 1, 2), tiling=((8, 128),)), s)
+    x = jax.numpy.ones((16, 256), jax.numpy.float32)
+    text = jax.jit(lambda x: x.reshape(16, 2, 128), in_shardings=fin,
+                   out_shardings=fout).lower(x).compile().as_text()
+    r = check_module(parse_hlo(text))
+    # whatever XLA emits must be read, and any bitcast between these tiled
+    # layouts judged; if XLA keeps the bitcast it is refuted
+    assert not [f for f in r.findings if f.rule == "skipped"]
+    if r.counts["bitcasts"]:
+        assert r.status == "refuted"
 
 
 def test_live_jax_dump():
