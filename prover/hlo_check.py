@@ -139,6 +139,8 @@ class _Checker:
         self.findings: list[Finding] = []
         self.buffers: list[Buffer] = []
         self.cache: dict = {}
+        self.texts: dict = {}
+        self.sizes: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
 
@@ -146,12 +148,20 @@ class _Checker:
         self.findings.append(Finding(rule, level, inst.line, inst.name, message, data))
 
     def cached(self, key, compute):
+        """(verdict, its JSON): decided once per key, reused after."""
         if key in self.cache:
             self.counts["reused"] += 1
             return self.cache[key]
         self.counts["proofs"] += 1
-        value = self.cache[key] = compute()
-        return value
+        value = compute()
+        self.cache[key] = value, value.to_json()
+        return self.cache[key]
+
+    def text(self, shape: Shape) -> str:
+        t = self.texts.get(shape)
+        if t is None:
+            t = self.texts[shape] = format_shape(shape)
+        return t
 
     def operand(self, inst: Instruction):
         shapes = self.m.operand_shapes(inst)
@@ -181,10 +191,10 @@ class _Checker:
     def bitcast(self, inst: Instruction) -> None:
         src, dst = self.operand(inst)
         self.counts["bitcasts"] += 1
-        key = ("bitcast", format_shape(src), format_shape(dst))
-        d: Decomposition = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
+        key = ("bitcast", self.text(src), self.text(dst))
+        d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
-        data = {"decomposition": d.to_json()}
+        data = {"decomposition": dj}
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
@@ -229,9 +239,9 @@ class _Checker:
                      + (f" ({_ce_text(with_bytes(ce, src, dst))})" if ce else ""),
                      permutations_tried=[n for n, _ in d.tried if n.startswith("transpose ")])
             return
-        key = ("transpose", format_shape(src), format_shape(dst), perm)
-        r: Result = self.cached(key, lambda: physical_decide(src, dst, perm,
-                                                             timeout=self.timeout))
+        key = ("transpose", self.text(src), self.text(dst), perm)
+        r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
+                                                         timeout=self.timeout))
         if r.status == PROVED:
             return
         level = "error" if r.status == REFUTED else "warning"
@@ -240,7 +250,7 @@ class _Checker:
                  + (f" ({_ce_text(with_bytes(r.counterexample, src, dst))})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
-                 result=r.to_json())
+                 result=rj)
 
     # --- copies, transposes, reshapes ---------------------------------------------------
 
@@ -253,21 +263,21 @@ class _Checker:
             perm = inst.dimensions
             if perm is None:
                 raise TilespecError("a transpose without dimensions={...}")
-        key = (inst.opcode, format_shape(src), format_shape(dst), perm)
-        r: Result = self.cached(key, lambda: physical_decide(src, dst, perm,
-                                                             timeout=self.timeout))
-        what = f"{inst.opcode} {inst.name}: {format_shape(src)} -> {format_shape(dst)}"
+        key = (inst.opcode, self.text(src), self.text(dst), perm)
+        r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
+                                                         timeout=self.timeout))
+        what = f"{inst.opcode} {inst.name}: {key[1]} -> {key[2]}"
         if r.status == PROVED:
             self.add("could-be-bitcast", "warning", inst,
                      f"{what} keeps every byte in place: it could be a bitcast (proved)",
-                     result=r.to_json())
+                     result=rj)
         elif r.status == REFUTED:
             self.add("moves-data", "note", inst,
                      f"{what} moves data ({_ce_text(with_bytes(r.counterexample, src, dst))})",
-                     result=r.to_json())
+                     result=rj)
         else:
             self.add("moves-data", "note", inst, f"{what}: whether it moves data is "
-                     f"unknown ({r.reason})", result=r.to_json())
+                     f"unknown ({r.reason})", result=rj)
 
     # --- memory -------------------------------------------------------------------------
 
@@ -278,8 +288,11 @@ class _Checker:
         for s in shapes:
             if s.is_symbolic or any(d is None for d in s.dims) or s.element_bits == 0:
                 continue
-            b = Buffer(inst.name, inst.computation, inst.line, format_shape(s),
-                       byte_size(s), -(-num_elements(s) * s.element_bits // 8))
+            size = self.sizes.get(s)
+            if size is None:
+                size = self.sizes[s] = (self.text(s), byte_size(s),
+                                        -(-num_elements(s) * s.element_bits // 8))
+            b = Buffer(inst.name, inst.computation, inst.line, *size)
             self.buffers.append(b)
             if b.waste > 0:
                 self.add("padding", "note", inst,

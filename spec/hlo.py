@@ -31,10 +31,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .errors import TilespecError
 from .layout import Shape, TupleShape
 from .text import parse_shape
+
+# A dump repeats few shapes many times; shapes are frozen, so one parse each.
+_parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
 
 _NAME = r"[A-Za-z_][\w.\-]*"
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -227,7 +231,7 @@ def parse_instruction(text: str, line: int = 0, computation: str = "") -> Instru
         raise TilespecError("not an instruction ('name = shape opcode(...)')")
     rest = m.group("rest")
     shape_text, end = shape_prefix(rest)
-    shape = parse_shape(shape_text)
+    shape = _parse_shape(shape_text)
     om = _OPCODE.match(rest, end)
     if not om:
         raise TilespecError("expected an opcode and '(' after the shape")
