@@ -1,4 +1,5 @@
-"""``tilespec check-hlo FILE``: every layout claim of an HLO dump, checked.
+"""``tilespec check-hlo FILE``: every layout claim of an HLO dump, checked;
+``tilespec convert A B``: the data movement of a copy between two layouts.
 
 Output: text, ``--json`` (or ``--format json``), or SARIF 2.1.0
 (``--format sarif``) with the HLO line of each finding as its region.
@@ -106,6 +107,34 @@ def cmd_check_hlo(args) -> int:
     return EXIT_STATUS[report.status]
 
 
+def cmd_convert(args) -> int:
+    from ..prover.convert import prove_convert
+    from ..spec.convert import closed_form, numpy_source
+    from ..spec.text import format_shape, parse_array_shape
+    a, b = parse_array_shape(args.a), parse_array_shape(args.b)
+    r = prove_convert(a, b, timeout=args.timeout)
+    expr, valid = closed_form(a, b)
+    source = numpy_source(a, b)
+    data = {"a": format_shape(a), "b": format_shape(b), "closed_form": str(expr),
+            "holds_element": str(valid), "numpy_source": source, "proof": r.to_json(),
+            "status": r.status}
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return EXIT_STATUS[r.status]
+    lines = [f"copy {data['a']} -> {data['b']}: offset o of A goes to",
+             f"  {expr}", f"  when o holds an element: {valid}",
+             f"equal to to_physical(from_physical(., A), B): {r.status}"
+             f"  [{r.seconds:.3f} s]"]
+    lines += [f"  - {x}" for x in r.steps] if r.status == "proved" else []
+    if r.counterexample:
+        lines.append(f"  counterexample (replayed): {json.dumps(r.counterexample)}")
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    lines += ["", source.rstrip()]
+    print("\n".join(lines))
+    return EXIT_STATUS[r.status]
+
+
 def register(command) -> None:
     from ..prover.solve import DEFAULT_TIMEOUT
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
@@ -117,5 +146,12 @@ def register(command) -> None:
                    help="bitcast NAME stands for the transpose P (repeatable)")
     c.add_argument("--verbose", action="store_true",
                    help="also list every op that moves data")
+    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help="seconds per solver call (default %(default)s)")
+
+    c = command("convert", "the offset map of a copy between two layouts of one shape, "
+                "proved equal to the pad-reshape-transpose copy", cmd_convert)
+    c.add_argument("a", help="source layout, e.g. 'f32[3,5]{1,0:T(2,2)}'")
+    c.add_argument("b", help="destination layout of the same dims, e.g. 'f32[3,5]{0,1}'")
     c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
