@@ -117,6 +117,38 @@ def test_decomposition_kinds():
         decompose(shape("f32[3,5]"), shape("f32[4,4]"))
 
 
+# XLA's own expectations for DecomposeBitcast (its shape_util tests), as facts:
+# (SRC, DST, kind, transpose1, transpose1 shape, reshape shape, transpose2)
+XLA_CASES = [
+    ("f32[1,16,17,3]{3,2,1,0}", "f32[16,51]{1,0}", "reshape", None),
+    ("f32[17,3,1,16]{1,0,3,2}", "f32[51,16]{0,1}", "reshape", None),
+    ("f32[16,17,3]{2,1,0}", "f32[51,16]{0,1}", "trt",
+     ((0, 1, 2), "f32[16,17,3]{2,1,0}", "f32[16,51]{1,0}", (1, 0))),
+    ("f32[16,17,3,7]{3,2,1,0}", "f32[7,16,51]{0,2,1}", "trt",
+     ((0, 1, 2, 3), "f32[16,17,3,7]{3,2,1,0}", "f32[16,51,7]{2,1,0}", (2, 0, 1))),
+    ("f32[16,3,17]{1,2,0}", "f32[51,16]{1,0}", "trt",
+     ((0, 2, 1), "f32[16,17,3]{2,1,0}", "f32[51,16]{1,0}", (0, 1))),
+    ("f32[16,3,17]{1,2,0}", "f32[16,51]{0,1}", "trt",
+     ((0, 2, 1), "f32[16,17,3]{2,1,0}", "f32[51,16]{1,0}", (1, 0))),
+]
+
+
+@pytest.mark.parametrize("src,dst,kind,trt", XLA_CASES)
+def test_decomposition_matches_xla_on_untiled_layouts(src, dst, kind, trt):
+    d = decompose(shape(src), shape(dst))
+    assert (d.status, d.kind) == ("proved", kind)
+    if trt:
+        t = d.trt
+        assert (t["transpose1"], t["transpose1_shape"], t["reshape_shape"],
+                t["transpose2"]) == trt
+
+
+def test_xla_reshape_is_not_a_bitcast_when_dim0_is_most_minor():
+    # XLA: ReshapeIsBitcast(f32[3,2,2]{0,1,2}, f32[6,2]{0,1}) is false
+    d = decompose(shape("f32[3,2,2]{0,1,2}"), shape("f32[6,2]{0,1}"))
+    assert d.result("reshape").status == "refuted" and d.kind == "trt"
+
+
 def test_padding_inside_the_last_byte_is_no_difference():
     # 4 padded s4 elements and 3 take the same 2 bytes: the same bytes.
     src, dst = shape("s4[3]{0:T(4)E(4)}"), shape("s4[3]{0:E(4)}")
