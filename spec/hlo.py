@@ -293,7 +293,8 @@ def parse_hlo(text: str) -> Module:
                 centry = bool(c.group("entry"))
             # debug tables (FileNames, StackFrames, ...) are not computations
             continue
-        if line == "}":
+        if line.startswith("}"):
+            # '}' may carry the computation's attributes (execution_thread=...)
             computations.append(Computation(cname, centry, cline, tuple(current)))
             current = None
             continue

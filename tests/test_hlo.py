@@ -65,6 +65,13 @@ def test_reads_the_tpu_style_module():
     assert [(s.line, s.text) for s in m.skipped] == [(21, "this line is not HLO at all")]
 
 
+def test_a_closing_brace_with_attributes_ends_the_computation():
+    m = parse_hlo("%async (p: f32[2]) -> f32[2] {\n  ROOT %p = f32[2]{0} parameter(0)\n"
+                  "}, execution_thread=\"host\"\n\nENTRY %e (q: f32[2]) -> f32[2] {\n"
+                  "  ROOT %q = f32[2]{0} parameter(0)\n}\n")
+    assert [c.name for c in m.computations] == ["async", "e"] and not m.skipped
+
+
 def test_shape_prefix_and_instruction_forms():
     assert shape_prefix("f32[2]{0:T(2)S(1)} copy(%a)") == ("f32[2]{0:T(2)S(1)}", 18)
     i = parse_instruction('%c = f32[2]{0} constant({1, 2}), metadata={op_name="a/b"}')
