@@ -39,7 +39,9 @@ from ..spec.layout import Shape, TupleShape
 from ..spec.size import byte_size, num_elements
 from ..spec.text import format_shape
 
-from .decompose import Decomposition, decompose, physical_decide, with_bytes
+from .bitcast import question
+from .decompose import (Decomposition, decompose, physical_decide,
+                        transpose_candidates, with_bytes)
 from .result import PROVED, REFUTED, UNKNOWN, Result
 from .solve import DEFAULT_TIMEOUT
 
@@ -225,20 +227,33 @@ class _Checker:
                         if r.counterexample else ""), result=r.to_json())
             return
         if perm is None:
-            if d.permutations:
-                return
-            tried = [r for n, r in d.tried if n.startswith("transpose ")]
-            if any(r.status == UNKNOWN for r in tried):
+            # Any transpose that lines the dims up will do.  The decomposition
+            # stops at the first interpretation proved, so a bitcast proved
+            # as a reshape has not tried its transposes yet: try them here.
+            tried = []
+            for p in transpose_candidates(src, dst):
+                key = ("transpose", self.text(src), self.text(dst), p)
+                r, _ = self.cached(key, lambda p=p: physical_decide(
+                    src, dst, p, timeout=self.timeout))
+                if r.status == PROVED:
+                    return
+                tried.append((p, r))
+            if any(r.status == UNKNOWN for _, r in tried):
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
                                 f"{what}: whether a transpose keeps the bytes is unknown")
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
-            ce = next((r.counterexample for r in tried if r.counterexample), None)
+            ce = next((r.counterexample for _, r in tried if r.counterexample), None)
+            none = ("no transpose of {0} to {1} keeps the bytes" if tried else
+                    "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", "error", inst,
-                     f"{what}: no transpose of {d.src} to {d.dst} keeps the bytes; the "
-                     f"bitcast is {legal}"
+                     f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
                      + (f" ({_ce_text(with_bytes(ce, src, dst))})" if ce else ""),
-                     permutations_tried=[n for n, _ in d.tried if n.startswith("transpose ")])
+                     permutations_tried=[list(p) for p, _ in tried])
             return
+        try:
+            question(src, dst, perm)
+        except TilespecError as e:
+            return self.add("meant-transpose-not-bitcast", "error", inst, f"{what}: {e}")
         key = ("transpose", self.text(src), self.text(dst), perm)
         r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
                                                          timeout=self.timeout))

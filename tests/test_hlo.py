@@ -243,6 +243,21 @@ def test_meant_transpose_legal_only_as_trt_is_a_finding():
     assert check_module(m).status == "proved"
 
 
+def test_meant_transpose_is_tried_when_the_bitcast_is_a_reshape():
+    # [1,8] -> [8,1]: proved as a reshape first, and the transpose 1,0 keeps
+    # the bytes too: no finding
+    m = module('  %p = f32[1,8]{1,0} parameter(0)\n'
+               '  %b = f32[8,1]{1,0} bitcast(%p), metadata={op_name="jit(f)/transpose"}')
+    r = check_module(m)
+    assert r.status == "proved", [f.message for f in r.findings]
+    # a permutation that does not map the dims is a finding, not a skip
+    m = module('  %p = f32[2,8]{1,0} parameter(0)\n'
+               '  %b = f32[16]{0} bitcast(%p), metadata={op_name="transpose[permutation=(1,0)]"}')
+    r = check_module(m)
+    (f,) = [f for f in r.findings if f.rule == "meant-transpose-not-bitcast"]
+    assert f.level == "error" and "has dims [8,2], not [16]" in f.message
+
+
 def test_meant_permutation_from_the_user(capsys, tmp_path):
     # [4,4]: the identity and the swap both line up; the user names which
     text = ("HloModule m\nENTRY %e (p: f32[4,4]) -> f32[4,4] {\n"
