@@ -271,7 +271,7 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> De
                              tried=tuple(tried), seconds=time.perf_counter() - start,
                              counterexample=ce, reason=reason, **common)
 
-    if not _counts_agree(src, dst):
+    if any(d is None for d in src.dims + dst.dims) or not _counts_agree(src, dst):
         # as for a reshape: bad input, not a verdict (XLA's bitcast keeps them)
         question(src, dst)
     if src.element_bits != dst.element_bits:

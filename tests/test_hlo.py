@@ -122,6 +122,8 @@ def test_decomposition_kinds():
     assert decompose(shape("f32[4]{0}"), shape("bf16[4]{0}")).status == "refuted"
     with pytest.raises(ValueError, match="element count"):
         decompose(shape("f32[3,5]"), shape("f32[4,4]"))
+    with pytest.raises(ValueError, match="unbounded dim"):
+        decompose(shape("f32[?]{0}"), shape("f32[4]{0}"))
 
 
 # XLA's own expectations for DecomposeBitcast (its shape_util tests), as facts:
