@@ -88,7 +88,21 @@ def text(report, verbose: bool = False) -> str:
                          f"{b.waste} padding ({100 * b.waste / b.bytes:.1f}%)")
     else:
         lines.append("padding: none")
+    largest = report.largest()
+    if largest:
+        lines.append("the largest values:")
+        for b in largest:
+            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {_bytes(b.bytes)}"
+                         f" ({_bytes(b.element_bytes)} of elements)")
     return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    """``n`` bytes, and in KiB/MiB/GiB when that is shorter to read."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n} bytes = {n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 def cmd_check_hlo(args) -> int:

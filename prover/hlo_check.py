@@ -104,8 +104,13 @@ class Report:
         return sorted((b for b in self.buffers if b.waste > 0),
                       key=lambda b: (-b.waste, b.line))[:n]
 
+    def largest(self, n: int = 3) -> list[Buffer]:
+        """The ``n`` values that take the most bytes (padding included)."""
+        return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
+
     def to_json(self) -> dict:
         return {"module": self.module, "status": self.status, "counts": self.counts,
+                "largest": [{**asdict(b), "waste": b.waste} for b in self.largest()],
                 "seconds": round(self.seconds, 6),
                 "findings": [asdict(f) for f in self.findings],
                 "buffers": [{**asdict(b), "waste": b.waste} for b in self.buffers],

@@ -220,6 +220,8 @@ def test_tpu_style_module_findings():
     assert r.status == "refuted"
     worst = r.worst(1)[0]
     assert (worst.instruction, worst.bytes, worst.waste) == ("bad.2", 16384, 16384 - 4096)
+    largest = r.largest(1)[0]                              # bf16[1024,1024]: 2 MiB
+    assert (largest.instruction, largest.bytes) == ("Arg_0.1", 2 * 1024 * 1024)
     arg1 = next(b for b in r.buffers if b.instruction == "Arg_1.2")
     assert (arg1.bytes, arg1.waste) == (4096, 4096 - 60)
     # every refuted bitcast's counterexample confirmed independently
