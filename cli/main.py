@@ -211,6 +211,7 @@ COMMAND_MODULES = (
     "regress",    # regress
     "teach",      # draw, formula
     "xla",        # xla: real XLA beside tilespec
+    "hlo",        # check-hlo, convert
 )
 
 

@@ -40,6 +40,11 @@ def _print(args, result, text: str) -> int:
 
 def cmd_bitcast(args) -> int:
     from ..prover.bitcast import decide, describe
+    if args.transpose is None and not args.reshape:
+        # No interpretation asked: decide it as XLA's DecomposeBitcast does.
+        from ..prover.decompose import decompose, describe as describe_decomposition
+        d = decompose(_shape(args.src), _shape(args.dst), timeout=args.timeout)
+        return _print(args, d.to_json(), describe_decomposition(d))
     r = decide(_shape(args.src), _shape(args.dst), _perm(args.transpose),
                timeout=args.timeout)
     return _print(args, r, describe(r))
@@ -236,6 +241,9 @@ def register(command) -> None:
     c.add_argument("dst", help="destination shape, same element count")
     c.add_argument("--transpose", metavar="P",
                    help="a transpose instead: DST dim i is SRC dim P[i], e.g. 1,0")
+    c.add_argument("--reshape", action="store_true",
+                   help="only the reshape (without --transpose or --reshape: the "
+                   "reshape, transpose or TRT that XLA's DecomposeBitcast would take)")
     c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 
