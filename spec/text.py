@@ -145,9 +145,20 @@ def parse_array_shape(text: str) -> Shape:
 
 
 def parse_layout(text: str, rank: int | None = None) -> Layout:
-    """Parse a layout on its own, ``{1,0:T(8,128)}``."""
+    """Parse a layout on its own, ``{1,0:T(8,128)}``.
+
+    On its own, ``{}`` is read: it is how XLA's Layout::ToString prints the
+    layout of a scalar (inside a shape, XLA's parser rejects it).
+
+    >>> parse_layout("{}", 0).minor_to_major
+    ()
+    """
     r = _Reader(text)
-    layout = _layout(r)
+    if r.accept("{") and r.accept("}"):
+        layout = Layout(minor_to_major=())
+    else:
+        r = _Reader(text)
+        layout = _layout(r)
     if not r.at_end():
         raise r.error("unexpected text after the layout")
     if rank is not None and len(layout.minor_to_major) != rank:
