@@ -102,3 +102,28 @@ def test_stage_branching_on_its_index_is_not_proved(prop):
     assert len(set(offs)) < len(offs)         # the truth: (0,0), (1,1), (2,2) collide
     assert _not_proved_or_refused(
         lambda: prove(s, prop, stages=stages, timeout=LONG)) != "proved"
+
+
+# --- ADV-3: `formula --python --prove` on a layout without tiles ----------------------
+
+def _generated_python(text):
+    from tilespec.prover.generated import python_source
+    scope_ = {}
+    exec(python_source(shape(text), shape(text).is_symbolic), scope_)
+    return scope_["offset"], scope_["locate"]
+
+
+@pytest.mark.xfail(strict=True, reason="ADV-3: the generated locate() of a layout with "
+                   "no tiles has no 'if'; _python_parts raises StopIteration, a "
+                   "traceback from the command line")
+@pytest.mark.parametrize("text", ["f32[3,5]{1,0}", "f32[m,n]{1,0}", "f32[2,3,4]{0,2,1}"])
+def test_formula_python_prove_without_padding(capsys, text):
+    from tilespec.cli import main
+    if not shape(text).is_symbolic:
+        # the truth: the generated functions are the spec's, by enumeration
+        from tilespec.spec.index import locate, offset
+        off, loc = _generated_python(text)
+        s = shape(text)
+        for e in itertools.product(*map(range, s.dims)):
+            assert off(*e) == offset(s, e) and tuple(loc(off(*e))) == e
+    assert main(["formula", "--python", "--prove", text]) == 0
