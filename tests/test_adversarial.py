@@ -127,3 +127,86 @@ def test_formula_python_prove_without_padding(capsys, text):
         for e in itertools.product(*map(range, s.dims)):
             assert off(*e) == offset(s, e) and tuple(loc(off(*e))) == e
     assert main(["formula", "--python", "--prove", text]) == 0
+
+
+# --- ADV-4: generated C "proved" where its int64 arithmetic overflows ----------------
+
+INT64_MAX = (1 << 63) - 1
+
+
+@pytest.mark.xfail(strict=True, reason="ADV-4: generated C is proved over unbounded "
+                   "integers; its int64 offsets overflow on this shape (dims fit int64, "
+                   "offsets do not) and the result still says proved (concrete)")
+def test_generated_c_not_proved_where_int64_overflows():
+    from tilespec.prover.generated import prove_generated
+    from tilespec.spec.index import offset
+    text = "f32[2305843009213693952,4]{1,0:T(8,128)}"
+    s = shape(text)
+    last = (s.dims[0] - 1, s.dims[1] - 1)
+    assert offset(s, last) > INT64_MAX        # the truth: C's int64_t cannot hold it
+    try:
+        statuses = [r.status for r in prove_generated(s, "c", timeout=LONG)]
+    except TilespecError:
+        return                                # refusing the shape is fine too
+    assert "proved" not in statuses
+
+
+@pytest.mark.xfail(strict=True, reason="ADV-4: named dims: generated C is proved for "
+                   "'all shapes: m >= 1, n >= 1', but at n = 2^63-1 the spec's offset "
+                   "exceeds int64 (and n + 127 overflows); the scope states no limit")
+def test_generated_c_scope_states_the_int64_limit():
+    from tilespec.prover.generated import prove_generated
+    from tilespec.spec.index import offset
+    n = INT64_MAX
+    assert offset(shape(f"f32[1,{n}]{{1,0:T(8,128)}}"), (0, n - 1)) > INT64_MAX
+    for r in prove_generated(shape("f32[m,n]{1,0:T(8,128)}"), "c", timeout=LONG):
+        assert r.status != "proved" or r.scope != "all shapes: m >= 1, n >= 1"
+
+
+# --- ADV-5: dims beyond int64 are accepted --------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-5: issue 8 asks for dims that do not fit "
+                   "XLA's int64 to be bad input at parse time; 2^63 parses")
+@pytest.mark.parametrize("text", ["f32[9223372036854775808]{0}",
+                                  "f32[<=9223372036854775808]{0}",
+                                  "f32[99999999999999999999999,2]{1,0}"])
+def test_dims_beyond_int64_are_bad_input(capsys, text):
+    from tilespec.cli import main
+    with pytest.raises(TilespecError):
+        shape(text)
+    assert main(["explain", text]) == 2
+
+
+# --- ADV-6: a dim named like a macro of <stdint.h> --------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-6: a dim named INT64_MAX (a macro of the "
+                   "<stdint.h> the C includes) gives C that does not compile, 'proved'")
+def test_c_dim_named_like_a_stdint_macro():
+    from tilespec.prover.generated import prove_generated
+    # the truth: 'int64_t INT64_MAX' expands to 'int64_t 0x7fff...L': no C compiler
+    # accepts it (gcc: "expected ')' before numeric constant")
+    try:
+        statuses = [r.status for r in prove_generated(
+            shape("f32[m,INT64_MAX]{1,0:T(8,128)}"), "c", timeout=LONG)]
+    except TilespecError:
+        return
+    assert "proved" not in statuses
+
+
+# --- ADV-7: user functions with abs, divmod, shifts ------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-7: abs(), divmod() and << on a symbolic "
+                   "index raise TypeError, not a TilespecError (a ValueError)")
+@pytest.mark.parametrize("fn", [
+    lambda i, j, m, n: abs(i * n + j),
+    lambda i, j, m, n: sum(divmod(i * n + j, 1)),
+    lambda i, j, m, n: (i << 0) * n + j,
+], ids=["abs", "divmod", "shift"])
+def test_user_function_with_unsupported_operations(fn):
+    from tilespec.prover.userfn import check_offset_function
+    s = shape("f32[m,n]{1,0}")
+    assert fn(2, 3, 4, 5) == 13               # a correct offset on ints
+    try:
+        check_offset_function(fn, s, timeout=LONG)
+    except TilespecError:
+        pass
