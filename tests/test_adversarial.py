@@ -235,3 +235,19 @@ def test_regress_byte_offsets_are_exact(capsys):
         if (case["offset"], case["byte_offset"]) != (want, 4 * want):
             wrong.append(case)
     assert not wrong
+
+
+# --- ADV-9: locate refuses offsets in the L(n) tail padding ------------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-9: locate measures offsets against the "
+                   "padded size before L(n); an offset in the tail padding, inside the "
+                   "buffer that byte_size allocates, is called out of range")
+def test_locate_in_tail_padding_is_padding(capsys):
+    from tilespec.cli import main
+    from tilespec.spec.index import locate
+    from tilespec.spec.size import aligned_elements, byte_size
+    s = shape("f32[3]{0:T(2)L(8)}")
+    # the truth: the buffer holds 8 elements (32 bytes); 3 of them are elements
+    assert aligned_elements(s) == 8 and byte_size(s) == 32
+    assert locate(s, 6) is None
+    assert main(["locate", "f32[3]{0:T(2)L(8)}", "6"]) == 0
