@@ -251,3 +251,33 @@ def test_locate_in_tail_padding_is_padding(capsys):
     assert aligned_elements(s) == 8 and byte_size(s) == 32
     assert locate(s, 6) is None
     assert main(["locate", "f32[3]{0:T(2)L(8)}", "6"]) == 0
+
+
+# --- ADV-10: a stage written with Python operators ----------------------------------------
+
+@dataclass(frozen=True)
+class PlainPython:
+    """The identity, written as a user would without the ``ar`` object:
+    ``x + 0`` is right on ints, a TypeError on the prover's SMT-LIB text."""
+
+    level: int = 0
+    name: str = "plain python"
+
+    def dims(self, d, ar):
+        return tuple(d)
+
+    def forward(self, e, d, ar):
+        return tuple(x + 0 for x in e)
+
+    def backward(self, e, d, ar):
+        return tuple(e), ar.true()
+
+
+@pytest.mark.xfail(strict=True, reason="ADV-10: a stage using + on its entries instead of "
+                   "ar.add passes the stage check (run on ints) and then raises "
+                   "TypeError 'can only concatenate str (not \"int\") to str' from prove()")
+def test_stage_with_python_operators_is_a_verdict_or_bad_input():
+    s = shape("f32[3,5]{1,0:T(2,2)}")
+    stages = (PlainPython(),) + shape_pipeline(s)
+    assert _offsets(s, stages) == _offsets(s, shape_pipeline(s))   # it is the identity
+    _not_proved_or_refused(lambda: prove(s, "injective", stages=stages, timeout=LONG))
