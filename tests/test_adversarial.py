@@ -310,3 +310,20 @@ def test_check_rule_array_size_compares_bytes(capsys):
     # untiled: ByteSizeOfElements = ceil(35 * 4 / 8) = 18; the spec: 36 * 4 / 8 = 18
     assert xla_array_bytes(shape(text)) == byte_size(shape(text)) == 18
     assert main(["check-rule", "array_size", text]) == 0
+
+
+# --- ADV-13: --symbolic names a dim like a dim the user named ----------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-13: formula --symbolic calls dim i 'd<i>' "
+                   "unless the user named it; a dim named 'd1' and dim 1 then share the "
+                   "symbol d1, and the printed formula means two different sizes by one name")
+def test_symbolic_dim_names_never_collide_with_user_names(capsys):
+    from tilespec.cli import main
+    from tilespec.spec.index import dim_symbols
+    s = shape("f32[d1,3]{1,0:T(2,2)}")
+    assert len(set(dim_symbols(s, symbolic=True))) == 2
+    assert main(["formula", "--symbolic", "f32[d1,3]{1,0:T(2,2)}"]) == 0
+    out = capsys.readouterr().out
+    # the row of tiles is ceil(dim 1 / 2) long: dim 1 must not be printed as d1,
+    # the user's name for dim 0
+    assert "ceiling(d1/2)" not in out
