@@ -327,3 +327,24 @@ def test_symbolic_dim_names_never_collide_with_user_names(capsys):
     # the row of tiles is ceil(dim 1 / 2) long: dim 1 must not be printed as d1,
     # the user's name for dim 0
     assert "ceiling(d1/2)" not in out
+
+
+# --- ADV-14: a dim named like an index symbol in `formula` ---------------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-14: `formula` writes the index as e0, e1, ...; "
+                   "a dim named e1 prints as e1 too, so the printed formula, read as "
+                   "written, gives wrong offsets (--python/--c refuse the name; this does not)")
+def test_formula_dim_named_like_an_index(capsys):
+    import sympy
+    from tilespec.cli import main
+    from tilespec.spec.index import offset
+    code = main(["formula", "f32[m,e1]{1,0:T(8,128)}"])
+    if code == 2:
+        return                                   # refused: fine
+    assert code == 0
+    text = capsys.readouterr().out.strip().split(" = ", 1)[1]
+    e0, e1, m = sympy.symbols("e0 e1 m")
+    expr = sympy.sympify(text, locals={"e0": e0, "e1": e1, "m": m, "Mod": sympy.Mod})
+    # read as written, at element (8, 200) of f32[16,300]: the truth is the spec's
+    want = offset(shape("f32[16,300]{1,0:T(8,128)}"), (8, 200))
+    assert int(expr.subs({e0: 8, e1: 200, m: 16})) == want
