@@ -348,3 +348,57 @@ def test_formula_dim_named_like_an_index(capsys):
     # read as written, at element (8, 200) of f32[16,300]: the truth is the spec's
     want = offset(shape("f32[16,300]{1,0:T(8,128)}"), (8, 200))
     assert int(expr.subs({e0: 8, e1: 200, m: 16})) == want
+
+
+# --- ADV-15: combine_equals_reshape when the merge is not the spec's Combine class ------------
+
+@dataclass(frozen=True)
+class ColumnMajorMerge:
+    """Merges each run of entries column-major: a '*' combination that is not
+    the row-major reshape.  Named 'combine', but not a Combine."""
+
+    groups: tuple
+    level: int = 1
+    name: str = "combine"
+
+    def _runs(self, v):
+        start = 0
+        for g in self.groups:
+            yield tuple(v[start:start + g])
+            start += g
+
+    def dims(self, d, ar):
+        out = []
+        for run in self._runs(d):
+            p = 1
+            for x in run:
+                p = ar.mul(p, x)
+            out.append(p)
+        return tuple(out)
+
+    def forward(self, e, d, ar):
+        from tilespec.spec.index import linear_index
+        return tuple(linear_index(ei[::-1], di[::-1], ar)
+                     for ei, di in zip(self._runs(e), self._runs(d)))
+
+    def backward(self, e, d, ar):
+        from tilespec.spec.index import delinearise
+        out = []
+        for ei, di in zip(e, self._runs(d)):
+            out.extend(delinearise(ei, di[::-1], ar)[::-1])
+        return tuple(out), ar.true()
+
+
+@pytest.mark.xfail(strict=True, reason="ADV-15: combine_equals_reshape looks only for "
+                   "instances of Combine; a pipeline whose '*' merge is another class is "
+                   "'proved' with the step \"the layout combines no dims ('*')\"")
+def test_combine_equals_reshape_sees_every_merge():
+    from tilespec.spec.index import Combine
+    s = shape("f32[2,3]{1,0:T(*,4)}")                    # the layout does combine
+    stages = tuple(ColumnMajorMerge(x.groups, x.level) if isinstance(x, Combine) else x
+                   for x in shape_pipeline(s))
+    # the truth: element (0, 1) lands at 2, where the row-major reshape puts (0, 2)
+    assert _offsets(s, stages) == [0, 2, 4, 1, 3, 5]
+    assert _offsets(s, shape_pipeline(s)) == [0, 1, 2, 3, 4, 5]
+    assert _not_proved_or_refused(lambda: prove(
+        s, "combine_equals_reshape", stages=stages, timeout=LONG)) != "proved"
