@@ -402,3 +402,26 @@ def test_combine_equals_reshape_sees_every_merge():
     assert _offsets(s, shape_pipeline(s)) == [0, 1, 2, 3, 4, 5]
     assert _not_proved_or_refused(lambda: prove(
         s, "combine_equals_reshape", stages=stages, timeout=LONG)) != "proved"
+
+
+# --- ADV-16: packed bitcasts judged on element counts, not bytes ---------------------------
+
+@pytest.mark.xfail(strict=True, reason="ADV-16: bitcast compares buffer sizes in aligned "
+                   "elements; with E(n) two buffers of equal bytes can hold different "
+                   "element counts, and a reshape that moves no bit is 'not a bitcast' "
+                   "(XLA's verifier compares byte sizes)")
+@pytest.mark.parametrize("src, dst, perm", [
+    ("s4[3,1]{0,1:E(4)}", "s4[1,3]{1,0:L(2)E(4)}", (1, 0)),
+    ("s4[1]{0:T(2)E(4)}", "s4[1]{0:E(4)}", None),
+])
+def test_packed_bitcast_with_equal_bytes(src, dst, perm):
+    from tilespec.prover.bitcast import decide
+    from tilespec.spec.index import offset
+    from tilespec.spec.size import byte_size
+    a, b = shape(src), shape(dst)
+    # the truth: same bits per element, same bytes, every element at the same offset
+    assert a.element_bits == b.element_bits and byte_size(a) == byte_size(b)
+    for e in itertools.product(*map(range, a.dims)):
+        f = tuple(e[p] for p in perm) if perm else e
+        assert offset(a, e) == offset(b, f)
+    assert decide(a, b, transpose=perm, timeout=LONG).status == "proved"
