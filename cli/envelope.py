@@ -206,7 +206,16 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
         if args.transpose:
             subject["transpose"] = [int(x) for x in
                                     args.transpose.strip().strip("()[]{}").split(",")]
-        return [_from_result(data, subject)]
+        if "property" in data:          # --reshape or --transpose: one interpretation
+            return [_from_result(data, subject)]
+        # no option: decomposed as XLA's DecomposeBitcast, each reading tried
+        tried = data.get("tried") or []
+        return [result(subject, "bitcast", data["status"],
+                       scope=tried[-1].get("scope", "concrete") if tried else "concrete",
+                       seconds=data["seconds"], counterexample=data.get("counterexample"),
+                       reason=data.get("reason"),
+                       data={k: data[k] for k in ("kind", "permutations", "xla_permutation",
+                                                  "trt", "tried")})]
     if command == "equivalent":
         return [_from_result(data, _pair(args, "a", "b", "a", "b"))]
     if command == "normalize":
@@ -233,6 +242,12 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
                 payload["xla_compiled"] = compiled
             out.append(_from_result(r, subject, payload))
         return out
+    if command == "check-hlo":
+        return _hlo_results(data, seconds)
+    if command == "convert":
+        return [_from_result(data["proof"], {"source": data["a"], "target": data["b"]},
+                             {k: data[k] for k in ("closed_form", "holds_element",
+                                                    "numpy_source")})]
     if command == "xla":
         # One result per text: "ok" when XLA and tilespec agree up to the
         # documented divergences, "refuted" when an unexplained one remains.
@@ -264,6 +279,37 @@ def _generic(command, args, data, seconds) -> list:
                              else subject) for r in items]
     return [result(subject, command, "ok", seconds=seconds,
                    data=data if isinstance(data, dict) else {"value": data})]
+
+
+#: check-hlo's findings with a verdict; every other finding is "ok" (a note).
+_HLO_STATUS = {"bitcast-proved": "proved", "bitcast-refuted": "refuted",
+               "bitcast-unknown": "unknown", "meant-reshape-not-bitcast": "refuted",
+               "meant-transpose-not-bitcast": "refuted"}
+
+
+def _hlo_results(data: dict, seconds: float) -> list:
+    """check-hlo: one result for the module (its sizes and padding), then one
+    per finding, each naming its instruction and HLO line."""
+    module = {"module": data["module"]}
+    findings = []
+    for f in data["findings"]:
+        subject = {**module, "instruction": f["instruction"], "line": f["line"]}
+        extra = f.get("data") or {}
+        verdict = extra.get("decomposition") or extra.get("result") or {}
+        status = _HLO_STATUS.get(f["rule"], "ok")
+        findings.append(result(subject, f["rule"], status, reason=f["message"],
+                               counterexample=verdict.get("counterexample")
+                               if status == "refuted" else None,
+                               data={"level": f["level"], **extra}))
+    overall = data["status"] if data["status"] in STATUSES else "ok"
+    # The module is refuted by its first refuted finding: that one's counterexample.
+    first = next((r for r in findings if r["status"] == "refuted"), None)
+    summary = result(module, "check-hlo", overall, seconds=seconds,
+                     data={k: data[k] for k in ("counts", "largest", "worst_padding",
+                                                 "buffers")})
+    if overall == "refuted" and first is not None:
+        summary["counterexample"] = first["counterexample"]
+    return [summary] + findings
 
 
 def run(args) -> int:

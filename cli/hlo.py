@@ -1,7 +1,7 @@
 """``tilespec check-hlo FILE``: every layout claim of an HLO dump, checked;
 ``tilespec convert A B``: the data movement of a copy between two layouts.
 
-Output: text, ``--json`` (or ``--format json``), or SARIF 2.1.0
+Output: text, ``--json``, or SARIF 2.1.0
 (``--format sarif``) with the HLO line of each finding as its region.
 Exit status: 0 every bitcast proved, 1 one refuted (or a bitcast recorded as a
 transpose or reshape that does not keep the bytes), 2 bad input, 3 unknown.
@@ -154,8 +154,8 @@ def register(command) -> None:
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     c.add_argument("file", help="HLO text as XLA prints it ('-' reads stdin)")
-    c.add_argument("--format", choices=("text", "json", "sarif"), default="text",
-                   help="output format (default %(default)s)")
+    c.add_argument("--format", choices=("text", "sarif"), default="text",
+                   help="output format (default %(default)s; --json for JSON)")
     c.add_argument("--meant", action="append", metavar="NAME=P",
                    help="bitcast NAME stands for the transpose P (repeatable)")
     c.add_argument("--verbose", action="store_true",

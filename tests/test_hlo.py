@@ -303,9 +303,9 @@ def test_cli_exit_statuses_and_stdin(capsys, monkeypatch, tmp_path):
     code, out, _ = run(capsys, "check-hlo", "-", stdin=good, monkeypatch=monkeypatch)
     assert code == 0 and out.startswith("module jit_g: proved")
     code, out, _ = run(capsys, "check-hlo", str(DATA / "tpu_style.hlo"), "--json")
-    data = json.loads(out)
-    assert code == 1 and data["status"] == "refuted"
-    assert data["worst_padding"][0]["instruction"] == "bad.2"
+    module = json.loads(out)["results"][0]          # the envelope: the module first
+    assert code == 1 and module["status"] == "refuted"
+    assert module["data"]["worst_padding"][0]["instruction"] == "bad.2"
     code, _, err = run(capsys, "check-hlo", str(tmp_path / "nope.hlo"))
     assert code == 2 and err.startswith("tilespec: error: cannot read")
     code, _, err = run(capsys, "check-hlo", "-", stdin="not hlo", monkeypatch=monkeypatch)
@@ -375,9 +375,9 @@ def test_bitcast_command_without_option_decomposes(capsys):
     assert code == 0 and out.startswith("bitcast: proved as a trt")
     code, out, _ = run(capsys, "bitcast", "f32[8,128]{1,0:T(8,128)}",
                        "f32[2,512]{1,0:T(8,128)}", "--json")
-    data = json.loads(out)
+    data = json.loads(out)["results"][0]
     assert code == 1 and data["status"] == "refuted"
-    assert data["counterexample"]["src_byte_offset"] == 512
+    assert data["counterexample"]["details"]["src_byte_offset"] == 512
     code, out, _ = run(capsys, "bitcast", "f32[8,4]{1,0}", "f32[4,8]{0,1}", "--reshape")
     assert code == 1 and out.startswith("not a bitcast")
 

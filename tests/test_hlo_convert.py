@@ -111,9 +111,9 @@ def test_a_wrong_prt_is_refuted_and_replayed(monkeypatch):
 
 def test_cli(capsys):
     code = main(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}", "--json"])
-    data = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)["results"][0]
     assert code == 0 and data["status"] == "proved"
-    assert "def convert(src)" in data["numpy_source"]
+    assert "def convert(src)" in data["data"]["numpy_source"]
     code = main(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"])
     out = capsys.readouterr().out
     assert code == 0 and "equal to to_physical(from_physical(., A), B): proved" in out

@@ -2,6 +2,7 @@
 Schema accepts (docs/json.md), errors included."""
 
 import importlib.util
+from pathlib import Path
 import json
 
 import jsonschema
@@ -14,6 +15,8 @@ from tilespec.cli.main import build_parser
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 
 #: One or more runs of each command: (argv, expected exit status).
+HLO = Path(__file__).parent / "data" / "hlo"
+
 RUNS = {
     "explain": [(["explain", "f32[3,5]{1,0:T(2,2)}"], 0),
                 (["explain", "f32[m,n]{1,0:T(2,2)}", "--dims", "m=3,n=5"], 0)],
@@ -34,6 +37,9 @@ RUNS = {
     "draw": [(["draw", "f32[3,5]{1,0:T(2,2)}", "-o", "{tmp}/f.svg"], 0)],
     "formula": [(["formula", "f32[3,5]{1,0:T(2,2)}"], 0),
                 (["formula", "f32[m,n]{1,0:T(2,2)}", "--python", "--prove"], 0)],
+    "check-hlo": [(["check-hlo", str(HLO / "jax_tiled_bad.hlo")], 1),
+                  (["check-hlo", str(HLO / "tpu_style.hlo")], 1)],
+    "convert": [(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"], 0)],
     # without the xla extra the command is bad input (exit 2), in JSON too
     "xla": [(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2)],
 }
@@ -87,7 +93,7 @@ def test_a_refuted_bitcast_names_both_sides(capsys):
 
 # `tilespec xla` takes bad text as its subject: what XLA and tilespec say of
 # it is the answer, not an error (tests/test_xla_cli.py).
-@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla"}))
+@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla", "check-hlo"}))
 def test_bad_input_is_json_too(command, capsys, tmp_path):
     argv, _ = RUNS[command][-1] if command != "check-rule" else RUNS[command][1]
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
@@ -96,6 +102,12 @@ def test_bad_input_is_json_too(command, capsys, tmp_path):
     VALIDATOR.validate(doc)
     assert status == 2 == doc["exit_status"]
     assert doc["results"] == [] and "column" in doc["error"]["message"]
+
+
+def test_a_missing_hlo_file_is_json_too(capsys, tmp_path):
+    status, doc = run_json(["check-hlo", str(tmp_path / "missing.hlo")], capsys)
+    VALIDATOR.validate(doc)
+    assert status == 2 == doc["exit_status"] and doc["results"] == []
 
 
 def test_a_usage_error_is_json(capsys):
