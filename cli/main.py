@@ -1,29 +1,94 @@
 """The ``tilespec`` command line.
 
 Every command prints text, or one JSON document with ``--json``.  Bad input
-prints one line, ``tilespec: error: ...``, and exits with status 2.
+prints one line, ``tilespec: error: ...``, and exits with status 2; any
+other exception is a bug in tilespec: one line, ``tilespec: internal
+error: ...``, and exit status 4 (``--debug`` shows the traceback).  No
+input ends in a Python traceback.
+
+>>> main(["offset", "f32[3,5]{1,0}", "-1,0"])
+2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import traceback
 
 from ..spec.errors import TilespecError
 
+EXIT_OK = 0
+EXIT_REFUTED = 1
 EXIT_BAD_INPUT = 2
+EXIT_UNKNOWN = 3
+EXIT_INTERNAL = 4
+
+EXIT_CODES = """\
+exit status:
+  0  ok; every property proved
+  1  refuted (a counterexample is printed, replayed on the concrete evaluator)
+  2  bad input (one line on stderr: 'tilespec: error: ...')
+  3  unknown (e.g. a solver timeout), and nothing refuted
+  4  internal error: a bug in tilespec, please report it (--debug shows
+     the traceback)"""
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+    """argparse, but a usage error is one line and exit status 2, and an
+    argument such as ``-1,0`` (an element with a negative index) is a value,
+    not an unknown option."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse reads '-1' as a number but '-1,0' as an option; with no
+        # option that looks like a number, both are values.
+        self._negative_number_matcher = re.compile(r"^-\d[\d,. ]*$|^-\.\d+$")
 
     def error(self, message):
-        raise _UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("tilespec").strip()
+        raise _UsageError(f"{command}: {message}" if command else message)
+
+    def exit(self, status=0, message=None):
+        # --help: print, then return to main() instead of raising SystemExit
+        if message:
+            print(message, file=sys.stderr, end="")
+        raise _Exit(status)
+
+
+class _Exit(Exception):
+    def __init__(self, status):
+        self.status = status
 
 
 class _UsageError(Exception):
     pass
+
+
+#: The longest --timeout: Z3 takes milliseconds as an unsigned 32-bit int.
+MAX_TIMEOUT = 4_000_000.0
+
+
+def seconds(text: str) -> float:
+    """An argparse type for ``--timeout``: seconds, > 0 and finite.
+
+    >>> seconds("0.5")
+    0.5
+    >>> seconds("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 0 is not a positive number of seconds
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a positive number of seconds"
+            + (f" (at most {MAX_TIMEOUT:g})" if value > MAX_TIMEOUT else ""))
+    return value
 
 
 def _shape(text: str):
@@ -97,13 +162,20 @@ def cmd_locate(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tilespec", description=(
         "An executable specification and verifier for XLA tiled layouts, "
-        "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."))
+        "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."),
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true",
+                   help="on an error, also print the Python traceback")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def command(name, help_, func):
-        c = sub.add_parser(name, help=help_, description=help_)
+        c = sub.add_parser(name, help=help_, description=help_, epilog=EXIT_CODES,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         c.set_defaults(func=func)
         c.add_argument("--json", action="store_true", help="print JSON")
+        # also after the command name; SUPPRESS keeps the top-level value
+        c.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="on an error, also print the Python traceback")
         return c
 
     c = command("explain", "show how a layout places a shape in memory", cmd_explain)
@@ -135,18 +207,41 @@ def _add_later_commands(command) -> None:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    """Run one command; return its exit status (see ``EXIT_CODES``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Known before parsing, so that even a failure inside the parser shows it.
+    debug = "--debug" in argv[: argv.index("--")] if "--" in argv else "--debug" in argv
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(args)
+    except _Exit as e:
+        return e.status
     except _UsageError as e:
-        print(str(e), file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(debug, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except TilespecError as e:
-        print(f"tilespec: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(debug, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return _fail(debug, "tilespec: interrupted", 130)
+    except Exception as e:  # noqa: BLE001 -- anything else is a bug in tilespec
+        return _fail(debug, f"tilespec: internal error: {type(e).__name__}: "
+                     f"{_one_line(e)} (please report; --debug shows the traceback)",
+                     EXIT_INTERNAL)
+
+
+def _one_line(e: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(e).split()) or "(no message)"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _fail(debug: bool, line: str, status: int) -> int:
+    """One line on stderr (after the traceback, with --debug)."""
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+    print(" ".join(line.split("\n")), file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -198,13 +198,14 @@ def cmd_equivalent(args) -> int:
 
 def register(command) -> None:
     from ..prover.solve import DEFAULT_TIMEOUT
+    from .main import seconds
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")
     c.add_argument("dst", help="destination shape, same element count")
     c.add_argument("--transpose", metavar="P",
                    help="a transpose instead: DST dim i is SRC dim P[i], e.g. 1,0")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 
     c = command("check-rule", "compare one of XLA's layout rules with the spec",
@@ -218,14 +219,14 @@ def register(command) -> None:
     c.add_argument("--conditions", action="store_true",
                    help="prove the rule's conditions on its family of layouts "
                    "(array_size, linear_index)")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
 
     c = command("normalize", "a simpler equivalent layout, with the proof", cmd_normalize)
     c.add_argument("shape")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
 
     c = command("equivalent", "do two layouts of the same dims map every element alike?",
                 cmd_equivalent)
     c.add_argument("a")
     c.add_argument("b")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
