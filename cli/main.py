@@ -45,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         # argparse reads '-1' as a number but '-1,0' as an option; with no
         # option that looks like a number, both are values.
-        self._negative_number_matcher = re.compile(r"^-\d[\d,. ]*$|^-\.\d+$")
+        self._negative_number_matcher = re.compile(r"^-\d[-\d,. ]*$|^-\.\d+$")
 
     def error(self, message):
         command = self.prog.removeprefix("tilespec").strip()

@@ -1,0 +1,145 @@
+"""Every command, every input: exit 0/1/2/3, one line on error, never a
+traceback; an internal error is exit 4 with one line (--debug: traceback)."""
+
+import importlib
+
+import pytest
+
+from tilespec.cli import main
+
+# the module, not the function that tilespec.cli exports under the same name
+cli_main = importlib.import_module("tilespec.cli.main")
+
+FIG1 = "f32[3,5]{1,0:T(2,2)}"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(code, err, status=2):
+    assert code == status, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+# --- each case seen, as bad input (exit 2) ----------------------------------------
+
+BAD = [
+    (["prove", "f32[?,4]{1,0}", "--quiet"], "unbounded dim"),
+    (["prove", "f32[m,n]{1,0}", "--bound", "m=0", "--quiet"], "range 1..0 is empty"),
+    (["prove", "f32[m,n]{1,0}", "--bound", "k=3", "--quiet"], "not a named dim"),
+    (["prove", "f32[3,5]{1,0}", "--bound", "m=3", "--quiet"], "no named dims"),
+    (["prove", "f32[m,n]{1,0}", "--bound", "m=3", "--bound", "m=4", "--quiet"],
+     "given twice"),
+    (["prove", "f32[m,n]{1,0}", "--bound", "m=99999999999999999999", "--quiet"],
+     "int64"),
+    (["prove", FIG1, "--timeout", "0"], "positive number of seconds"),
+    (["prove", FIG1, "--timeout", "-1"], "positive number of seconds"),
+    (["prove", FIG1, "--timeout", "nan"], "positive number of seconds"),
+    (["bitcast", FIG1, FIG1, "--timeout", "inf"], "positive number of seconds"),
+    (["equivalent", FIG1, FIG1, "--timeout", "0"], "positive number of seconds"),
+    (["regress", FIG1, "--seed", "-1"], "seed >= 0"),
+    (["regress", FIG1, "--count", "-1"], "count >= 0"),
+    (["regress", FIG1, "--count", str(10**12)], "cases per shape"),
+    (["regress", FIG1, "--count", "2", "-o", "/no/such/dir/x.jsonl"], "cannot write"),
+    (["offset", "f32[3,5]{1,0}", "-1,0"], "index -1 in dim 0"),
+    (["offset", "f32[3,5]{1,0}", "0,-1"], "index -1 in dim 1"),
+    (["bitcast", "f32[2,3]{1,0}", "f32[3,2]{1,0}", "--transpose", "-1,0"], ""),
+]
+
+
+@pytest.mark.parametrize("argv,words", BAD, ids=lambda a: " ".join(a) if isinstance(a, list)
+                         else None)
+def test_case_seen_is_bad_input(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    err = one_line_error(code, err)
+    assert err.startswith("tilespec: error: ") and words in err
+
+
+def test_output_to_a_directory_is_bad_input(capsys, tmp_path):
+    code, _, err = run(capsys, "regress", FIG1, "--count", "2", "-o", str(tmp_path))
+    assert "cannot write" in one_line_error(code, err)
+    code, _, err = run(capsys, "draw", FIG1, "-o", str(tmp_path / "sub" / "x.png"))
+    assert "cannot write" in one_line_error(code, err)
+
+
+def test_tiny_timeout_is_a_verdict_or_unknown(capsys):
+    for argv in (["prove", "f32[m,n]{1,0:T(8,128)}", "--quiet"],
+                 ["bitcast", "f32[m,n]{1,0:T(8,128)}", "f32[m,n]{1,0:T(8,128)}"],
+                 ["equivalent", "f32[m,n]{1,0:T(8,128)}", "f32[m,n]{1,0:T(8,128)}"],
+                 ["normalize", "f32[m,n]{1,0:T(8,128)(2,1)}"]):
+        code, _, err = run(capsys, *argv, "--timeout", "1e-9")
+        assert code in (0, 3), (argv, err)
+        assert "Traceback" not in err and "internal error" not in err
+
+
+# --- internal errors: exit 4, one line; --debug shows the traceback --------------
+
+@pytest.fixture
+def broken_offset(monkeypatch):
+    def boom(args):
+        raise KeyError("a bug")
+    parser = cli_main.build_parser
+
+    def build():
+        p = parser()
+        sub = next(a for a in p._actions if a.dest == "command")
+        sub.choices["offset"].set_defaults(func=boom)
+        return p
+    monkeypatch.setattr(cli_main, "build_parser", build)
+
+
+def test_internal_error_is_one_line_and_exit_4(capsys, broken_offset):
+    code, out, err = run(capsys, "offset", FIG1, "1,1")
+    assert out == ""
+    err = one_line_error(code, err, status=4)
+    assert err.startswith("tilespec: internal error: KeyError: 'a bug'")
+    assert "please report" in err and "--debug" in err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_shows_the_traceback(capsys, broken_offset, where):
+    argv = ["offset", FIG1, "1,1"]
+    argv = ["--debug", *argv] if where == "before" else [*argv, "--debug"]
+    code, _, err = run(capsys, *argv)
+    assert code == 4
+    assert err.startswith("Traceback") and "KeyError: 'a bug'" in err
+    assert err.splitlines()[-1].startswith("tilespec: internal error: KeyError")
+
+
+def test_prover_bug_is_an_internal_error(capsys, monkeypatch):
+    from tilespec.prover import properties
+    from tilespec.prover.result import ProverBug
+
+    def bug(*a, **k):
+        raise ProverBug("counterexample does not replay")
+    monkeypatch.setattr(properties, "prove", bug)
+    code, _, err = run(capsys, "prove", FIG1, "--quiet")
+    assert "internal error: ProverBug" in one_line_error(code, err, status=4)
+
+
+def test_debug_with_bad_input_still_exits_2(capsys):
+    code, _, err = run(capsys, "--debug", "offset", FIG1, "9,9")
+    assert code == 2 and "Traceback" in err
+    assert err.splitlines()[-1].startswith("tilespec: error: ")
+
+
+# --- help and the exit codes ---------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [["--help"], ["prove", "--help"], ["-h"]])
+def test_help_returns_0_and_lists_the_exit_codes(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and err == ""
+    assert "exit status:" in out
+    for n in "01234":
+        assert f"\n  {n}  " in out
+
+
+def test_negative_offset_and_element_are_values(capsys):
+    code, _, err = run(capsys, "locate", FIG1, "-3")
+    assert "outside" in one_line_error(code, err)
+    code, _, err = run(capsys, "offset", "f32[3,5]{1,0}", "-1,-1")
+    assert "index -1" in one_line_error(code, err)
