@@ -35,7 +35,10 @@ def all_unsat(script_body: str, declarations: str, formulas, ctx: z3.Context,
     checks = "".join(f"(push)(assert {f})(check-sat)(pop)" for f in formulas)
     text = (f"(set-option :timeout {max(1, int(timeout * 1000))})"
             f"{declarations}{script_body}{checks}")
-    answers = z3.Z3_eval_smtlib2_string(ctx.ref(), text).split()
+    try:
+        answers = z3.Z3_eval_smtlib2_string(ctx.ref(), text).split()
+    except z3.Z3Exception:  # e.g. "push canceled" when the time limit hits mid-script
+        return False
     return len(answers) == len(formulas) and all(a == "unsat" for a in answers)
 
 
