@@ -217,8 +217,8 @@ def main(argv=None) -> int:
         return args.func(args)
     except _Exit as e:
         return e.status
-    except _UsageError as e:
-        return _fail(debug, f"tilespec: error: {e}", EXIT_BAD_INPUT)
+    except _UsageError as e:  # the traceback of argparse would show nothing
+        return _fail(False, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except TilespecError as e:
         return _fail(debug, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except BrokenPipeError:

@@ -176,7 +176,7 @@ def _tidy(expr):
                 return sympy.floor(x / (int(p_scale.q) * q))
         return term
 
-    previous = None
+    previous, expr = None, sympy.sympify(expr)  # a rank-0 offset is the int 0
     while previous != expr:
         previous, expr = expr, expr.replace(lambda t: isinstance(t, sympy.floor), rewrite)
     return expr

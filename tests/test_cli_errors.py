@@ -157,3 +157,10 @@ def test_canceled_script_is_not_a_crash(capsys, monkeypatch):
     code, out, err = run(capsys, "prove", "f32[m,n]{1,0:T(8,128)}", "--quiet",
                          "--property", "injective")
     assert code in (0, 3) and err == "", err
+
+
+@pytest.mark.parametrize("text", ["f32[]", "s32[]{:T(128)}"])
+def test_rank_0_formula_simplified(capsys, text):
+    # found by tools/fuzz_cli.py: an internal error (AttributeError on int 0)
+    code, out, err = run(capsys, "formula", text, "--simplify")
+    assert (code, err) == (0, "") and out.endswith("offset() = 0\n")

@@ -1,0 +1,488 @@
+"""Fuzz the ``tilespec`` command line in-process: no input may end in a traceback.
+
+Every command the parser knows (read from the parser itself, so a new
+command is fuzzed too) is driven through ``tilespec.cli.main(argv)`` with
+generated bad and edge inputs: shapes from the Hypothesis strategies of
+``spec/strategies.py`` and the catalogue, mutated (numbers at the int64
+edges, names, ``?``, deleted and inserted characters, unicode, empty
+strings), odd option values, negative and huge numbers, unknown options.
+
+Each invocation is judged on what a user would see:
+
+- ``traceback``: an exception escaped ``main`` (a user would see a Python
+  traceback), or ``main`` returned 4 (an internal error: a bug);
+- ``hang``: it ran longer than the per-invocation limit (``--limit``);
+- ``bad_exit``: an exit status outside {0, 1, 2, 3};
+- ``bad_message``: exit 2 without exactly one line ``tilespec: error: ...``
+  on stderr, or any ``Traceback`` text on stderr.
+
+Findings are grouped by signature (command, kind, exception and message)
+with one argv to reproduce each.  Usage::
+
+    python tools/fuzz_cli.py -n 100000 --seed 1 --report fuzz.json
+
+prints one JSON summary (invocations, per-kind counts, exit-status
+histogram, time) and exits 1 if anything was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import json
+import os
+import random
+import re
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+
+INT64_MAX = 2**63 - 1
+INT_EDGES = [0, 1, 2, 3, 5, 7, 8, 127, 128, 129, 255, 256, 1023, 1024, 2**16,
+             2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**53 + 1, 2**62, INT64_MAX - 1,
+             INT64_MAX, 2**63, 2**64 - 1, 2**64, 10**30, -1, -2, -(2**31), -(2**63),
+             -(2**63) - 1]
+NAMES = ["m", "n", "k", "x", "_", "e0", "e1", "d0", "r0", "q0", "k0", "i", "j",
+         "tmp", "Int", "None", "True", "and", "mod", "div", "abs", "m_1", "é", "x" * 40]
+UNICODE = ["é", "ß", "∗", "⌊", "×", "\u200b", "\u00a0", "🙂", "١", "²", "\x00",
+           "\t", "\n", "'", '"', "\\", "$", "%s", "{}", "..", "—"]
+CHARS = "0123456789[](){},:*?<=#-+_ TEDLSCPMabcfmnsu" + "".join(UNICODE[:8])
+HANDMADE = [
+    "f32[]", "f32[]{}", "s32[]{:T(128)}", "f32[0]{0}", "f32[0,5]{1,0:T(2,2)}",
+    "f32[3,5]{1,0:T(2,2)}", "f32[4,8]{1,0:T(2,4)(2,1)}", "bf16[1024,1024]{1,0:T(8,128)(2,1)}",
+    "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "s4[16,256]{1,0:T(8,128)(2,1)E(4)}",
+    "f32[m,n]{1,0:T(8,128)}", "bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[n]{0:T(128)}",
+    "f32[m,3]{1,0:T(2,2)}", "f32[m,m]{1,0}", "s8[m,n]{1,0:T(32,128)(4,1)}",
+    "f32[?,4]{1,0}", "f32[<=4,5]{1,0}", "f32[<=8]{0:T(4)}", "pred[3,5]{1,0:T(2,2)}",
+    "f32[9223372036854775807]{0}", "f32[9223372036854775808]{0}",
+    "f32[4611686018427387904,2]{1,0:T(2,2)}", "f32[3037000500,3037000500]{1,0}",
+    "f64[1048576,1048576]{1,0:T(8,128)(2,1)}", "c128[3,5]{0,1:T(2,2)}",
+    "s4[7]{0:T(8)(2,1)E(4)}", "u2[9]{0:E(2)}", "f32[3,5]{1,0:T(2,2)L(8)}",
+    "f32[3,5]{1,0:T(2,2)S(1)}", "f32[3,5]{1,0:T(2,2)P(s32[2]{0})}",
+    "f32[3,5]{1,0:D(D,C)T(2,2)}", "f32[3,5]{1,0:T(2,2)#(s32)}", "f32[3,5]{1,0:T(2,2)*(s32)}",
+    "f32[3,5]{1,0:T(2,2)M(2)}", "f32[8,8]{1,0:T(2,2)SC(0:2,4)}", "(f32[3], s32[])",
+    "token[]", "opaque[]", "f32[3,5]{0,1}", "f32[1,1,1,1,1,1,1,1]{7,6,5,4,3,2,1,0}",
+    "f32[3,5]{1,0:T(1,1)}", "f32[3,5]{1,0:T(3037000500,3037000500)}",
+    "f32[e0,e1]{1,0:T(8,128)}", "f32[x,x,x]{2,1,0:T(2,2)}", "u8[m]{0:T(1024)(128)(4,1)}",
+]
+RULE_WORDS = ["--list", "--conditions", "--assume-conditions"]
+
+
+class Hang(BaseException):
+    """Raised by the alarm: not an Exception, so main() cannot catch it."""
+
+
+# --- shapes ------------------------------------------------------------------------
+
+def shape_pool(examples: int = 400) -> list[str]:
+    """Valid shape strings: the catalogue, the hand-made edges, and examples
+    of the Hypothesis strategies (derandomized: the same pool every run)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tilespec.prover.catalogue import CATALOGUE
+    from tilespec.spec import strategies as ts
+    from tilespec.spec.text import format_shape
+
+    pool = [s for s, _ in CATALOGUE] + HANDMADE
+    quiet = settings(max_examples=examples, database=None, derandomize=True,
+                     deadline=None, suppress_health_check=list(HealthCheck))
+    strategy = st.one_of(ts.shapes_with_layout(), ts.shapes_with_layout(max_dim=300),
+                         ts.xla_shapes(allow_names=True, max_leaves=3),
+                         ts.xla_shapes(allow_tuples=False, allow_names=True))
+
+    @quiet
+    @given(strategy)
+    def collect(shape):
+        pool.append(format_shape(shape))
+    collect()
+    return list(dict.fromkeys(pool))
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def mutate(rng: random.Random, text: str) -> str:
+    """One to three random edits of a shape string."""
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        kind = rng.randrange(12)
+        numbers = list(_NUMBER.finditer(text))
+        if kind <= 2 and numbers:  # a number at an edge
+            m = rng.choice(numbers)
+            text = text[:m.start()] + str(rng.choice(INT_EDGES)) + text[m.end():]
+        elif kind == 3 and numbers:  # a number becomes a name, '?' or '<=N'
+            m = rng.choice(numbers)
+            new = rng.choice(NAMES + ["?", f"<={rng.choice(INT_EDGES)}", "*", ""])
+            text = text[:m.start()] + new + text[m.end():]
+        elif kind == 4 and text:  # delete a slice
+            i = rng.randrange(len(text))
+            text = text[:i] + text[i + rng.randint(1, 3):]
+        elif kind == 5:  # insert a character
+            i = rng.randint(0, len(text))
+            text = text[:i] + rng.choice(CHARS) + text[i:]
+        elif kind == 6 and text:  # duplicate a slice
+            i = rng.randrange(len(text))
+            j = min(len(text), i + rng.randint(1, 8))
+            text = text[:j] + text[i:j] + text[j:]
+        elif kind == 7 and len(text) > 1:  # swap two characters
+            i, j = sorted(rng.sample(range(len(text)), 2))
+            text = text[:i] + text[j] + text[i + 1:j] + text[i] + text[j + 1:]
+        elif kind == 8:  # truncate
+            text = text[:rng.randint(0, len(text))]
+        elif kind == 9:  # unicode or a comment
+            i = rng.randint(0, len(text))
+            text = text[:i] + rng.choice(UNICODE + ["/*x*/", "//c\n", " "]) + text[i:]
+        elif kind == 10:  # a layout field appended
+            field = rng.choice(["T(2,2)", "T(*)", "T()", "E(4)", "E(0)", "S(1)", "L(0)",
+                                "T(8,128)(2,1)", "SC(0:2)", "D(C)", "M(-1)", "P(f32[])"])
+            text = text.replace("}", field + "}", 1) if "}" in text else text + "{0:" + field + "}"
+        else:  # a different element type
+            dtype = rng.choice(["f32", "bf16", "s4", "u1", "pred", "f8e4m3fn", "c64", "f17",
+                                "token", "F32", "s64", "u2", ""])
+            text = re.sub(r"^[a-z0-9]*", dtype, text, count=1)
+    return text
+
+
+# --- argument values ---------------------------------------------------------------
+
+class Inputs:
+    """Random values for each kind of argument."""
+
+    def __init__(self, rng: random.Random, shapes: list[str], tmp: str):
+        self.rng = rng
+        self.shapes = shapes
+        self.tmp = tmp
+
+    def junk(self) -> str:
+        r = self.rng
+        return r.choice(["", " ", "-", "--", "-x", "--json", "x", "0", "-0", "1e9",
+                         "nan", "inf", "-inf", "0x10", "1_000", "١٢", "None", "[]", "()",
+                         ",", "1,", ",1", "1,,2", "\x00", "🙂", "a" * 300, "9" * 400,
+                         str(r.choice(INT_EDGES)), r.choice(UNICODE), r.choice(NAMES)])
+
+    def shape(self) -> str:
+        r = self.rng
+        k = r.random()
+        if k < 0.40:
+            return r.choice(self.shapes)
+        if k < 0.93:
+            return mutate(r, r.choice(self.shapes))
+        return self.junk()
+
+    def number(self, small=True) -> str:
+        r = self.rng
+        if r.random() < 0.75:
+            return str(r.randint(-3, 40) if small else r.choice(INT_EDGES))
+        return r.choice([str(r.choice(INT_EDGES)), self.junk(), "1.5", "-0", " 3 ", "+3"])
+
+    def element(self) -> str:
+        r = self.rng
+        if r.random() < 0.1:
+            return self.junk()
+        n = r.choice((0, 1, 2, 2, 2, 3, 4, 5))
+        parts = [str(r.randint(-2, 12) if r.random() < 0.8 else r.choice(INT_EDGES))
+                 for _ in range(n)]
+        text = r.choice([",", ", ", " ,"]).join(parts)
+        return r.choice(["{}", "({})", "[{}]", "{}", "{}"]).format(text)
+
+    def seconds(self) -> str:
+        r = self.rng
+        # mostly tiny, so that a solver command stays fast
+        if r.random() < 0.85:
+            return r.choice(["1e-9", "0.000001", "0.001", "0.001", "0.01", "0.05"])
+        return r.choice(["0", "-1", "-0.0", "nan", "inf", "1e308", "4000001", "x", "",
+                         "1e-300", "5e-324", "0x1p-3"])
+
+    def count(self) -> str:
+        r = self.rng
+        if r.random() < 0.8:
+            return str(r.choice([0, 1, 2, 3, 5, 10, 50]))
+        return r.choice(["-1", "1000001", str(10**12), str(2**63), "x", "", "1e3", "١",
+                         str(-(2**63))])
+
+    def seed(self) -> str:
+        return str(self.rng.choice(INT_EDGES + [2**128, 2**128 - 1])) \
+            if self.rng.random() < 0.7 else self.junk()
+
+    def perm(self) -> str:
+        r = self.rng
+        if r.random() < 0.7:
+            n = r.randint(0, 4)
+            p = list(range(n))
+            r.shuffle(p)
+            if r.random() < 0.2 and p:
+                p[r.randrange(n)] = r.choice([-1, n, 2**63, 1])
+            return ",".join(map(str, p))
+        return self.junk()
+
+    def bound(self) -> str:
+        r = self.rng
+        if r.random() < 0.7:
+            return f"{r.choice(NAMES)}={r.choice([0, 1, 2, 5, 9, 64, INT64_MAX, 2**63, -1])}"
+        return r.choice(["m", "=3", "m=", "m=x", "m==3", "m=3=4", "3=m", "m =5", "é=2",
+                         "m=١", self.junk()])
+
+    def path(self, suffixes=(".png", ".svg", ".jsonl", ".py", ".cc", "")) -> str:
+        r = self.rng
+        k = r.random()
+        name = f"f{r.randrange(4)}{r.choice(suffixes)}"
+        if k < 0.6:
+            return os.path.join(self.tmp, name)
+        return r.choice([self.tmp, os.path.join(self.tmp, "no", "such", name),
+                         "/dev/full", "/dev/null", "", " ", os.path.join(self.tmp, "ü" + name),
+                         "/proc/self/nonexistent/" + name, self.tmp + "/"])
+
+    def choice_of(self, choices) -> str:
+        if self.rng.random() < 0.85:
+            return str(self.rng.choice(list(choices)))
+        return self.junk()
+
+
+def _value(inputs: Inputs, dest: str, action) -> str:
+    """A value for one argument, chosen by its name."""
+    if action.choices is not None and not isinstance(action.choices, dict):
+        return inputs.choice_of(action.choices)
+    table = {
+        "shape": inputs.shape, "shapes": inputs.shape, "src": inputs.shape,
+        "dst": inputs.shape, "a": inputs.shape, "b": inputs.shape,
+        "element": inputs.element, "offset": inputs.number,
+        "timeout": inputs.seconds, "count": inputs.count, "seed": inputs.seed,
+        "transpose": inputs.perm, "bound": inputs.bound, "output": inputs.path,
+    }
+    if dest in table:
+        return table[dest]()
+    if dest == "name":
+        from tilespec.prover.rules import RULES
+        return inputs.choice_of(RULES)
+    if dest == "property":
+        from tilespec.prover.properties import PROPERTIES
+        return inputs.choice_of(PROPERTIES)
+    return inputs.rng.choice([inputs.shape(), inputs.junk(), inputs.number()])
+
+
+#: Options that make a command slow whatever the input (a whole catalogue or
+#: family of layouts): used now and then only.
+RARE_FLAGS = {"conditions": 0.003, "from_counterexamples": 0.02, "prove": 0.15}
+#: How often a list of shapes is empty (prove: the whole catalogue, ~20 s).
+NO_SHAPES = 0.001
+#: Relative weights of the commands; a command not listed weighs 1.
+WEIGHTS = {"explain": 3, "offset": 3, "locate": 3, "formula": 2, "draw": 0.3}
+
+
+def subcommands(parser) -> dict:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def argv_for(inputs: Inputs, name: str, sub) -> list[str]:
+    """One generated command line for the sub-command ``name``."""
+    r = inputs.rng
+    argv = [name]
+    for action in sub._actions:
+        if isinstance(action, argparse._HelpAction) or action.dest in ("debug",):
+            continue
+        if not action.option_strings:  # positional
+            nargs = action.nargs
+            if nargs == "*":
+                k = r.choice((1, 1, 1, 2, 2, 3)) if r.random() > NO_SHAPES else 0
+            elif nargs == "?":
+                k = r.choice((0, 1, 1, 1))
+            else:
+                k = 1
+            argv += [_value(inputs, action.dest, action) for _ in range(k)]
+            continue
+        flag = r.choice(action.option_strings)
+        if action.nargs == 0:  # store_true
+            if r.random() < RARE_FLAGS.get(action.dest, 0.3):
+                argv.append(flag)
+        elif action.dest == "timeout":
+            if r.random() < 0.95:  # keep solver calls short
+                argv += [flag, _value(inputs, action.dest, action)]
+        elif action.required or r.random() < 0.3:
+            argv += [flag, _value(inputs, action.dest, action)]
+            if action.dest in ("bound", "property") and r.random() < 0.3:
+                argv += [flag, _value(inputs, action.dest, action)]
+    return noise(r, argv, inputs)
+
+
+def noise(r: random.Random, argv: list[str], inputs: Inputs) -> list[str]:
+    """Now and then, break the command line itself."""
+    k = r.random()
+    if k < 0.04 and len(argv) > 1:
+        del argv[r.randrange(1, len(argv))]
+    elif k < 0.07:
+        argv.insert(r.randint(1, len(argv)), r.choice(["--frobnicate", "-x", "--", "-",
+                                                        "--json", "--json=1", "-h"]))
+    elif k < 0.09:
+        argv.insert(r.randint(1, len(argv)), inputs.junk())
+    elif k < 0.10:
+        argv = [inputs.junk()] + argv[1:]
+    return argv
+
+
+# --- running -----------------------------------------------------------------------
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def invoke(main, argv: list[str], limit: float):
+    """Run main(argv) in-process: (status or None, stdout, stderr, exception
+    text or None, seconds)."""
+    out, err = io.StringIO(), io.StringIO()
+    start = time.perf_counter()
+    problem = None
+    status = None
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(argv)
+    except Hang:
+        problem = "Hang"
+    except BaseException as e:  # noqa: BLE001 -- everything that escapes is a finding
+        problem = "".join(traceback.format_exception_only(type(e), e)).strip()
+        problem += "\n" + "".join(traceback.format_tb(e.__traceback__)[-3:])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return status, out.getvalue(), err.getvalue(), problem, time.perf_counter() - start
+
+
+def judge(status, err: str, problem, seconds: float, limit: float, debug=False):
+    """What is wrong with one invocation: (kind, detail) or None."""
+    if problem == "Hang" or seconds > limit:
+        return "hang", f"over {limit:g} s"
+    if problem is not None:
+        return "traceback", problem.splitlines()[0]
+    if status == 4:
+        return "traceback", err.strip().splitlines()[-1] if err.strip() else "exit 4"
+    if not isinstance(status, int) or status not in (0, 1, 2, 3):
+        return "bad_exit", f"exit status {status!r}"
+    if "Traceback (most recent call last)" in err and not debug:
+        return "bad_message", "a traceback on stderr"
+    if status == 2:
+        lines = err.splitlines()
+        if debug:  # the traceback, then the line
+            lines = lines[-1:]
+        if len(lines) != 1 or not lines[0].startswith("tilespec: error: ") \
+                or not err.endswith("\n"):
+            return "bad_message", f"exit 2 with stderr {err[:120]!r}"
+    return None
+
+
+def _signature(name: str, kind: str, detail: str) -> str:
+    # numbers and quoted text vary between inputs of one bug
+    detail = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", detail)
+    detail = re.sub(r"\d+", "N", detail)
+    return f"{name} | {kind} | {detail[:160]}"
+
+
+def fuzz(n: int, seed: int = 0, limit: float = 60.0, examples: int = 400,
+         commands=None, progress: bool = False) -> dict:
+    """Run ``n`` invocations; return the summary (see the module docstring)."""
+    cli = importlib.import_module("tilespec.cli.main")
+    # Building the parser costs more than most invocations; argparse parsers
+    # are reusable, so build it once (restored on the way out).
+    build = cli.build_parser
+    parser = build()
+    cli.build_parser = lambda: parser
+    try:
+        return _fuzz(cli, n, seed, limit, examples, commands, progress)
+    finally:
+        cli.build_parser = build
+
+
+def _fuzz(cli, n, seed, limit, examples, commands, progress) -> dict:
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    shapes = shape_pool(examples)
+    findings: dict[str, dict] = {}
+    kinds: Counter = Counter()
+    statuses: Counter = Counter()
+    per_command: Counter = Counter()
+    command_seconds: Counter = Counter()
+    slowest = (0.0, None)
+    with tempfile.TemporaryDirectory(prefix="tilespec-fuzz-") as tmp:
+        inputs = Inputs(rng, shapes, tmp)
+        subs = subcommands(cli.build_parser())
+        names = [c for c in subs if commands is None or c in commands]
+        weights = [WEIGHTS.get(c, 1) for c in names]
+        for i in range(n):
+            if rng.random() < 0.01:  # the top level: no command, --help, junk
+                name = "(top)"
+                argv = rng.choice([[], ["--help"], ["--debug"], [inputs.junk()],
+                                   ["--json", "explain", inputs.shape()]])
+            else:
+                name = rng.choices(names, weights)[0]
+                argv = argv_for(inputs, name, subs[name])
+            status, _, err, problem, seconds = invoke(cli.main, argv, limit)
+            per_command[name] += 1
+            command_seconds[name] += seconds
+            statuses[str(status)] += 1
+            if seconds > slowest[0]:
+                slowest = (seconds, argv)
+            verdict = judge(status, err, problem, seconds, limit, "--debug" in argv)
+            if verdict:
+                kind, detail = verdict
+                kinds[kind] += 1
+                sig = _signature(name, kind, detail)
+                f = findings.setdefault(sig, {"kind": kind, "command": name, "count": 0,
+                                              "argv": argv, "detail": detail,
+                                              "traceback": problem})
+                f["count"] += 1
+                if f["count"] == 1 and kind == "traceback" and problem is None:
+                    # exit 4: run it again with --debug for the traceback
+                    f["traceback"] = invoke(cli.main, ["--debug", *argv], limit)[2]
+            if progress and (i + 1) % 1000 == 0:
+                print(f"{i + 1} invocations, {sum(kinds.values())} findings, "
+                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return {
+        "invocations": n, "seed": seed, "limit_seconds": limit,
+        "shape_pool": len(shapes),
+        "tracebacks": kinds["traceback"], "hangs": kinds["hang"],
+        "bad_exit": kinds["bad_exit"], "bad_message": kinds["bad_message"],
+        "exit_statuses": dict(sorted(statuses.items())),
+        "per_command": dict(sorted(per_command.items())),
+        "seconds_per_command": {k: round(v, 1) for k, v in sorted(command_seconds.items())},
+        "seconds": round(time.perf_counter() - start, 1),
+        "slowest": {"seconds": round(slowest[0], 2), "argv": slowest[1]},
+        "findings": sorted(findings.values(), key=lambda f: -f["count"]),
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("-n", "--invocations", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=float, default=60.0,
+                   help="seconds one invocation may take before it counts as a hang")
+    p.add_argument("--examples", type=int, default=400,
+                   help="Hypothesis examples in the shape pool")
+    p.add_argument("--command", action="append", help="fuzz only these commands")
+    p.add_argument("--report", metavar="FILE", help="also write the summary here")
+    p.add_argument("--progress", action="store_true")
+    a = p.parse_args(argv)
+    summary = fuzz(a.invocations, a.seed, a.limit, a.examples, a.command, a.progress)
+    text = json.dumps(summary, indent=2, ensure_ascii=False)
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write(text + "\n")
+    brief = {k: v for k, v in summary.items() if k != "findings"}
+    brief["findings"] = [{k: f[k] for k in ("kind", "command", "count", "detail", "argv")}
+                         for f in summary["findings"]]
+    print(json.dumps(brief, indent=2, ensure_ascii=False))
+    found = summary["tracebacks"] + summary["hangs"] + summary["bad_exit"] \
+        + summary["bad_message"]
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
