@@ -148,6 +148,69 @@ def mutate(rng: random.Random, text: str) -> str:
     return text
 
 
+#: Element types of one width: a bitcast between them is a question of layout.
+SAME_WIDTH = [["f32", "s32", "u32"], ["bf16", "f16", "s16", "u16"], ["s8", "u8", "pred"],
+              ["s4", "u4"], ["f64", "s64", "u64", "c64"]]
+_DIMS = re.compile(r"\[([^\]]*)\]")
+
+
+def namify(rng: random.Random, text: str) -> str:
+    """Some dims of the (first) array become names: mixed named and numeric."""
+    m = _DIMS.search(text)
+    if not m or not m.group(1).strip():
+        return text
+    dims = m.group(1).split(",")
+    for i in range(len(dims)):
+        if rng.random() < 0.5:
+            dims[i] = rng.choice(NAMES[:12])
+    return text[:m.start(1)] + ",".join(dims) + text[m.end(1):]
+
+
+def relative(rng: random.Random, text: str) -> str:
+    """A shape related to ``text`` (one or two steps): another element type
+    of the same width, another tiling, the dims reversed or reshaped (same
+    element count), or names for the dims."""
+    for _ in range(rng.choice((1, 1, 2))):
+        text = _step(rng, text)
+    return text
+
+
+def _step(rng: random.Random, text: str) -> str:
+    k = rng.randrange(6)
+    m = _DIMS.search(text)
+    dtype = re.match(r"[a-z0-9]*", text).group(0)
+    if k == 0:
+        for group in SAME_WIDTH:
+            if dtype in group:
+                return rng.choice(group) + text[len(dtype):]
+        return text
+    if k == 1:
+        tile = rng.choice(["T(2,2)", "T(8,128)", "T(1)", "T(*,2)", "T(2,1)(1,1)", "T(4)"])
+        if "T(" in text:
+            return re.sub(r"T\([^)]*\)", tile, text, count=1)
+        return text.replace("}", ":" + tile + "}", 1) if ":" not in text else text
+    if k in (2, 3) and m:
+        dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
+        if k == 2 or not all(d.isdigit() for d in dims):
+            dims = dims[::-1]
+            order = ",".join(str(i) for i in range(len(dims)))
+        else:  # a reshape: the same elements, in 1 or 2 dims
+            total = 1
+            for d in dims:
+                total *= int(d)
+            split = [d for d in (2, 3, 4, 5, 8) if total % d == 0]
+            if split and rng.random() < 0.5:
+                a = rng.choice(split)
+                dims = [str(a), str(total // a)]
+            else:
+                dims = [str(total)]
+            order = ",".join(str(i) for i in reversed(range(len(dims))))
+        return f"{dtype}[{','.join(dims)}]{{{order}}}"
+    if k == 4:
+        return namify(rng, text)
+    return mutate(rng, text)
+
+
 # --- argument values ---------------------------------------------------------------
 
 class Inputs:
@@ -157,6 +220,7 @@ class Inputs:
         self.rng = rng
         self.shapes = shapes
         self.tmp = tmp
+        self.last = None  # the previous shape, for two-shape commands
 
     def junk(self) -> str:
         r = self.rng
@@ -168,11 +232,17 @@ class Inputs:
     def shape(self) -> str:
         r = self.rng
         k = r.random()
-        if k < 0.40:
-            return r.choice(self.shapes)
-        if k < 0.93:
-            return mutate(r, r.choice(self.shapes))
-        return self.junk()
+        if self.last is not None and k < 0.5:
+            self.last = relative(r, self.last)  # a partner for the previous shape
+        elif k < 0.35:
+            self.last = r.choice(self.shapes)
+        elif k < 0.45:
+            self.last = namify(r, r.choice(self.shapes))
+        elif k < 0.93:
+            self.last = mutate(r, r.choice(self.shapes))
+        else:
+            self.last = self.junk()
+        return self.last
 
     def number(self, small=True) -> str:
         r = self.rng
@@ -285,6 +355,7 @@ def argv_for(inputs: Inputs, name: str, sub) -> list[str]:
     """One generated command line for the sub-command ``name``."""
     r = inputs.rng
     argv = [name]
+    inputs.last = None
     for action in sub._actions:
         if isinstance(action, argparse._HelpAction) or action.dest in ("debug",):
             continue
