@@ -33,6 +33,8 @@ def _bounds(items, shapes) -> dict:
         name, sep, value = (x.strip() for x in item.partition("="))
         if not sep or not name.isidentifier() or not value.isascii() or not value.isdigit():
             raise TilespecError(f"--bound {item!r} is not NAME=N")
+        if len(value) > 100:  # int() refuses 4300 digits; any N past int64 is refused
+            raise TilespecError(f"--bound {name}=...: {len(value)} digits do not fit int64")
         n = int(value)
         if n < 1:
             raise TilespecError(f"--bound {item}: the range 1..{n} is empty")

@@ -164,3 +164,15 @@ def test_rank_0_formula_simplified(capsys, text):
     # found by tools/fuzz_cli.py: an internal error (AttributeError on int 0)
     code, out, err = run(capsys, "formula", text, "--simplify")
     assert (code, err) == (0, "") and out.endswith("offset() = 0\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["explain", "f32[" + "9" * 5000 + "]{0}"],              # int() refuses 4300 digits
+    ["explain", "f32[3]{0:T(" + "9" * 5000 + ")}"],
+    ["prove", "f32[m]{0}", "--bound", "m=" + "9" * 5000],
+    ["explain", "(" * 3000 + "f32[]" + ")" * 3000],          # RecursionError
+], ids=["dim digits", "tile digits", "bound digits", "nesting"])
+def test_absurd_text_is_bad_input(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    one_line_error(code, err)
+    assert err.startswith("tilespec: error: ")

@@ -231,6 +231,7 @@ class Inputs:
         return r.choice(["", " ", "-", "--", "-x", "--json", "x", "0", "-0", "1e9",
                          "nan", "inf", "-inf", "0x10", "1_000", "١٢", "None", "[]", "()",
                          ",", "1,", ",1", "1,,2", "\x00", "🙂", "a" * 300, "9" * 400,
+                         "9" * 5000, "(" * 3000 + "f32[]" + ")" * 3000, "f32[" + "1," * 2000 + "1]",
                          str(r.choice(INT_EDGES)), r.choice(UNICODE), r.choice(NAMES)])
 
     def shape(self) -> str:
@@ -308,7 +309,8 @@ class Inputs:
         if k < 0.6:
             return os.path.join(self.tmp, name)
         return r.choice([self.tmp, os.path.join(self.tmp, "no", "such", name),
-                         "/dev/full", "/dev/null", "", os.path.join(self.tmp, " "), os.path.join(self.tmp, "ü" + name),
+                         "/dev/full", "/dev/null", "", os.path.join(self.tmp, " "),
+                         os.path.join(self.tmp, "ü" + name),
                          "/proc/self/nonexistent/" + name, self.tmp + "/"])
 
     def choice_of(self, choices) -> str:
