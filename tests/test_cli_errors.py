@@ -176,3 +176,12 @@ def test_absurd_text_is_bad_input(capsys, argv):
     code, _, err = run(capsys, *argv)
     one_line_error(code, err)
     assert err.startswith("tilespec: error: ")
+
+
+@pytest.mark.parametrize("text", ["f32[3,5]{1,0}", "f32[m,n]{1,0}", "f32[]", "f32[2]{0}"])
+def test_generated_python_without_padding_is_proved(capsys, text):
+    # found by tools/fuzz_cli.py: locate() of a layout without padding has
+    # no padding test, and the prover looked for one (StopIteration, exit 4)
+    code, out, err = run(capsys, "formula", text, "--python", "--prove")
+    assert (code, err) == (0, ""), err
+    assert "# generated python locate: proved" in out
