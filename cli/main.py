@@ -91,9 +91,29 @@ def seconds(text: str) -> float:
     return value
 
 
-def _shape(text: str):
+#: The highest rank the commands take (as the Hypothesis strategies do): a
+#: rank in the thousands parses, but makes the solver and sympy work for
+#: minutes and numpy refuses arrays of more than 64 dims.
+MAX_RANK = 32
+
+
+def parse_shape_arg(text: str):
+    """An array shape given on the command line, of rank at most MAX_RANK.
+
+    >>> parse_shape_arg("f32[" + "1," * 32 + "1]")
+    Traceback (most recent call last):
+    tilespec.spec.errors.ShapeError: the commands take ranks up to 32; this shape has rank 33
+    """
+    from ..spec.errors import ShapeError
     from ..spec.text import parse_array_shape
-    return parse_array_shape(text)
+    shape = parse_array_shape(text)
+    if shape.rank > MAX_RANK:
+        raise ShapeError(f"the commands take ranks up to {MAX_RANK}; "
+                         f"this shape has rank {shape.rank}")
+    return shape
+
+
+_shape = parse_shape_arg
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:

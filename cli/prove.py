@@ -68,13 +68,13 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from ..spec.text import parse_array_shape
+    from .main import parse_shape_arg
 
     from ..prover.catalogue import CATALOGUE
     from ..prover.properties import PROPERTIES, prove
 
     texts = args.shape or [s for s, _ in CATALOGUE]
-    shapes = [parse_array_shape(t) for t in texts]
+    shapes = [parse_shape_arg(t) for t in texts]
     for shape in shapes:
         _check_bounded(shape)
     props = args.property or list(PROPERTIES)

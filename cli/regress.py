@@ -53,11 +53,11 @@ def _integer(text: str) -> int:
 
 
 def cmd_regress(args) -> int:
-    from ..spec.text import parse_array_shape
+    from .main import parse_shape_arg
 
     from ..prover.regress import Suite, from_counterexamples, generate, write
 
-    shapes = [parse_array_shape(t) for t in args.shapes]
+    shapes = [parse_shape_arg(t) for t in args.shapes]
     if args.from_counterexamples:
         extra = from_counterexamples(shapes, timeout=args.timeout)
         suite = Suite(tuple(), args.seed, (), (), tuple(extra))

@@ -15,8 +15,8 @@ from ..prover.result import EXIT_STATUS
 
 
 def _shape(text):
-    from ..spec.text import parse_array_shape
-    return parse_array_shape(text)
+    from .main import parse_shape_arg
+    return parse_shape_arg(text)
 
 
 def _perm(text):

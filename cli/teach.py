@@ -49,8 +49,10 @@ def register(command) -> None:
 
 def cmd_draw(args) -> int:
     from ..spec.draw import picture
-    from ..spec.text import format_shape, parse_array_shape
-    shape = parse_array_shape(args.shape)
+    from ..spec.text import format_shape
+
+    from .main import parse_shape_arg
+    shape = parse_shape_arg(args.shape)
     path = Path(args.output)
     if path.suffix.lower() not in FORMATS:
         raise TilespecError(f"cannot tell the picture format of {args.output!r}: "
@@ -78,8 +80,10 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 def cmd_formula(args) -> int:
     from ..spec import symbolic
-    from ..spec.text import format_shape, parse_array_shape
-    shape = parse_array_shape(args.shape)
+    from ..spec.text import format_shape
+
+    from .main import parse_shape_arg
+    shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
                             "--simplify and --latex apply to the formula")

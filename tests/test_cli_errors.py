@@ -48,6 +48,10 @@ BAD = [
     (["offset", "f32[3,5]{1,0}", "-1,0"], "index -1 in dim 0"),
     (["offset", "f32[3,5]{1,0}", "0,-1"], "index -1 in dim 1"),
     (["bitcast", "f32[2,3]{1,0}", "f32[3,2]{1,0}", "--transpose", "-1,0"], ""),
+    # ranks in the thousands: numpy refused (exit 4), sympy recursed, prove hung
+    (["bitcast", "f32[" + "1," * 100 + "1]", "f32[" + "1," * 100 + "1]"], "ranks up to 32"),
+    (["formula", "f32[" + "1," * 2000 + "1]"], "ranks up to 32"),
+    (["prove", "f32[" + "1," * 2000 + "1]", "--timeout", "0.01"], "ranks up to 32"),
 ]
 
 

@@ -343,7 +343,7 @@ def _value(inputs: Inputs, dest: str, action) -> str:
 
 #: Options that make a command slow whatever the input (a whole catalogue or
 #: family of layouts): used now and then only.
-RARE_FLAGS = {"conditions": 0.003, "from_counterexamples": 0.02, "prove": 0.15}
+RARE_FLAGS = {"conditions": 0.003, "from_counterexamples": 0.02, "prove": 0.3}
 #: How often a list of shapes is empty (prove: the whole catalogue, ~20 s).
 NO_SHAPES = 0.001
 #: Relative weights of the commands; a command not listed weighs 1.
