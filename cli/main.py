@@ -47,6 +47,18 @@ class _Parser(argparse.ArgumentParser):
         # option that looks like a number, both are values.
         self._negative_number_matcher = re.compile(r"^-\d[-\d,. ]*$|^-\.\d+$")
 
+    def parse_known_args(self, args=None, namespace=None):
+        # A command's shapes may come before and after its options
+        # ('check-rule NAME --timeout 1 SHAPE'); plain argparse takes the
+        # positionals in one run and calls the rest unrecognized.
+        if self._subparsers is not None or getattr(self, "_intermixing", False):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
     def error(self, message):
         command = self.prog.removeprefix("tilespec").strip()
         raise _UsageError(f"{command}: {message}" if command else message)

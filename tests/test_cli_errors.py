@@ -189,3 +189,13 @@ def test_generated_python_without_padding_is_proved(capsys, text):
     code, out, err = run(capsys, "formula", text, "--python", "--prove")
     assert (code, err) == (0, ""), err
     assert "# generated python locate: proved" in out
+
+
+def test_shapes_before_and_after_options(capsys):
+    # argparse took a command's positionals in one run: a shape after an
+    # option was "unrecognized" (found by tools/fuzz_cli.py)
+    code, out, err = run(capsys, "check-rule", "array_size", "--timeout", "5", FIG1)
+    assert (code, err) == (0, "") and "agrees with the spec" in out
+    code, out, err = run(capsys, "prove", FIG1, "--quiet", "--property", "injective",
+                         "f32[4]{0}")
+    assert (code, err) == (0, "") and "f32[4]{0}" in out

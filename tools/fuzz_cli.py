@@ -524,7 +524,7 @@ def _fuzz(cli, n, seed, limit, examples, commands, progress) -> dict:
                                               "argv": argv, "detail": detail,
                                               "traceback": problem})
                 f["count"] += 1
-                if f["count"] == 1 and kind == "traceback" and problem is None:
+                if f["count"] == 1 and kind.startswith("traceback") and problem is None:
                     # exit 4: run it again with --debug for the traceback
                     f["traceback"] = invoke(cli.main, ["--debug", *argv], limit)[2]
             if progress and (i + 1) % 1000 == 0:
