@@ -33,7 +33,8 @@ exit status:
   2  bad input (one line on stderr: 'tilespec: error: ...')
   3  unknown (e.g. a solver timeout), and nothing refuted
   4  internal error: a bug in tilespec, please report it (--debug shows
-     the traceback)"""
+     the traceback)
+  130  interrupted (Ctrl-C)"""
 
 
 class _Parser(argparse.ArgumentParser):

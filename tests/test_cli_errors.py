@@ -199,3 +199,18 @@ def test_shapes_before_and_after_options(capsys):
     code, out, err = run(capsys, "prove", FIG1, "--quiet", "--property", "injective",
                          "f32[4]{0}")
     assert (code, err) == (0, "") and "f32[4]{0}" in out
+
+
+def test_interrupt_is_one_line(capsys, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+    parser = cli_main.build_parser
+
+    def build():
+        p = parser()
+        sub = next(a for a in p._actions if a.dest == "command")
+        sub.choices["explain"].set_defaults(func=interrupted)
+        return p
+    monkeypatch.setattr(cli_main, "build_parser", build)
+    code, _, err = run(capsys, "explain", FIG1)
+    assert (code, err) == (130, "tilespec: interrupted\n")

@@ -14,7 +14,8 @@ Each invocation is judged on what a user would see:
 - ``hang``: it ran longer than the per-invocation limit (``--limit``);
 - ``bad_exit``: an exit status outside {0, 1, 2, 3};
 - ``bad_message``: exit 2 without exactly one line ``tilespec: error: ...``
-  on stderr, or any ``Traceback`` text on stderr (without ``--debug``).
+  on stderr (or with output on stdout), or any ``Traceback`` text on
+  stderr (without ``--debug``).
 
 A traceback on a command line holding an integer beyond int64 is counted
 apart (``tracebacks_beyond_int64``): such dims are to be refused when the
@@ -345,9 +346,10 @@ def _value(inputs: Inputs, dest: str, action) -> str:
 #: family of layouts): used now and then only.
 RARE_FLAGS = {"conditions": 0.003, "from_counterexamples": 0.02, "prove": 0.3}
 #: How often a list of shapes is empty (prove: the whole catalogue, ~20 s).
-NO_SHAPES = 0.001
+NO_SHAPES = 0.0003
 #: Relative weights of the commands; a command not listed weighs 1.
-WEIGHTS = {"explain": 3, "offset": 3, "locate": 3, "formula": 2, "draw": 0.3}
+WEIGHTS = {"explain": 3, "offset": 3, "locate": 3, "formula": 2, "draw": 0.3,
+           "prove": 0.6, "normalize": 0.7}
 
 
 def subcommands(parser) -> dict:
@@ -433,7 +435,8 @@ def invoke(main, argv: list[str], limit: float):
     return status, out.getvalue(), err.getvalue(), problem, time.perf_counter() - start
 
 
-def judge(status, err: str, problem, seconds: float, limit: float, debug=False):
+def judge(status, err: str, problem, seconds: float, limit: float, debug=False,
+          out: str = ""):
     """What is wrong with one invocation: (kind, detail) or None."""
     if problem == "Hang" or seconds > limit:
         return "hang", f"over {limit:g} s"
@@ -452,6 +455,8 @@ def judge(status, err: str, problem, seconds: float, limit: float, debug=False):
         if len(lines) != 1 or not lines[0].startswith("tilespec: error: ") \
                 or not err.endswith("\n"):
             return "bad_message", f"exit 2 with stderr {err[:120]!r}"
+        if out:
+            return "bad_message", "exit 2 after printing to stdout"
     return None
 
 
@@ -507,13 +512,13 @@ def _fuzz(cli, n, seed, limit, examples, commands, progress) -> dict:
             else:
                 name = rng.choices(names, weights)[0]
                 argv = argv_for(inputs, name, subs[name])
-            status, _, err, problem, seconds = invoke(cli.main, argv, limit)
+            status, out, err, problem, seconds = invoke(cli.main, argv, limit)
             per_command[name] += 1
             command_seconds[name] += seconds
             statuses[str(status)] += 1
             if seconds > slowest[0]:
                 slowest = (seconds, argv)
-            verdict = judge(status, err, problem, seconds, limit, "--debug" in argv)
+            verdict = judge(status, err, problem, seconds, limit, "--debug" in argv, out)
             if verdict:
                 kind, detail = verdict
                 if kind == "traceback" and beyond_int64(argv):
