@@ -66,3 +66,9 @@ def test_invoke_catches_what_escapes_main():
         raise RuntimeError("escaped")
     status, _, _, problem, _ = fuzz_cli.invoke(main, [], 10)
     assert status is None and problem.startswith("RuntimeError: escaped")
+
+
+def test_beyond_int64():
+    assert fuzz_cli.beyond_int64(["f32[9223372036854775808]"])
+    assert fuzz_cli.beyond_int64(["x", "9" * 5000])
+    assert not fuzz_cli.beyond_int64(["f32[9223372036854775807]", "-5", "١٢"])
