@@ -104,6 +104,20 @@ def seconds(text: str) -> float:
     return value
 
 
+def output_file(text: str) -> str:
+    """An argparse type for ``-o FILE``: a path the system can name.
+
+    >>> output_file("a\\0b")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'a\\x00b' holds a NUL character
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("the file name is empty")
+    if "\0" in text:  # open() raises ValueError, not OSError, on these
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL character")
+    return text
+
+
 #: The highest rank the commands take (as the Hypothesis strategies do): a
 #: rank in the thousands parses, but makes the solver and sympy work for
 #: minutes and numpy refuses arrays of more than 64 dims.

@@ -106,7 +106,7 @@ def cmd_regress(args) -> int:
 
 def register(command) -> None:
     from ..prover.solve import DEFAULT_TIMEOUT
-    from .main import seconds
+    from .main import output_file, seconds
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",
@@ -115,7 +115,7 @@ def register(command) -> None:
                    help=f"random cases per shape, at most {MAX_COUNT} (default %(default)s)")
     c.add_argument("--seed", type=seed, default=0, help="a seed >= 0 (default %(default)s)")
     c.add_argument("--format", choices=("jsonl", "pytest", "gtest"), default="jsonl")
-    c.add_argument("-o", "--output", metavar="FILE")
+    c.add_argument("-o", "--output", metavar="FILE", type=output_file)
     c.add_argument("--from-counterexamples", action="store_true",
                    help="cases where XLA's rules (tilespec check-rule) disagree with "
                    "the spec: on the SHAPEs, or on the rules' own examples")

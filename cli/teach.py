@@ -22,10 +22,11 @@ FORMATS = (".png", ".svg")
 
 
 def register(command) -> None:
+    from .main import output_file
     c = command("draw", "draw a rank 0-2 layout: elements coloured by tile and "
                 "labelled with their offsets, beside memory order", cmd_draw)
     c.add_argument("shape", help="shape with layout, e.g. 'f32[3,5]{1,0:T(2,2)}'")
-    c.add_argument("-o", "--output", required=True, metavar="FILE",
+    c.add_argument("-o", "--output", required=True, metavar="FILE", type=output_file,
                    help="picture to write, FILE.png or FILE.svg")
 
     c = command("formula", "the closed-form offset of an element, as a formula "

@@ -63,6 +63,14 @@ def test_case_seen_is_bad_input(capsys, argv, words):
     assert err.startswith("tilespec: error: ") and words in err
 
 
+@pytest.mark.parametrize("command", [["regress", FIG1, "--count", "1"], ["draw", FIG1]])
+@pytest.mark.parametrize("path", ["a\0b.png", ""])
+def test_output_path_the_system_cannot_name(capsys, command, path):
+    # open() raises ValueError (not OSError) on a NUL: it was an internal error
+    code, _, err = run(capsys, *command, "-o", path)
+    assert "--output" in one_line_error(code, err)
+
+
 def test_output_to_a_directory_is_bad_input(capsys, tmp_path):
     code, _, err = run(capsys, "regress", FIG1, "--count", "2", "-o", str(tmp_path))
     assert "cannot write" in one_line_error(code, err)

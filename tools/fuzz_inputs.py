@@ -270,7 +270,7 @@ class Inputs:
             return os.path.join(self.tmp, name)
         return r.choice([self.tmp, os.path.join(self.tmp, "no", "such", name),
                          "/dev/full", "/dev/null", "", os.path.join(self.tmp, " "),
-                         os.path.join(self.tmp, "ü" + name),
+                         os.path.join(self.tmp, "ü" + name), name + "\0",
                          "/proc/self/nonexistent/" + name, self.tmp + "/"])
 
     def choice_of(self, choices) -> str:
