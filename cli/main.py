@@ -140,6 +140,14 @@ def parse_shape_arg(text: str):
     return shape
 
 
+def check_bounded(shape) -> None:
+    """The prover reasons about sizes or names; a '?' dim has neither."""
+    if any(d is None for d in shape.dims):
+        from ..spec.text import format_shape
+        raise TilespecError(f"{format_shape(shape)} has an unbounded dim ('?'); "
+                            "name it to prove for every size, or give a size")
+
+
 _shape = parse_shape_arg
 
 

@@ -51,11 +51,6 @@ def _bounds(items, shapes) -> dict:
     return out
 
 
-def _check_bounded(shape) -> None:
-    if any(d is None for d in shape.dims):
-        from ..spec.text import format_shape
-        raise TilespecError(f"{format_shape(shape)} has an unbounded dim ('?'); "
-                            "name it to prove for every size, or give a size")
 
 
 def exit_status(results) -> int:
@@ -68,7 +63,7 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from .main import parse_shape_arg
+    from .main import check_bounded, parse_shape_arg
 
     from ..prover.catalogue import CATALOGUE
     from ..prover.properties import PROPERTIES, prove
@@ -76,7 +71,7 @@ def cmd_prove(args) -> int:
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
     for shape in shapes:
-        _check_bounded(shape)
+        check_bounded(shape)
     props = args.property or list(PROPERTIES)
     for p in props:
         if p not in PROPERTIES:

@@ -15,8 +15,10 @@ from ..prover.result import EXIT_STATUS
 
 
 def _shape(text):
-    from .main import parse_shape_arg
-    return parse_shape_arg(text)
+    from .main import check_bounded, parse_shape_arg
+    shape = parse_shape_arg(text)
+    check_bounded(shape)
+    return shape
 
 
 def _perm(text):

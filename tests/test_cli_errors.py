@@ -222,3 +222,19 @@ def test_interrupt_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(cli_main, "build_parser", build)
     code, _, err = run(capsys, "explain", FIG1)
     assert (code, err) == (130, "tilespec: interrupted\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["normalize", "f32[a,?]{1,0:T(2,2)}"],       # found by the fuzzer: TypeError, exit 4
+    ["equivalent", "f32[a,?]{1,0}", "f32[a,?]{1,0}"],
+    ["check-rule", "array_size", "f32[?,a]{1,0:T(2,2)}"],
+])
+def test_unbounded_dims_in_every_prover_command(capsys, argv):
+    code, _, err = run(capsys, *argv, "--timeout", "1")
+    assert "unbounded dim" in one_line_error(code, err)
+
+
+def test_explain_empty_array_with_a_huge_dim(capsys):
+    # found by the fuzzer: numpy allocated a range of each dim (MemoryError)
+    code, out, err = run(capsys, "explain", "s8[4294967295,0]{0,1:T(4,4)}")
+    assert (code, err) == (0, "") and "elements         0" in out
