@@ -137,7 +137,36 @@ def parse_shape_arg(text: str):
     if shape.rank > MAX_RANK:
         raise ShapeError(f"the commands take ranks up to {MAX_RANK}; "
                          f"this shape has rank {shape.rank}")
+    _check_size(shape)
     return shape
+
+
+def _check_size(shape) -> None:
+    """XLA's ShapeUtil::ValidateShapeSize: the product of the dims, taken in
+    order (a bound for ``<=N``), may not overflow int64 at any step, nor
+    may it times the element's byte width -- "so that it is safe to do
+    calculations in int64".  Named and ``?`` dims have no size here.
+
+    >>> parse_shape_arg("f32[3037000500,3037000500]{1,0}")
+    Traceback (most recent call last):
+    tilespec.spec.errors.ShapeError: f32[3037000500,3037000500]{1,0}: its size may overflow int64 (dims times 4 bytes, as XLA's ValidateShapeSize checks)
+    """
+    from ..spec.dtypes import storage_bits
+    from ..spec.errors import ShapeError
+    from ..spec.text import format_shape
+    if shape.element_type in ("token", "opaque"):
+        return
+    limit, product, overflow = 2**63 - 1, 1, False
+    for d in shape.dims:
+        if isinstance(d, int):
+            product *= d
+            # a dim past int64 cannot be written in XLA; after an overflow
+            # XLA keeps multiplying, with the flag set
+            overflow |= d > limit or product > limit
+    width = storage_bits(shape.element_type) // 8
+    if overflow or product * width > limit:
+        raise ShapeError(f"{format_shape(shape)}: its size may overflow int64 (dims "
+                         f"times {width} bytes, as XLA's ValidateShapeSize checks)")
 
 
 def check_bounded(shape) -> None:

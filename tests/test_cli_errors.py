@@ -238,3 +238,24 @@ def test_explain_empty_array_with_a_huge_dim(capsys):
     # found by the fuzzer: numpy allocated a range of each dim (MemoryError)
     code, out, err = run(capsys, "explain", "s8[4294967295,0]{0,1:T(4,4)}")
     assert (code, err) == (0, "") and "elements         0" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["regress", "f32[3037000500,3037000500]{1,0}"],   # numpy: high is out of bounds
+    ["equivalent", "pred[9,10,9223372036854775806]{0,2,1:T(7,*,1)}",
+     "pred[9,10,9223372036854775806]{0,2,1:T(7,*,1)}"],  # OverflowError
+    ["normalize", "f32[9223372036854775808]{0}"],
+    ["bitcast", "f32[0,9223372036854775808]{1,0}", "f32[0]{0}"],
+    ["explain", "f32[2305843009213693952]{0}"],       # 2^61 * 4 bytes
+])
+def test_size_past_int64_is_bad_input(capsys, argv):
+    # found by the fuzzer (exit 4); XLA's ValidateShapeSize refuses these shapes
+    code, _, err = run(capsys, *argv, *(["--timeout", "1"] if argv[0] != "explain" else []))
+    assert "overflow int64" in one_line_error(code, err)
+
+
+def test_size_at_int64_is_accepted(capsys):
+    code, out, err = run(capsys, "explain", "f32[2305843009213693951]{0}")   # 2^63 - 4 bytes
+    assert (code, err) == (0, "")
+    code, out, err = run(capsys, "explain", "f32[0,9223372036854775807,2]{2,1,0}")
+    assert (code, err) == (0, "")
