@@ -154,19 +154,22 @@ def _check_size(shape) -> None:
     from ..spec.dtypes import storage_bits
     from ..spec.errors import ShapeError
     from ..spec.text import format_shape
-    if shape.element_type in ("token", "opaque"):
-        return
     limit, product, overflow = 2**63 - 1, 1, False
+    tiles = [t for tile in shape.layout.tiles for t in tile.sizes] if shape.layout else []
+    if any(isinstance(t, int) and t > limit for t in tiles):  # XLA's tile dims are int64
+        raise ShapeError(f"{format_shape(shape)}: a tile entry does not fit int64")
     for d in shape.dims:
         if isinstance(d, int):
             product *= d
             # a dim past int64 cannot be written in XLA; after an overflow
             # XLA keeps multiplying, with the flag set
             overflow |= d > limit or product > limit
-    width = storage_bits(shape.element_type) // 8
+    width = 0 if shape.element_type in ("token", "opaque") else \
+        storage_bits(shape.element_type) // 8
     if overflow or product * width > limit:
-        raise ShapeError(f"{format_shape(shape)}: its size may overflow int64 (dims "
-                         f"times {width} bytes, as XLA's ValidateShapeSize checks)")
+        how = f"dims times {width} bytes" if width else "the dims' product"
+        raise ShapeError(f"{format_shape(shape)}: its size may overflow int64 ({how}, "
+                         "as XLA's ValidateShapeSize checks)")
 
 
 def check_bounded(shape) -> None:

@@ -247,11 +247,12 @@ def test_explain_empty_array_with_a_huge_dim(capsys):
     ["normalize", "f32[9223372036854775808]{0}"],
     ["bitcast", "f32[0,9223372036854775808]{1,0}", "f32[0]{0}"],
     ["explain", "f32[2305843009213693952]{0}"],       # 2^61 * 4 bytes
+    ["bitcast", "s32[10,2]{0,1:T(18446744073709551616)(1)}", "s32[10,2]{0,1}"],
 ])
 def test_size_past_int64_is_bad_input(capsys, argv):
     # found by the fuzzer (exit 4); XLA's ValidateShapeSize refuses these shapes
     code, _, err = run(capsys, *argv, *(["--timeout", "1"] if argv[0] != "explain" else []))
-    assert "overflow int64" in one_line_error(code, err)
+    assert "int64" in one_line_error(code, err)
 
 
 def test_size_at_int64_is_accepted(capsys):
