@@ -170,6 +170,12 @@ def _check_size(shape) -> None:
         how = f"dims times {width} bytes" if width else "the dims' product"
         raise ShapeError(f"{format_shape(shape)}: its size may overflow int64 ({how}, "
                          "as XLA's ValidateShapeSize checks)")
+    if width and all(isinstance(d, int) for d in shape.dims):
+        from ..spec.size import byte_size
+        padded = byte_size(shape)
+        if padded > limit:  # XLA computes sizes and offsets in int64: they would wrap
+            raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
+                             "does not fit int64")
 
 
 def check_bounded(shape) -> None:

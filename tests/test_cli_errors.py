@@ -248,6 +248,8 @@ def test_explain_empty_array_with_a_huge_dim(capsys):
     ["bitcast", "f32[0,9223372036854775808]{1,0}", "f32[0]{0}"],
     ["explain", "f32[2305843009213693952]{0}"],       # 2^61 * 4 bytes
     ["bitcast", "s32[10,2]{0,1:T(18446744073709551616)(1)}", "s32[10,2]{0,1}"],
+    ["normalize", "f32[296,11]{0,1:T(9223372036854775806,1)}"],  # padded size
+    ["regress", "f32[2,2147483647]{0,1:T(2,1)(*,4611686018427387904,1)}"],
 ])
 def test_size_past_int64_is_bad_input(capsys, argv):
     # found by the fuzzer (exit 4); XLA's ValidateShapeSize refuses these shapes
