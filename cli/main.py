@@ -1,35 +1,192 @@
 """The ``tilespec`` command line.
 
 Every command prints text, or one JSON document with ``--json``.  Bad input
-prints one line, ``tilespec: error: ...``, and exits with status 2.
+prints one line, ``tilespec: error: ...``, and exits with status 2; any
+other exception is a bug in tilespec: one line, ``tilespec: internal
+error: ...``, and exit status 4 (``--debug`` shows the traceback).  No
+input ends in a Python traceback.
+
+>>> main(["offset", "f32[3,5]{1,0}", "-1,0"])
+2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import traceback
 
-from ..prover.crosscheck import SolverDisagreement
 from ..spec.errors import TilespecError
 
+EXIT_OK = 0
+EXIT_REFUTED = 1
 EXIT_BAD_INPUT = 2
+EXIT_UNKNOWN = 3
+EXIT_INTERNAL = 4
+
+EXIT_CODES = """\
+exit status:
+  0  ok; every property proved
+  1  refuted (a counterexample is printed, replayed on the concrete evaluator)
+  2  bad input (one line on stderr: 'tilespec: error: ...')
+  3  unknown (e.g. a solver timeout), and nothing refuted
+  4  internal error: a bug in tilespec, please report it (--debug shows
+     the traceback)
+  130  interrupted (Ctrl-C)"""
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+    """argparse, but a usage error is one line and exit status 2, and an
+    argument such as ``-1,0`` (an element with a negative index) is a value,
+    not an unknown option."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse reads '-1' as a number but '-1,0' as an option; with no
+        # option that looks like a number, both are values.
+        self._negative_number_matcher = re.compile(r"^-\d[-\d,. ]*$|^-\.\d+$")
+
+    def parse_known_args(self, args=None, namespace=None):
+        # A command's shapes may come before and after its options
+        # ('check-rule NAME --timeout 1 SHAPE'); plain argparse takes the
+        # positionals in one run and calls the rest unrecognized.
+        if self._subparsers is not None or getattr(self, "_intermixing", False):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
     def error(self, message):
-        raise _UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("tilespec").strip()
+        raise _UsageError(f"{command}: {message}" if command else message)
+
+    def exit(self, status=0, message=None):
+        # --help: print, then return to main() instead of raising SystemExit
+        if message:
+            print(message, file=sys.stderr, end="")
+        raise _Exit(status)
+
+
+class _Exit(Exception):
+    def __init__(self, status):
+        self.status = status
 
 
 class _UsageError(Exception):
     pass
 
 
-def _shape(text: str):
+#: The longest --timeout: Z3 takes milliseconds as an unsigned 32-bit int.
+MAX_TIMEOUT = 4_000_000.0
+
+
+def seconds(text: str) -> float:
+    """An argparse type for ``--timeout``: seconds, > 0 and finite.
+
+    >>> seconds("0.5")
+    0.5
+    >>> seconds("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 0 is not a positive number of seconds
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a positive number of seconds"
+            + (f" (at most {MAX_TIMEOUT:g})" if value > MAX_TIMEOUT else ""))
+    return value
+
+
+def output_file(text: str) -> str:
+    """An argparse type for ``-o FILE``: a path the system can name.
+
+    >>> output_file("a\\0b")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'a\\x00b' holds a NUL character
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("the file name is empty")
+    if "\0" in text:  # open() raises ValueError, not OSError, on these
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL character")
+    return text
+
+
+#: The highest rank the commands take (as the Hypothesis strategies do): a
+#: rank in the thousands parses, but makes the solver and sympy work for
+#: minutes and numpy refuses arrays of more than 64 dims.
+MAX_RANK = 32
+
+
+def parse_shape_arg(text: str):
+    """An array shape given on the command line, of rank at most MAX_RANK.
+
+    >>> parse_shape_arg("f32[" + "1," * 32 + "1]")
+    Traceback (most recent call last):
+    tilespec.spec.errors.ShapeError: the commands take ranks up to 32; this shape has rank 33
+    """
+    from ..spec.errors import ShapeError
     from ..spec.text import parse_array_shape
-    return parse_array_shape(text)
+    shape = parse_array_shape(text)
+    if shape.rank > MAX_RANK:
+        raise ShapeError(f"the commands take ranks up to {MAX_RANK}; "
+                         f"this shape has rank {shape.rank}")
+    _check_size(shape)
+    return shape
+
+
+def _check_size(shape) -> None:
+    """XLA's ShapeUtil::ValidateShapeSize: the product of the dims, taken in
+    order (a bound for ``<=N``), may not overflow int64 at any step, nor
+    may it times the element's byte width -- "so that it is safe to do
+    calculations in int64".  Named and ``?`` dims have no size here.
+
+    >>> parse_shape_arg("f32[3037000500,3037000500]{1,0}")
+    Traceback (most recent call last):
+    tilespec.spec.errors.ShapeError: f32[3037000500,3037000500]{1,0}: its size may overflow int64 (dims times 4 bytes, as XLA's ValidateShapeSize checks)
+    """
+    from ..spec.dtypes import storage_bits
+    from ..spec.errors import ShapeError
+    from ..spec.text import format_shape
+    limit, product, overflow = 2**63 - 1, 1, False
+    tiles = [t for tile in shape.layout.tiles for t in tile.sizes] if shape.layout else []
+    if any(isinstance(t, int) and t > limit for t in tiles):  # XLA's tile dims are int64
+        raise ShapeError(f"{format_shape(shape)}: a tile entry does not fit int64")
+    for d in shape.dims:
+        if isinstance(d, int):
+            product *= d
+            # a dim past int64 cannot be written in XLA; after an overflow
+            # XLA keeps multiplying, with the flag set
+            overflow |= d > limit or product > limit
+    width = 0 if shape.element_type in ("token", "opaque") else \
+        storage_bits(shape.element_type) // 8
+    if overflow or product * width > limit:
+        how = f"dims times {width} bytes" if width else "the dims' product"
+        raise ShapeError(f"{format_shape(shape)}: its size may overflow int64 ({how}, "
+                         "as XLA's ValidateShapeSize checks)")
+    if width and all(isinstance(d, int) for d in shape.dims):
+        from ..spec.size import byte_size
+        padded = byte_size(shape)
+        if padded > limit:  # XLA computes sizes and offsets in int64: they would wrap
+            raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
+                             "does not fit int64")
+
+
+def check_bounded(shape) -> None:
+    """The prover reasons about sizes or names; a '?' dim has neither."""
+    if any(d is None for d in shape.dims):
+        from ..spec.text import format_shape
+        raise TilespecError(f"{format_shape(shape)} has an unbounded dim ('?'); "
+                            "name it to prove for every size, or give a size")
+
+
+_shape = parse_shape_arg
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:
@@ -149,12 +306,16 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tilespec", description=(
         "An executable specification and verifier for XLA tiled layouts, "
-        "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."))
+        "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."),
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=_version())
+    p.add_argument("--debug", action="store_true",
+                   help="on an error, also print the Python traceback")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def command(name, help_, func):
-        c = sub.add_parser(name, help=help_, description=help_)
+        c = sub.add_parser(name, help=help_, description=help_, epilog=EXIT_CODES,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         c.set_defaults(func=func)
         c.add_argument("--json", action="store_true",
                        help="print one JSON document (docs/json.md)")
@@ -165,6 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
         if name in DIMS_COMMANDS:
             c.add_argument("--dims", metavar="NAME=SIZE,...",
                            help="sizes of named dims, e.g. m=16,n=300")
+        # also after the command name; SUPPRESS keeps the top-level value
+        c.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="on an error, also print the Python traceback")
         return c
 
     c = command("explain", "show how a layout places a shape in memory", cmd_explain)
@@ -181,9 +345,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Commands whose solver answers ``--cross-check`` re-checks with cvc5.
 CROSS_CHECKED = ("prove", "bitcast", "equivalent", "normalize", "check-rule", "formula")
-
-#: Exit status when tilespec finds a bug in itself (e.g. the solvers disagree).
-EXIT_BUG = 4
 
 
 def _run(args) -> int:
@@ -222,39 +383,58 @@ def _add_later_commands(command) -> None:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run one command; return its exit status (see ``EXIT_CODES``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:
         # Before the parser: registering the commands imports the prover (z3).
         print(_version())
         return 0
-    parser = build_parser()
+    # Known before parsing, so that even a failure inside the parser shows it.
+    debug = "--debug" in argv[: argv.index("--")] if "--" in argv else "--debug" in argv
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         apply_dims(args)
         return _run(args)
-    except _UsageError as e:
-        print(str(e), file=sys.stderr)
+    except _Exit as e:
+        return e.status
+    except _UsageError as e:  # the traceback of argparse would show nothing
         _json_error(argv, "usage", str(e))
-        return EXIT_BAD_INPUT
+        return _fail(False, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except TilespecError as e:
-        print(f"tilespec: error: {e}", file=sys.stderr)
         _json_error(argv, "bad input", str(e))
-        return EXIT_BAD_INPUT
+        return _fail(debug, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except BrokenPipeError:
-        return 0
-    except SolverDisagreement as e:
-        print(f"tilespec: internal error (a bug): {e}", file=sys.stderr)
-        return EXIT_BUG
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return _fail(debug, "tilespec: interrupted", 130)
+    except Exception as e:  # noqa: BLE001 -- anything else is a bug in tilespec
+        # (a SolverDisagreement of --cross-check, a ProverBug, or any other)
+        message = (f"tilespec: internal error: {type(e).__name__}: "
+                   f"{_one_line(e)} (please report; --debug shows the traceback)")
+        _json_error(argv, "internal", message, EXIT_INTERNAL)
+        return _fail(debug, message, EXIT_INTERNAL)
 
 
-def _json_error(argv, kind: str, message: str) -> None:
+def _json_error(argv, kind: str, message: str, status: int = EXIT_BAD_INPUT) -> None:
     """With ``--json``, an error is a JSON document on stdout as well."""
     if "--json" in argv:
-        import json as _json
         from .envelope import error_document
         command = next((a for a in argv if not a.startswith("-")), None)
-        print(_json.dumps(error_document(command, message, kind, EXIT_BAD_INPUT),
-                          indent=2))
+        print(json.dumps(error_document(command, message, kind, status), indent=2))
+
+
+def _one_line(e: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(e).split()) or "(no message)"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _fail(debug: bool, line: str, status: int) -> int:
+    """One line on stderr (after the traceback, with --debug)."""
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+    print(" ".join(line.split("\n")), file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

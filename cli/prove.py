@@ -12,14 +12,45 @@ import sys
 from ..spec.errors import TilespecError
 
 
-def _bounds(items) -> dict:
+#: The largest bound: a dim must fit XLA's int64.
+MAX_BOUND = 2**63 - 1
+
+
+def _bounds(items, shapes) -> dict:
+    """``--bound NAME=N`` options as {name: N}: each names a dim of a shape,
+    once, with a non-empty range 1..N.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> _bounds(["m=4"], [shape("f32[m,n]{1,0}")])
+    {'m': 4}
+    >>> _bounds(["m=0"], [shape("f32[m,n]{1,0}")])
+    Traceback (most recent call last):
+    tilespec.spec.errors.TilespecError: --bound m=0: the range 1..0 is empty
+    """
+    names = {n for s in shapes for n in s.names}
     out = {}
     for item in items or ():
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip().isidentifier() or not value.strip().isdigit():
-            raise TilespecError(f"bound {item!r} is not NAME=N")
-        out[name.strip()] = int(value)
+        name, sep, value = (x.strip() for x in item.partition("="))
+        if not sep or not name.isidentifier() or not value.isascii() or not value.isdigit():
+            raise TilespecError(f"--bound {item!r} is not NAME=N")
+        if len(value) > 100:  # int() refuses 4300 digits; any N past int64 is refused
+            raise TilespecError(f"--bound {name}=...: {len(value)} digits do not fit int64")
+        n = int(value)
+        if n < 1:
+            raise TilespecError(f"--bound {item}: the range 1..{n} is empty")
+        if n > MAX_BOUND:
+            raise TilespecError(f"--bound {item}: {n} does not fit int64")
+        if name not in names:
+            raise TilespecError(f"--bound {item}: {name!r} is not a named dim of "
+                                + ("the shape" if len(shapes) == 1 else "any shape")
+                                + (f" (named dims: {', '.join(sorted(names))})"
+                                   if names else " (it has no named dims)"))
+        if name in out:
+            raise TilespecError(f"--bound {name} is given twice")
+        out[name] = n
     return out
+
+
 
 
 def exit_status(results) -> int:
@@ -32,24 +63,27 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from ..spec.text import parse_array_shape
+    from .main import check_bounded, parse_shape_arg
 
     from ..prover.catalogue import CATALOGUE
     from ..prover.properties import PROPERTIES, prove
 
     texts = args.shape or [s for s, _ in CATALOGUE]
-    shapes = [parse_array_shape(t) for t in texts]
+    shapes = [parse_shape_arg(t) for t in texts]
+    for shape in shapes:
+        check_bounded(shape)
     props = args.property or list(PROPERTIES)
     for p in props:
         if p not in PROPERTIES:
             raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
-    bounds = _bounds(args.bound)
+    bounds = _bounds(args.bound, shapes)
     total = len(shapes) * len(props)
     results = []
     quiet = args.quiet
     for shape in shapes:
         for prop in props:
-            r = prove(shape, prop, timeout=args.timeout, bounds=bounds)
+            mine = {n: v for n, v in bounds.items() if n in shape.names}
+            r = prove(shape, prop, timeout=args.timeout, bounds=mine)
             results.append(r)
             if not quiet:
                 print(f"[{len(results):>{len(str(total))}}/{total}] {r.status:8} "
@@ -109,12 +143,13 @@ def describe(r) -> str:
 def register(command) -> None:
     from ..prover.properties import PROPERTIES
     from ..prover.solve import DEFAULT_TIMEOUT
+    from .main import seconds
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")
     c.add_argument("--property", action="append", metavar="NAME",
                    help=f"one of: {', '.join(PROPERTIES)} (repeatable; default all)")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
     c.add_argument("--bound", action="append", metavar="NAME=N",
                    help="limit a named dim to 1..N")

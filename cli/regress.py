@@ -6,21 +6,58 @@ is printed) or to standard output.
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import sys
 
 from ..spec.errors import TilespecError
 
+#: The most random cases per shape: the suite is built in memory before it
+#: is written (a million JSONL cases is about 100 MB).
+MAX_COUNT = 1_000_000
+
+
+def count(text: str) -> int:
+    """An argparse type for ``--count``: 0..MAX_COUNT.
+
+    >>> count("5")
+    5
+    >>> count(str(10**7))
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 10000000 is more than 1000000 cases per shape
+    """
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative: give a count >= 0")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text} is more than {MAX_COUNT} cases per shape")
+    return value
+
+
+def seed(text: str) -> int:
+    """An argparse type for ``--seed``: a non-negative integer (numpy's seeds)."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative: give a seed >= 0")
+    if value >= 2**128:
+        raise argparse.ArgumentTypeError(f"{text} is too large: give a seed < 2**128")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
 
 def cmd_regress(args) -> int:
-    from ..spec.text import parse_array_shape
+    from .main import parse_shape_arg
 
     from ..prover.regress import Suite, from_counterexamples, generate, write
 
-    shapes = [parse_array_shape(t) for t in args.shapes]
-    if args.count < 0:
-        raise TilespecError(f"--count {args.count} must be at least 0")
+    shapes = [parse_shape_arg(t) for t in args.shapes]
     if args.from_counterexamples:
         extra = from_counterexamples(shapes, timeout=args.timeout)
         suite = Suite(tuple(), args.seed, (), (), tuple(extra))
@@ -38,8 +75,12 @@ def cmd_regress(args) -> int:
         parts.append(f"--target {shlex.quote(args.target)}")
     command = "tilespec regress " + " ".join(parts)
     if args.output:
-        with open(args.output, "w") as f:
-            write(suite, args.format, f, command, target=args.target)
+        try:
+            with open(args.output, "w") as f:
+                write(suite, args.format, f, command, target=args.target)
+        except OSError as e:
+            raise TilespecError(f"cannot write {args.output!r}: "
+                                f"{e.strerror or e}") from None
     else:
         write(suite, args.format, sys.stdout, command, target=args.target)
     summary = {
@@ -70,19 +111,21 @@ def cmd_regress(args) -> int:
 
 def register(command) -> None:
     from ..prover.solve import DEFAULT_TIMEOUT
+    from .main import output_file, seconds
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",
                    help="concrete shapes, e.g. 'bf16[20,300]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("--count", type=int, default=1000, help="random cases per shape")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--count", type=count, default=1000,
+                   help=f"random cases per shape, at most {MAX_COUNT} (default %(default)s)")
+    c.add_argument("--seed", type=seed, default=0, help="a seed >= 0 (default %(default)s)")
     c.add_argument("--format", choices=("jsonl", "pytest", "gtest"), default="jsonl")
-    c.add_argument("-o", "--output", metavar="FILE")
+    c.add_argument("-o", "--output", metavar="FILE", type=output_file)
     c.add_argument("--from-counterexamples", action="store_true",
                    help="cases where XLA's rules (tilespec check-rule) disagree with "
                    "the spec: on the SHAPEs, or on the rules' own examples")
     c.add_argument("--target", metavar="MODULE:FUNCTION",
                    help="with --format pytest: test this function, called as "
                    "FUNCTION(shape_text, index) -> offset, instead of tilespec")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call")

@@ -15,8 +15,10 @@ from ..prover.result import EXIT_STATUS
 
 
 def _shape(text):
-    from ..spec.text import parse_array_shape
-    return parse_array_shape(text)
+    from .main import check_bounded, parse_shape_arg
+    shape = parse_shape_arg(text)
+    check_bounded(shape)
+    return shape
 
 
 def _perm(text):
@@ -235,6 +237,7 @@ def cmd_equivalent(args) -> int:
 
 def register(command) -> None:
     from ..prover.solve import DEFAULT_TIMEOUT
+    from .main import seconds
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")
@@ -244,7 +247,7 @@ def register(command) -> None:
     c.add_argument("--reshape", action="store_true",
                    help="only the reshape (without --transpose or --reshape: the "
                    "reshape, transpose or TRT that XLA's DecomposeBitcast would take)")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 
     c = command("check-rule", "compare one of XLA's layout rules with the spec",
@@ -264,14 +267,14 @@ def register(command) -> None:
     c.add_argument("--conditions", action="store_true",
                    help="prove the rule's conditions on its family of layouts "
                    "(rules of one shape)")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
 
     c = command("normalize", "a simpler equivalent layout, with the proof", cmd_normalize)
     c.add_argument("shape")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
 
     c = command("equivalent", "do two layouts of the same dims map every element alike?",
                 cmd_equivalent)
     c.add_argument("a")
     c.add_argument("b")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)

@@ -22,11 +22,12 @@ FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
+    from .main import output_file
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
     c.add_argument("shape", help="shape with layout, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("-o", "--output", metavar="FILE",
+    c.add_argument("-o", "--output", metavar="FILE", type=output_file,
                    help="picture to write: FILE.png (slide resolution), FILE.svg "
                         "(text kept as text) or FILE.html (the hover view)")
     c.add_argument("--html", action="store_true",
@@ -55,8 +56,10 @@ def register(command) -> None:
 def cmd_draw(args) -> int:
     from ..spec.draw import picture
     from ..spec.size import num_elements
-    from ..spec.text import format_shape, parse_array_shape
-    shape = parse_array_shape(args.shape)
+    from ..spec.text import format_shape
+
+    from .main import parse_shape_arg
+    shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
         raise TilespecError("draw needs -o FILE (.png, .svg or .html), or --html "
@@ -99,8 +102,10 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 def cmd_formula(args) -> int:
     from ..spec import symbolic
-    from ..spec.text import format_shape, parse_array_shape
-    shape = parse_array_shape(args.shape)
+    from ..spec.text import format_shape
+
+    from .main import parse_shape_arg
+    shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
                             "--simplify and --latex apply to the formula")

@@ -165,7 +165,7 @@ def _python_parts(source: str):
     fns = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     off, loc = fns["offset"], fns["locate"]
     off_ret = next(s for s in off.body if isinstance(s, ast.Return)).value
-    test = next(s for s in loc.body if isinstance(s, ast.If)).test
+    test = next((s.test for s in loc.body if isinstance(s, ast.If)), None)  # none: no padding
     # the generated test reads "if not (is an element): return None"
     is_element = test.operand if isinstance(test, ast.UnaryOp) else z3_true_node()
     loc_ret = [s for s in loc.body if isinstance(s, ast.Return)][-1].value

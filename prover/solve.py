@@ -55,8 +55,11 @@ def all_unsat(script_body: str, declarations: str, formulas, ctx: z3.Context,
     """
     checks = "".join(f"(push)(assert {f})(check-sat)(pop)" for f in formulas)
     query = f"{declarations}{script_body}{checks}"
-    answers = z3_eval(ctx, f"(set-option :timeout {max(1, int(timeout * 1000))})"
-                      + query).split()
+    try:
+        answers = z3_eval(ctx, f"(set-option :timeout {max(1, int(timeout * 1000))})"
+                          + query).split()
+    except z3.Z3Exception:  # e.g. "push canceled" when the time limit hits mid-script
+        return False
     complete = len(answers) == len(formulas)
     if complete and crosscheck.active() is not None:
         crosscheck.confirm(query, answers, timeout)

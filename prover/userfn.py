@@ -162,6 +162,16 @@ class Z3Int:
         a = self._t(o)
         return self._new(a - self.term * self._floordiv(a, self.term, None))
 
+    def __divmod__(self, o):
+        return self // o, self % o
+
+    def __rdivmod__(self, o):
+        return o // self, o % self
+
+    def __abs__(self):
+        # Python's abs on an integer, as a term: no branch on a symbolic value
+        return self._new(z3.If(self.term >= 0, self.term, -self.term))
+
     def _refuse(self, *_):
         raise UserFunctionError(
             "the function compares or converts a symbolic value (an if, min, "
@@ -225,7 +235,8 @@ def _concrete_counterexample(fn, call, shape: Shape, timeout: float):
         return None, True
     exhaustive = n <= bitcast.EXHAUSTIVE
     if exhaustive:
-        grid = np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
+        # reshape to n, not -1: a rank-0 shape has one element and no indices
+        grid = np.indices(dims, dtype=np.int64).reshape(len(dims), n).T
     else:
         grid = bitcast._candidates(bitcast.Question(shape, shape), np.random.default_rng(0))
     try:
@@ -269,14 +280,33 @@ def replay(fn, call, shape: Shape, element) -> dict:
     dims = concrete_dims(shape)
     spec = offset(shape, element)
     try:
-        yours = call(element, dims)
-        yours = int(yours)
+        yours = _number(call(element, dims), fn)
     except ZeroDivisionError:
         yours = "division by zero"
+    except TilespecError:
+        raise
+    except Exception as e:  # the user's code failed on ints: say so, in one line
+        raise UserFunctionError(f"{_name(fn)} raised {type(e).__name__} at element "
+                                f"{element}: {e}") from None
     if yours == spec:
         raise ProverBug(f"counterexample {element} does not replay: both give {spec}")
     return {"shape": format_shape(shape), "element": list(element),
             "yours": yours, "spec": spec}
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__name__", "the user function")
+
+
+def _number(value, fn):
+    """The function's value on ints, as an int (or a non-integral float,
+    which then disagrees with the spec); anything else is bad input."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and np.isfinite(value):
+        return int(value) if float(value).is_integer() else float(value)
+    raise UserFunctionError(f"{_name(fn)} returned {type(value).__name__} {value!r:.60}, "
+                            "not an integer")
 
 
 def _disagree(call, shape: Shape, enc: Encoding, e, owner: _Owner):
@@ -289,7 +319,18 @@ def _disagree(call, shape: Shape, enc: Encoding, e, owner: _Owner):
         value = call(args, dims)
     except ZeroDivisionError:
         return z3.And(*enc.assumptions, enc.box(e, enc.dims))
-    value = value.term if isinstance(value, Z3Int) else ar._term(value)
+    except TilespecError:
+        raise
+    except Exception as e:  # e.g. a function of Python that Z3Int does not provide
+        raise UserFunctionError(f"the function cannot be evaluated on symbolic "
+                                f"integers: {type(e).__name__}: {e}") from None
+    if isinstance(value, Z3Int):
+        value = value.term
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = ar._term(int(value))
+    else:
+        raise UserFunctionError(f"the function returned {type(value).__name__} "
+                                f"{value!r:.60}, not an integer expression")
     spec = ar._term(spec_form(shape, e, enc.dims, ar).offset(ar))
     bad = [value != spec] + [d == 0 for d in owner.divisors]
     return z3.And(*enc.assumptions, enc.box(e, enc.dims), z3.Or(bad))

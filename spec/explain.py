@@ -126,7 +126,9 @@ def text_map(shape: Shape) -> str | None:
     """
     dims = concrete_dims(shape)
     total = product(dims_through(shape_pipeline(shape), dims)[-1])
-    if shape.rank > 2 or total > MAP_LIMIT:
+    # each dim bounded too: an empty f32[4294967295,0] has no elements, but
+    # numpy's indices() would allocate a range of each dim
+    if shape.rank > 2 or total > MAP_LIMIT or any(d > MAP_LIMIT for d in dims):
         return None
     grid = all_offsets(shape).reshape((1,) * (2 - shape.rank) + dims)
     rows, cols = grid.shape

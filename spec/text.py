@@ -113,6 +113,8 @@ class _Reader:
         token = self.take()
         if not re.fullmatch(r"-?\d+", token):
             raise self.error(f"expected {what}", start)
+        if len(token) > 100:  # Python refuses int() of 4300 digits; nothing needs 100
+            raise self.error(f"{what} has {len(token.lstrip('-'))} digits", start)
         value = int(token)
         if value < minimum:
             raise self.error(f"{what} {value} is below {minimum}", start)
@@ -130,7 +132,10 @@ def parse_shape(text: str) -> Shape | TupleShape:
     if not isinstance(text, str):
         raise ShapeError(f"shape text must be a string, not {type(text).__name__}")
     r = _Reader(text)
-    shape = _shape(r)
+    try:
+        shape = _shape(r)
+    except RecursionError:
+        raise r.error("tuples nested too deeply", 0) from None
     if not r.at_end():
         raise r.error("unexpected text after the shape")
     return shape
