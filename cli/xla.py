@@ -12,7 +12,9 @@ some difference is unexplained, 2 on bad usage or without the ``xla`` extra.
 
 from __future__ import annotations
 
-EXIT_AGREE, EXIT_BUG = 0, 1
+import sys
+
+EXIT_AGREE, EXIT_BUG, EXIT_UNKNOWN = 0, 1, 3
 
 
 def _version_line(versions: dict) -> str:
@@ -54,7 +56,12 @@ def cmd_xla(args) -> int:
     from ..xla import real
     real.require()
     versions = real.versions()
-    results = cmp.compare(args.shapes, timeout=_seconds(args.timeout))
+    try:
+        results = cmp.compare(args.shapes, timeout=_seconds(args.timeout))
+    except real.XlaWorkerError as e:
+        # XLA gave no answer (e.g. within a tiny --timeout): nothing is known
+        print(f"tilespec: xla: unknown: {e}", file=sys.stderr)
+        return EXIT_UNKNOWN
     bugs = sum(len(c.bugs) for c in results)
     if args.json:
         print(json.dumps({"xla": versions, "shapes": [c.to_json() for c in results],

@@ -54,6 +54,9 @@ def test_judge_counts_what_a_user_would_see():
     assert judge(2, "tilespec: error: x\n", None, 0.1, 10) is None
     assert judge(2, "usage: x\n", None, 0.1, 10)[0] == "bad_message"
     assert judge(2, "tilespec: error: a\nb\n", None, 0.1, 10)[0] == "bad_message"
+    assert judge(2, "tilespec: error: x\n", None, 0.1, 10, out="x")[0] == "bad_message"
+    assert judge(2, "tilespec: error: x\n", None, 0.1, 10,
+                 out='{"error": {"kind": "bad input", "message": "x"}}') is None
     assert judge(4, "tilespec: internal error: X\n", None, 0.1, 10)[0] == "traceback"
     assert judge(None, "", "KeyError: 1", 0.1, 10)[0] == "traceback"
     assert judge(0, "", None, 11, 10)[0] == "hang"

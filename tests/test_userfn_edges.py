@@ -7,7 +7,7 @@ from tilespec.prover.userfn import UserFunctionError, check_offset_function
 from tilespec.spec.text import parse_array_shape as shape
 
 
-@pytest.mark.parametrize("text", ["f32[]{}", "f32[]{:T(128)}", "s4[]{:E(4)}"])
+@pytest.mark.parametrize("text", ["f32[]", "f32[]{:}", "f32[]{:T(128)}", "s4[]{:E(4)}"])
 def test_rank_0_function_is_checked(text):
     assert check_offset_function(lambda: 0, shape(text), timeout=5).status == "proved"
     r = check_offset_function(lambda: 1, shape(text), timeout=5)

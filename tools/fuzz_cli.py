@@ -82,6 +82,14 @@ def invoke(main, argv: list[str], limit: float):
     return status, out.getvalue(), err.getvalue(), problem, time.perf_counter() - start
 
 
+def json_error(out: str) -> bool:
+    """With --json, bad input is also one JSON document with its error."""
+    try:
+        return json.loads(out).get("error") is not None
+    except (ValueError, AttributeError):
+        return False
+
+
 def judge(status, err: str, problem, seconds: float, limit: float, debug=False,
           out: str = ""):
     """What is wrong with one invocation: (kind, detail) or None."""
@@ -102,8 +110,8 @@ def judge(status, err: str, problem, seconds: float, limit: float, debug=False,
         if len(lines) != 1 or not lines[0].startswith("tilespec: error: ") \
                 or not err.endswith("\n"):
             return "bad_message", f"exit 2 with stderr {err[:120]!r}"
-        if out:
-            return "bad_message", "exit 2 after printing to stdout"
+        if out and not json_error(out):
+            return "bad_message", "exit 2 after printing to stdout (not a JSON error)"
     return None
 
 
