@@ -1,0 +1,216 @@
+"""Proofs kept for reuse, keyed by what they are about and by the code that runs now.
+
+A proof is only cited again when it is about the code that runs now, so
+every key carries a *fingerprint* of the live code it depends on: the
+bytecode (``marshal`` of the code objects, constants and nested functions
+included) of the functions and of every method of the classes it names,
+read from the live objects at lookup time.  Monkeypatching a stage's
+method, or editing the spec's source, changes the fingerprint, and the old
+proof is simply not found.
+
+Two stores:
+
+* in the process: a dict, looked up in microseconds;
+* on disk (``$TILESPEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/tilespec``, else
+  ``~/.cache/tilespec``): one JSON file per tilespec version and Z3
+  version, each entry keyed by the fingerprint and the question.  Only
+  ``proved`` answers are stored (with the solver, its version and when).
+  The file is written whole and atomically (``os.replace``), so a crash or
+  two processes writing at once lose entries, never corrupt one; an
+  unreadable file is ignored.  ``TILESPEC_CACHE=off`` turns the disk store
+  off.  The disk store is as trusted as the installed source: whoever can
+  write it could as well edit tilespec.
+
+>>> from tilespec.spec.index import Split
+>>> a = fingerprint((Split,))
+>>> a == fingerprint((Split,)), len(a)
+(True, 64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import os
+import types
+from pathlib import Path
+
+__all__ = ["fingerprint", "lookup", "store", "clear_memory", "cache_file"]
+
+
+def _codes(obj, out: list, top: bool = True) -> None:
+    """The live code objects ``obj`` runs: a function's, a class's methods'
+    (properties, static and class methods too), a module's functions' and
+    classes'."""
+    if isinstance(obj, types.FunctionType):
+        out.append(obj.__code__)
+    elif callable(obj) and hasattr(obj, "__wrapped__"):    # functools wrappers
+        _codes(obj.__wrapped__, out, False)
+    elif isinstance(obj, (staticmethod, classmethod)):
+        _codes(obj.__func__, out, False)
+    elif isinstance(obj, property):
+        for f in (obj.fget, obj.fset, obj.fdel):
+            if f is not None:
+                _codes(f, out, False)
+    elif isinstance(obj, type):
+        for klass in obj.__mro__:
+            if klass is object:
+                continue
+            for name, value in sorted(vars(klass).items()):
+                if not name.startswith("__") or name in ("__post_init__", "__init__"):
+                    _codes(value, out, False)
+    elif top and isinstance(obj, types.ModuleType):
+        for name, value in sorted(vars(obj).items()):
+            # functions whatever their origin (a monkeypatched one comes from
+            # elsewhere), classes of tilespec's own
+            if isinstance(value, types.FunctionType) or hasattr(value, "__wrapped__") or (
+                    isinstance(value, type) and value.__module__ == obj.__name__):
+                _codes(value, out, False)
+
+
+def _dicts(obj, out: list, top: bool = True) -> None:
+    """The namespaces whose entries decide which code ``obj`` runs."""
+    if isinstance(obj, type):
+        out.extend(vars(k) for k in obj.__mro__ if k is not object)
+    elif top and isinstance(obj, types.ModuleType):
+        out.append(vars(obj))
+        for value in list(vars(obj).values()):
+            if isinstance(value, type) and value.__module__ == obj.__name__:
+                _dicts(value, out, False)
+
+
+class _Watch:
+    """The digest of some objects' code, recomputed only when an entry of a
+    namespace they live in is replaced (a monkeypatch, a reload): the check
+    compares the identities of the namespaces' values, in C, in microseconds."""
+
+    def __init__(self, objects):
+        self.objects = tuple(objects)
+        self.snap = None
+
+    def _snapshot(self):
+        return tuple(tuple(map(id, d.values())) for d in self.dicts)
+
+    def digest(self) -> str:
+        if self.snap is not None and self._snapshot() == self.snap:
+            return self.value
+        dicts: list = []
+        for obj in self.objects:
+            _dicts(obj, dicts)
+        self.dicts = dicts
+        # the values are kept alive, so an identity is never reused
+        self.alive = [list(d.values()) for d in dicts]
+        self.snap = self._snapshot()
+        codes: list = []
+        for obj in self.objects:
+            _codes(obj, codes)
+        h = hashlib.sha256()
+        for c in codes:
+            h.update(marshal.dumps(c))
+        self.value = h.hexdigest()
+        return self.value
+
+
+_WATCHES: dict[tuple, _Watch] = {}
+
+
+def fingerprint(objects) -> str:
+    """sha256 of the bytecode of the live code behind ``objects`` (functions,
+    classes with their bases, modules with their functions and classes)."""
+    objects = tuple(objects)
+    key = tuple(map(id, objects))
+    watch = _WATCHES.get(key)
+    if watch is None or watch.objects != objects:
+        watch = _WATCHES[key] = _Watch(objects)
+    return watch.digest()
+
+
+# --- the stores -------------------------------------------------------------
+
+_MEMORY: dict[str, dict] = {}
+_DISK: dict | None = None       # the disk file's entries, read once
+
+
+def clear_memory() -> None:
+    """Forget the in-process store (and the disk file as read)."""
+    global _DISK
+    _MEMORY.clear()
+    _DISK = None
+
+
+def _versions() -> str:
+    from importlib import metadata
+    import z3
+    try:
+        mine = metadata.version("tilespec")
+    except metadata.PackageNotFoundError:
+        mine = "0+unknown"
+    return f"tilespec-{mine}-z3-{z3.get_version_string()}"
+
+
+def cache_file() -> Path | None:
+    """Where the disk store lives, or None when it is off."""
+    if os.environ.get("TILESPEC_CACHE", "").lower() in ("off", "0", "no"):
+        return None
+    root = os.environ.get("TILESPEC_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "tilespec")
+    return Path(root) / f"proofs-{_versions()}.json"
+
+
+def _disk() -> dict:
+    global _DISK
+    if _DISK is None:
+        _DISK = {}
+        path = cache_file()
+        if path is not None:
+            try:
+                data = json.loads(path.read_text())
+                if isinstance(data, dict):
+                    _DISK = {k: v for k, v in data.items()
+                             if isinstance(v, dict) and v.get("status") == "proved"}
+            except (OSError, ValueError):
+                pass
+    return _DISK
+
+
+def _key(question: str, digest: str) -> str:
+    return hashlib.sha256(f"{digest}\n{question}".encode()).hexdigest()
+
+
+def lookup(question: str, digest: str) -> dict | None:
+    """A stored ``proved`` record for ``question`` about the code ``digest``
+    (memory first, then disk), with ``"where"`` saying which."""
+    k = _key(question, digest)
+    rec = _MEMORY.get(k)
+    if rec is not None:
+        return rec
+    rec = _disk().get(k)
+    if rec is not None and rec.get("question") == question:
+        rec = dict(rec, where="disk cache")
+        _MEMORY[k] = rec
+        return rec
+    return None
+
+
+def store(question: str, digest: str, record: dict) -> None:
+    """Keep ``record`` (in memory always; on disk when it is ``proved``)."""
+    k = _key(question, digest)
+    _MEMORY[k] = dict(record, where="this process")
+    if record.get("status") != "proved":
+        return
+    path = cache_file()
+    if path is None:
+        return
+    disk = _disk()
+    disk[k] = dict(record, question=question)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(disk))
+        os.replace(tmp, path)
+    except OSError:
+        pass    # a read-only home: the proof is kept in memory only
