@@ -82,6 +82,8 @@ from .prt import prt_final_dims, prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, Result
 from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
 from .stages_check import checked_stages
+from . import crosscheck
+from .instances import cite as instance_of
 from .theorems import cite, cited_lemma
 from .witness import FAILS, HOLDS, decide_whole
 
@@ -419,10 +421,17 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             raise ShapeError(f"dim {i} of {format_shape(shape)} is unbounded ('?'): "
                              "give it a bound (<=N) or a name (all sizes)")
     ranges = dim_ranges(shape, bounds)      # bad bounds are bad input
+    own_pipeline = stages is None
     stages = checked_stages(shape, stages)  # so is a malformed stage
     text = format_shape(shape)
     where = scope(shape, bounds)
-    cited = cite(shape, stages, prop)   # an instance of the generic theorems?
+    # an instance of the generic theorems, or of the layout's all-shapes proof?
+    # (not under --cross-check, which re-checks every answer given now)
+    cited = None
+    if crosscheck.active() is None:
+        cited = cite(shape, stages, prop)
+        if cited is None and own_pipeline:
+            cited = instance_of(shape, prop, timeout, prove)
     if cited is not None:
         return Result(text, prop, PROVED, time.perf_counter() - start, where,
                       steps=cited)
