@@ -48,8 +48,7 @@ from functools import lru_cache
 
 import z3
 
-# through the module, so that the lemma is about the functions that run now
-from ..spec import index as _spec
+from ..spec.index import delinearise, linear_index, product
 
 from .encode import Z3Arithmetic
 from .solve import search
@@ -99,16 +98,16 @@ def _lemma_claims(ctx, ar, D, e, f, o):
     def same(a, b):
         return z3.And([t(x) == t(y) for x, y in zip(a, b)] + [z3.BoolVal(True, ctx)])
     pos = z3.And([n >= 0 for n in D] + [z3.BoolVal(True, ctx)])
-    P = t(_spec.product(D, ar))
-    lin_e, lin_f = t(_spec.linear_index(e, D, ar)), t(_spec.linear_index(f, D, ar))
-    g = _spec.delinearise(o, D, ar)
+    P = t(product(D, ar))
+    lin_e, lin_f = t(linear_index(e, D, ar)), t(linear_index(f, D, ar))
+    g = delinearise(o, D, ar)
     return [
         z3.Implies(pos, P >= 0),
         z3.Implies(z3.And(pos, box(e)), z3.And(0 <= lin_e, lin_e < P)),
         z3.Implies(z3.And(pos, box(e), box(f), lin_e == lin_f), same(e, f)),
         z3.Implies(z3.And(pos, 0 <= o, o < P),
-                   z3.And(box(g), t(_spec.linear_index(g, D, ar)) == o)),
-        z3.Implies(z3.And(pos, box(e)), same(_spec.delinearise(lin_e, D, ar), e)),
+                   z3.And(box(g), t(linear_index(g, D, ar)) == o)),
+        z3.Implies(z3.And(pos, box(e)), same(delinearise(lin_e, D, ar), e)),
     ]
 
 
@@ -192,13 +191,13 @@ def unfolding(rank: int) -> Lemma:
     e = z3.Ints(" ".join(f"e{i}" for i in range(rank)), ctx)
     o = z3.Int("o", ctx)
     t = ar._term
-    horner = t(_spec.linear_index(e, D, ar)) == t(ar.add(
-        ar.mul(_spec.linear_index(e[:-1], D[:-1], ar), D[-1]), e[-1]))
-    split = _spec.delinearise(o, D, ar)
-    rest = _spec.delinearise(ar.floordiv(o, D[-1]), D[:-1], ar)
+    horner = t(linear_index(e, D, ar)) == t(ar.add(
+        ar.mul(linear_index(e[:-1], D[:-1], ar), D[-1]), e[-1]))
+    split = delinearise(o, D, ar)
+    rest = delinearise(ar.floordiv(o, D[-1]), D[:-1], ar)
     digits = z3.And([t(a) == t(b) for a, b in zip(split, rest + (ar.mod(o, D[-1]),))]
                     + [z3.BoolVal(len(split) == len(rest) + 1, ctx)])
-    whole = t(_spec.product(D, ar)) == t(ar.mul(_spec.product(D[:-1], ar), D[-1]))
+    whole = t(product(D, ar)) == t(ar.mul(product(D[:-1], ar), D[-1]))
     return _all(f"mixed-radix unfolding at rank {rank}", start, ctx,
                 [z3.Implies(z3.And([d >= 1 for d in D]), z3.And(horner, digits, whole))])
 
