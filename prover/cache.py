@@ -36,7 +36,7 @@ import os
 import types
 from pathlib import Path
 
-__all__ = ["fingerprint", "lookup", "store", "clear_memory", "cache_file"]
+__all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file"]
 
 
 def _codes(obj, out: list, top: bool = True) -> None:
@@ -132,10 +132,23 @@ _MEMORY: dict[str, dict] = {}
 _DISK: dict | None = None       # the disk file's entries, read once
 
 
+_MEMOS: list[dict] = []
+
+
+def memo() -> dict:
+    """A dict of things derived from stored proofs, forgotten with them."""
+    d: dict = {}
+    _MEMOS.append(d)
+    return d
+
+
 def clear_memory() -> None:
-    """Forget the in-process store (and the disk file as read)."""
+    """Forget the in-process store (and the disk file as read), as a fresh
+    process would."""
     global _DISK
     _MEMORY.clear()
+    for d in _MEMOS:
+        d.clear()
     _DISK = None
 
 

@@ -252,7 +252,7 @@ def applies(stages) -> bool:
     return True
 
 
-_CITED: dict = {}
+_CITED: dict = cache.memo()
 
 
 def cite(shape, stages, prop: str) -> tuple | None:
