@@ -95,10 +95,20 @@ def cmd_locate(args) -> int:
     return 0
 
 
+def _version() -> str:
+    # from the installed metadata: importing tilespec's solvers is not needed
+    from importlib import metadata
+    try:
+        return metadata.version("tilespec")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tilespec", description=(
         "An executable specification and verifier for XLA tiled layouts, "
         "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."))
+    p.add_argument("--version", action="version", version=f"tilespec {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def command(name, help_, func):

@@ -35,7 +35,7 @@ def cmd_prove(args) -> int:
     from ..spec.text import parse_array_shape
 
     from ..prover.catalogue import CATALOGUE
-    from ..prover.properties import PROPERTIES, prove
+    from ..prover.names import PROPERTY_NAMES as PROPERTIES
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_array_shape(t) for t in texts]
@@ -44,6 +44,7 @@ def cmd_prove(args) -> int:
         if p not in PROPERTIES:
             raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
     bounds = _bounds(args.bound)
+    from ..prover.properties import prove     # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
     quiet = args.quiet
@@ -107,8 +108,7 @@ def describe(r) -> str:
 
 
 def register(command) -> None:
-    from ..prover.properties import PROPERTIES
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES as PROPERTIES  # no z3 yet
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")

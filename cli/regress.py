@@ -64,7 +64,7 @@ def cmd_regress(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

@@ -197,7 +197,7 @@ def cmd_equivalent(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

@@ -2,8 +2,8 @@
 
 A proof is only cited again when it is about the code that runs now, so
 every key carries a *fingerprint* of the live code it depends on: the
-bytecode (``marshal`` of the code objects, constants and nested functions
-included) of the functions and of every method of the classes it names,
+bytecode (the code objects' instructions, names and constants, nested
+functions included) of the functions and of every method of the classes it names,
 read from the live objects at lookup time.  Monkeypatching a stage's
 method, or editing the spec's source, changes the fingerprint, and the old
 proof is simply not found.
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import marshal
 import os
 import types
 from pathlib import Path
@@ -80,6 +79,29 @@ def _dicts(obj, out: list, top: bool = True) -> None:
                 _dicts(value, out, False)
 
 
+def _hash_code(c, h) -> None:
+    """Feed what a code object does into ``h``, the same in every process
+    (``marshal`` is not: its back-references depend on reference counts)."""
+    h.update(c.co_code)
+    h.update(repr((c.co_name, c.co_argcount, c.co_kwonlyargcount, c.co_names,
+                   c.co_varnames, c.co_freevars, c.co_cellvars)).encode())
+    for k in c.co_consts:
+        if isinstance(k, types.CodeType):
+            _hash_code(k, h)
+        else:
+            h.update(_canonical(k).encode())
+
+
+def _canonical(k) -> str:
+    # a frozenset constant (``x in {"a", "b"}``) iterates in hash order,
+    # which differs between processes
+    if isinstance(k, frozenset):
+        return "frozenset(" + ",".join(sorted(map(_canonical, k))) + ")"
+    if isinstance(k, tuple):
+        return "(" + ",".join(map(_canonical, k)) + ")"
+    return f"{type(k).__name__}:{k!r}"
+
+
 class _Watch:
     """The digest of some objects' code, recomputed only when an entry of a
     namespace they live in is replaced (a monkeypatch, a reload): the check
@@ -107,7 +129,7 @@ class _Watch:
             _codes(obj, codes)
         h = hashlib.sha256()
         for c in codes:
-            h.update(marshal.dumps(c))
+            _hash_code(c, h)
         self.value = h.hexdigest()
         return self.value
 

@@ -69,3 +69,37 @@ def test_the_disk_store_can_be_turned_off(disk, monkeypatch):
     assert cache.cache_file() is None
     assert prove(shape("f32[5]{0:T(2)}"), "bijective").proved
     assert not any(disk.iterdir())
+
+
+def test_the_fingerprint_is_the_same_in_another_process():
+    # hash seeds differ, reference counts differ: the digest must not
+    import os
+    import subprocess
+    import sys
+    here = cache.fingerprint(theorems._code())
+    out = subprocess.run(
+        [sys.executable, "-c", "from tilespec.prover import cache, theorems;"
+         "print(cache.fingerprint(theorems._code()))"],
+        capture_output=True, text=True, check=True,
+        env=dict(os.environ, PYTHONHASHSEED="12345"))
+    assert out.stdout.strip() == here
+
+
+def test_property_names_are_the_provers():
+    from tilespec.prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES
+    from tilespec.prover.properties import PROPERTIES
+    from tilespec.prover.solve import DEFAULT_TIMEOUT as SOLVE_TIMEOUT
+    assert PROPERTY_NAMES == tuple(PROPERTIES) and DEFAULT_TIMEOUT == SOLVE_TIMEOUT
+
+
+def test_version_and_bad_input_load_no_solver():
+    import subprocess
+    import sys
+    code = ("import sys\nfrom tilespec.cli.main import main\n"
+            "for argv in (['--version'], ['prove', 'f32[3'], ['prove', '--property', 'x', 'f32[3]']):\n"
+            "    try:\n        rc = main(argv)\n    except SystemExit as e:\n        rc = e.code\n"
+            "    print(rc, [m for m in ('z3', 'sympy') if m in sys.modules])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("tilespec ") and lines[1:4] == ["0 []", "2 []", "2 []"], out
