@@ -246,6 +246,10 @@ def applies(stages) -> bool:
     for i, s in enumerate(stages):
         if type(s) not in STAGE_CLASSES:
             return False
+        # the hypotheses the theorems are proved under: tiles >= 1, counts >= 0
+        sizes = getattr(s, "sizes", ()) + ((s.count + 1,) if type(s) is Prepend else ())
+        if any(isinstance(t, bool) or not isinstance(t, int) or t < 1 for t in sizes):
+            return False
         if type(s) is Split and not (i > 0 and type(stages[i - 1]) is Pad
                                      and tuple(stages[i - 1].sizes) == tuple(s.sizes)):
             return False
