@@ -66,7 +66,9 @@ def _codes(obj, out: list, top: bool = True) -> None:
             # functions whatever their origin (a monkeypatched one comes from
             # elsewhere), classes of tilespec's own
             if isinstance(value, types.FunctionType) or hasattr(value, "__wrapped__") or (
-                    isinstance(value, type) and value.__module__ == obj.__name__):
+                    isinstance(value, type) and value.__module__ == obj.__name__
+                    and "<locals>" not in value.__qualname__):
+                # (a class made inside a function is in that function's code)
                 _codes(value, out, False)
 
 
@@ -77,7 +79,8 @@ def _dicts(obj, out: list, top: bool = True) -> None:
     elif top and isinstance(obj, types.ModuleType):
         out.append(vars(obj))
         for value in list(vars(obj).values()):
-            if isinstance(value, type) and value.__module__ == obj.__name__:
+            if isinstance(value, type) and value.__module__ == obj.__name__ \
+                    and "<locals>" not in value.__qualname__:
                 _dicts(value, out, False)
 
 
@@ -104,11 +107,6 @@ def _canonical(k) -> str:
     return f"{type(k).__name__}:{k!r}"
 
 
-def _holds_code(value) -> bool:
-    return isinstance(value, (types.FunctionType, staticmethod, classmethod, property,
-                              type)) or hasattr(value, "__wrapped__")
-
-
 def _get(getter, d):
     return getter(d)
 
@@ -119,8 +117,7 @@ def _none(d):
 
 class _Watch:
     """The digest of some objects' code, recomputed only when a namespace
-    they live in gains or loses an entry, or an entry that holds code is
-    replaced (a monkeypatch, a reload): the check compares sizes and
+    they live in gains or loses an entry, or an entry is replaced (a monkeypatch, a reload): the check compares sizes and
     identities, gathered in C (``itemgetter``), in microseconds."""
 
     def __init__(self, objects):
@@ -140,7 +137,7 @@ class _Watch:
         self.dicts = dicts
         self.getters = []
         for d in dicts:
-            keys = [k for k, v in d.items() if _holds_code(v)]
+            keys = list(d)      # any entry: a None replaced by code counts too
             # itemgetter of one key returns the value itself, of two a tuple
             self.getters.append(itemgetter(*keys, *keys[:1]) if keys else _none)
         # the values are kept alive, so an identity is never reused
