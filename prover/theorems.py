@@ -105,13 +105,14 @@ def _now() -> str:
 def _structure(stage, n: int) -> tuple[str, object]:
     """The stage's structure (what stays concrete) as text, and a builder of
     the stage with symbolic tile sizes."""
-    kind = type(stage).__name__
+    kind = type(stage).__name__.lower()
     if isinstance(stage, Permute):
-        return f"Permute{tuple(stage.perm)} of {n}", lambda T: stage
+        return f"permute {tuple(stage.perm)} of {n} entries", lambda T: stage
     if isinstance(stage, Prepend):
-        return f"Prepend({stage.count}) of {n}", lambda T: stage
+        return f"prepend {stage.count} unit dims to {n} entries", lambda T: stage
     k = len(stage.sizes)
-    return f"{kind} of the last {k} of {n}", lambda T: type(stage)(tuple(T))
+    return (f"{kind} of the last {k} of {n} entries by any tiles",
+            lambda T: type(stage)(tuple(T)))
 
 
 def _claims(stage, n: int, k: int):
@@ -182,8 +183,10 @@ def stage_theorem(stage, n: int) -> dict:
     Proved by Z3 once (each claim in a fresh context with a time limit), then
     cited from the cache while the code it is about is unchanged."""
     text, build = _structure(stage, n)
-    name = (f"{text}: nonneg, into, injective, left and right inverse, "
-            "for every dim >= 0 and tile size >= 1")
+    # worded as the per-stage facts of prover.properties are
+    name = (f"{text}: maps its box into the next, is injective, backward undoes "
+            "forward, forward undoes backward, dims stay >= 0 (every dim >= 0, "
+            "tile size >= 1)")
     digest = cache.fingerprint(_code())
     hit = cache.lookup(name, digest)
     if hit is not None:
@@ -249,9 +252,16 @@ def cited_lemma(rank: int) -> "_lemma.Lemma":
 
 # --- citing them for a layout ------------------------------------------------
 
-def _describe(th: dict) -> str:
-    return (f"theorem {th['name']}: {th['status']} by {th['solver']} "
-            f"in {th['seconds']} s at {th['proved_at']} ({th['where']})")
+def _provenance(theorems) -> str:
+    """How the cited theorems were proved: solver, when, where kept."""
+    solvers = sorted({th["solver"] for th in theorems})
+    when = sorted(th["proved_at"] for th in theorems)
+    where = sorted({th["where"] for th in theorems})
+    span = when[0] if when[0] == when[-1] else f"between {when[0]} and {when[-1]}"
+    return (f"the theorems above: proved (unsat of each claim's negation, each "
+            f"claim's hypothesis satisfiable) by {', '.join(solvers)} {span}, "
+            f"{sum(th['seconds'] for th in theorems):.2f} s in all; cited from "
+            f"{' and '.join(where)}, keyed by the code they are about")
 
 
 def applies(stages) -> bool:
@@ -331,7 +341,8 @@ def _citation(rank: int, stages, prop: str) -> tuple | None:
     return (f"by citation, no solver call for this layout: every stage is one of "
             f"the spec's classes with checked parameters; per stage: {what}; "
             "the last box is linearised by the mixed-radix lemma",
-            *(_describe(th) for th in cited.values()))
+            *(f"{th['name']}: {th['status']}" for th in cited.values()),
+            _provenance(cited.values()))
 
 
 def _out_length(s, n: int) -> int:

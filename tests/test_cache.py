@@ -44,7 +44,7 @@ def test_a_proof_on_disk_is_cited_by_a_later_process(disk, monkeypatch):
     cache.clear_memory()                             # as a fresh process
     monkeypatch.setattr(z3, "Solver", None)          # no solver call possible
     r = prove(shape("f32[9]{0:T(2)}"), "injective")
-    assert r.proved and any("(disk cache)" in s for s in r.steps)
+    assert r.proved and any("cited from disk cache" in s for s in r.steps)
 
 
 def test_an_unreadable_cache_file_is_ignored(disk):
