@@ -336,6 +336,8 @@ def growth(png: Path, quick: bool):
     axes[2].legend()
     for ax in axes:
         ax.grid(True, alpha=0.3)
+    for ax in axes[:2]:
+        ax.set_ylim(bottom=0)       # flat is flat: no zoom into the noise
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     print(f"   plotted into {png}\n")

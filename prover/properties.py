@@ -49,6 +49,15 @@ What each property states (e ranges over the elements, P is the padded size
 (spec/size.py; pad-reshape-transpose's dims for named dims), never from the
 stages being judged.
 
+Most questions never reach Z3: ``in_bounds``, ``injective``, ``bijective``
+and ``inverse`` of a pipeline built from the spec's stage classes are
+instances of stage theorems proved once for every dim and tile size
+(:mod:`prover.theorems`), and every property of a shape whose dims are
+>= 1 is an instance of its layout's all-shapes proof, made once per
+signature (:mod:`prover.instances`); both are cached under a fingerprint of
+the code they are about (:mod:`prover.cache`), and the steps say which
+theorems were cited, proved when and by which solver.
+
 Before anything is proved, the bounds (:mod:`prover.bounds`) and the stages'
 parameters (:mod:`prover.stages_check`) are checked: bad ones are bad input.
 
