@@ -122,3 +122,22 @@ def test_mutants_are_still_refuted_after_the_theorems_are_cached():
     assert prove(s, "injective").proved
     r = prove(s, "in_bounds", stages=mutate(s, "floor"))
     assert r.status == "refuted"
+
+
+def test_a_signature_proof_is_made_again_when_the_prover_changes(monkeypatch):
+    from tilespec.prover import prt
+    from tilespec.prover.result import Result
+    asked = []
+
+    def fake_prove(shape, prop, timeout):
+        asked.append(shape)
+        return Result("x", prop, "proved", 0.0, steps=("fake",))
+    s = shape("f32[3]{0:T(2)}")
+    assert instances.cite(s, "formula_equals_prt", 5.0, prove) is not None
+    assert instances.cite(s, "formula_equals_prt", 5.0, fake_prove) is not None
+    assert not asked                            # kept: not proved again
+    real = prt.prt_steps
+    monkeypatch.setattr(prt, "prt_steps", lambda *a, **k: real(*a, **k))
+    # (the fake answer is kept under the patched code's key only)
+    steps = instances.cite(s, "formula_equals_prt", 5.0, fake_prove)
+    assert len(asked) == 1 and "fake" in steps  # the new code is proved anew
