@@ -150,7 +150,7 @@ def cmd_convert(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     c.add_argument("file", help="HLO text as XLA prints it ('-' reads stdin)")

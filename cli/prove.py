@@ -66,7 +66,7 @@ def cmd_prove(args) -> int:
     from .main import check_bounded, parse_shape_arg
 
     from ..prover.catalogue import CATALOGUE
-    from ..prover.properties import PROPERTIES, prove
+    from ..prover.names import PROPERTY_NAMES as PROPERTIES
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
@@ -77,6 +77,7 @@ def cmd_prove(args) -> int:
         if p not in PROPERTIES:
             raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
     bounds = _bounds(args.bound, shapes)
+    from ..prover.properties import prove     # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
     quiet = args.quiet
@@ -141,8 +142,7 @@ def describe(r) -> str:
 
 
 def register(command) -> None:
-    from ..prover.properties import PROPERTIES
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES as PROPERTIES  # no z3 yet
     from .main import seconds
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)

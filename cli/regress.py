@@ -110,7 +110,7 @@ def cmd_regress(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
     from .main import output_file, seconds
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)

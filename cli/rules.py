@@ -236,7 +236,7 @@ def cmd_equivalent(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.solve import DEFAULT_TIMEOUT
+    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
     from .main import seconds
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)

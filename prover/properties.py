@@ -49,6 +49,15 @@ What each property states (e ranges over the elements, P is the padded size
 (spec/size.py; pad-reshape-transpose's dims for named dims), never from the
 stages being judged.
 
+Most questions never reach Z3: ``in_bounds``, ``injective``, ``bijective``
+and ``inverse`` of a pipeline built from the spec's stage classes are
+instances of stage theorems proved once for every dim and tile size
+(:mod:`prover.theorems`), and every property of a shape whose dims are
+>= 1 is an instance of its layout's all-shapes proof, made once per
+signature (:mod:`prover.instances`); both are cached under a fingerprint of
+the code they are about (:mod:`prover.cache`), and the steps say which
+theorems were cited, proved when and by which solver.
+
 Before anything is proved, the bounds (:mod:`prover.bounds`) and the stages'
 parameters (:mod:`prover.stages_check`) are checked: bad ones are bad input.
 
@@ -78,11 +87,13 @@ from .bounds import dim_ranges
 from .dim_search import candidate_dims, sweep
 from .encode import Encoding, SmtEncoding, scope
 from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
-from .lemma import mixed_radix
 from .prt import prt_final_dims, prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, Result
 from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
 from .stages_check import checked_stages
+from . import crosscheck
+from .instances import cite as instance_of
+from .theorems import cite, cited_lemma
 from .witness import FAILS, HOLDS, decide_whole
 
 
@@ -113,7 +124,7 @@ class _Proof:
         self.facts.append((label, self.enc.term(violation)))
 
     def cite(self, rank: int) -> None:
-        self.lemmas[rank] = mixed_radix(rank)
+        self.lemmas[rank] = cited_lemma(rank)   # proved once, cached
 
     def fresh(self, prefix, n):
         return self.enc.fresh(prefix, n)
@@ -419,9 +430,20 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             raise ShapeError(f"dim {i} of {format_shape(shape)} is unbounded ('?'): "
                              "give it a bound (<=N) or a name (all sizes)")
     ranges = dim_ranges(shape, bounds)      # bad bounds are bad input
+    own_pipeline = stages is None
     stages = checked_stages(shape, stages)  # so is a malformed stage
     text = format_shape(shape)
     where = scope(shape, bounds)
+    # an instance of the generic theorems, or of the layout's all-shapes proof?
+    # (not under --cross-check, which re-checks every answer given now)
+    cited = None
+    if crosscheck.active() is None:
+        cited = cite(shape, stages, prop)
+        if cited is None and own_pipeline:
+            cited = instance_of(shape, prop, timeout, prove)
+    if cited is not None:
+        return Result(text, prop, PROVED, time.perf_counter() - start, where,
+                      steps=cited)
     facts_timeout = timeout
     if not shape.is_symbolic and \
             domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
