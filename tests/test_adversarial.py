@@ -113,9 +113,7 @@ def _generated_python(text):
     return scope_["offset"], scope_["locate"]
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-3: the generated locate() of a layout with "
-                   "no tiles has no 'if'; _python_parts raises StopIteration, a "
-                   "traceback from the command line")
+# ADV-3: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("text", ["f32[3,5]{1,0}", "f32[m,n]{1,0}", "f32[2,3,4]{0,2,1}"])
 def test_formula_python_prove_without_padding(capsys, text):
     from tilespec.cli import main
@@ -194,8 +192,7 @@ def test_c_dim_named_like_a_stdint_macro():
 
 # --- ADV-7: user functions with abs, divmod, shifts ------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="ADV-7: abs(), divmod() and << on a symbolic "
-                   "index raise TypeError, not a TilespecError (a ValueError)")
+# ADV-7: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("fn", [
     lambda i, j, m, n: abs(i * n + j),
     lambda i, j, m, n: sum(divmod(i * n + j, 1)),
