@@ -142,40 +142,24 @@ def parse_shape_arg(text: str):
 
 
 def _check_size(shape) -> None:
-    """XLA's ShapeUtil::ValidateShapeSize: the product of the dims, taken in
-    order (a bound for ``<=N``), may not overflow int64 at any step, nor
-    may it times the element's byte width -- "so that it is safe to do
-    calculations in int64".  Named and ``?`` dims have no size here.
+    """XLA computes sizes and offsets in int64: a concrete shape whose padded
+    size does not fit would make them wrap.  (The dense size, as XLA's
+    ValidateShapeSize checks it, is checked when the Shape is made.)
 
-    >>> parse_shape_arg("f32[3037000500,3037000500]{1,0}")
+    >>> parse_shape_arg("s8[144115188075855872,1]{1,0:T(1,128)}")
     Traceback (most recent call last):
-    tilespec.spec.errors.ShapeError: f32[3037000500,3037000500]{1,0}: its size may overflow int64 (dims times 4 bytes, as XLA's ValidateShapeSize checks)
+    tilespec.spec.errors.ShapeError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 bytes, does not fit int64 (at most 2^63-1)
     """
-    from ..spec.dtypes import storage_bits
     from ..spec.errors import ShapeError
     from ..spec.text import format_shape
-    limit, product, overflow = 2**63 - 1, 1, False
-    tiles = [t for tile in shape.layout.tiles for t in tile.sizes] if shape.layout else []
-    if any(isinstance(t, int) and t > limit for t in tiles):  # XLA's tile dims are int64
-        raise ShapeError(f"{format_shape(shape)}: a tile entry does not fit int64")
-    for d in shape.dims:
-        if isinstance(d, int):
-            product *= d
-            # a dim past int64 cannot be written in XLA; after an overflow
-            # XLA keeps multiplying, with the flag set
-            overflow |= d > limit or product > limit
-    width = 0 if shape.element_type in ("token", "opaque") else \
-        storage_bits(shape.element_type) // 8
-    if overflow or product * width > limit:
-        how = f"dims times {width} bytes" if width else "the dims' product"
-        raise ShapeError(f"{format_shape(shape)}: its size may overflow int64 ({how}, "
-                         "as XLA's ValidateShapeSize checks)")
-    if width and all(isinstance(d, int) for d in shape.dims):
-        from ..spec.size import byte_size
-        padded = byte_size(shape)
-        if padded > limit:  # XLA computes sizes and offsets in int64: they would wrap
-            raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
-                             "does not fit int64")
+    if shape.element_type in ("token", "opaque") or \
+            not all(isinstance(d, int) for d in shape.dims):
+        return
+    from ..spec.size import byte_size
+    padded = byte_size(shape)
+    if padded > 2**63 - 1:
+        raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
+                         "does not fit int64 (at most 2^63-1)")
 
 
 def check_bounded(shape) -> None:

@@ -109,7 +109,9 @@ def test_installed_wheel_smoke(wheel, tmp_path):
     version = _run(tilespec, "--version", cwd=work).stdout.strip()
     assert re.fullmatch(r"tilespec \d+\.\d+\S*", version)
     assert _run(python, "-m", "tilespec", "offset", FIG1, "2,3", cwd=work).stdout.strip() == "17"
-    _run(python, "-c", _readme_python() + "\nassert offset(t, (2, 3)) == 17\n", cwd=work)
+    check = ('\nassert offset("f32[3,5]{1,0:T(2,2)}", (2, 3)) == 17'
+             '\nassert locate("f32[3,5]{1,0:T(2,2)}", 9) is None\n')
+    _run(python, "-c", _readme_python() + check, cwd=work)
     # The schema ships and the JSON output matches it.
     check = ("import json, subprocess, jsonschema, sys\n"
              "from tilespec.cli.envelope import schema\n"
@@ -117,7 +119,9 @@ def test_installed_wheel_smoke(wheel, tmp_path):
              " capture_output=True, text=True).stdout\n"
              "jsonschema.validate(json.loads(out), schema())\n")
     _run(python, "-c", check, cwd=work)
-    # Every README command, in one process (each would pay the imports).
+    # Every README command, in one process (each would pay the imports); the
+    # README's HLO example is a file of the repository's test data.
+    shutil.copytree(ROOT / "tests" / "data" / "hlo", work / "tests" / "data" / "hlo")
     runs = "\n".join(f"assert main({shlex.split(line)[1:]!r}) in (0, 1, 3), {line!r}"
                      for line in _readme_commands())
     _run(python, "-c", "from tilespec.cli import main\n" + runs, cwd=work, timeout=120)
