@@ -8,6 +8,10 @@ loaded machine.  Developers who want fresh random examples run with
 ``TILESPEC_HYPOTHESIS=explore`` (failures are then printed with a blob to
 reproduce them, and saved in .hypothesis/).
 
+Proofs cached on disk (prover/cache.py) go to a directory of this run, not
+the user's ~/.cache: every run starts from the same (empty) cache, and the
+tests leave nothing behind in the home directory.
+
 No deadline: the first example of a test pays for imports (sympy, numpy) and
 a loaded machine is slow; the tests bound their work with max_examples.
 """
@@ -19,6 +23,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/mutants.py
+
+if "TILESPEC_CACHE_DIR" not in os.environ:  # subprocesses of the tests inherit it
+    import tempfile
+    os.environ["TILESPEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilespec-test-cache-")
 
 settings.register_profile("explore", deadline=None, print_blob=True)
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True,
