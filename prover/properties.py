@@ -76,13 +76,14 @@ from ..spec.text import format_shape
 
 from .bounds import dim_ranges
 from .dim_search import candidate_dims, sweep
-from .encode import Encoding, SmtEncoding, scope
+from .encode import Encoding, SmtEncoding, readable, scope, smt
 from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .lemma import mixed_radix
 from .prt import prt_final_dims, prt_steps
 from .result import PROVED, REFUTED, UNKNOWN, Result
 from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
-from .stages_check import checked_stages
+from .stages_check import checked_stages, combine_stages
+from .traced import NotSymbolic, guarded
 from .witness import FAILS, HOLDS, decide_whole
 
 
@@ -101,7 +102,10 @@ class _Proof:
         self.ctx = z3.Context()
         self.enc = SmtEncoding(shape, bounds, self.ctx)
         self.ar = self.enc.ar
-        self.stages = tuple(stages) if stages is not None else shape_pipeline(shape)
+        # a stage the spec did not write only ever sees traced values
+        # (prover/traced.py): it cannot branch on a symbolic term unseen
+        self.raw_stages = tuple(stages) if stages is not None else shape_pipeline(shape)
+        self.stages = guarded(self.raw_stages)
         self.through = dims_through(self.stages, self.enc.dims, self.ar)
         self.timeout = timeout
         self.facts: list[tuple[str, object]] = []   # (label, violation)
@@ -111,6 +115,14 @@ class _Proof:
     def fact(self, label: str, violation) -> None:
         """Record a fact as the formula that holds exactly when it fails."""
         self.facts.append((label, self.enc.term(violation)))
+
+    def positive_divisors(self) -> None:
+        """Every division by something other than a positive int divides
+        by a positive value: only there do the solver's Euclidean div/mod
+        mean Python's floor division (prover/encode.py)."""
+        L = self.enc
+        for b in dict.fromkeys(self.ar.divisors):
+            self.fact(f"the divisor {readable(smt(b))} is positive", L.le(b, 0))
 
     def cite(self, rank: int) -> None:
         self.lemmas[rank] = mixed_radix(rank)
@@ -358,20 +370,24 @@ def _formula_after(p: _Proof, mine, x, d_in, prt_name):
 
 
 def _combine_equals_reshape(p: _Proof):
-    found = False
-    for i, s in enumerate(p.stages):
-        if isinstance(s, Combine):
-            found = True
-            d_in, d_out = p.through[i], p.through[i + 1]
-            x = p.fresh("x", len(d_in))
-            if not p.is_lemma_stage(i):
-                p.stage_into(i)
-            _reshape_fact(p, f"stage {i}: combine is the row-major reshape",
-                          x, d_in, s.forward(x, d_in, p.ar), d_out)
+    # which stages merge, and where the shape says they must: from the shape
+    found, missing = combine_stages(p.shape, p.raw_stages)
+    for level in missing:
+        p.fact(f"the shape combines dims ('*') at level {level}, but no stage there "
+               "is a combine: the merge is not found", True)
+    for i in found:
+        s = p.stages[i]
+        d_in, d_out = p.through[i], p.through[i + 1]
+        x = p.fresh("x", len(d_in))
+        if p.is_lemma_stage(i):
             for g in s.groups:
                 p.cite(g)
-    if not found:
-        p.fact("the layout combines no dims ('*'): nothing to show", False)
+        else:
+            p.stage_into(i)
+        _reshape_fact(p, f"stage {i}: combine is the row-major reshape",
+                      x, d_in, s.forward(x, d_in, p.ar), d_out)
+    if not found and not missing:
+        p.fact("the shape combines no dims ('*'): nothing to show", False)
 
 
 PROPERTIES: dict[str, Callable[[_Proof], None]] = {
@@ -427,16 +443,24 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
         # small enough to decide by enumeration: Z3 gets a short try first
         facts_timeout = min(timeout, QUICK_SECONDS)
-    proof = _Proof(shape, stages, facts_timeout, bounds)
-    PROPERTIES[prop](proof)
-    if proof.check_text() == "proved":
-        return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                      steps=proof.steps())
-    status, detail = proof.check()
+    try:
+        proof = _Proof(shape, stages, facts_timeout, bounds)
+        PROPERTIES[prop](proof)
+        proof.positive_divisors()
+    except NotSymbolic as err:
+        # a custom stage that cannot be read symbolically: no facts at all
+        proof, status, detail = None, "unknown", f"not built: {err}"
+    else:
+        if proof.check_text() == "proved":
+            return Result(text, prop, PROVED, time.perf_counter() - start, where,
+                          steps=proof.steps())
+        status, detail = proof.check()
 
     def done(status, steps=None, **kw):
+        if steps is None:
+            steps = proof.steps() if proof is not None else ()
         return Result(text, prop, status, time.perf_counter() - start, where,
-                      steps=proof.steps() if steps is None else steps, **kw)
+                      steps=steps, **kw)
 
     if status == "proved":
         return done(PROVED)
@@ -444,7 +468,8 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     why = (f"a per-stage fact fails ({'; '.join(failed)})" if status == "failed"
            else f"the per-stage facts are not settled ({detail})")
     if shape.is_symbolic:
-        status, kw = _beyond_facts_all_shapes(prop, proof, stages, ranges, model, timeout, why)
+        status, kw = _beyond_facts_all_shapes(prop, shape, proof, stages, ranges, model,
+                                              timeout, why)
     else:
         status, kw = _beyond_facts_concrete(prop, shape, stages, timeout, why)
     if status == REFUTED:
@@ -463,14 +488,13 @@ def _beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):
     return UNKNOWN, {"reason": f"{why}; the whole layout is not decided: {found}"}
 
 
-def _beyond_facts_all_shapes(prop, proof: _Proof, stages, ranges, model, timeout, why):
+def _beyond_facts_all_shapes(prop, shape: Shape, proof, stages, ranges, model, timeout, why):
     """Named dims whose facts fail or are not settled: look for a
     counterexample at the dims the facts fail at, then at other such dims
     and a few small sizes, all inside the bounds; then enumerate every size
     up to some limit."""
-    shape = proof.shape
     tried, reasons = [], []
-    if model is not None:
+    if model is not None and proof is not None:
         for values in candidate_dims(proof, model, ranges):
             verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
             if verdict == FAILS:

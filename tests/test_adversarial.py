@@ -58,9 +58,7 @@ class NegativeMod:
         return tuple(e), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-1: ar.mod/ar.floordiv by a negative value "
-                   "means Euclidean mod to the solver but Python's % on ints: "
-                   "in_bounds is 'proved' for offsets that are negative")
+# ADV-1: fixed (was a strict xfail; now a regression test)
 def test_negative_divisor_in_a_stage_is_not_proved_in_bounds():
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = (NegativeMod(),) + shape_pipeline(s)
@@ -91,9 +89,7 @@ class Diagonal:
         return tuple(e), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-2: stage methods run on SMT-LIB strings; "
-                   "a Python comparison of two index strings is False, so a stage "
-                   "that merges the diagonal is 'proved' injective/bijective/inverse")
+# ADV-2: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("prop", ["injective", "bijective", "inverse"])
 def test_stage_branching_on_its_index_is_not_proved(prop):
     s = shape("f32[3,3]{1,0}")
@@ -272,9 +268,7 @@ class PlainPython:
         return tuple(e), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-10: a stage using + on its entries instead of "
-                   "ar.add passes the stage check (run on ints) and then raises "
-                   "TypeError 'can only concatenate str (not \"int\") to str' from prove()")
+# ADV-10: fixed (was a strict xfail; now a regression test)
 def test_stage_with_python_operators_is_a_verdict_or_bad_input():
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = (PlainPython(),) + shape_pipeline(s)
@@ -386,9 +380,7 @@ class ColumnMajorMerge:
         return tuple(out), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-15: combine_equals_reshape looks only for "
-                   "instances of Combine; a pipeline whose '*' merge is another class is "
-                   "'proved' with the step \"the layout combines no dims ('*')\"")
+# ADV-15: fixed (was a strict xfail; now a regression test)
 def test_combine_equals_reshape_sees_every_merge():
     from tilespec.spec.index import Combine
     s = shape("f32[2,3]{1,0:T(*,4)}")                    # the layout does combine
