@@ -117,6 +117,7 @@ class Traced(_Value):
 
     def __eq__(self, o): return self._cmp(self.ar.eq, self, self._other(o))
     __ne__ = _refuse("!=")
+    __hash__ = _refuse("hash")   # defining __eq__ would otherwise unset it
     def __lt__(self, o): return self._cmp(self.ar.lt, self, self._other(o))
     def __gt__(self, o): return self._cmp(self.ar.lt, self._other(o), self)
     # integers: a <= b is a < b + 1
