@@ -234,9 +234,7 @@ def test_regress_byte_offsets_are_exact(capsys):
 
 # --- ADV-9: locate refuses offsets in the L(n) tail padding ------------------------------
 
-@pytest.mark.xfail(strict=True, reason="ADV-9: locate measures offsets against the "
-                   "padded size before L(n); an offset in the tail padding, inside the "
-                   "buffer that byte_size allocates, is called out of range")
+# ADV-9: fixed (was a strict xfail; now a regression test)
 def test_locate_in_tail_padding_is_padding(capsys):
     from tilespec.cli import main
     from tilespec.spec.index import locate
