@@ -393,10 +393,7 @@ def test_combine_equals_reshape_sees_every_merge():
 
 # --- ADV-16: packed bitcasts judged on element counts, not bytes ---------------------------
 
-@pytest.mark.xfail(strict=True, reason="ADV-16: bitcast compares buffer sizes in aligned "
-                   "elements; with E(n) two buffers of equal bytes can hold different "
-                   "element counts, and a reshape that moves no bit is 'not a bitcast' "
-                   "(XLA's verifier compares byte sizes)")
+# ADV-16: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("src, dst, perm", [
     ("s4[3,1]{0,1:E(4)}", "s4[1,3]{1,0:L(2)E(4)}", (1, 0)),
     ("s4[1]{0:T(2)E(4)}", "s4[1]{0:E(4)}", None),
