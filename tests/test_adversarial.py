@@ -288,9 +288,7 @@ def test_check_rule_array_size_when_alignment_absorbs_later_padding(capsys, text
     assert main(["check-rule", "array_size", text]) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-12: ShapeUtil::ArraySize is a byte count; with "
-                   "E(n) and L(n), XLA and the spec agree on the bytes (18) but the "
-                   "element counts differ (35 vs 36) and check-rule reports a disagreement")
+# ADV-12: fixed (was a strict xfail; now a regression test)
 def test_check_rule_array_size_compares_bytes(capsys):
     from tilespec.cli import main
     from tilespec.prover.rules import xla_array_bytes
