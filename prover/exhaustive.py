@@ -69,32 +69,30 @@ def enumerate_witness(kind: str, shape, stages, size: int | None = None) -> dict
     # in a linear index: then numpy's values would wrap, so do not decide.
     if any(product(max(d, 1) for d in level) >= 1 << 62 for level in through):
         raise Undecided("an index of the pipeline may not fit in int64")
-    global _CUSTOM
-    _CUSTOM = is_custom(stages)
+    custom = is_custom(stages)
+    run = _custom_map if custom else _map
     try:
         with np.errstate(divide="raise", invalid="raise", over="raise"):
             if kind == "bijective":
-                return _stage_witness(stages, through)
+                return _stage_witness(stages, through, run)
             return _element_witness(kind, shape, stages, dims,
-                                    product(through[-1]) if size is None else size)
+                                    product(through[-1]) if size is None else size, run)
     except (FloatingPointError, ZeroDivisionError) as e:
         raise Undecided(f"the pipeline divides by zero ({e})") from None
     except (OverflowError, TypeError, ValueError) as e:
-        if not _CUSTOM:
+        if not custom:
             raise
         raise Undecided(f"a custom stage's values are not int64 integers ({e})") from None
-    finally:
-        _CUSTOM = False
-
-
-_CUSTOM = False
 
 
 def _map(fn, cols, n):
-    """``fn`` on index columns: at once for the spec's stages; for a custom
-    pipeline on arrays of Python ints, else one index at a time."""
-    if not _CUSTOM:
-        return fn(cols)
+    """``fn`` on index columns, all at once (the spec's stages)."""
+    return fn(cols)
+
+
+def _custom_map(fn, cols, n):
+    """``fn`` on index columns of a custom pipeline: on arrays of Python
+    ints, else one index at a time."""
     cols = tuple(np.asarray(c).astype(object) for c in cols)
     try:
         return fn(cols)
@@ -127,14 +125,14 @@ def _grid(d):
     return tuple(g[i] for i in range(len(d))), n
 
 
-def _element_witness(kind, shape, stages, dims, P):
+def _element_witness(kind, shape, stages, dims, P, run=_map):
     cols, n = _grid(dims)
     if n == 0:
         return None
 
     def element(i):
         return [int(c[i]) for c in cols]
-    offs = _col(_map(lambda c: evaluate(stages, c, dims, INT), cols, n), n)
+    offs = _col(run(lambda c: evaluate(stages, c, dims, INT), cols, n), n)
     outside = np.flatnonzero((offs < 0) | (offs >= P))
     if kind == "in_bounds":
         return {"e": element(outside[0])} if outside.size else None
@@ -154,16 +152,16 @@ def _element_witness(kind, shape, stages, dims, P):
     if kind == "inverse":
         if outside.size:
             return {"e": element(outside[0])}
-        back, ok = _map(lambda c: unevaluate(stages, c[0], dims, INT), (offs,), n)
+        back, ok = run(lambda c: unevaluate(stages, c[0], dims, INT), (offs,), n)
         wrong = ~np.broadcast_to(np.asarray(ok, dtype=bool), (n,))
         for b, c in zip(back, cols):
             wrong = wrong | (_col(b, n) != c)
         if wrong.any():
             return {"e": element(np.flatnonzero(wrong)[0])}
         o = np.arange(P, dtype=np.int64)
-        back, ok = _map(lambda c: unevaluate(stages, c[0], dims, INT), (o,), P)
+        back, ok = run(lambda c: unevaluate(stages, c[0], dims, INT), (o,), P)
         back = tuple(_col(b, P) for b in back)
-        again = _col(_map(lambda c: evaluate(stages, c, dims, INT), back, P), P)
+        again = _col(run(lambda c: evaluate(stages, c, dims, INT), back, P), P)
         bad = np.flatnonzero(np.broadcast_to(np.asarray(ok, dtype=bool), (P,)) & (again != o))
         return {"e": element(0), "o": int(bad[0])} if bad.size else None
     if kind == "formula_equals_prt":
@@ -186,7 +184,7 @@ def _element_witness(kind, shape, stages, dims, P):
                 inside = np.ones(n, bool)
                 for v, m in zip(pts, d):
                     inside &= (v >= 0) & (v < m)
-                got = [_col(v, n) for v in _map(lambda c: tuple(s.forward(c, d, INT)),
+                got = [_col(v, n) for v in run(lambda c: tuple(s.forward(c, d, INT)),
                                                 tuple(pts), n)]
                 want = [_col(v, n) for v in reshape_index(tuple(pts), d, merged, INT)]
                 bad = inside.copy() & False
@@ -194,12 +192,12 @@ def _element_witness(kind, shape, stages, dims, P):
                     bad |= inside & (a != b)
                 if bad.any():
                     return {"e": element(np.flatnonzero(bad)[0])}
-            x, d = _map(lambda c: tuple(s.forward(c, d, INT)), x, n), s.dims(d, INT)
+            x, d = run(lambda c: tuple(s.forward(c, d, INT)), x, n), s.dims(d, INT)
         return None
     raise ValueError(kind)
 
 
-def _stage_witness(stages, through):
+def _stage_witness(stages, through, run=_map):
     """Every stage but the pads, on its whole box, both ways."""
     def inside(v, d, n):
         ok = np.ones(n, bool)
@@ -211,8 +209,8 @@ def _stage_witness(stages, through):
             continue
         e, n = _grid(d_in)
         if n:
-            fe = tuple(_col(v, n) for v in _map(lambda c: tuple(s.forward(c, d_in, INT)), e, n))
-            be = tuple(_col(v, n) for v in _map(
+            fe = tuple(_col(v, n) for v in run(lambda c: tuple(s.forward(c, d_in, INT)), e, n))
+            be = tuple(_col(v, n) for v in run(
                 lambda c: tuple(s.backward(c, d_in, INT)[0]), fe, n))
             bad = ~inside(fe, d_out, n)
             for a, b in zip(be, e):
@@ -222,9 +220,9 @@ def _stage_witness(stages, through):
                 return {"stage": i, "which": "e", "index": [int(c[k]) for c in e]}
         g, n = _grid(d_out)
         if n:
-            bg = tuple(_col(v, n) for v in _map(
+            bg = tuple(_col(v, n) for v in run(
                 lambda c: tuple(s.backward(c, d_in, INT)[0]), g, n))
-            fb = tuple(_col(v, n) for v in _map(lambda c: tuple(s.forward(c, d_in, INT)), bg, n))
+            fb = tuple(_col(v, n) for v in run(lambda c: tuple(s.forward(c, d_in, INT)), bg, n))
             bad = ~inside(bg, d_in, n)
             for a, b in zip(fb, g):
                 bad |= a != b

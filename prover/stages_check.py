@@ -24,6 +24,8 @@ tilespec.prover.stages_check.StageError: stage 0 (combine): groups (1,) cover 1 
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..spec.arith import INT
 from ..spec.errors import TilespecError
 from ..spec.index import Combine, Pad, Permute, Prepend, Split, shape_pipeline
@@ -116,6 +118,10 @@ def _arity(s, where, n, expected):
                          f"a {n}-entry vector")
     if any(x is None for x in back + e_out + d_out):
         raise StageError(f"{where}: an entry is left undefined")
+    for x in back + e_out + d_out:
+        # a float (true division), a bool, ...: not an index
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+            raise StageError(f"{where}: an entry is {x!r}, not an integer")
     return len(d_out)
 
 

@@ -173,3 +173,26 @@ def test_combine_equals_reshape_is_judged_against_the_shape():
     renamed = tuple(Merge(x.groups, x.level) if type(x) is Combine else x
                     for x in shape_pipeline(s))
     assert prove(s, "combine_equals_reshape", stages=renamed, timeout=LONG).proved
+
+
+@dataclass(frozen=True)
+class Halve:
+    """x / 2: a float on ints, no index."""
+    level: int = 0
+    name: str = "halve"
+
+    def dims(self, d, ar):
+        return tuple(d)
+
+    def forward(self, e, d, ar):
+        return tuple(x / 2 for x in e)
+
+    def backward(self, e, d, ar):
+        return tuple(e), ar.true()
+
+
+def test_a_stage_giving_floats_is_bad_input():
+    from tilespec.spec.errors import TilespecError
+    s = shape("f32[3,5]{1,0}")
+    with pytest.raises(TilespecError, match="not an integer"):
+        prove(s, "injective", stages=(Halve(),) + shape_pipeline(s))
