@@ -52,6 +52,14 @@ stages being judged.
 Before anything is proved, the bounds (:mod:`prover.bounds`) and the stages'
 parameters (:mod:`prover.stages_check`) are checked: bad ones are bad input.
 
+A stage that is not exactly one of the spec's classes is never trusted on
+solver terms: it only sees traced values (:mod:`prover.traced`), so a Python
+decision on a symbolic index (``if e[0] == e[1]``, ``sorted``) stops the
+facts from being built, and the question is decided on ints instead.  Every
+division by something other than a positive int is either Python's floor
+division written exactly (a negative int) or comes with the fact that the
+divisor is positive.
+
 When a fact fails, or Z3 does not settle the facts: a concrete layout is
 decided as a whole (:mod:`prover.witness`: by enumerating every index when
 there are at most 2^20, :mod:`prover.exhaustive`, else by Z3's search of the
