@@ -196,3 +196,37 @@ def test_a_stage_giving_floats_is_bad_input():
     s = shape("f32[3,5]{1,0}")
     with pytest.raises(TilespecError, match="not an integer"):
         prove(s, "injective", stages=(Halve(),) + shape_pipeline(s))
+
+
+@dataclass(frozen=True)
+class Same:
+    """The spec's stage, by another class: traced, and still proved."""
+    inner: object
+
+    @property
+    def level(self):
+        return self.inner.level
+
+    @property
+    def name(self):
+        return self.inner.name
+
+    def dims(self, d, ar):
+        return self.inner.dims(d, ar)
+
+    def forward(self, e, d, ar):
+        return self.inner.forward(e, d, ar)
+
+    def backward(self, e, d, ar):
+        return self.inner.backward(e, d, ar)
+
+
+@pytest.mark.parametrize("text", ["bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[2,3,4]{2,1,0:T(*,2,4)}"])
+@pytest.mark.parametrize("prop", ["injective", "inverse", "formula_equals_prt",
+                                  "combine_equals_reshape"])
+def test_tracing_a_correct_stage_still_proves(text, prop):
+    s = shape(text)
+    stages = tuple(Same(x) for x in shape_pipeline(s))
+    assert not any(is_spec_stage(x) for x in stages)
+    r = prove(s, prop, stages=stages, timeout=LONG)
+    assert r.status == "proved", r
