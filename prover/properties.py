@@ -60,8 +60,8 @@ division by something other than a positive int is either Python's floor
 division written exactly (a negative int) or comes with the fact that the
 divisor is positive.
 
-When a fact fails, or Z3 does not settle the facts: a concrete layout is
-decided as a whole (:mod:`prover.witness`: by enumerating every index when
+When a fact fails, or Z3 does not settle the facts (:mod:`prover.beyond_facts`):
+a concrete layout is decided as a whole (:mod:`prover.witness`: by enumerating every index when
 there are at most 2^20, :mod:`prover.exhaustive`, else by Z3's search of the
 whole layout); for named dims, a counterexample is searched at dim values
 inside the bounds, then every size up to some K is enumerated
@@ -82,17 +82,16 @@ from ..spec.index import Combine, Pad, dims_through, linear_index, shape_pipelin
 from ..spec.layout import Shape
 from ..spec.text import format_shape
 
+from .beyond_facts import QUICK_SECONDS, beyond_facts_all_shapes, beyond_facts_concrete
 from .bounds import dim_ranges
-from .dim_search import candidate_dims, sweep
-from .encode import Encoding, SmtEncoding, readable, scope, smt
+from .encode import SmtEncoding, readable, scope, smt
 from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .lemma import mixed_radix
 from .prt import prt_final_dims, prt_steps
-from .result import PROVED, REFUTED, UNKNOWN, Result
+from .result import PROVED, REFUTED, Result
 from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
 from .stages_check import checked_stages, combine_stages
 from .traced import NotSymbolic, guarded
-from .witness import FAILS, HOLDS, decide_whole
 
 
 class _Proof:
@@ -476,54 +475,14 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     why = (f"a per-stage fact fails ({'; '.join(failed)})" if status == "failed"
            else f"the per-stage facts are not settled ({detail})")
     if shape.is_symbolic:
-        status, kw = _beyond_facts_all_shapes(prop, shape, proof, stages, ranges, model,
-                                              timeout, why)
+        status, kw = beyond_facts_all_shapes(prop, shape, proof, stages, ranges, model,
+                                             timeout, why)
     else:
-        status, kw = _beyond_facts_concrete(prop, shape, stages, timeout, why)
+        status, kw = beyond_facts_concrete(prop, shape, stages, timeout, why)
     if status == REFUTED:
         kw["counterexample"]["failed_facts"] = failed
     return done(status, **kw)
 
-
-def _beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):
-    """One concrete layout whose facts fail or are not settled: decide it
-    as a whole (enumeration when small, else Z3 on the whole layout)."""
-    verdict, found = decide_whole(prop, shape, stages, timeout)
-    if verdict == FAILS:
-        return REFUTED, {"counterexample": found}
-    if verdict == HOLDS:
-        return PROVED, {"steps": (f"{why}; {found}",)}
-    return UNKNOWN, {"reason": f"{why}; the whole layout is not decided: {found}"}
-
-
-def _beyond_facts_all_shapes(prop, shape: Shape, proof, stages, ranges, model, timeout, why):
-    """Named dims whose facts fail or are not settled: look for a
-    counterexample at the dims the facts fail at, then at other such dims
-    and a few small sizes, all inside the bounds; then enumerate every size
-    up to some limit."""
-    tried, reasons = [], []
-    if model is not None and proof is not None:
-        for values in candidate_dims(proof, model, ranges):
-            verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
-            if verdict == FAILS:
-                found["dim_values"] = values
-                return REFUTED, {"counterexample": found}
-            tried.append(values)
-            reasons.append("it holds there" if verdict == HOLDS else found)
-    covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
-    if ce is not None:
-        return REFUTED, {"counterexample": ce}
-    if covered is True:
-        return PROVED, {"steps": (f"{why}; every size in the scope decided by "
-                                  "exhaustive enumeration",)}
-    searched = (f"; no counterexample at dims {tried}: "
-                f"{'; '.join(dict.fromkeys(map(str, reasons)))}" if tried else "")
-    return UNKNOWN, {"reason": f"{why}{searched}; {covered}"}
-
-
-#: How long Z3 may take on the facts of a concrete question small enough
-#: to be decided by enumeration instead.
-QUICK_SECONDS = 1.0
 
 def prove_all(shape: Shape, properties=None, **kw) -> list[Result]:
     return [prove(shape, name, **kw) for name in (properties or PROPERTIES)]
