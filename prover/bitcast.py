@@ -6,8 +6,10 @@ of SRC with the element of DST that has the same row-major position:
 permutation ``P`` pairs ``e`` with ``f[i] = e[P[i]]`` (XLA's convention:
 output dim i is input dim P[i]).  The operation is a *bitcast* when no byte
 moves: every element keeps its offset, ``offset(SRC, e) == offset(DST, f)``,
-the two buffers have the same size (padded elements rounded up to ``L(n)``)
-and the elements take the same number of bits.
+and the elements take the same number of bits (so each element occupies the
+same bits of memory), and the two buffers have the same size in *bytes*, as
+XLA's verifier compares them: with ``E(n)`` packing, buffers of different
+aligned element counts can be the same bytes (padding inside the last byte).
 
 How it is decided:
 
@@ -52,7 +54,7 @@ from ..spec.errors import TilespecError
 from ..spec.index import (all_offsets, delinearise, linear_index, offset, offsets,
                         padded_elements, product)
 from ..spec.layout import COMBINE, Shape
-from ..spec.size import aligned_elements
+from ..spec.size import aligned_elements, byte_size
 from ..spec.text import format_shape
 
 from .encode import Encoding, scope
@@ -248,7 +250,8 @@ def question(src: Shape, dst: Shape, transpose=None) -> Question:
 def sizes(shape: Shape) -> dict:
     return {"padded_elements": padded_elements(shape),
             "aligned_elements": aligned_elements(shape),
-            "element_bits": shape.element_bits}
+            "element_bits": shape.element_bits,
+            "byte_size": byte_size(shape)}
 
 
 def _edge_values(d: int, tiles) -> list[int]:
@@ -322,8 +325,10 @@ def replay(q: Question, e) -> dict:
 
 
 def _size_counterexample(q: Question) -> dict | None:
+    # bytes, as XLA's verifier compares them; each element's bits are
+    # judged by its offset and the element bits
     a, b = sizes(q.src), sizes(q.dst)
-    if a["aligned_elements"] != b["aligned_elements"]:
+    if a["byte_size"] != b["byte_size"]:
         return {"sizes": {"src": a, "dst": b}}
     return None
 
@@ -453,12 +458,18 @@ class _Build:
             c = product(v for v in (constant(x) for x in A.dims) if v is not None)
             y = self.enc.internal("anchor_product")
             P = c * y if any(constant(x) is None for x in A.dims) else z3.IntVal(c, self.ctx)
-            F.fact(f"L({la}) and L({lb}) round the padded size alike",
-                   z3.And(y >= 0, ar.mul(ar.ceildiv(P, la), la) != ar.mul(ar.ceildiv(P, lb), lb)))
+            F.fact(f"L({la}) and L({lb}) round the padded size to the same bytes",
+                   z3.And(y >= 0, self._bytes(P, la) != self._bytes(P, lb)))
             return
         pa, pb = ar._term(A.size(ar)), ar._term(B.size(ar))
-        F.fact("aligned sizes agree",
-               ar._term(ar.mul(ar.ceildiv(pa, la), la)) != ar._term(ar.mul(ar.ceildiv(pb, lb), lb)))
+        F.fact("the buffers take the same bytes",
+               ar._term(self._bytes(pa, la)) != ar._term(self._bytes(pb, lb)))
+
+    def _bytes(self, padded, align):
+        """Bytes of ``padded`` elements rounded up to ``L(align)`` (the
+        element bits are the same on both sides)."""
+        ar, bits = self.ar, self.q.src.element_bits
+        return ar.ceildiv(ar.mul(ar.mul(ar.ceildiv(padded, align), align), bits), 8)
 
 
 def _z3_concrete(q: Question, timeout: float):

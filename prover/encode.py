@@ -22,8 +22,11 @@ one.  Every symbol is a plain SMT-LIB symbol, which Z3 and cvc5 read alike.
 offsets on ints; :class:`Z3Arithmetic` does the same on Z3 objects, for the
 modules that build and read Z3 terms directly.  Both name constants only
 through :class:`Encoding` and :class:`SmtEncoding`, which share the scheme
-above.  Division is only ever by positive values, where the solvers'
-(Euclidean) ``div``/``mod`` equal floor division.
+above.  The solvers' ``div``/``mod`` are Euclidean, Python's are floor
+division: they agree for a positive divisor.  A negative int divisor is
+written as Python's floor division by a positive one; any other divisor (a
+term, or 0) is recorded in the arithmetic's ``divisors``, and a proof that
+divides by it must also prove it positive (or not be a proof).
 
 Every function here takes the ``z3.Context`` of one proof: proofs never share
 solver state.
@@ -79,6 +82,8 @@ class Z3Arithmetic(Arithmetic):
 
     def __init__(self, ctx: z3.Context):
         self.ctx = ctx
+        #: every divisor that is not a positive int, in the order divided by
+        self.divisors: list = []
 
     def _term(self, v):
         if isinstance(v, z3.ExprRef):
@@ -99,15 +104,28 @@ class Z3Arithmetic(Arithmetic):
 
     def floordiv(self, a, b):
         # A broken pipeline can divide by a 0 dim; Z3 leaves x div 0
-        # unspecified instead of raising, so the search still runs.
+        # unspecified instead of raising, so the search still runs (and the
+        # divisor is recorded: see ``divisors``).
         if _plain(a) and _plain(b) and b != 0:
             return a // b
+        if _plain(b) and b < 0:
+            # Python's floor division: a // b == (-a) // (-b), by a positive
+            return self._term(self.mul(-1, a)) / self._term(-b)
+        self._divisor(b)
         return self._term(a) / self._term(b)
 
     def mod(self, a, b):
         if _plain(a) and _plain(b) and b != 0:
             return a % b
+        if _plain(b) and b < 0:
+            # Python's remainder takes the divisor's sign: -((-a) mod -b)
+            return -(self._term(self.mul(-1, a)) % self._term(-b))
+        self._divisor(b)
         return self._term(a) % self._term(b)
+
+    def _divisor(self, b):
+        if not (_plain(b) and b > 0):
+            self.divisors.append(b)
 
     def lt(self, a, b):
         if _plain(a) and _plain(b):
@@ -257,6 +275,10 @@ class SmtArithmetic(Arithmetic):
 
     name = "smtlib"
 
+    def __init__(self):
+        #: every divisor that is not a positive int, in the order divided by
+        self.divisors: list = []
+
     def add(self, a, b):
         if _num(a) and _num(b):
             return a + b
@@ -270,12 +292,24 @@ class SmtArithmetic(Arithmetic):
     def floordiv(self, a, b):
         if _num(a) and _num(b) and b != 0:
             return a // b
+        if _num(b) and b < 0:
+            # Python's floor division: a // b == (-a) // (-b), by a positive
+            return f"(div {smt(self.mul(-1, a))} {-b})"
+        self._divisor(b)
         return f"(div {smt(a)} {smt(b)})"
 
     def mod(self, a, b):
         if _num(a) and _num(b) and b != 0:
             return a % b
+        if _num(b) and b < 0:
+            # Python's remainder takes the divisor's sign: -((-a) mod -b)
+            return self.mul(-1, f"(mod {smt(self.mul(-1, a))} {-b})")
+        self._divisor(b)
         return f"(mod {smt(a)} {smt(b)})"
+
+    def _divisor(self, b):
+        if not (_num(b) and b > 0):
+            self.divisors.append(b)
 
     def lt(self, a, b):
         if _num(a) and _num(b):

@@ -61,8 +61,16 @@ theorems were cited, proved when and by which solver.
 Before anything is proved, the bounds (:mod:`prover.bounds`) and the stages'
 parameters (:mod:`prover.stages_check`) are checked: bad ones are bad input.
 
-When a fact fails, or Z3 does not settle the facts: a concrete layout is
-decided as a whole (:mod:`prover.witness`: by enumerating every index when
+A stage that is not exactly one of the spec's classes is never trusted on
+solver terms: it only sees traced values (:mod:`prover.traced`), so a Python
+decision on a symbolic index (``if e[0] == e[1]``, ``sorted``) stops the
+facts from being built, and the question is decided on ints instead.  Every
+division by something other than a positive int is either Python's floor
+division written exactly (a negative int) or comes with the fact that the
+divisor is positive.
+
+When a fact fails, or Z3 does not settle the facts (:mod:`prover.beyond_facts`):
+a concrete layout is decided as a whole (:mod:`prover.witness`: by enumerating every index when
 there are at most 2^20, :mod:`prover.exhaustive`, else by Z3's search of the
 whole layout); for named dims, a counterexample is searched at dim values
 inside the bounds, then every size up to some K is enumerated
@@ -83,18 +91,18 @@ from ..spec.index import Combine, Pad, dims_through, linear_index, shape_pipelin
 from ..spec.layout import Shape
 from ..spec.text import format_shape
 
+from .beyond_facts import QUICK_SECONDS, beyond_facts_all_shapes, beyond_facts_concrete
 from .bounds import dim_ranges
-from .dim_search import candidate_dims, sweep
-from .encode import Encoding, SmtEncoding, scope
+from .encode import SmtEncoding, readable, scope, smt
 from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .prt import prt_final_dims, prt_steps
-from .result import PROVED, REFUTED, UNKNOWN, Result
+from .result import PROVED, REFUTED, Result
 from .solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
-from .stages_check import checked_stages
 from . import crosscheck
 from .instances import cite as instance_of
+from .stages_check import checked_stages, combine_stages
 from .theorems import cite, cited_lemma
-from .witness import FAILS, HOLDS, decide_whole
+from .traced import NotSymbolic, guarded
 
 
 class _Proof:
@@ -112,7 +120,10 @@ class _Proof:
         self.ctx = z3.Context()
         self.enc = SmtEncoding(shape, bounds, self.ctx)
         self.ar = self.enc.ar
-        self.stages = tuple(stages) if stages is not None else shape_pipeline(shape)
+        # a stage the spec did not write only ever sees traced values
+        # (prover/traced.py): it cannot branch on a symbolic term unseen
+        self.raw_stages = tuple(stages) if stages is not None else shape_pipeline(shape)
+        self.stages = guarded(self.raw_stages)
         self.through = dims_through(self.stages, self.enc.dims, self.ar)
         self.timeout = timeout
         self.facts: list[tuple[str, object]] = []   # (label, violation)
@@ -122,6 +133,14 @@ class _Proof:
     def fact(self, label: str, violation) -> None:
         """Record a fact as the formula that holds exactly when it fails."""
         self.facts.append((label, self.enc.term(violation)))
+
+    def positive_divisors(self) -> None:
+        """Every division by something other than a positive int divides
+        by a positive value: only there do the solver's Euclidean div/mod
+        mean Python's floor division (prover/encode.py)."""
+        L = self.enc
+        for b in dict.fromkeys(self.ar.divisors):
+            self.fact(f"the divisor {readable(smt(b))} is positive", L.le(b, 0))
 
     def cite(self, rank: int) -> None:
         self.lemmas[rank] = cited_lemma(rank)   # proved once, cached
@@ -369,20 +388,24 @@ def _formula_after(p: _Proof, mine, x, d_in, prt_name):
 
 
 def _combine_equals_reshape(p: _Proof):
-    found = False
-    for i, s in enumerate(p.stages):
-        if isinstance(s, Combine):
-            found = True
-            d_in, d_out = p.through[i], p.through[i + 1]
-            x = p.fresh("x", len(d_in))
-            if not p.is_lemma_stage(i):
-                p.stage_into(i)
-            _reshape_fact(p, f"stage {i}: combine is the row-major reshape",
-                          x, d_in, s.forward(x, d_in, p.ar), d_out)
+    # which stages merge, and where the shape says they must: from the shape
+    found, missing = combine_stages(p.shape, p.raw_stages)
+    for level in missing:
+        p.fact(f"the shape combines dims ('*') at level {level}, but no stage there "
+               "is a combine: the merge is not found", True)
+    for i in found:
+        s = p.stages[i]
+        d_in, d_out = p.through[i], p.through[i + 1]
+        x = p.fresh("x", len(d_in))
+        if p.is_lemma_stage(i):
             for g in s.groups:
                 p.cite(g)
-    if not found:
-        p.fact("the layout combines no dims ('*'): nothing to show", False)
+        else:
+            p.stage_into(i)
+        _reshape_fact(p, f"stage {i}: combine is the row-major reshape",
+                      x, d_in, s.forward(x, d_in, p.ar), d_out)
+    if not found and not missing:
+        p.fact("the shape combines no dims ('*'): nothing to show", False)
 
 
 PROPERTIES: dict[str, Callable[[_Proof], None]] = {
@@ -449,16 +472,24 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
         # small enough to decide by enumeration: Z3 gets a short try first
         facts_timeout = min(timeout, QUICK_SECONDS)
-    proof = _Proof(shape, stages, facts_timeout, bounds)
-    PROPERTIES[prop](proof)
-    if proof.check_text() == "proved":
-        return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                      steps=proof.steps())
-    status, detail = proof.check()
+    try:
+        proof = _Proof(shape, stages, facts_timeout, bounds)
+        PROPERTIES[prop](proof)
+        proof.positive_divisors()
+    except NotSymbolic as err:
+        # a custom stage that cannot be read symbolically: no facts at all
+        proof, status, detail = None, "unknown", f"not built: {err}"
+    else:
+        if proof.check_text() == "proved":
+            return Result(text, prop, PROVED, time.perf_counter() - start, where,
+                          steps=proof.steps())
+        status, detail = proof.check()
 
     def done(status, steps=None, **kw):
+        if steps is None:
+            steps = proof.steps() if proof is not None else ()
         return Result(text, prop, status, time.perf_counter() - start, where,
-                      steps=proof.steps() if steps is None else steps, **kw)
+                      steps=steps, **kw)
 
     if status == "proved":
         return done(PROVED)
@@ -466,54 +497,14 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     why = (f"a per-stage fact fails ({'; '.join(failed)})" if status == "failed"
            else f"the per-stage facts are not settled ({detail})")
     if shape.is_symbolic:
-        status, kw = _beyond_facts_all_shapes(prop, proof, stages, ranges, model, timeout, why)
+        status, kw = beyond_facts_all_shapes(prop, shape, proof, stages, ranges, model,
+                                             timeout, why)
     else:
-        status, kw = _beyond_facts_concrete(prop, shape, stages, timeout, why)
+        status, kw = beyond_facts_concrete(prop, shape, stages, timeout, why)
     if status == REFUTED:
         kw["counterexample"]["failed_facts"] = failed
     return done(status, **kw)
 
-
-def _beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):
-    """One concrete layout whose facts fail or are not settled: decide it
-    as a whole (enumeration when small, else Z3 on the whole layout)."""
-    verdict, found = decide_whole(prop, shape, stages, timeout)
-    if verdict == FAILS:
-        return REFUTED, {"counterexample": found}
-    if verdict == HOLDS:
-        return PROVED, {"steps": (f"{why}; {found}",)}
-    return UNKNOWN, {"reason": f"{why}; the whole layout is not decided: {found}"}
-
-
-def _beyond_facts_all_shapes(prop, proof: _Proof, stages, ranges, model, timeout, why):
-    """Named dims whose facts fail or are not settled: look for a
-    counterexample at the dims the facts fail at, then at other such dims
-    and a few small sizes, all inside the bounds; then enumerate every size
-    up to some limit."""
-    shape = proof.shape
-    tried, reasons = [], []
-    if model is not None:
-        for values in candidate_dims(proof, model, ranges):
-            verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
-            if verdict == FAILS:
-                found["dim_values"] = values
-                return REFUTED, {"counterexample": found}
-            tried.append(values)
-            reasons.append("it holds there" if verdict == HOLDS else found)
-    covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
-    if ce is not None:
-        return REFUTED, {"counterexample": ce}
-    if covered is True:
-        return PROVED, {"steps": (f"{why}; every size in the scope decided by "
-                                  "exhaustive enumeration",)}
-    searched = (f"; no counterexample at dims {tried}: "
-                f"{'; '.join(dict.fromkeys(map(str, reasons)))}" if tried else "")
-    return UNKNOWN, {"reason": f"{why}{searched}; {covered}"}
-
-
-#: How long Z3 may take on the facts of a concrete question small enough
-#: to be decided by enumeration instead.
-QUICK_SECONDS = 1.0
 
 def prove_all(shape: Shape, properties=None, **kw) -> list[Result]:
     return [prove(shape, name, **kw) for name in (properties or PROPERTIES)]

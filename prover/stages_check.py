@@ -24,6 +24,8 @@ tilespec.prover.stages_check.StageError: stage 0 (combine): groups (1,) cover 1 
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..spec.arith import INT
 from ..spec.errors import TilespecError
 from ..spec.index import Combine, Pad, Permute, Prepend, Split, shape_pipeline
@@ -116,4 +118,29 @@ def _arity(s, where, n, expected):
                          f"a {n}-entry vector")
     if any(x is None for x in back + e_out + d_out):
         raise StageError(f"{where}: an entry is left undefined")
+    for x in back + e_out + d_out:
+        # a float (true division), a bool, ...: not an index
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+            raise StageError(f"{where}: an entry is {x!r}, not an integer")
     return len(d_out)
+
+
+def combine_stages(shape: Shape, stages) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the stages that are ``*`` merges, the levels where the shape merges
+    dims but no such stage is found).
+
+    Judged against the shape, never the pipeline alone: the levels whose
+    tile has a ``*`` come from the shape's own pipeline; a stage of the one
+    judged is a merge when it is a :class:`~spec.index.Combine` (of any
+    subclass) or is named ``combine``.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> s = shape("f32[2,3]{1,0:T(*,4)}")
+    >>> combine_stages(s, shape_pipeline(s)), combine_stages(s, shape_pipeline(s)[:1])
+    (((1,), ()), ((), (1,)))
+    """
+    levels = {s.level for s in shape_pipeline(shape) if type(s) is Combine}
+    found = tuple(i for i, s in enumerate(stages)
+                  if isinstance(s, Combine) or getattr(s, "name", None) == "combine")
+    missing = tuple(sorted(levels - {stages[i].level for i in found}))
+    return found, missing

@@ -14,11 +14,12 @@ from __future__ import annotations
 import z3
 
 from ..spec.arith import INT
-from ..spec.index import Combine, Pad, dims_through, evaluate, product, unevaluate
+from ..spec.index import Pad, dims_through, evaluate, product, unevaluate
 from ..spec.layout import Shape
 
 from .encode import Encoding
 from .exhaustive import Undecided, domain_size, enumerate_witness
+from .traced import NotSymbolic, guarded
 from .result import ProverBug
 from .solve import search
 
@@ -72,6 +73,13 @@ def z3_witness(kind: str, shape: Shape, stages, P, timeout):
     ``{"e", "f", "o"}``, None when there is none, or why it gave up."""
     if kind == "bijective":
         return _z3_stage_witness(shape, stages, timeout)
+    try:
+        return _z3_witness(kind, shape, guarded(stages), P, timeout)
+    except NotSymbolic as err:
+        return f"not decided symbolically: {err}"
+
+
+def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     ar = enc.ar
@@ -106,10 +114,15 @@ def z3_witness(kind: str, shape: Shape, stages, P, timeout):
         formula = z3.And(box_e, offset(e) != ar._term(prt_offset(shape, e, dims, ar)))
     elif kind == "combine_equals_reshape":
         from .prt import reshape_index
+        from .stages_check import combine_stages
+        found, missing = combine_stages(shape, stages)
+        if missing:
+            return (f"the shape combines dims ('*') at level {missing[0]}, but no "
+                    "stage there is a combine")
         parts = []
         x, d = tuple(e), dims
-        for s in stages:
-            if isinstance(s, Combine):
+        for i, s in enumerate(stages):
+            if i in found:
                 merged = s.dims(d, INT)
                 parts.append(z3.And(enc.box(x, d), z3.Not(enc.equal(
                     s.forward(x, d, ar), reshape_index(x, d, merged, ar)))))
@@ -117,6 +130,8 @@ def z3_witness(kind: str, shape: Shape, stages, P, timeout):
         formula = z3.And(box_e, z3.Or(parts) if parts else False)
     else:
         raise ValueError(kind)
+    if ar.divisors:
+        return _divisor_gap(ar.divisors)
     answer, m = search(formula, ctx, timeout)
     if answer == "unknown":
         return m
@@ -164,10 +179,12 @@ def replay(kind, shape, stages, found, P) -> dict:
         ce.update(element=a, offsets={"formula": oa, "pad_reshape_transpose": ob})
     elif kind == "combine_equals_reshape":
         from .prt import reshape_index
+        from .stages_check import combine_stages
         a = found["e"]
+        merges = combine_stages(shape, stages)[0]
         x, d, found = tuple(a), dims, None
-        for s in stages:
-            if isinstance(s, Combine) and all(0 <= v < m for v, m in zip(x, d)):
+        for i, s in enumerate(stages):
+            if i in merges and all(0 <= v < m for v, m in zip(x, d)):
                 merged = s.dims(d, INT)
                 got, want = s.forward(x, d, INT), reshape_index(x, d, merged)
                 if tuple(got) != tuple(want):
@@ -187,28 +204,46 @@ def _z3_stage_witness(shape: Shape, stages, timeout):
     for i, s in enumerate(stages):
         if type(s) is Pad:
             continue
-        ctx = z3.Context()
-        enc = Encoding(shape, ctx)
-        ar = enc.ar
-        d_in, d_out = dims[i], dims[i + 1]
-        e = enc.fresh("e", len(d_in))
-        g = enc.fresh("g", len(d_out))
-        fe = s.forward(e, d_in, ar)
-        be, _ = s.backward(fe, d_in, ar)
-        bg, _ = s.backward(g, d_in, ar)
-        bad_e = z3.And(enc.box(e, d_in), z3.Not(z3.And(enc.box(fe, d_out),
-                                                       enc.equal(be, e))))
-        bad_g = z3.And(enc.box(g, d_out), z3.Not(z3.And(
-            enc.box(bg, d_in), enc.equal(s.forward(bg, d_in, ar), g))))
-        answer, m = search(z3.Or(bad_e, bad_g), ctx, timeout)
-        if answer == "unknown":
-            return m
-        if answer == "unsat":
-            continue
-        if z3.is_true(m.eval(bad_e, model_completion=True)):
-            return {"stage": i, "which": "e", "index": _ints(m, enc, e)}
-        return {"stage": i, "which": "g", "index": _ints(m, enc, g)}
+        try:
+            found = _z3_one_stage(shape, guarded(stages)[i], i, dims, timeout)
+        except NotSymbolic as err:
+            return f"not decided symbolically: {err}"
+        if found is not None:
+            return found
     return None
+
+
+def _divisor_gap(divisors) -> str:
+    return (f"it divides by {divisors[0]}, not known to be positive (the solver's "
+            "division is not Python's there)")
+
+
+def _z3_one_stage(shape: Shape, s, i, dims, timeout):
+    """Stage ``i`` (traced if custom) as a bijection between its boxes: a
+    witness, None, or why Z3 gave up."""
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    ar = enc.ar
+    d_in, d_out = dims[i], dims[i + 1]
+    e = enc.fresh("e", len(d_in))
+    g = enc.fresh("g", len(d_out))
+    fe = s.forward(e, d_in, ar)
+    be, _ = s.backward(fe, d_in, ar)
+    bg, _ = s.backward(g, d_in, ar)
+    bad_e = z3.And(enc.box(e, d_in), z3.Not(z3.And(enc.box(fe, d_out),
+                                                   enc.equal(be, e))))
+    bad_g = z3.And(enc.box(g, d_out), z3.Not(z3.And(
+        enc.box(bg, d_in), enc.equal(s.forward(bg, d_in, ar), g))))
+    if ar.divisors:
+        return _divisor_gap(ar.divisors)
+    answer, m = search(z3.Or(bad_e, bad_g), ctx, timeout)
+    if answer == "unknown":
+        return m
+    if answer == "unsat":
+        return None
+    if z3.is_true(m.eval(bad_e, model_completion=True)):
+        return {"stage": i, "which": "e", "index": _ints(m, enc, e)}
+    return {"stage": i, "which": "g", "index": _ints(m, enc, g)}
 
 
 def _replay_stage(shape: Shape, stages, found) -> dict:

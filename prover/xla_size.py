@@ -178,7 +178,9 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions
     def concrete(shapes):
         (s,) = shapes
         xla, spec = _size_values(s)
-        if xla["elements"] == spec["elements"]:
+        # ArraySize is a byte count: with E(n), equal bytes can hold
+        # different element counts (padding inside the last byte)
+        if xla["bytes"] == spec["bytes"]:
             return None
         return {"shape": format_shape(s), "xla": xla, "spec": spec}
 
@@ -189,10 +191,11 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions
 
 
 def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> Setup:
-    """The facts for ArraySize = the spec's aligned size: level by level
-    (later levels pad nothing, the first level's dims equal XLA's factors),
-    which suffices but is not needed (L(n) can absorb a later level's
-    padding); or, ``whole``, the two sizes compared as one equation."""
+    """The facts for ArraySize = the spec's byte size: level by level
+    (later levels pad nothing, the first level's dims equal XLA's factors:
+    equal elements, so equal bytes), which suffices but is not needed (L(n)
+    can absorb a later level's padding, E(n) padding inside the last byte);
+    or, ``whole``, the two byte sizes compared as one equation."""
     S = Setup([shape], timeout)
     ar, dims = S.ar, S.dims[0]
     L = shape.layout.tail_padding_alignment_in_elements
@@ -240,6 +243,10 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
         xla = product(W, ar)
         if tiled and L != 1:
             xla = ar.mul(ar.ceildiv(xla, L), L)
-        S.facts.fact("spec's aligned elements = XLA's ArraySize elements",
-                     ar._term(spec) != ar._term(xla))
+        # in bytes, ceil(elements * bits / 8) on both sides (xla_array_bytes;
+        # without E(n) the bits are whole bytes and nothing is rounded)
+        bits = shape.element_bits
+        S.facts.fact("spec's byte size = XLA's ArraySize in bytes",
+                     ar._term(ar.ceildiv(ar.mul(spec, bits), 8))
+                     != ar._term(ar.ceildiv(ar.mul(xla, bits), 8)))
     return S

@@ -344,13 +344,29 @@ def offset(shape: Shape, element) -> int:
     return evaluate(shape_pipeline(shape), element, concrete_dims(shape))
 
 
+def _buffer_elements(shape: Shape) -> tuple[int, int]:
+    """(padded elements, the buffer's elements: rounded up to ``L(n)``)."""
+    n = padded_elements(shape)
+    a = shape.layout.tail_padding_alignment_in_elements
+    return n, -(-n // a) * a
+
+
 def locate(shape: Shape, position: int):
-    """The logical index stored at ``position``, or ``None`` for padding."""
-    size = padded_elements(shape)
+    """The logical index stored at ``position``, or ``None`` for padding.
+
+    Every offset of the buffer is valid, the ``L(n)`` tail padding too:
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> locate(shape("f32[3]{0:T(2)L(8)}"), 2), locate(shape("f32[3]{0:T(2)L(8)}"), 6)
+    ((2,), None)
+    """
+    padded, size = _buffer_elements(shape)
     if isinstance(position, bool) or not isinstance(position, (int, np.integer)):
         raise OutOfRangeError(f"offset {position!r} is not an integer")
     if not 0 <= position < size:
         raise OutOfRangeError(f"offset {position} is outside [0, {size}) for {shape}")
+    if position >= padded:
+        return None                 # the tail padding L(n) adds
     e, valid = unevaluate(shape_pipeline(shape), int(position), concrete_dims(shape))
     return tuple(int(x) for x in e) if valid else None
 
@@ -388,13 +404,14 @@ def locate_many(shape: Shape, positions) -> tuple[np.ndarray, np.ndarray]:
     """
     dims = concrete_dims(shape)
     pos = np.asarray(positions, dtype=np.int64)
-    size = padded_elements(shape)
+    padded, size = _buffer_elements(shape)
     if ((pos < 0) | (pos >= size)).any():
         raise OutOfRangeError(f"an offset is outside [0, {size}) for {shape}")
-    e, valid = unevaluate(shape_pipeline(shape), pos, dims)
+    tail = pos >= padded            # the tail padding L(n) adds
+    e, valid = unevaluate(shape_pipeline(shape), np.where(tail, 0, pos), dims)
     cols = [np.broadcast_to(np.asarray(x, dtype=np.int64), pos.shape) for x in e]
     idx = np.stack(cols, axis=-1) if cols else np.zeros(pos.shape + (0,), np.int64)
-    return idx, np.broadcast_to(np.asarray(valid, dtype=bool), pos.shape).copy()
+    return idx, np.broadcast_to(np.asarray(valid, dtype=bool), pos.shape) & ~tail
 
 
 def all_offsets(shape: Shape) -> np.ndarray:

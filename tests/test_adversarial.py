@@ -58,9 +58,7 @@ class NegativeMod:
         return tuple(e), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-1: ar.mod/ar.floordiv by a negative value "
-                   "means Euclidean mod to the solver but Python's % on ints: "
-                   "in_bounds is 'proved' for offsets that are negative")
+# ADV-1: fixed (was a strict xfail; now a regression test)
 def test_negative_divisor_in_a_stage_is_not_proved_in_bounds():
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = (NegativeMod(),) + shape_pipeline(s)
@@ -91,9 +89,7 @@ class Diagonal:
         return tuple(e), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-2: stage methods run on SMT-LIB strings; "
-                   "a Python comparison of two index strings is False, so a stage "
-                   "that merges the diagonal is 'proved' injective/bijective/inverse")
+# ADV-2: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("prop", ["injective", "bijective", "inverse"])
 def test_stage_branching_on_its_index_is_not_proved(prop):
     s = shape("f32[3,3]{1,0}")
@@ -235,9 +231,7 @@ def test_regress_byte_offsets_are_exact(capsys):
 
 # --- ADV-9: locate refuses offsets in the L(n) tail padding ------------------------------
 
-@pytest.mark.xfail(strict=True, reason="ADV-9: locate measures offsets against the "
-                   "padded size before L(n); an offset in the tail padding, inside the "
-                   "buffer that byte_size allocates, is called out of range")
+# ADV-9: fixed (was a strict xfail; now a regression test)
 def test_locate_in_tail_padding_is_padding(capsys):
     from tilespec.cli import main
     from tilespec.spec.index import locate
@@ -269,9 +263,7 @@ class PlainPython:
         return tuple(e), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-10: a stage using + on its entries instead of "
-                   "ar.add passes the stage check (run on ints) and then raises "
-                   "TypeError 'can only concatenate str (not \"int\") to str' from prove()")
+# ADV-10: fixed (was a strict xfail; now a regression test)
 def test_stage_with_python_operators_is_a_verdict_or_bad_input():
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = (PlainPython(),) + shape_pipeline(s)
@@ -293,9 +285,7 @@ def test_check_rule_array_size_when_alignment_absorbs_later_padding(capsys, text
     assert main(["check-rule", "array_size", text]) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-12: ShapeUtil::ArraySize is a byte count; with "
-                   "E(n) and L(n), XLA and the spec agree on the bytes (18) but the "
-                   "element counts differ (35 vs 36) and check-rule reports a disagreement")
+# ADV-12: fixed (was a strict xfail; now a regression test)
 def test_check_rule_array_size_compares_bytes(capsys):
     from tilespec.cli import main
     from tilespec.prover.rules import xla_array_bytes
@@ -383,9 +373,7 @@ class ColumnMajorMerge:
         return tuple(out), ar.true()
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-15: combine_equals_reshape looks only for "
-                   "instances of Combine; a pipeline whose '*' merge is another class is "
-                   "'proved' with the step \"the layout combines no dims ('*')\"")
+# ADV-15: fixed (was a strict xfail; now a regression test)
 def test_combine_equals_reshape_sees_every_merge():
     from tilespec.spec.index import Combine
     s = shape("f32[2,3]{1,0:T(*,4)}")                    # the layout does combine
@@ -400,10 +388,7 @@ def test_combine_equals_reshape_sees_every_merge():
 
 # --- ADV-16: packed bitcasts judged on element counts, not bytes ---------------------------
 
-@pytest.mark.xfail(strict=True, reason="ADV-16: bitcast compares buffer sizes in aligned "
-                   "elements; with E(n) two buffers of equal bytes can hold different "
-                   "element counts, and a reshape that moves no bit is 'not a bitcast' "
-                   "(XLA's verifier compares byte sizes)")
+# ADV-16: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("src, dst, perm", [
     ("s4[3,1]{0,1:E(4)}", "s4[1,3]{1,0:L(2)E(4)}", (1, 0)),
     ("s4[1]{0:T(2)E(4)}", "s4[1]{0:E(4)}", None),
