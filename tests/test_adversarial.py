@@ -134,13 +134,20 @@ def test_formula_python_prove_without_padding(capsys, text):
 INT64_MAX = (1 << 63) - 1
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-4: generated C is proved over unbounded "
-                   "integers; its int64 offsets overflow on this shape (dims fit int64, "
-                   "offsets do not) and the result still says proved (concrete)")
-def test_generated_c_not_proved_where_int64_overflows():
+# ADV-4: fixed.  Both shapes the audit used are now bad input at parse time
+# (4 bytes times the dims overflow int64: XLA rejects them), so each test
+# asserts that precisely and asks the same question of a shape that parses
+# and whose offsets still overflow int64.
+@pytest.mark.parametrize("text", ["f32[2305843009213693952,4]{1,0:T(8,128)}",
+                                  "s8[144115188075855872,1]{1,0:T(1,128)}"])
+def test_generated_c_not_proved_where_int64_overflows(text):
     from tilespec.prover.generated import prove_generated
+    from tilespec.spec.errors import ShapeError
     from tilespec.spec.index import offset
-    text = "f32[2305843009213693952,4]{1,0:T(8,128)}"
+    if text.startswith("f32[2305843009213693952,"):
+        with pytest.raises(ShapeError, match="overflows int64"):
+            shape(text)
+        return
     s = shape(text)
     last = (s.dims[0] - 1, s.dims[1] - 1)
     assert offset(s, last) > INT64_MAX        # the truth: C's int64_t cannot hold it
@@ -151,13 +158,14 @@ def test_generated_c_not_proved_where_int64_overflows():
     assert "proved" not in statuses
 
 
-@pytest.mark.xfail(strict=True, reason="ADV-4: named dims: generated C is proved for "
-                   "'all shapes: m >= 1, n >= 1', but at n = 2^63-1 the spec's offset "
-                   "exceeds int64 (and n + 127 overflows); the scope states no limit")
 def test_generated_c_scope_states_the_int64_limit():
     from tilespec.prover.generated import prove_generated
+    from tilespec.spec.errors import ShapeError
     from tilespec.spec.index import offset
-    n = INT64_MAX
+    with pytest.raises(ShapeError, match="overflows int64"):
+        shape(f"f32[1,{INT64_MAX}]{{1,0:T(8,128)}}")
+    # the truth, at a size XLA accepts: the spec's offset exceeds int64
+    n = (1 << 61) - 1
     assert offset(shape(f"f32[1,{n}]{{1,0:T(8,128)}}"), (0, n - 1)) > INT64_MAX
     for r in prove_generated(shape("f32[m,n]{1,0:T(8,128)}"), "c", timeout=LONG):
         assert r.status != "proved" or r.scope != "all shapes: m >= 1, n >= 1"
@@ -213,9 +221,8 @@ def test_user_function_with_unsupported_operations(fn):
 
 # --- ADV-8: regress writes wrong (even negative) byte offsets --------------------------
 
-@pytest.mark.xfail(strict=True, reason="ADV-8: random cases' byte offsets are computed "
-                   "in numpy int64 as offset*bits, which overflows past 2^63 bits: "
-                   "wrong and negative byte_offset for a shape of 2^62 bytes")
+# ADV-8: fixed.  regress now also writes a size case (no element): it is
+# checked against byte_size instead of being skipped.
 def test_regress_byte_offsets_are_exact(capsys):
     import json
     from tilespec.cli import main
@@ -228,6 +235,10 @@ def test_regress_byte_offsets_are_exact(capsys):
     wrong = []
     for line in capsys.readouterr().out.splitlines():
         case = json.loads(line)
+        if "element" not in case:
+            if case["byte_size"] != byte_size(s):
+                wrong.append(case)
+            continue
         if case["element"] is None:
             continue
         want = offset(s, tuple(case["element"]))   # elements: f32 is 4 bytes each
