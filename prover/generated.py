@@ -10,7 +10,12 @@ so a simplification that is wrong is caught by a proof, not by luck:
   exactly when the spec does, and otherwise returns the spec's element.
 
 The source text itself is read (with Python's ``ast``; the C expressions are
-in the common subset) and translated to Z3.  Python's ``//`` and ``%``
+in the common subset) and translated to Z3.  What that reading does not see
+(declarations, keywords, C's preprocessor) the language checks: each
+function is compiled first (:mod:`prover.code_compile`: gcc when there is
+one), and a proof of a function the compiler rejects is a bug, never
+"proved".  Names come from :mod:`spec.naming`, so a dim named ``e0``,
+``int`` or ``INT64_MAX`` is never taken for tilespec's own.  Python's ``//`` and ``%``
 floor, C's ``/`` and ``%`` truncate toward zero; the two agree with Z3's
 ``div``/``mod`` when the divisor is positive and (for C) the dividend is not
 negative, so those conditions join the claim.
@@ -49,10 +54,7 @@ numpy code, say).
 from __future__ import annotations
 
 import ast
-import os
 import re
-import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 
@@ -66,6 +68,7 @@ from ..spec.naming import Names, names
 from ..spec.symbolic import c_source, python_source
 from ..spec.text import format_shape
 
+from .code_compile import compiles
 from .code_replay import INT64_MAX, INT64_MIN, Replay
 from .encode import Encoding, scope
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
@@ -220,7 +223,7 @@ def prove_generated(shape: Shape, language: str = "python", *,
     # are literals (``symbolic=True`` would name the sizes too).
     source = (python_source if language == "python" else c_source)(shape, False)
     named = names(shape, language)
-    compiled = _compiles(source, language)
+    compiled = compiles(source, language)
     parts = (_python_parts(source) if language == "python"
              else _c_parts(source, named.out))
     off_params, off_expr, loc_params, is_element, element = parts
@@ -461,49 +464,6 @@ def _no_overflow(premise, checks, ctx, timeout):
 def _dim_values(named: Names, ce: dict) -> dict:
     """A witness's dim sizes by the names the code writes."""
     return {w: ce[u] for u, w in named.spelling}
-
-
-_FUNCTIONS = {"offset": r"\nint64_t offset\(.*?\n\}\n", "locate": r"\nint locate\(.*?\n\}\n"}
-
-
-def _compiles(source: str, language: str) -> dict:
-    """Check that the generated text is code at all, before proving what it
-    computes: Python through ``compile``; C through the C compiler, when
-    there is one, with every warning an error, one function at a time (the
-    other cut out).  The names are chosen never to clash (:mod:`spec.naming`).
-
-    Returns, per function, (None, the step that says what was checked) or
-    (the compiler's complaint, None).  C with a literal beyond int64 is
-    rejected, and its int64 proof refutes it too; a proof of a function the
-    compiler rejects would be a bug (see :func:`_verdict`).
-    """
-    if language == "python":
-        try:
-            compile(source, "<generated>", "exec")
-        except SyntaxError as e:
-            raise ProverBug(f"the generated Python does not compile: {e}") from e
-        return dict.fromkeys(_FUNCTIONS, (None, "Python: the generated source compiles"))
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        return dict.fromkeys(_FUNCTIONS, (None, (
-            "no C compiler found: the C text was not compiled (its names are "
-            "chosen to be neither keywords nor <stdint.h>'s)")))
-    flags = ["-std=c99", "-pedantic-errors", "-Wall", "-Wextra", "-Werror",
-             "-fsyntax-only", "-x", "c", "-"]
-    name, out = os.path.basename(cc), {}
-    for fn in _FUNCTIONS:
-        text = source
-        for other, pattern in _FUNCTIONS.items():
-            if other != fn:
-                text = re.sub(pattern, "\n", text, flags=re.S)
-        done = subprocess.run([cc, *flags], input=text, capture_output=True, text=True,
-                              timeout=60)
-        if done.returncode != 0:
-            errors = [x for x in done.stderr.splitlines() if "error" in x] or ["no message"]
-            out[fn] = f"{name} rejects the generated C: {errors[0].strip()}", None
-        else:
-            out[fn] = None, f"{name} {' '.join(flags[:-3])}: the generated {fn} compiles"
-    return out
 
 
 def _spec_value(shape: Shape, ce: dict):
