@@ -133,7 +133,10 @@ def cmd_formula(args) -> int:
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
-        indices = ", ".join(f"e{i}" for i in range(shape.rank))
+        from ..spec.index import index_symbols
+        from ..spec.naming import names
+        index = index_symbols(shape.rank, names(shape).indices)
+        indices = ", ".join(map(str, index))
         if args.simplify:
             s = symbolic.simplified(shape, args.symbolic)
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
@@ -147,8 +150,8 @@ def cmd_formula(args) -> int:
             lines.append("assuming " + ", ".join(assumptions) + ":")
         if args.latex:
             lines = ["% " + line for line in lines]
-            names = ", ".join(f"e_{{{i}}}" for i in range(shape.rank))
-            lines.append(rf"\operatorname{{offset}}({names}) = {latex_of(expr)}")
+            shown = ", ".join(map(latex_of, index))
+            lines.append(rf"\operatorname{{offset}}({shown}) = {latex_of(expr)}")
         else:
             lines.append(f"offset({indices}) = {expr}")
         text = "\n".join(lines)

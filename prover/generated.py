@@ -10,7 +10,12 @@ so a simplification that is wrong is caught by a proof, not by luck:
   exactly when the spec does, and otherwise returns the spec's element.
 
 The source text itself is read (with Python's ``ast``; the C expressions are
-in the common subset) and translated to Z3.  Python's ``//`` and ``%``
+in the common subset) and translated to Z3.  What that reading does not see
+(declarations, keywords, C's preprocessor) the language checks: each
+function is compiled first (:mod:`prover.code_compile`: gcc when there is
+one), and a proof of a function the compiler rejects is a bug, never
+"proved".  Names come from :mod:`spec.naming`, so a dim named ``e0``,
+``int`` or ``INT64_MAX`` is never taken for tilespec's own.  Python's ``//`` and ``%``
 floor, C's ``/`` and ``%`` truncate toward zero; the two agree with Z3's
 ``div``/``mod`` when the divisor is positive and (for C) the dividend is not
 negative, so those conditions join the claim.
@@ -59,9 +64,11 @@ from ..spec.dtypes import storage_bits
 from ..spec.errors import TilespecError
 from ..spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
 from ..spec.layout import Shape
+from ..spec.naming import Names, names
 from ..spec.symbolic import c_source, python_source
 from ..spec.text import format_shape
 
+from .code_compile import compiles
 from .code_replay import INT64_MAX, INT64_MIN, Replay
 from .encode import Encoding, scope
 from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
@@ -182,7 +189,7 @@ def _c_expr(text: str):
     return ast.parse(text.strip(), mode="eval").body
 
 
-def _c_parts(source: str):
+def _c_parts(source: str, out: str):
     off = re.search(r"int64_t offset\(([^)]*)\)\s*\{(.*?)\n\}", source, re.S)
     loc = re.search(r"int locate\(([^)]*)\)\s*\{(.*?)\n\}", source, re.S)
 
@@ -191,10 +198,10 @@ def _c_parts(source: str):
                 if p.strip() and p.strip() != "void"]
     off_expr = _c_expr(re.search(r"return (.*?);", off.group(2), re.S).group(1))
     sets = dict((int(i), _c_expr(x)) for i, x in
-                re.findall(r"e\[(\d+)\] = (.*?);", loc.group(2), re.S))
+                re.findall(rf"\b{out}\[(\d+)\] = (.*?);", loc.group(2), re.S))
     test = _c_expr(re.search(r"return (.*?);", loc.group(2), re.S).group(1))
     element = ast.Tuple(elts=[sets[i] for i in sorted(sets)], ctx=ast.Load())
-    return params(off.group(1)), off_expr, [p for p in params(loc.group(1)) if p != "e"], \
+    return params(off.group(1)), off_expr, [p for p in params(loc.group(1)) if p != out], \
         test, element
 
 
@@ -215,9 +222,12 @@ def prove_generated(shape: Shape, language: str = "python", *,
     # The code for the shape as written: named dims are parameters, sizes
     # are literals (``symbolic=True`` would name the sizes too).
     source = (python_source if language == "python" else c_source)(shape, False)
-    parts = (_python_parts if language == "python" else _c_parts)(source)
+    named = names(shape, language)
+    compiled = compiles(source, language)
+    parts = (_python_parts(source) if language == "python"
+             else _c_parts(source, named.out))
     off_params, off_expr, loc_params, is_element, element = parts
-    claim = _Claim(shape, language, source, int64, timeout)
+    claim = _Claim(shape, language, source, int64, timeout, named, compiled)
     return [_prove_offset(claim, off_params, off_expr),
             _prove_locate(claim, loc_params, is_element, element)]
 
@@ -231,6 +241,8 @@ class _Claim:
     source: str
     int64: bool
     timeout: float
+    named: Names
+    compiled: dict
 
     @property
     def bounded(self) -> bool:
@@ -264,8 +276,10 @@ class _Claim:
             where += ", dense bytes < 2^63 (as XLA requires)"
         return where
 
-    def steps(self) -> tuple:
-        out = ["Z3: the generated function equals the spec's evaluator"]
+    def steps(self, fn: str) -> tuple:
+        compiled = self.compiled[fn][1]
+        out = [*([compiled] if compiled else []),
+               "Z3: the generated function equals the spec's evaluator"]
         if self.int64:
             out.append("Z3: every subexpression of the code lies in int64 "
                        "[-2^63, 2^63)" + (" when the padded elements are below 2^63"
@@ -275,11 +289,12 @@ class _Claim:
         return tuple(out)
 
 
-def _env(enc: Encoding, params, first: dict):
+def _env(enc: Encoding, named: Names, params, first: dict):
     env = dict(first)
     for p in params:
         if p not in env:
-            env[p] = enc.names[p] if p in enc.names else None
+            user = named.user(p)
+            env[p] = enc.names[user] if user in enc.names else None
     missing = [p for p, v in env.items() if v is None]
     if missing:
         raise TilespecError(f"generated code has parameters {missing} tilespec cannot bind")
@@ -300,7 +315,8 @@ def _prove_offset(claim: _Claim, params, expr) -> Result:
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     e = enc.fresh("e", shape.rank)
-    env = _env(enc, params, {f"e{i}": x for i, x in enumerate(e)})
+    named = claim.named
+    env = _env(enc, named, params, dict(zip(named.indices, e)))
     tr = _Translate(env, ctx, claim.language, claim.int64)
     theirs = tr(expr)
     ours = enc.ar._term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
@@ -312,8 +328,7 @@ def _prove_offset(claim: _Claim, params, expr) -> Result:
 
     def witness(m):
         ce = {**enc.dim_values(m), "element": [enc.value(m, x) for x in e]}
-        values = {**{n: ce[n] for n in shape.names},
-                  **{f"e{i}": x for i, x in enumerate(ce["element"])}}
+        values = {**_dim_values(named, ce), **dict(zip(named.indices, ce["element"]))}
         return ce, _replay(claim, values, "offset", expr)
     return _verdict(claim, f"generated {claim.language} offset", ctx, start, witness,
                     premises, z3.Or(theirs != ours, z3.Not(_all(ctx, tr.conditions))),
@@ -326,7 +341,7 @@ def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     o = enc.internal("o")
-    env = _env(enc, params, {"o": o})
+    env = _env(enc, claim.named, params, {claim.named.offset: o})
     tr = _Translate(env, ctx, claim.language, claim.int64)
     their_ok = tr(is_element)
     if claim.language == "python":
@@ -346,7 +361,7 @@ def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
 
     def witness(m):
         ce = {**enc.dim_values(m), "offset": m.eval(o, model_completion=True).as_long()}
-        values = {**{n: ce[n] for n in shape.names}, "o": ce["offset"]}
+        values = {**_dim_values(claim.named, ce), claim.named.offset: ce["offset"]}
         return ce, _replay(claim, values, "locate", is_element, element)
     return _verdict(claim, f"generated {claim.language} locate", ctx, start, witness,
                     premises, z3.Or(wrong, z3.Not(_all(ctx, tr.conditions))),
@@ -363,7 +378,9 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
     """
     shape = claim.shape
     text, where = format_shape(shape), claim.scope()
-    steps = list(claim.steps())
+    fn = name.split()[-1]
+    rejected = claim.compiled[fn][0]
+    steps = list(claim.steps(fn))
 
     def finish(status, **kw):
         return Result(text, name, status, time.perf_counter() - start, where, **kw)
@@ -384,9 +401,11 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
             else:
                 detail = f"{detail}; in_bounds is {cited.status}"
     if answer == "unsat":
+        if rejected:
+            raise ProverBug(f"{name} proved, but {rejected}")
         return finish(PROVED, steps=tuple(steps))
     if answer == "unknown":
-        return finish(UNKNOWN, reason=detail)
+        return finish(UNKNOWN, reason=f"{detail}; {rejected}" if rejected else detail)
     ce, (generated, fault) = witness(detail)
     spec_value = _spec_value(shape, ce)
     if fault is not None:
@@ -442,6 +461,11 @@ def _no_overflow(premise, checks, ctx, timeout):
     return "unsat", None, []
 
 
+def _dim_values(named: Names, ce: dict) -> dict:
+    """A witness's dim sizes by the names the code writes."""
+    return {w: ce[u] for u, w in named.spelling}
+
+
 def _spec_value(shape: Shape, ce: dict):
     """The spec's answer at a witness, on Python ints.  The stage pipeline
     is run directly: a witness's sizes may lie beyond what a Shape accepts
@@ -462,9 +486,10 @@ def _replay(claim: _Claim, values: dict, fn: str, *nodes):
     if claim.language == "python" and not claim.int64:
         namespace: dict = {}
         exec(compile(claim.source, "<generated>", "exec"), namespace)
-        dims = {n: values[n] for n in claim.shape.names}
-        args = ([values[f"e{i}"] for i in range(claim.shape.rank)] if fn == "offset"
-                else [values["o"]])
+        named = claim.named
+        dims = {n: values[n] for n in named.parameters}
+        args = ([values[x] for x in named.indices] if fn == "offset"
+                else [values[named.offset]])
         return namespace[fn](*args, **dims), None
     run = Replay(claim.language, values, claim.int64)
     if fn == "offset":

@@ -438,20 +438,26 @@ def linear_index_with_tile(e, d, t) -> int:
 
 # --- symbolic forms ------------------------------------------------------------
 
-def index_symbols(rank: int):
-    """Sympy symbols e0, e1, ... for the logical index of a rank-``rank`` array."""
+def index_symbols(rank: int, names=None):
+    """Sympy symbols e0, e1, ... (or ``names``) for the logical index of a
+    rank-``rank`` array."""
     import sympy
-    return tuple(sympy.Symbol(f"e{i}", integer=True, nonnegative=True)
+    names = names or tuple(f"e{i}" for i in range(rank))
+    return tuple(sympy.Symbol(names[i], integer=True, nonnegative=True)
                  for i in range(rank))
 
 
 def dim_symbols(shape: Shape, symbolic: bool = False):
-    """Each dim as a sympy value: names (or, if ``symbolic``, d0, d1, ...)."""
+    """Each dim as a sympy value: names (or, if ``symbolic``, d0, d1, ...,
+    never a name the user gave: :mod:`spec.naming`)."""
     import sympy
+
+    from .naming import names
+    written = names(shape, "sympy", symbolic).dims
     out = []
     for i, d in enumerate(shape.dims):
         if isinstance(d, str) or symbolic:
-            name = d if isinstance(d, str) else f"d{i}"
+            name = written[i]
             out.append(sympy.Symbol(name, integer=True, positive=True))
         elif d is None:
             raise ShapeError(f"dim {i} is unbounded ('?'); name it to reason about it")
@@ -467,6 +473,7 @@ def offset_expr(shape: Shape, symbolic: bool = False):
     >>> offset_expr(shape("f32[m,n]{1,0:T(8,128)}"))
     128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*ceiling(n/128)*floor(e0/8) + 1024*floor(e1/128)
     """
-    e = index_symbols(shape.rank)
+    from .naming import names
+    e = index_symbols(shape.rank, names(shape).indices)
     d = dim_symbols(shape, symbolic)
     return evaluate(shape_pipeline(shape), e, d, SYMPY)

@@ -44,8 +44,30 @@ def _printer():
                 text = rf"\left({left} \bmod {right}\right)"
                 return rf"{text}^{{{exp}}}" if exp is not None else text
 
+            def _print_Symbol(self, expr, style="plain"):
+                return symbol_latex(expr.name)
+
         _PRINTER = OffsetLatexPrinter()
     return _PRINTER
+
+
+def symbol_latex(name: str) -> str:
+    r"""A name in LaTeX, one to one: sympy writes both ``e1`` and ``e_1``
+    as ``e_{1}``, so a dim named ``e_1`` would read as the index e1.  Here
+    a letter and digits (``e1``, ``k1_2``) take a subscript, one letter
+    stays itself, and any other name is written out whole.
+
+    >>> [symbol_latex(x) for x in ("m", "e1", "k1_2", "e_1", "batch")]
+    ['m', 'e_{1}', 'k_{1,2}', '\\mathit{e\\_1}', '\\mathit{batch}']
+    """
+    import re
+    m = re.fullmatch(r"([A-Za-z])(\d+)(?:_(\d+))?", name)
+    if m:
+        letter, sub, level = m.groups()
+        return f"{letter}_{{{sub}{',' + level if level else ''}}}"
+    if re.fullmatch(r"[A-Za-z]", name):
+        return name
+    return r"\mathit{" + name.replace("_", r"\_") + "}"
 
 
 def latex_of(expr) -> str:

@@ -32,12 +32,13 @@ from .errors import TilespecError
 from .index import (dim_symbols, dims_through, evaluate, index_symbols,
                     offset_expr, padded_elements, shape_pipeline, unevaluate)
 from .layout import Shape
+from .naming import Names, names
 from .text import format_shape
 
 
 class CodegenError(TilespecError):
-    """A layout whose code cannot be generated as asked (e.g. a dim name that
-    clashes with a parameter or keyword)."""
+    """A layout whose code cannot be generated as asked (e.g. an unnamed
+    unbounded dim)."""
 
 
 # --- the formula in sympy ----------------------------------------------------------
@@ -46,6 +47,12 @@ def formula(shape: Shape, symbolic: bool = False):
     """The offset of element (e0, e1, ...) as a sympy expression.
 
     Named dims stay names; with ``symbolic`` every dim is a name (d0, d1, ...).
+    Generated names never equal a user's (:mod:`spec.naming`): with a dim
+    named ``e1`` the index is (i0, i1).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> formula(shape("f32[m,e1]{1,0:T(8,128)}"))
+    128*(Mod(i0, 8)) + Mod(i1, 128) + 1024*ceiling(e1/128)*floor(i0/8) + 1024*floor(i1/128)
     """
     return offset_expr(shape, symbolic)
 
@@ -100,6 +107,7 @@ def simplified(shape: Shape, symbolic: bool = False) -> Simplified:
     """
     import sympy
     stages = shape_pipeline(shape)
+    named = names(shape, "sympy", symbolic)
     originals = dim_symbols(shape, symbolic)
     # Which logical dim each symbol stands for, to pick the most minor one
     # of a combined dim and to name fresh symbols after it.
@@ -136,14 +144,15 @@ def simplified(shape: Shape, symbolic: bool = False) -> Simplified:
                 continue
             s = max(symbols, key=position.get)
             i = source[s]
-            name = f"k{i}" if stage.level == 1 else f"k{i}_{stage.level}"
+            k = named.fresh
+            name = f"{k}{i}" if stage.level == 1 else f"{k}{i}_{stage.level}"
             fresh = sympy.Symbol(name, integer=True, positive=True)
             position[fresh], source[fresh] = position[s], i
             subs = {k: v.subs(s, need * fresh) for k, v in subs.items()}
             if s in originals and s not in subs:
                 subs[s] = need * fresh
     dims = current()
-    expr = _tidy(evaluate(stages, index_symbols(shape.rank), dims, SYMPY))
+    expr = _tidy(evaluate(stages, index_symbols(shape.rank, named.indices), dims, SYMPY))
     return Simplified(shape, expr,
                       tuple((d, subs[d]) for d in originals if d in subs),
                       tuple(notes))
@@ -344,38 +353,24 @@ class CodeArithmetic(Arithmetic):
         return True
 
 
-_C_KEYWORDS = frozenset("""auto break case char const continue default do double
-    else enum extern float for goto if inline int long register restrict return
-    short signed sizeof static struct switch typedef union unsigned void volatile
-    while int64_t offset locate main""".split())
-
-
-def _parameters(shape: Shape, symbolic: bool):
-    """Index names, dim values (ints or names) and the dim names to pass."""
-    indices = tuple(f"e{i}" for i in range(shape.rank))
-    dims, names = [], []
-    for i, d in enumerate(shape.dims):
-        if d is None:
-            raise CodegenError(f"dim {i} of {shape} is unbounded ('?'); name it")
-        name = d if isinstance(d, str) else f"d{i}" if symbolic else None
-        if name is None:
-            dims.append(d)
-            continue
-        if name in indices or name in ("o", "e") or keyword.iskeyword(name) \
-                or name in _C_KEYWORDS:
-            raise CodegenError(f"dim name {name!r} clashes with a name the "
-                               "generated code uses; rename the dim")
-        dims.append(Code(name))
-        if name not in names:
-            names.append(name)
-    return indices, tuple(dims), tuple(names)
+def _parameters(shape: Shape, language: str, symbolic: bool):
+    """The code's names (:mod:`spec.naming`) and each dim's value: an int,
+    or its written name as :class:`Code`."""
+    named = names(shape, language, symbolic)
+    dims = []
+    for i, (d, written) in enumerate(zip(shape.dims, named.dims)):
+        if written is None and d is None:
+            raise CodegenError(f"dim {i} of {format_shape(shape)} is unbounded ('?'); "
+                               "name it")
+        dims.append(d if written is None else Code(written))
+    return named, tuple(dims)
 
 
 def offset_code(shape: Shape, language: str = "python", symbolic: bool = False) -> Code:
     """The offset as one expression of e0, e1, ... (and named dims)."""
     ar = CodeArithmetic(language)
-    indices, dims, _ = _parameters(shape, symbolic)
-    return _code(evaluate(shape_pipeline(shape), tuple(Code(e) for e in indices),
+    named, dims = _parameters(shape, language, symbolic)
+    return _code(evaluate(shape_pipeline(shape), tuple(Code(e) for e in named.indices),
                           dims, ar), ar)
 
 
@@ -383,8 +378,8 @@ def locate_code(shape: Shape, language: str = "python", symbolic: bool = False):
     """The logical index at offset ``o`` as expressions, and the condition
     that the offset holds an element rather than padding."""
     ar = CodeArithmetic(language)
-    _, dims, _ = _parameters(shape, symbolic)
-    e, valid = unevaluate(shape_pipeline(shape), Code("o"), dims, ar)
+    named, dims = _parameters(shape, language, symbolic)
+    e, valid = unevaluate(shape_pipeline(shape), Code(named.offset), dims, ar)
     return tuple(_code(x, ar) for x in e), _code(valid, ar)
 
 
@@ -392,10 +387,10 @@ def _code(value, ar: CodeArithmetic) -> Code:
     return value if isinstance(value, Code) else Code(ar.literal(value))
 
 
-def _size_note(shape: Shape, symbolic: bool) -> str:
+def _size_note(shape: Shape, symbolic: bool, o: str) -> str:
     if shape.is_symbolic or symbolic:
-        return "0 <= o < the padded size"
-    return f"0 <= o < {padded_elements(shape)}"
+        return f"0 <= {o} < the padded size"
+    return f"0 <= {o} < {padded_elements(shape)}"
 
 
 def python_source(shape: Shape, symbolic: bool = False) -> str:
@@ -418,20 +413,22 @@ def python_source(shape: Shape, symbolic: bool = False) -> str:
             return None
         return (o,)
     """
-    indices, _, names = _parameters(shape, symbolic)
+    named, _ = _parameters(shape, "python", symbolic)
+    indices, dims, o = named.indices, named.parameters, named.offset
     e, valid = locate_code(shape, "python", symbolic)
     offset = offset_code(shape, "python", symbolic)
     shown = ", ".join(indices)
     lines = [
         f"# Generated by tilespec from the stage pipeline of {format_shape(shape)}.",
+        *_respelled(named, "#"),
         "",
-        f"def offset({', '.join(indices + names)}):",
+        f"def offset({', '.join(indices + dims)}):",
         f'    """The linear offset of element ({shown}); indices must be in range."""',
         f"    return {offset}",
         "",
         "",
-        f"def locate({', '.join(('o',) + names)}):",
-        f'    """The element stored at offset o ({_size_note(shape, symbolic)}), '
+        f"def locate({', '.join((o,) + dims)}):",
+        f'    """The element stored at offset {o} ({_size_note(shape, symbolic, o)}), '
         'or None for padding."""',
     ]
     if valid.text != "True":
@@ -457,34 +454,45 @@ def c_source(shape: Shape, symbolic: bool = False) -> str:
     >>> print(c_source(shape("f32[3,5]{1,0:T(2,2)}")).splitlines()[6])
     int64_t offset(int64_t e0, int64_t e1) {
     """
-    indices, _, names = _parameters(shape, symbolic)
+    named, _ = _parameters(shape, "c", symbolic)
+    indices, dims, o, out = named.indices, named.parameters, named.offset, named.out
     e, valid = locate_code(shape, "c", symbolic)
     offset = offset_code(shape, "c", symbolic)
-    dim_params = [f"int64_t {n}" for n in names]
+    dim_params = [f"int64_t {n}" for n in dims]
     offset_params = ", ".join([f"int64_t {i}" for i in indices] + dim_params) or "void"
-    locate_params = ", ".join(["int64_t o"] + dim_params + ["int64_t *e"])
-    body = [f"    e[{k}] = {x};" for k, x in enumerate(e)]
+    locate_params = ", ".join([f"int64_t {o}"] + dim_params + [f"int64_t *{out}"])
+    body = [f"    {out}[{k}] = {x};" for k, x in enumerate(e)]
     return "\n".join([
         f"/* Generated by tilespec from the stage pipeline of {format_shape(shape)}. */",
+        *_respelled(named, "//"),
         "#include <stdint.h>",
         "/* int64_t throughout, as in XLA: `tilespec formula --c --prove` checks that no",
         "   subexpression overflows (for named dims: if the padded size is below 2^63). */",
         "",
         f"/* The linear offset of element ({', '.join(indices)}); indices must be in range. */",
         f"int64_t offset({offset_params}) {{",
-        *_unused(indices + names, [offset]),
+        *_unused(indices + dims, [offset]),
         f"    return {offset};",
         "}",
         "",
-        f"/* The element stored at offset o ({_size_note(shape, symbolic)}) into e;",
+        f"/* The element stored at offset {o} ({_size_note(shape, symbolic, o)}) "
+        f"into {out};",
         "   returns 1 for an element, 0 for padding. */",
         f"int locate({locate_params}) {{",
-        *_unused(("o",) + names + ("e",), [valid, *e] + ([Code("e")] if e else [])),
+        *_unused((o,) + dims + (out,), [valid, *e] + ([Code(out)] if e else [])),
         *body,
         f"    return {valid};",
         "}",
         "",
     ])
+
+
+def _respelled(named: Names, comment: str) -> list[str]:
+    """A comment naming each dim the language made tilespec respell."""
+    moved = [f"{u} as {w}" for u, w in named.spelling if u != w]
+    if not moved:
+        return []
+    return [f"{comment} dims named as the language reserves, respelled: {', '.join(moved)}"]
 
 
 def _unused(params, used) -> list[str]:
