@@ -54,7 +54,7 @@ from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
 # Whitespace and C-style comments may stand between any two tokens, as in
 # XLA's lexer (it prints ``/*index=5*/`` inside long tuples).
 _SKIP = r"(?:\s|/\*.*?\*/|//[^\n]*)*"
-_TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?\d+|\S)", re.S)
+_TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|\S)", re.S)
 _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "L": "tail_padding_alignment_in_elements",
            "#": "index_primitive_type", "*": "pointer_primitive_type",
@@ -111,7 +111,7 @@ class _Reader:
     def integer(self, what: str, minimum: int = 0) -> int:
         start = self.pos
         token = self.take()
-        if not re.fullmatch(r"-?\d+", token):
+        if not re.fullmatch(r"-?[0-9]+", token):
             raise self.error(f"expected {what}", start)
         if len(token) > 100:  # Python refuses int() of 4300 digits; nothing needs 100
             raise self.error(f"{what} has {len(token.lstrip('-'))} digits", start)
@@ -223,7 +223,7 @@ def _dim(r: _Reader):
     if token == "?":
         r.take()
         return None, True
-    if re.fullmatch(r"-?\d+", token):
+    if re.fullmatch(r"-?[0-9]+", token):
         return r.integer("a dim size"), False
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token):
         r.take()
@@ -370,7 +370,7 @@ def _split_config(r: _Reader) -> SplitConfig:
     dimension = r.integer("a dimension in SC(...)", 0)
     r.expect(":", "after the dimension in SC(...)")
     indices = []
-    if re.fullmatch(r"-?\d+", r.peek()):
+    if re.fullmatch(r"-?[0-9]+", r.peek()):
         indices.append(r.integer("a split index", 0))
         while r.accept(","):
             indices.append(r.integer("a split index", 0))

@@ -255,3 +255,11 @@ def test_missing_paren_rejected_saying_what_xla_does(text):
     # XLA's parser reads these as if the ')' were there (checked against jaxlib)
     with pytest.raises(ParseError, match="XLA's parser would read on as if it were there"):
         parse_shape(text)
+
+
+def test_only_ascii_digits_are_numbers():
+    """XLA's lexer reads ASCII digits only; Python's \\d (and int()) also take
+    other scripts' digits, so f32[١٢] was read as f32[12]."""
+    for text in ("f32[١٢]{0}", "f32[3,５]{1,0}", "f32[3]{0:T(２)}"):
+        with pytest.raises(ParseError):
+            parse_shape(text)

@@ -155,7 +155,7 @@ def _step(rng: random.Random, text: str) -> str:
         return text.replace("}", ":" + tile + "}", 1) if ":" not in text else text
     if k in (2, 3) and m:
         dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
-        if k == 2 or not all(d.isdigit() for d in dims):
+        if k == 2 or not all(d.isascii() and d.isdigit() for d in dims):
             dims = dims[::-1]
             order = ",".join(str(i) for i in range(len(dims)))
         else:  # a reshape: the same elements, in 1 or 2 dims
