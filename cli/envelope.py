@@ -192,6 +192,8 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
                        seconds=seconds, data=payload)]
 
     if command in ("explain", "offset", "locate", "draw"):
+        if not isinstance(data, dict):     # e.g. draw --html without -o: the page
+            return plain({"shape": _canonical(args.shape)}, command, {"content": raw})
         return plain({"shape": data.get("shape") or _canonical(args.shape)}, command, data)
     if command == "formula":
         proofs = data.pop("proofs", None) if isinstance(data, dict) else None

@@ -34,7 +34,8 @@ RUNS = {
     "normalize": [(["normalize", "f32[m,n]{1,0:T(8,128)(1,1)}"], 0)],
     "equivalent": [(["equivalent", "f32[3,5]{1,0}", "f32[3,5]{0,1}"], 1)],
     "regress": [(["regress", "f32[3,5]{1,0:T(2,2)}", "--count", "2"], 0)],
-    "draw": [(["draw", "f32[3,5]{1,0:T(2,2)}", "-o", "{tmp}/f.svg"], 0)],
+    "draw": [(["draw", "f32[3,5]{1,0:T(2,2)}", "--html"], 0),    # the page, in the envelope
+             (["draw", "f32[3,5]{1,0:T(2,2)}", "-o", "{tmp}/f.svg"], 0)],
     "formula": [(["formula", "f32[3,5]{1,0:T(2,2)}"], 0),
                 (["formula", "f32[m,n]{1,0:T(2,2)}", "--python", "--prove"], 0)],
     "check-hlo": [(["check-hlo", str(HLO / "jax_tiled_bad.hlo")], 1),
