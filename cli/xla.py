@@ -57,7 +57,7 @@ def cmd_xla(args) -> int:
     real.require()
     versions = real.versions()
     try:
-        results = cmp.compare(args.shapes, timeout=_seconds(args.timeout))
+        results = cmp.compare(args.shapes, timeout=args.timeout)
     except real.XlaWorkerError as e:
         # XLA gave no answer (e.g. within a tiny --timeout): nothing is known
         print(f"tilespec: xla: unknown: {e}", file=sys.stderr)
@@ -76,21 +76,11 @@ def cmd_xla(args) -> int:
     return EXIT_BUG if bugs else EXIT_AGREE
 
 
-def _seconds(text: str) -> float:
-    from ..spec.errors import TilespecError
-    try:
-        value = float(text)
-    except ValueError:
-        raise TilespecError(f"--timeout {text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise TilespecError(f"--timeout {text!r} must be positive")
-    return value
-
-
 def register(command) -> None:
     c = command("xla", "what real XLA (from jaxlib) says about shapes, next to "
                 "what tilespec says; needs: pip install 'tilespec[xla]'", cmd_xla)
     c.add_argument("shapes", nargs="+", metavar="SHAPE",
                    help="shape text, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("--timeout", default=300.0, type=str,
+    from .main import seconds   # > 0 and at most MAX_TIMEOUT, as every command's
+    c.add_argument("--timeout", default=300.0, type=seconds,
                    help="seconds the XLA subprocess may take (default 300)")

@@ -108,3 +108,10 @@ def test_an_abort_in_a_batch_is_pinned_on_one_input(monkeypatch):
     assert first.aborted == "Check failed: boom" and not first.accepted
     assert first.verdict == "XLA aborts on this input: Check failed: boom"
     assert second.accepted and second.aborted is None
+
+
+def test_xla_timeout_is_checked_like_every_command(capsys):
+    """--timeout 1e300 started a threading.Timer that overflowed time_t in its
+    thread (found by the fuzzer): it is bad input, as for every command."""
+    assert main(["xla", "f32[3]{0}", "--timeout", "1e300"]) == 2
+    assert "at most" in capsys.readouterr().err
