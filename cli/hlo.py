@@ -30,6 +30,8 @@ def _read(path: str) -> str:
         raise TilespecError(f"cannot read {path}: {e.strerror}") from None
     except UnicodeDecodeError:
         raise TilespecError(f"{path} is not UTF-8 text") from None
+    except ValueError:  # e.g. a NUL byte in the name
+        raise TilespecError(f"{path!r} is not a file name") from None
 
 
 def _meant(items) -> dict:
@@ -124,8 +126,9 @@ def cmd_check_hlo(args) -> int:
 def cmd_convert(args) -> int:
     from ..prover.convert import prove_convert
     from ..spec.convert import closed_form, numpy_source
-    from ..spec.text import format_shape, parse_array_shape
-    a, b = parse_array_shape(args.a), parse_array_shape(args.b)
+    from ..spec.text import format_shape
+    from .main import parse_shape_arg      # rank and int64 limits, as every command
+    a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)
     source = numpy_source(a, b)
@@ -151,6 +154,7 @@ def cmd_convert(args) -> int:
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
+    from .main import seconds
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     c.add_argument("file", help="HLO text as XLA prints it ('-' reads stdin)")
@@ -160,12 +164,12 @@ def register(command) -> None:
                    help="bitcast NAME stands for the transpose P (repeatable)")
     c.add_argument("--verbose", action="store_true",
                    help="also list every op that moves data")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 
     c = command("convert", "the offset map of a copy between two layouts of one shape, "
                 "proved equal to the pad-reshape-transpose copy", cmd_convert)
     c.add_argument("a", help="source layout, e.g. 'f32[3,5]{1,0:T(2,2)}'")
     c.add_argument("b", help="destination layout of the same dims, e.g. 'f32[3,5]{0,1}'")
-    c.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")

@@ -262,3 +262,15 @@ def test_size_at_int64_is_accepted(capsys):
     assert (code, err) == (0, "")
     code, out, err = run(capsys, "explain", "f32[0,9223372036854775807,2]{2,1,0}")
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("argv", [
+    ["check-hlo", "a\x00b"],                                            # NUL in the name
+    ["convert", "f32[1000]{0:T(512)}", "f32[1000]{0:T(8,128)}", "--timeout", "1e308"],
+    ["convert", "f32[" + "1," * 40 + "1]", "f32[" + "1," * 40 + "1]"],  # rank 41
+])
+def test_fuzzer_findings_in_check_hlo_and_convert_are_bad_input(argv, capsys):
+    """Found by the 100,000-invocation fuzzer run: exit 4 or a hang before."""
+    from tilespec.cli import main
+    assert main(argv) == 2
+    assert capsys.readouterr().err.count("\n") == 1
