@@ -217,6 +217,10 @@ def prove_generated(shape: Shape, language: str = "python", *,
     """
     if language not in ("python", "c"):
         raise TilespecError(f"language {language!r} is not 'python' or 'c'")
+    if 0 in shape.dims:
+        # no element to place: the code would only divide by the 0 dim
+        raise TilespecError(f"{format_shape(shape)} has no elements: there is no "
+                            "offset or locate to generate code for")
     if int64 is None:
         int64 = language == "c"
     # The code for the shape as written: named dims are parameters, sizes

@@ -111,7 +111,7 @@ _MOD = None
 
 def _multiple(term, b) -> bool:
     """Is ``term`` an integer multiple of the integer ``b``, for sure?"""
-    if not b.is_Integer:
+    if not b.is_Integer or b == 0:   # x mod 0 is left unevaluated (a 0 dim)
         return False
     coeff, rest = term.as_coeff_Mul()
     return bool(coeff.is_Integer and int(coeff) % int(b) == 0 and rest.is_integer)

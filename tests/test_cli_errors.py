@@ -274,3 +274,22 @@ def test_fuzzer_findings_in_check_hlo_and_convert_are_bad_input(argv, capsys):
     from tilespec.cli import main
     assert main(argv) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["formula", "f64[1000000,1000000,0]{2,0,1:T(76)}", "--c", "--prove"],
+])
+def test_generated_code_for_an_empty_array_is_bad_input(argv, capsys):
+    """The fuzzer: a 0 dim made the generated C divide by a constant 0; gcc
+    rejected it after Z3 proved it (exit 4).  There is nothing to generate."""
+    from tilespec.cli import main
+    assert main(argv) == 2
+    assert "no elements" in capsys.readouterr().err
+
+
+def test_convert_with_a_zero_bound_dim_is_not_an_internal_error(capsys):
+    """The fuzzer: x mod 0 in the sympy interpretation raised ZeroDivisionError."""
+    from tilespec.cli import main
+    text = "u1[8,91492,<=0]{1,2,0:T(*,5)(39,171)(142,176,118,96,255,181)L(9)E(10)}"
+    assert main(["convert", text, text]) in (0, 1, 2, 3)
+    assert "internal error" not in capsys.readouterr().err
