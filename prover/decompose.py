@@ -251,7 +251,7 @@ def trt_counterexample(src: Shape, dst: Shape, reshape_ce: dict) -> dict:
 
 
 def _counts_agree(src: Shape, dst: Shape) -> bool:
-    from .bitcast import _monomial
+    from .reshape_groups import _monomial
     zs, zd = 0 in src.dims, 0 in dst.dims
     return zs == zd and (zs or _monomial(src.dims) == _monomial(dst.dims))
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tilespec.prover import bitcast
-from tilespec.prover.bitcast import decide, reshape_groups
+from tilespec.prover.bitcast import decide
+from tilespec.prover.reshape_groups import reshape_groups
 from tilespec.cli import main
 from tilespec.prover.result import ProverBug
 from tilespec.spec.errors import TilespecError
