@@ -126,6 +126,21 @@ def xla_nested_delinearize(shape: Shape, position, dims=None, ar: Arithmetic = I
 
 # --- checks ---------------------------------------------------------------------------
 
+def _offsets_agree(shape: Shape, timeout, whole: bool, label: str):
+    """A setup stating that LinearIndexForNestedTiling equals the spec's
+    offset for every element (per fact, or ``whole`` as one equation); both
+    checks start from it.  Returns the setup, the element, its box and XLA's
+    form."""
+    S = Setup([shape], timeout)
+    ar, dims = S.ar, S.dims[0]
+    e = tuple(z3.Int(internal_symbol(f"element{i}"), S.ctx) for i in range(shape.rank))
+    box = S.box(e, dims)
+    A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar)
+    if whole or not add_same_offset(S.facts, A, B, box, ar):
+        S.facts.fact(label, z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+    return S, e, box, B
+
+
 def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> Result:
     """LinearIndexForNestedTiling = the spec's offset, for every element."""
     start = time.perf_counter()
@@ -133,15 +148,8 @@ def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> 
     _tiles(shape)
 
     def setup(whole: bool) -> Setup:
-        S = Setup([shape], timeout)
-        ar, dims = S.ar, S.dims[0]
-        e = tuple(z3.Int(internal_symbol(f"element{i}"), S.ctx) for i in range(shape.rank))
-        box = S.box(e, dims)
-        A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar)
-        if whole or not add_same_offset(S.facts, A, B, box, ar):
-            S.facts.fact("LinearIndexForNestedTiling = the spec's offset for every element",
-                         z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
-        return S
+        return _offsets_agree(shape, timeout, whole, "LinearIndexForNestedTiling = "
+                              "the spec's offset for every element")[0]
 
     def concrete(shapes):
         (s,) = shapes
@@ -162,14 +170,9 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
     _tiles(shape)
 
     def setup(whole: bool) -> Setup:
-        S = Setup([shape], timeout)
-        ar, dims = S.ar, S.dims[0]
-        e = tuple(z3.Int(internal_symbol(f"element{i}"), S.ctx) for i in range(shape.rank))
-        box = S.box(e, dims)
-        A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar)
-        if whole or not add_same_offset(S.facts, A, B, box, ar):
-            S.facts.fact("the spec's offset = LinearIndexForNestedTiling for every element",
-                         z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+        S, e, box, B = _offsets_agree(shape, timeout, whole, "the spec's offset = "
+                                      "LinearIndexForNestedTiling for every element")
+        ar = S.ar
         S.facts.cite(len(B.dims))
         inside = [z3.And(ar._term(0) <= ar._term(v), ar._term(ar.lt(v, w)))
                   for v, w in zip(B.vector, B.dims)]
