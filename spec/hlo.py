@@ -140,32 +140,9 @@ class Module:
 
 # --- splitting at the top level ------------------------------------------------------
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """Split at ``sep`` outside brackets, braces, parentheses and quotes."""
-    parts, depth, quote, start, i = [], 0, False, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quote = False
-        elif ch == '"':
-            quote = True
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _closing(text: str, start: int) -> int:
-    """Index just past the bracket that closes the one at ``start``."""
+def _unquoted(text: str, start: int = 0):
+    """(index, character, bracket depth after it) for every character of
+    ``text`` from ``start`` that is outside a quoted string."""
     depth, quote, i = 0, False, start
     while i < len(text):
         ch = text[i]
@@ -176,13 +153,28 @@ def _closing(text: str, start: int) -> int:
                 quote = False
         elif ch == '"':
             quote = True
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+        else:
+            depth += (ch in "([{") - (ch in ")]}")
+            yield i, ch, depth
         i += 1
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside brackets, braces, parentheses and quotes."""
+    parts, start = [], 0
+    for i, ch, depth in _unquoted(text):
+        if ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _closing(text: str, start: int) -> int:
+    """Index just past the bracket that closes the one at ``start``."""
+    for i, ch, depth in _unquoted(text, start):
+        if ch in ")]}" and depth == 0:
+            return i + 1
     raise TilespecError("unbalanced brackets")
 
 
