@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-from tilespec.prover.bitcast import decide
+from tilespec.prover.bitcast.reading import decide
 from tilespec.spec.text import parse_array_shape
 
 QUESTIONS = [

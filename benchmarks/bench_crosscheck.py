@@ -5,7 +5,7 @@
 Draws N small layouts as the differential suite does (ranks 0-3, up to two
 tiling levels, some with a deliberately broken stage), decides every
 property of each with every Z3 sat/unsat answer re-checked by cvc5
-(:func:`tilespec.prover.crosscheck.cross_checking`), then the all-shapes
+(:func:`tilespec.prover.core.crosscheck.cross_checking`), then the all-shapes
 bitcast questions of ``bench_bitcast.py``.  Prints the verdicts, the
 answers re-checked, cvc5's unknowns, the disagreements (a disagreement
 stops the run with SolverDisagreement) and the time with and without the
@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
 from mutants import mutate  # noqa: E402
-from tilespec.prover.bitcast import decide  # noqa: E402
-from tilespec.prover.crosscheck import cross_checking  # noqa: E402
-from tilespec.prover.properties import PROPERTIES, prove  # noqa: E402
+
+from tilespec.prover.bitcast.reading import decide  # noqa: E402
+from tilespec.prover.core.crosscheck import cross_checking  # noqa: E402
+from tilespec.prover.properties.proof import PROPERTIES, prove  # noqa: E402
 from tilespec.spec.strategies import shapes_with_layout  # noqa: E402
 from tilespec.spec.text import parse_array_shape  # noqa: E402
 

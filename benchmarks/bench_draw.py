@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tilespec.spec.draw import picture
 from tilespec.spec.text import parse_array_shape
+from tilespec.teach.draw.figure import picture
 
 LAYOUTS = [
     "f32[3,5]{1,0:T(2,2)}",                    # the document's Figure 1

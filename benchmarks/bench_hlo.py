@@ -25,11 +25,11 @@ import argparse
 import random
 import time
 
-from tilespec.prover.bitcast import question
-from tilespec.prover.decompose import physical_decide
-from tilespec.prover.hlo_check import check_module
+from tilespec.prover.bitcast.decompose import physical_decide
+from tilespec.prover.bitcast.reading import question
+from tilespec.prover.hlo.check import check_module
+from tilespec.prover.hlo.module import parse_hlo
 from tilespec.spec.arith import Arithmetic
-from tilespec.spec.hlo import parse_hlo
 from tilespec.spec.index import evaluate, shape_pipeline
 from tilespec.spec.text import parse_array_shape
 

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from tilespec.prover.catalogue import CATALOGUE  # noqa: E402
-from tilespec.prover.lemma import mixed_radix  # noqa: E402
-from tilespec.prover.properties import PROPERTIES, prove  # noqa: E402
+from tilespec.prover.core.lemma import mixed_radix  # noqa: E402
+from tilespec.prover.properties.catalogue import CATALOGUE  # noqa: E402
+from tilespec.prover.properties.proof import PROPERTIES, prove  # noqa: E402
 from tilespec.spec.arith import Arithmetic  # noqa: E402
 from tilespec.spec.index import all_offsets, evaluate, padded_elements, shape_pipeline  # noqa: E402
 from tilespec.spec.text import parse_array_shape  # noqa: E402

@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from tilespec.prover.regress import Suite, boundary, random_cases, write_jsonl
+from tilespec.prover.regress.cases import Suite, boundary, random_cases
+from tilespec.prover.regress.formats import write_jsonl
 from tilespec.spec.text import parse_array_shape
 
 SHAPES = [

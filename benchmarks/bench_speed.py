@@ -3,7 +3,7 @@
 Run: python benchmarks/bench_speed.py [--png PATH] [--quick]
 
 Figures (medians; "warm" = in one process after a first call; the disk
-cache of proved theorems, prover/cache.py, lives in $TILESPEC_CACHE_DIR,
+cache of proved theorems, prover/core/cache.py, lives in $TILESPEC_CACHE_DIR,
 which this script points at a directory of its own, filled by section 0):
 
 0. The cache is filled once: every theorem the catalogue cites (Z3).
@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TILESPEC_CACHE_DIR", os.path.join(tempfile.gettempdir(),
                                                          "tilespec-bench-cache"))
 
-from tilespec.prover.catalogue import CATALOGUE  # noqa: E402
-from tilespec.prover.properties import PROPERTIES, prove  # noqa: E402
+from tilespec.prover.properties.catalogue import CATALOGUE  # noqa: E402
+from tilespec.prover.properties.proof import PROPERTIES, prove  # noqa: E402
 from tilespec.spec.index import evaluate, padded_elements, shape_pipeline  # noqa: E402
 from tilespec.spec.text import parse_array_shape  # noqa: E402
 
@@ -174,7 +174,7 @@ _BATCH = """
 import sys, time, json
 sys.path.insert(0, {root!r})
 t0 = time.perf_counter()
-from tilespec.prover.properties import PROPERTIES, prove
+from tilespec.prover.properties.proof import PROPERTIES, prove
 from tilespec.spec.text import parse_array_shape
 texts = json.loads(sys.argv[1])
 t1 = time.perf_counter()
@@ -223,7 +223,7 @@ def catalogue_and_many():
 _FIRST = """
 import sys, time, json
 sys.path.insert(0, {root!r})
-from tilespec.prover.properties import PROPERTIES, prove
+from tilespec.prover.properties.proof import PROPERTIES, prove
 from tilespec.spec.text import parse_array_shape
 s = parse_array_shape(sys.argv[1])
 out = []

@@ -136,7 +136,7 @@ def _offset(v) -> bool:
 
 
 def _names_of(subject: dict) -> tuple:
-    from ..spec.text import parse_shape
+    from tilespec.spec.text import parse_shape
     names: list = []
     texts = [t for v in subject.values() for t in (v if isinstance(v, list) else [v])]
     for text in texts:
@@ -167,7 +167,7 @@ def plain_scope(subject: dict) -> str:
 
 
 def _canonical(text):
-    from ..spec.text import canonical
+    from tilespec.spec.text import canonical
     try:
         return canonical(text)
     except ValueError:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import sys
 
-from ..spec.errors import TilespecError
-
-from ..prover.result import EXIT_STATUS
+from tilespec.prover.result import EXIT_STATUS
+from tilespec.spec.errors import TilespecError
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
@@ -51,7 +50,7 @@ def _meant(items) -> dict:
 
 def sarif(report, uri: str) -> dict:
     """The report as a SARIF 2.1.0 log: one run, one result per finding."""
-    from ..prover.hlo_check import RULES
+    from tilespec.prover.hlo.check import RULES
     rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     index = {k: i for i, k in enumerate(RULES)}
     results = []
@@ -108,8 +107,8 @@ def _bytes(n: int) -> str:
 
 
 def cmd_check_hlo(args) -> int:
-    from ..prover.hlo_check import check_module
-    from ..spec.hlo import parse_hlo
+    from tilespec.prover.hlo.check import check_module
+    from tilespec.prover.hlo.module import parse_hlo
     module = parse_hlo(_read(args.file))
     report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
     fmt = "json" if args.json else args.format
@@ -124,10 +123,10 @@ def cmd_check_hlo(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from ..prover.convert import prove_convert
-    from ..spec.convert import closed_form, numpy_source
-    from ..spec.text import format_shape
-    from .main import parse_shape_arg      # rank and int64 limits, as every command
+    from tilespec.cli.main import parse_shape_arg  # rank and int64 limits, as every command
+    from tilespec.codegen.convert import closed_form, numpy_source
+    from tilespec.prover.codegen.convert import prove_convert
+    from tilespec.spec.text import format_shape
     a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)
@@ -153,8 +152,8 @@ def cmd_convert(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
-    from .main import seconds
+    from tilespec.cli.main import seconds
+    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     c.add_argument("file", help="HLO text as XLA prints it ('-' reads stdin)")

@@ -18,7 +18,7 @@ import re
 import sys
 import traceback
 
-from ..spec.errors import TilespecError
+from tilespec.spec.errors import TilespecError
 
 EXIT_OK = 0
 EXIT_REFUTED = 1
@@ -131,8 +131,8 @@ def parse_shape_arg(text: str):
     Traceback (most recent call last):
     tilespec.spec.errors.ShapeError: the commands take ranks up to 32; this shape has rank 33
     """
-    from ..spec.errors import ShapeError
-    from ..spec.text import parse_array_shape
+    from tilespec.spec.errors import ShapeError
+    from tilespec.spec.text import parse_array_shape
     shape = parse_array_shape(text)
     if shape.rank > MAX_RANK:
         raise ShapeError(f"the commands take ranks up to {MAX_RANK}; "
@@ -150,12 +150,12 @@ def _check_size(shape) -> None:
     Traceback (most recent call last):
     tilespec.spec.errors.ShapeError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 bytes, does not fit int64 (at most 2^63-1)
     """
-    from ..spec.errors import ShapeError
-    from ..spec.text import format_shape
+    from tilespec.spec.errors import ShapeError
+    from tilespec.spec.text import format_shape
     if shape.element_type in ("token", "opaque") or \
             not all(isinstance(d, int) for d in shape.dims):
         return
-    from ..spec.size import byte_size
+    from tilespec.spec.size import byte_size
     padded = byte_size(shape)
     if padded > 2**63 - 1:
         raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
@@ -165,7 +165,7 @@ def _check_size(shape) -> None:
 def check_bounded(shape) -> None:
     """The prover reasons about sizes or names; a '?' dim has neither."""
     if any(d is None for d in shape.dims):
-        from ..spec.text import format_shape
+        from tilespec.spec.text import format_shape
         raise TilespecError(f"{format_shape(shape)} has an unbounded dim ('?'); "
                             "name it to prove for every size, or give a size")
 
@@ -191,8 +191,8 @@ def _emit(args, data, text: str) -> None:
 
 
 def cmd_explain(args) -> int:
-    from ..spec.explain import explain, format_explain, text_map
-    from ..prover.rules import xla_array_bytes
+    from tilespec.prover.models.rules import xla_array_bytes
+    from tilespec.teach.explain import explain, format_explain, text_map
     shape = _shape(args.shape)
     info = explain(shape, xla_model=xla_array_bytes)
     drawing = text_map(shape)
@@ -207,9 +207,9 @@ def cmd_explain(args) -> int:
 
 
 def cmd_offset(args) -> int:
-    from ..spec.index import offset
-    from ..spec.size import bit_range
-    from ..spec.text import format_shape
+    from tilespec.spec.index import offset
+    from tilespec.spec.size import bit_range
+    from tilespec.spec.text import format_shape
     shape = _shape(args.shape)
     element = _ints(args.element, "element")
     o = offset(shape, element)
@@ -221,8 +221,8 @@ def cmd_offset(args) -> int:
 
 
 def cmd_locate(args) -> int:
-    from ..spec.index import locate
-    from ..spec.text import format_shape
+    from tilespec.spec.index import locate
+    from tilespec.spec.text import format_shape
     shape = _shape(args.shape)
     try:
         position = int(args.offset)
@@ -260,8 +260,8 @@ def apply_dims(args) -> None:
     some shape given."""
     if not getattr(args, "dims", None):
         return
-    from ..spec.shapes import give_values
-    from ..spec.text import format_shape, parse_array_shape
+    from tilespec.spec.shapes import give_values
+    from tilespec.spec.text import format_shape, parse_array_shape
     values = _dims(args.dims)
     used = set()
 
@@ -283,7 +283,7 @@ def apply_dims(args) -> None:
 
 
 def _version() -> str:
-    from .envelope import tool_version   # package metadata: no z3, no sympy
+    from tilespec.cli.envelope import tool_version  # package metadata: no z3, no sympy
     return f"tilespec {tool_version()}"
 
 
@@ -335,13 +335,13 @@ def _run(args) -> int:
     """The command; under ``--cross-check``, with cvc5 re-checking Z3 and
     a one-line summary on stderr."""
     if args.json:
-        from .envelope import run
+        from tilespec.cli.envelope import run
         command = lambda: run(args)  # noqa: E731  (what it prints becomes the envelope)
     else:
         command = lambda: args.func(args)  # noqa: E731
     if not getattr(args, "cross_check", False):
         return command()
-    from ..prover.crosscheck import cross_checking
+    from tilespec.prover.core.crosscheck import cross_checking
     with cross_checking() as record:
         status = command()
     print(record.summary(), file=sys.stderr)
@@ -403,7 +403,7 @@ def main(argv=None) -> int:
 def _json_error(argv, kind: str, message: str, status: int = EXIT_BAD_INPUT) -> None:
     """With ``--json``, an error is a JSON document on stdout as well."""
     if "--json" in argv:
-        from .envelope import error_document
+        from tilespec.cli.envelope import error_document
         command = next((a for a in argv if not a.startswith("-")), None)
         print(json.dumps(error_document(command, message, kind, status), indent=2))
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..spec.errors import TilespecError
-
+from tilespec.spec.errors import TilespecError
 
 #: The largest bound: a dim must fit XLA's int64.
 MAX_BOUND = 2**63 - 1
@@ -63,10 +62,9 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from .main import check_bounded, parse_shape_arg
-
-    from ..prover.catalogue import CATALOGUE
-    from ..prover.names import PROPERTY_NAMES as PROPERTIES
+    from tilespec.cli.main import check_bounded, parse_shape_arg
+    from tilespec.prover.names import PROPERTY_NAMES as PROPERTIES
+    from tilespec.prover.properties.catalogue import CATALOGUE
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
@@ -77,7 +75,7 @@ def cmd_prove(args) -> int:
         if p not in PROPERTIES:
             raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
     bounds = _bounds(args.bound, shapes)
-    from ..prover.properties import prove     # bad input above: no solver loaded
+    from tilespec.prover.properties.proof import prove  # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
     quiet = args.quiet
@@ -142,8 +140,9 @@ def describe(r) -> str:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES as PROPERTIES  # no z3 yet
-    from .main import seconds
+    from tilespec.cli.main import seconds
+    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 yet
+    from tilespec.prover.names import PROPERTY_NAMES as PROPERTIES
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")

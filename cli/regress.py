@@ -11,7 +11,7 @@ import json
 import shlex
 import sys
 
-from ..spec.errors import TilespecError
+from tilespec.spec.errors import TilespecError
 
 #: The most random cases per shape: the suite is built in memory before it
 #: is written (a million JSONL cases is about 100 MB).
@@ -53,9 +53,9 @@ def _integer(text: str) -> int:
 
 
 def cmd_regress(args) -> int:
-    from .main import parse_shape_arg
-
-    from ..prover.regress import Suite, from_counterexamples, generate, write
+    from tilespec.cli.main import parse_shape_arg
+    from tilespec.prover.regress.cases import Suite, from_counterexamples, generate
+    from tilespec.prover.regress.formats import write
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
     if args.from_counterexamples:
@@ -110,8 +110,8 @@ def cmd_regress(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
-    from .main import output_file, seconds
+    from tilespec.cli.main import output_file, seconds
+    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

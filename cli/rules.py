@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 
-from ..spec.errors import TilespecError
-
-from ..prover.result import EXIT_STATUS
+from tilespec.prover.result import EXIT_STATUS
+from tilespec.spec.errors import TilespecError
 
 
 def _shape(text):
-    from .main import check_bounded, parse_shape_arg
+    from tilespec.cli.main import check_bounded, parse_shape_arg
     shape = parse_shape_arg(text)
     check_bounded(shape)
     return shape
@@ -41,10 +40,11 @@ def _print(args, result, text: str) -> int:
 
 
 def cmd_bitcast(args) -> int:
-    from ..prover.bitcast import decide, describe
+    from tilespec.prover.bitcast.reading import decide, describe
     if args.transpose is None and not args.reshape:
         # No interpretation asked: decide it as XLA's DecomposeBitcast does.
-        from ..prover.decompose import decompose, describe as describe_decomposition
+        from tilespec.prover.bitcast.decompose import decompose
+        from tilespec.prover.bitcast.decompose import describe as describe_decomposition
         d = decompose(_shape(args.src), _shape(args.dst), timeout=args.timeout)
         return _print(args, d.to_json(), describe_decomposition(d))
     r = decide(_shape(args.src), _shape(args.dst), _perm(args.transpose),
@@ -53,7 +53,7 @@ def cmd_bitcast(args) -> int:
 
 
 def _rule_list(args) -> int:
-    from ..prover.rules import RULES
+    from tilespec.prover.models.rules import RULES
     if args.json:
         print(json.dumps([{"name": r.name, "xla": r.xla, "summary": r.summary,
                            "shapes": r.shapes,
@@ -109,7 +109,7 @@ def _describe_rule(r, rule, shapes) -> str:
 
 
 def cmd_check_rule(args) -> int:
-    from ..prover.rules import RULES, check
+    from tilespec.prover.models.rules import RULES, check
     if args.list:
         return _rule_list(args)
     if not args.name:
@@ -155,8 +155,8 @@ def _against_xla(args, rule, shapes) -> dict:
     if rule.shapes != 2 or "bitcast" not in rule.name:
         raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
                             "reshape_is_bitcast and transpose_is_bitcast")
-    from ..spec.text import format_shape
-    from ..xla import compiled
+    from tilespec.spec.text import format_shape
+    from tilespec.xla import compiled
     t = _perm(args.transpose)
     (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
     out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
@@ -171,7 +171,7 @@ def _against_xla(args, rule, shapes) -> dict:
 
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
-    from ..prover.rules import prove_conditions
+    from tilespec.prover.models.rules import prove_conditions
     results = prove_conditions(rule.name, timeout=args.timeout)
     if args.json:
         print(json.dumps([r.to_json() for r in results], indent=2))
@@ -190,9 +190,8 @@ def _conditions(args, rule) -> int:
 
 
 def cmd_normalize(args) -> int:
-    from ..spec.text import format_shape
-
-    from ..prover.equivalence import normalize
+    from tilespec.prover.equivalence import normalize
+    from tilespec.spec.text import format_shape
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:
@@ -211,7 +210,7 @@ def cmd_normalize(args) -> int:
 
 
 def cmd_equivalent(args) -> int:
-    from ..prover.equivalence import equivalent
+    from tilespec.prover.equivalence import equivalent
     r = equivalent(_shape(args.a), _shape(args.b), timeout=args.timeout)
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
             "unknown": "unknown"}[r.status]
@@ -236,8 +235,8 @@ def cmd_equivalent(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT    # no z3 before a command runs
-    from .main import seconds
+    from tilespec.cli.main import seconds
+    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

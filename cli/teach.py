@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..spec.errors import TilespecError
+from tilespec.spec.errors import TilespecError
 
 #: Picture formats ``draw`` writes, by file suffix.
 FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
-    from .main import output_file
+    from tilespec.cli.main import output_file
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
@@ -54,11 +54,10 @@ def register(command) -> None:
 
 
 def cmd_draw(args) -> int:
-    from ..spec.draw import picture
-    from ..spec.size import num_elements
-    from ..spec.text import format_shape
-
-    from .main import parse_shape_arg
+    from tilespec.cli.main import parse_shape_arg
+    from tilespec.spec.size import num_elements
+    from tilespec.spec.text import format_shape
+    from tilespec.teach.draw.figure import picture
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
@@ -101,10 +100,9 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_formula(args) -> int:
-    from ..spec import symbolic
-    from ..spec.text import format_shape
-
-    from .main import parse_shape_arg
+    from tilespec.cli.main import parse_shape_arg
+    from tilespec.codegen import symbolic
+    from tilespec.spec.text import format_shape
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
@@ -123,7 +121,7 @@ def cmd_formula(args) -> int:
             if args.symbolic:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
-            from ..prover.generated import prove_generated
+            from tilespec.prover.codegen.generated import prove_generated
             results = prove_generated(shape, language)
             data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
@@ -133,8 +131,8 @@ def cmd_formula(args) -> int:
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
-        from ..spec.index import index_symbols
-        from ..spec.naming import names
+        from tilespec.spec.index import index_symbols
+        from tilespec.spec.naming import names
         index = index_symbols(shape.rank, names(shape).indices)
         indices = ", ".join(map(str, index))
         if args.simplify:
@@ -142,7 +140,7 @@ def cmd_formula(args) -> int:
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
         else:
             expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
-        from ..spec.latex import latex_of
+        from tilespec.teach.latex import latex_of
         data.update(expression=str(expr), latex=latex_of(expr),
                     assumptions=assumptions, notes=notes)
         lines = [f"note: {n}" for n in notes]

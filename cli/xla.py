@@ -36,7 +36,7 @@ def format_comparison(c) -> str:
                      f"layout {a.device_layout})")
     if c.model_bytes is not None or c.model_note:
         lines.append("tilespec model   " + (f"{c.model_bytes} bytes (XLA's ArraySize "
-                     "as prover/rules.py models it, for the layout as written)"
+                     "as prover/models/rules.py models it, for the layout as written)"
                      if c.model_bytes is not None
                      else f"none: {c.model_note}"))
     if c.spec_bytes is not None:
@@ -52,8 +52,8 @@ def format_comparison(c) -> str:
 def cmd_xla(args) -> int:
     import json
 
-    from ..xla import compare as cmp
-    from ..xla import real
+    from tilespec.xla import compare as cmp
+    from tilespec.xla import real
     real.require()
     versions = real.versions()
     try:
@@ -81,6 +81,6 @@ def register(command) -> None:
                 "what tilespec says; needs: pip install 'tilespec[xla]'", cmd_xla)
     c.add_argument("shapes", nargs="+", metavar="SHAPE",
                    help="shape text, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}'")
-    from .main import seconds   # > 0 and at most MAX_TIMEOUT, as every command's
+    from tilespec.cli.main import seconds  # > 0 and at most MAX_TIMEOUT, as every command's
     c.add_argument("--timeout", default=300.0, type=seconds,
                    help="seconds the XLA subprocess may take (default 300)")

@@ -1,6 +1,6 @@
 """The CuTe export proved equal to the spec, by Z3.
 
-:func:`tilespec.spec.cute.cute_layout` reads a layout's pipeline and writes
+:func:`tilespec.interop.cute.cute_layout` reads a layout's pipeline and writes
 nested shape:stride modes.  Z3 checks, in a fresh context with a time limit
 per call, the spec's pipeline (the same code that computes offsets on ints,
 here on Z3 terms) against the CuTe layout:
@@ -31,16 +31,14 @@ import time
 
 import z3
 
-from ..spec.cute import cute_layout, cute_size, digit_coordinate, digits
-from ..spec.index import (dims_through, evaluate, padded_elements, product,
-                          shape_pipeline)
-from ..spec.index import offset as spec_offset
-from ..spec.layout import Shape
-from ..spec.text import format_shape
-
-from .encode import Encoding, scope
-from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, search
+from tilespec.interop.cute import cute_layout, cute_size, digit_coordinate, digits
+from tilespec.prover.core.encode import Encoding, scope
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.spec.index import evaluate, padded_elements, shape_pipeline
+from tilespec.spec.index import offset as spec_offset
+from tilespec.spec.layout import Shape
+from tilespec.spec.text import format_shape
 
 NAME = "cute layout equals the spec"
 

@@ -4,7 +4,7 @@ Two shapes with the same dims are *equivalent* when every element has the
 same offset under both layouts, the buffers have the same size (padded
 elements rounded up to ``L(n)``) and elements take the same bits.  That is a
 bitcast whose element pairing is the identity, so it is decided by
-:func:`prover.bitcast.decide` with the identity transpose: for one shape,
+:func:`prover.bitcast.reading.decide` with the identity transpose: for one shape,
 or for every size of the named dims (compositionally, with the mixed-radix
 lemma), with counterexamples replayed on the concrete evaluator.  Fields
 that do not move an element (memory space ``S``, index types, ``M``) are
@@ -43,16 +43,15 @@ import time
 
 import z3
 
-from ..spec.errors import TilespecError
-from ..spec.index import dims_through, shape_pipeline
-from ..spec.layout import Shape, Tile
-from ..spec.text import format_shape
-
-from . import bitcast
-from .encode import Encoding
-from .result import PROVED, REFUTED, ProverBug, Result
-from .rules import level_conditions
-from .solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.bitcast import reading
+from tilespec.prover.core.encode import Encoding
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.models.rules import level_conditions
+from tilespec.prover.result import PROVED, REFUTED, ProverBug, Result
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import dims_through, shape_pipeline
+from tilespec.spec.layout import Shape, Tile
+from tilespec.spec.text import format_shape
 
 #: Layout fields that do not move any element.
 _NOT_MAPPING = ("memory_space", "index_primitive_type", "pointer_primitive_type",
@@ -69,7 +68,7 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
         raise TilespecError(
             f"the layouts of {format_shape(a)} and {format_shape(b)} cannot be "
             "compared: the dims differ (use 'tilespec bitcast' for a reshape)")
-    r = bitcast.decide(a, b, tuple(range(a.rank)), timeout=timeout)
+    r = reading.decide(a, b, tuple(range(a.rank)), timeout=timeout)
     ce = r.counterexample
     if ce is not None:
         ce = _rename(ce)
@@ -115,8 +114,8 @@ def _last_level_noop(shape: Shape, timeout: float) -> bool:
         return True
     level = {len(tiles)}
     if not shape.is_symbolic:
-        from ..spec.index import concrete_dims
-        from ..spec.arith import INT
+        from tilespec.spec.arith import INT
+        from tilespec.spec.index import concrete_dims
         return all(bool(c) for _, c in
                    level_conditions(shape, concrete_dims(shape), INT, level, order=True))
     ctx = z3.Context()
@@ -143,10 +142,10 @@ def _alignment_redundant(shape: Shape, timeout: float) -> bool:
     if L == 1:
         return False
     if not shape.is_symbolic:
-        from ..spec.index import padded_elements
+        from tilespec.spec.index import padded_elements
         return padded_elements(shape) % L == 0
     # padded size = c * (product of the non-constant dims); c % L == 0 suffices
-    from .linform import constant
+    from tilespec.prover.core.linform import constant
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     T = dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1]

@@ -45,16 +45,15 @@ import time
 import numpy as np
 import z3
 
-from ..spec.errors import TilespecError
-from ..spec.index import concrete_dims, offset, offsets, product
-from ..spec.layout import Shape
-from ..spec.text import format_shape
-
-from . import bitcast
-from .encode import Encoding, scope
-from .linform import spec_form
-from .result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
-from .solve import DEFAULT_TIMEOUT, probe_values, search
+from tilespec.prover.bitcast import reading
+from tilespec.prover.core.encode import Encoding, scope
+from tilespec.prover.core.linform import spec_form
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import concrete_dims, offset, offsets, product
+from tilespec.spec.layout import Shape
+from tilespec.spec.text import format_shape
 
 
 class UserFunctionError(TilespecError):
@@ -233,12 +232,12 @@ def _concrete_counterexample(fn, call, shape: Shape, timeout: float):
     n = product(dims)
     if n == 0:
         return None, True
-    exhaustive = n <= bitcast.EXHAUSTIVE
+    exhaustive = n <= reading.EXHAUSTIVE
     if exhaustive:
         # reshape to n, not -1: a rank-0 shape has one element and no indices
         grid = np.indices(dims, dtype=np.int64).reshape(len(dims), n).T
     else:
-        grid = bitcast._candidates(bitcast.Question(shape, shape), np.random.default_rng(0))
+        grid = reading.sample_elements(reading.Question(shape, shape), np.random.default_rng(0))
     try:
         # numpy divides by zero quietly; make it raise, to go element by element
         with np.errstate(divide="raise", invalid="raise", over="ignore"):
@@ -386,7 +385,7 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
 
 def claim_equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
     """Your claim that two layouts (same dims) are the same mapping."""
-    from .equivalence import equivalent
+    from tilespec.prover.equivalence import equivalent
     return equivalent(a, b, timeout=timeout)
 
 

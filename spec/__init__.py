@@ -16,19 +16,31 @@ modules themselves (``tilespec.spec.index`` ...) take parsed shapes.
 17
 """
 
-from . import index as _index
-from . import physical as _physical
-from . import size as _size
-from . import text as _text
-from .arith import INT, SYMPY, Arithmetic, SympyArithmetic
-from .errors import (LayoutError, OutOfRangeError, ParseError, ShapeError,
-                     SymbolicShapeError, TilespecError)
-from .index import linear_index, linear_index_with_tile, pipeline
-from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
-from .physical import from_physical, to_physical
-from .shapes import (DimValues, ShapeLike, accepts_text, as_shape,
-                     parse_array_shape, parse_shape)
-from .text import canonical, format_layout, parse_layout
+from tilespec.spec import index as _index
+from tilespec.spec import physical as _physical
+from tilespec.spec import size as _size
+from tilespec.spec import text as _text
+from tilespec.spec.arith import INT, SYMPY, Arithmetic, SympyArithmetic
+from tilespec.spec.errors import (
+    LayoutError,
+    OutOfRangeError,
+    ParseError,
+    ShapeError,
+    SymbolicShapeError,
+    TilespecError,
+)
+from tilespec.spec.index import linear_index, linear_index_with_tile, pipeline
+from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+from tilespec.spec.physical import from_physical, to_physical
+from tilespec.spec.shapes import (
+    DimValues,
+    ShapeLike,
+    accepts_text,
+    as_shape,
+    parse_array_shape,
+    parse_shape,
+)
+from tilespec.spec.text import canonical, format_layout, parse_layout
 
 # The public functions of a shape: each accepts text and dims= (one wrapper,
 # so the modules' own functions stay plain and fast for internal use).

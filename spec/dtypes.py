@@ -16,7 +16,7 @@ tilespec.spec.errors.ShapeError: unknown element type 'f17'
 
 from __future__ import annotations
 
-from .errors import ShapeError
+from tilespec.spec.errors import ShapeError
 
 #: Every array element type, name -> bits.
 BIT_WIDTHS: dict[str, int] = {

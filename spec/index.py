@@ -40,10 +40,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .arith import INT, SYMPY, Arithmetic
-from .errors import OutOfRangeError, ShapeError, SymbolicShapeError
-from .layout import COMBINE, Layout, Shape, Tile
-
+from tilespec.spec.arith import INT, SYMPY, Arithmetic
+from tilespec.spec.errors import OutOfRangeError, ShapeError, SymbolicShapeError
+from tilespec.spec.layout import COMBINE, Layout, Shape, Tile
 
 # --- the stages -------------------------------------------------------------
 
@@ -452,7 +451,7 @@ def dim_symbols(shape: Shape, symbolic: bool = False):
     never a name the user gave: :mod:`spec.naming`)."""
     import sympy
 
-    from .naming import names
+    from tilespec.spec.naming import names
     written = names(shape, "sympy", symbolic).dims
     out = []
     for i, d in enumerate(shape.dims):
@@ -473,7 +472,7 @@ def offset_expr(shape: Shape, symbolic: bool = False):
     >>> offset_expr(shape("f32[m,n]{1,0:T(8,128)}"))
     128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*ceiling(n/128)*floor(e0/8) + 1024*floor(e1/128)
     """
-    from .naming import names
+    from tilespec.spec.naming import names
     e = index_symbols(shape.rank, names(shape).indices)
     d = dim_symbols(shape, symbolic)
     return evaluate(shape_pipeline(shape), e, d, SYMPY)

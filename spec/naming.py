@@ -36,7 +36,7 @@ import keyword
 import re
 from dataclasses import dataclass
 
-from .layout import Shape
+from tilespec.spec.layout import Shape
 
 # C keywords (C89 to C23), the names <stdint.h> declares, the generated
 # functions, and macros GCC predefines in its default GNU modes.

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arith import INT, Arithmetic
-from .errors import ShapeError, SymbolicShapeError
-from .layout import COMBINE, Shape, TupleShape
-from .shapes import DimValues, ShapeLike, as_shape
+from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.errors import ShapeError, SymbolicShapeError
+from tilespec.spec.layout import COMBINE, Shape, TupleShape
+from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import functools
 import inspect
 from typing import Mapping, Union
 
-from .errors import ShapeError, SymbolicShapeError
-from .layout import Shape, TupleShape
+from tilespec.spec.errors import ShapeError, SymbolicShapeError
+from tilespec.spec.layout import Shape, TupleShape
 
 #: What the public functions accept as a shape.
 ShapeLike = Union[Shape, str]
@@ -61,7 +61,7 @@ def as_shape(shape, dims: DimValues | None = None, *, array: bool = True):
     tilespec.spec.errors.ShapeError: expected a shape or its text, not int
     """
     if isinstance(shape, str):
-        from .text import parse_array_shape, parse_shape
+        from tilespec.spec.text import parse_array_shape, parse_shape
         shape = (parse_array_shape if array else parse_shape)(shape)
     elif not isinstance(shape, (Shape, TupleShape)):
         raise ShapeError(f"expected a shape or its text, not {type(shape).__name__}")
@@ -118,11 +118,11 @@ def parse_shape(text: str, dims: DimValues | None = None) -> Shape | TupleShape:
     >>> parse_shape("bf16[m,n]{1,0:T(8,128)(2,1)}", dims={"m": 16, "n": 300}).dims
     (16, 300)
     """
-    from . import text as _text
+    from tilespec.spec import text as _text
     return as_shape(_text.parse_shape(text), dims, array=False)
 
 
 def parse_array_shape(text: str, dims: DimValues | None = None) -> Shape:
     """Parse an array shape (not a tuple); ``dims`` sizes its names."""
-    from . import text as _text
+    from tilespec.spec import text as _text
     return as_shape(_text.parse_array_shape(text), dims)

@@ -7,7 +7,7 @@ bytes of its type; the total is rounded up to whole bytes.
 
 The spec applies ``L(n)`` to every array, as XLA's shape proto documents it;
 XLA's ``ShapeUtil::ArraySize`` applies it only to tiled layouts (see
-:mod:`prover.rules`).
+:mod:`prover.models.rules`).
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> byte_size(shape("f32[3,5]{1,0:T(2,2)}"))
@@ -22,8 +22,8 @@ XLA's ``ShapeUtil::ArraySize`` applies it only to tiled layouts (see
 
 from __future__ import annotations
 
-from .index import concrete_dims, padded_elements, product
-from .layout import Shape
+from tilespec.spec.index import concrete_dims, padded_elements, product
+from tilespec.spec.layout import Shape
 
 
 def num_elements(shape: Shape) -> int:

@@ -50,9 +50,9 @@ import math
 import hypothesis.strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .dtypes import ELEMENT_TYPES, NON_ARRAY_TYPES, bit_width
-from .index import combine_groups, padded_elements
-from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+from tilespec.spec.dtypes import ELEMENT_TYPES, NON_ARRAY_TYPES, bit_width
+from tilespec.spec.index import combine_groups, padded_elements
+from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
 
 __all__ = [
     "ALL_FIELDS", "SIZE_FIELDS", "SPARSE_FIELDS",
@@ -383,7 +383,7 @@ def shapes_with_layout(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 1
 def _fit_int64(element_type: str, dims) -> tuple:
     """Halve the largest dims until the byte count fits int64, as XLA
     requires of every shape (see :class:`spec.layout.Shape`)."""
-    from .dtypes import storage_bits
+    from tilespec.spec.dtypes import storage_bits
     dims = list(dims)
 
     def fits():

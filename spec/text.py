@@ -47,9 +47,9 @@ from __future__ import annotations
 
 import re
 
-from .dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
-from .errors import LayoutError, ParseError, ShapeError, TilespecError
-from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
+from tilespec.spec.errors import LayoutError, ParseError, ShapeError, TilespecError
+from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
 
 # Whitespace and C-style comments may stand between any two tokens, as in
 # XLA's lexer (it prints ``/*index=5*/`` inside long tuples).

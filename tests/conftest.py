@@ -8,7 +8,7 @@ loaded machine.  Developers who want fresh random examples run with
 ``TILESPEC_HYPOTHESIS=explore`` (failures are then printed with a blob to
 reproduce them, and saved in .hypothesis/).
 
-Proofs cached on disk (prover/cache.py) go to a directory of this run, not
+Proofs cached on disk (prover/core/cache.py) go to a directory of this run, not
 the user's ~/.cache: every run starts from the same (empty) cache, and the
 tests leave nothing behind in the home directory.
 

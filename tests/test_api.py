@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from locations import ROOT
 
 import tilespec
 from tilespec import ShapeError, SymbolicShapeError, TilespecError
@@ -185,8 +186,7 @@ def test_draw_and_regress_take_dims(tmp_path, capsys):
 
 def test_the_python_guide_runs():
     import doctest
-    from pathlib import Path
-    guide = Path(__file__).resolve().parent.parent / "docs" / "python.md"
+    guide = ROOT / "docs" / "python.md"
     result = doctest.testfile(str(guide), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 10 and result.failed == 0

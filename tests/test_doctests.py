@@ -1,9 +1,9 @@
 """Every docstring example in the package runs, under its installed name.
 
-The repository's folders spec/, prover/ and cli/ are installed as
-tilespec.spec, tilespec.prover and tilespec.cli; collecting the folders as
-files would import each module twice under two names, so the doctests are
-gathered from the installed packages instead.
+The repository's top-level folders are installed as sub-packages of
+``tilespec``; collecting the folders as files would import each module twice
+under two names, so the doctests are gathered from the installed package,
+walking every sub-package.
 """
 
 import doctest
@@ -14,16 +14,12 @@ import pytest
 
 import tilespec
 
-PACKAGES = ("tilespec", "tilespec.spec", "tilespec.prover", "tilespec.cli", "tilespec.xla")
-
 
 def _modules():
-    names = []
-    for package in PACKAGES:
-        names.append(package)
-        path = importlib.import_module(package).__path__
-        names += [f"{package}.{m.name}" for m in pkgutil.iter_modules(path)
-                  if f"{package}.{m.name}" not in PACKAGES and m.name != "__main__"]
+    names = ["tilespec"]
+    for m in pkgutil.walk_packages(tilespec.__path__, "tilespec."):
+        if not m.name.endswith("__main__"):
+            names.append(m.name)
     return names
 
 

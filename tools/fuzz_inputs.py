@@ -49,7 +49,7 @@ def shape_pool(examples: int = 400) -> list[str]:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from tilespec.prover.catalogue import CATALOGUE
+    from tilespec.prover.properties.catalogue import CATALOGUE
     from tilespec.spec import strategies as ts
     from tilespec.spec.text import format_shape
 
@@ -293,10 +293,10 @@ def _value(inputs: Inputs, dest: str, action) -> str:
     if dest in table:
         return table[dest]()
     if dest == "name":
-        from tilespec.prover.rules import RULES
+        from tilespec.prover.models.rules import RULES
         return inputs.choice_of(RULES)
     if dest == "property":
-        from tilespec.prover.properties import PROPERTIES
+        from tilespec.prover.properties.proof import PROPERTIES
         return inputs.choice_of(PROPERTIES)
     return inputs.rng.choice([inputs.shape(), inputs.junk(), inputs.number()])
 

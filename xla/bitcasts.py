@@ -1,8 +1,8 @@
 """A family of reshapes and transposes between tiled layouts, compiled by real
 XLA (:mod:`tilespec.xla.compiled`), each decision set beside tilespec's model
 of XLA's rules (``ShapeUtil::ReshapeIsBitcast`` / ``TransposeIsBitcast``,
-:mod:`tilespec.prover.xla_bitcast`) and beside the spec's verdict
-(:func:`tilespec.prover.bitcast.decide`: are the two layouts physically the
+:mod:`tilespec.prover.models.bitcast_rules`) and beside the spec's verdict
+(:func:`tilespec.prover.bitcast.reading.decide`: are the two layouts physically the
 same?).
 
 What a row can say (``Row.kind``):
@@ -38,7 +38,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from ..spec.text import format_shape, parse_array_shape
+from tilespec.spec.text import format_shape, parse_array_shape
 
 #: (element type, tilings that fit it); a tiling is applied to both sides
 #: or to one side only, so tiled-untiled and untiled-tiled pairs occur.
@@ -127,7 +127,7 @@ def compiler_rule(a, b, transpose) -> bool:
     """The rule the compiler applies, as tilespec models it: ReshapeIsBitcast
     for a reshape (or a transpose that only moves unit dims), else
     TransposeIsBitcast (openxla/xla xla/shape_util.cc)."""
-    from ..prover.xla_bitcast import verdict
+    from tilespec.prover.models.bitcast_rules import verdict
     if transpose is not None and moves_only_unit_dims(a, transpose):
         return verdict(a, b, None).bitcast
     return verdict(a, b, transpose).bitcast
@@ -136,14 +136,14 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
-    from ..prover import bitcast
-    from . import compiled
+    from tilespec.prover.bitcast import reading
+    from tilespec.xla import compiled
     decisions = compiled.decide(cases)
     rows = []
     for (src, dst, t), d in zip(cases, decisions):
         a, b = parse_array_shape(src), parse_array_shape(dst)
         model = compiler_rule(a, b, t)
-        spec = bitcast.decide(a, b, t, timeout=timeout)
+        spec = reading.decide(a, b, t, timeout=timeout)
         if d.verdict not in ("bitcast", "copy") or spec.status == "unknown":
             kind = "unanswered"
         elif (d.verdict == "bitcast") != model:
@@ -179,7 +179,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     args = p.parse_args(argv)
-    from . import compiled
+    from tilespec.xla import compiled
     start = time.perf_counter()
     rows = compare(family(args.count, args.seed))
     if args.json:

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from ..spec.errors import TilespecError
-from ..spec.layout import COMBINE, Shape, TupleShape
-from ..spec.size import byte_size
-from ..spec.text import format_shape, parse_shape
-from . import real
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.layout import COMBINE, Shape, TupleShape
+from tilespec.spec.size import byte_size
+from tilespec.spec.text import format_shape, parse_shape
+from tilespec.xla import real
 
 #: Documented divergences between XLA's code and the layout document (or
 #: tilespec's own extensions), by name: a title and where XLA shows it.
@@ -133,9 +133,9 @@ class Comparison:
 
 
 def model_bytes(shape: Shape) -> tuple[int | None, str | None]:
-    """XLA's ArraySize in bytes as tilespec models it (prover/rules.py), or
+    """XLA's ArraySize in bytes as tilespec models it (prover/models/rules.py), or
     ``None`` and why not."""
-    from ..prover.rules import xla_array_bytes  # the prover is only needed here
+    from tilespec.prover.models.rules import xla_array_bytes  # the prover is only needed here
     try:
         return xla_array_bytes(shape), None
     except TilespecError as e:
@@ -268,7 +268,7 @@ def _size_differences(shape, answer, device, spec) -> list[Difference]:
     if model is not None and model != measured:
         out.append(_bug("array_size (model)", model, measured,
                         "tilespec's model of ShapeUtil::ArraySize "
-                        "(prover/rules.py) disagrees with XLA"))
+                        "(prover/models/rules.py) disagrees with XLA"))
     if spec is None or spec == measured:
         return out
     reasons = []

@@ -38,7 +38,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from ..spec.errors import TilespecError
+from tilespec.spec.errors import TilespecError
 
 INSTALL_HINT = "real XLA is not installed; install it with: pip install 'tilespec[xla]'"
 #: jax dtype names for the element types the family uses.
@@ -88,7 +88,7 @@ def versions() -> dict:
 
 def _request(src: str, dst: str, transpose) -> dict:
     """What the worker needs, from tilespec's reading of the texts."""
-    from ..spec.text import format_shape, parse_array_shape
+    from tilespec.spec.text import format_shape, parse_array_shape
     out = {}
     for key, text in (("src", src), ("dst", dst)):
         s = parse_array_shape(text)

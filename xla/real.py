@@ -59,8 +59,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..spec.errors import TilespecError
-from ._worker import last_words as _last_words
+from tilespec.spec.errors import TilespecError
+from tilespec.xla._worker import last_words as _last_words
 
 INSTALL_HINT = "real XLA is not installed; install it with: pip install 'tilespec[xla]'"
 #: Seconds one subprocess may take before its current question counts as hung.

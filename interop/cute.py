@@ -1,0 +1,221 @@
+"""A tiled layout as a CuTe shape:stride layout, where one is exact.
+
+CuTe (NVIDIA CUTLASS) writes a layout as nested modes, each with a shape
+and a stride; a coordinate of a mode of shape ``(s1, s2, ..., sk)`` splits
+colexicographically, minor first: ``x % s1``, ``(x // s1) % s2``, ...,
+``x // (s1 ... s(k-1))``, and the offset is the sum of each part times its
+stride.  A tiling level does the same to an index: entry ``e`` of a tiled
+dim becomes ``(e // t, e % t)``.  So each logical dim of a tiled layout is
+one top-level mode whose parts ("digits") are the pieces the tiles cut it
+into, and the strides are where those pieces land in memory.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> print(cute_layout(shape("f32[24,256]{1,0:T(8,128)}")))
+((8,3),(128,2)):((128,2048),(1,1024))
+>>> print(cute_layout(shape("bf16[16,300]{1,0:T(8,128)(2,1)}")))
+((2,4,2),(128,3)):((1,256,3072),(2,1024))
+
+The CuTe layout's domain is the *padded* shape (each dim rounded up to its
+tiles: ``(8,3)`` for 24 rows, ``(128,3)`` for 300 columns); on the logical
+elements its offsets are the spec's (:func:`tilespec.prove_cute` proves
+it), and over the padded domain they cover ``[0, padded_elements)``.
+
+Where no CuTe layout is exact, :class:`~tilespec.spec.errors.LayoutError`
+says why:
+
+>>> cute_layout(shape("f32[3,5]{1,0:T(2,2)(3,1)}"))
+Traceback (most recent call last):
+...
+tilespec.spec.errors.LayoutError: no exact CuTe layout for f32[3,5]{1,0:T(2,2)(3,1)}: tile level 2 cuts a piece of size 2 of dim 0 by 3, which neither divides it nor is divided by it (the level pads inside a tile)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.errors import LayoutError
+from tilespec.spec.index import (
+    Combine,
+    Pad,
+    Permute,
+    Prepend,
+    Split,
+    concrete_dims,
+    product,
+    shape_pipeline,
+)
+from tilespec.spec.layout import Shape
+
+
+@dataclass(frozen=True)
+class CuteLayout:
+    """A CuTe layout: one mode per logical dim, each a tuple of
+    ``(size, stride)`` digits, minor first.  Units are elements."""
+
+    digits: tuple[tuple[tuple[object, object], ...], ...]
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(tuple(s for s, _ in mode) for mode in self.digits)
+
+    @property
+    def stride(self) -> tuple:
+        return tuple(tuple(d for _, d in mode) for mode in self.digits)
+
+    def __call__(self, coordinate, ar: Arithmetic = INT):
+        """The offset of a coordinate (one int per mode), CuTe's crd2idx."""
+        total = 0
+        for x, mode in zip(coordinate, self.digits):
+            for k, (size, stride) in enumerate(mode):
+                # The last digit takes what is left, as CuTe does for an
+                # in-range coordinate.
+                part = x if k == len(mode) - 1 else ar.mod(x, size)
+                total = ar.add(total, ar.mul(part, stride))
+                x = ar.floordiv(x, size)
+        return total
+
+    def __str__(self) -> str:
+        return f"{_show(self.shape)}:{_show(self.stride)}"
+
+
+def _show(modes) -> str:
+    parts = [str(m[0]) if len(m) == 1 else "(" + ",".join(map(str, m)) + ")"
+             for m in modes]
+    return "(" + ",".join(parts) + ")" if len(parts) != 1 else parts[0]
+
+
+class _Digit:
+    """A piece of one logical dim; ``top`` marks its dim's most major
+    piece, the only one that may pad."""
+
+    def __init__(self, dim, size, top):
+        self.dim, self.size, self.top = dim, size, top
+
+
+def cute_layout(shape: Shape, dims=None, ar: Arithmetic = INT) -> CuteLayout:
+    """The CuTe layout of ``shape``, exact on its padded shape.
+
+    ``dims`` may be terms of ``ar`` (the prover passes Z3 terms to prove the
+    layout for every size); by default the shape's concrete dims.
+    """
+    per_dim, entries = digits(shape, dims, ar)
+    # Row-major linearisation: an entry's stride is the product of the sizes
+    # after it; a digit's is its entry's times the digits before it.
+    stride = 1
+    strides = {}
+    for entry in reversed(entries):
+        for digit in entry:
+            strides[id(digit)] = stride
+            stride = ar.mul(stride, digit.size)
+    return CuteLayout(tuple(tuple((d.size, strides[id(d)]) for d in ds)
+                            for ds in per_dim))
+
+
+def digits(shape: Shape, dims=None, ar: Arithmetic = INT):
+    """Each logical dim's digits and each entry of the tiled array's final
+    index vector as digits, both minor first: ``(per_dim, entries)``.
+
+    An entry's value is the colexicographic number its digits' coordinates
+    make; that is the fact :mod:`tilespec.prover.cute` proves per entry.
+    """
+    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    symbolic = ar is not INT
+
+    def refuse(why):
+        raise LayoutError(f"no exact CuTe layout for {shape}: {why}")
+
+    if not symbolic and any(d == 0 for d in dims):
+        refuse("a dim of size 0 has no elements to lay out")
+    per_dim = [[_Digit(i, d, True)] for i, d in enumerate(dims)]
+    entries = [[per_dim[i][0]] for i in range(len(dims))]
+    for stage in shape_pipeline(shape):
+        if isinstance(stage, Permute):
+            entries = [entries[p] for p in stage.perm]
+        elif isinstance(stage, Prepend):
+            entries = [[] for _ in range(stage.count)] + entries
+        elif isinstance(stage, Combine):
+            merged, start = [], 0
+            for g in stage.groups:
+                run = entries[start:start + g]
+                start += g
+                # Row-major merge: the most minor entry's digits come first.
+                merged.append([d for entry in reversed(run) for d in entry])
+            entries = merged
+        elif isinstance(stage, Pad):
+            pass  # the padding is made by the split of a top digit below
+        elif isinstance(stage, Split):
+            k = len(stage.sizes)
+            out = entries[:len(entries) - k]
+            for entry, t in zip(entries[len(entries) - k:], stage.sizes):
+                inner, outer = _cut(entry, t, per_dim, stage.level, refuse, ar, symbolic)
+                out += [outer, inner]
+            entries = out
+    return per_dim, entries
+
+
+def digit_coordinate(per_dim, digit, e, ar: Arithmetic = INT):
+    """The coordinate of ``digit`` for logical index ``e`` (CuTe's colex split)."""
+    ds = per_dim[digit.dim]
+    x = e[digit.dim]
+    for d in ds:
+        if d is digit:
+            return x if d is ds[-1] else ar.mod(x, d.size)
+        x = ar.floordiv(x, d.size)
+    raise LayoutError("a digit that belongs to no dim")
+
+
+def _cut(entry, t, per_dim, level, refuse, ar, symbolic):
+    """Split an entry's digits at ``t``: (inner digits, outer digits)."""
+    rest, inner = list(entry), []
+    need = t
+    while need > 1:
+        if not rest:
+            if not entry:
+                refuse(f"tile level {level} pads a unit dim it adds (the tile is "
+                       "longer than the dims it covers): no logical dim carries "
+                       "that padding")
+            refuse(f"tile level {level} cuts an entry of fixed size by {t}, more "
+                   "than it holds (the level pads inside a tile)")
+        digit = rest[0]
+        last = len(rest) == 1
+        if digit.top and last:
+            # The most major piece of a dim pads up to a multiple of the rest
+            # of the tile: (x % need, x // need), with ceil for the count.
+            low = _Digit(digit.dim, need, False)
+            digit.size = ar.ceildiv(digit.size, need)
+            _replace(per_dim, digit, [low, digit])
+            inner.append(low)
+            rest[0] = digit
+            need = 1
+            break
+        size = digit.size
+        if symbolic and not isinstance(size, int):
+            refuse(f"tile level {level} cuts a piece of dim {digit.dim} whose "
+                   "size depends on the dims ('*' merged it under another dim)")
+        if need % size == 0:
+            inner.append(rest.pop(0))
+            need //= size
+        elif size % need == 0:
+            low = _Digit(digit.dim, need, False)
+            high = _Digit(digit.dim, size // need, digit.top)
+            _replace(per_dim, digit, [low, high])
+            inner.append(low)
+            rest[0] = high
+            need = 1
+        else:
+            refuse(f"tile level {level} cuts a piece of size {size} of dim {digit.dim} by "
+                   f"{need}, which neither divides it nor is divided by it "
+                   "(the level pads inside a tile)")
+    return inner, rest
+
+
+def _replace(per_dim, digit, pieces) -> None:
+    digits = per_dim[digit.dim]
+    at = next(i for i, d in enumerate(digits) if d is digit)
+    digits[at:at + 1] = pieces
+
+
+def cute_size(layout: CuteLayout, ar: Arithmetic = INT):
+    """Elements in the CuTe layout's domain: the padded shape's product."""
+    return product((s for mode in layout.shape for s in mode), ar)

@@ -1,0 +1,536 @@
+"""Is a reshape (or a transpose) a bitcast?  Decided on the spec, with Z3.
+
+A logical reshape from SRC to DST (same element count) pairs element ``e``
+of SRC with the element of DST that has the same row-major position:
+``f = delinearise(linear_index(e, SRC dims), DST dims)``.  A transpose with
+permutation ``P`` pairs ``e`` with ``f[i] = e[P[i]]`` (XLA's convention:
+output dim i is input dim P[i]).  The operation is a *bitcast* when no byte
+moves: every element keeps its offset, ``offset(SRC, e) == offset(DST, f)``,
+and the elements take the same number of bits (so each element occupies the
+same bits of memory), and the two buffers have the same size in *bytes*, as
+XLA's verifier compares them: with ``E(n)`` packing, buffers of different
+aligned element counts can be the same bytes (padding inside the last byte).
+
+How it is decided:
+
+* Concrete dims: a vectorised scan with numpy (every element when there are
+  at most ``EXHAUSTIVE`` of them, else edges and random ones) finds a
+  counterexample fast; otherwise Z3 proves the offsets equal (linear
+  arithmetic: every divisor is a constant).  ``proved`` only from ``unsat``.
+* Named dims: compositionally.  The reshape splits into groups of dims with
+  equal products (``[m, 6] -> [m, 2, 3]`` is ``[m]->[m]`` and ``[6]->[2, 3]``);
+  a group that keeps one dim (units aside) or has only constant dims is a
+  linear map, shown by a linear fact plus the mixed-radix lemma (the groups
+  together are the whole reshape: Horner's rule).  Both sides are then
+  :class:`~prover.core.linform.Form` s compared by :func:`prover.core.linform.add_same_offset`.
+  When a fact fails, or the dims do not group, the failing dims and a few
+  probe sizes are tried on the concrete evaluator: a counterexample found
+  there is ``refuted``; none is ``unknown``, never ``proved``.
+
+Every counterexample is replayed with :func:`spec.index.offset` before it is
+shown; one that does not replay raises :class:`~prover.result.ProverBug`.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
+'proved'
+>>> r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
+>>> r.status, r.counterexample["src_offset"] != r.counterexample["dst_offset"]
+('refuted', True)
+>>> decide(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), transpose=(1, 0)).status
+'proved'
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import z3
+
+from tilespec.prover.bitcast.reshape_groups import element_count, monomial, reshape_groups
+from tilespec.prover.core import solve
+from tilespec.prover.core.encode import Encoding, scope
+from tilespec.prover.core.facts import Facts
+from tilespec.prover.core.linform import Form, add_same_offset, constant, horner_for, spec_form
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.spec.arith import INT
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import (
+    all_offsets,
+    delinearise,
+    linear_index,
+    offset,
+    offsets,
+    padded_elements,
+    product,
+)
+from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.text import format_shape
+
+#: Up to this many elements the numpy scan visits every element.
+EXHAUSTIVE = 1 << 20
+#: Random elements the scan visits beyond that (plus edges).
+SAMPLES = 1 << 16
+#: Sizes tried for named dims when the solver gives no counterexample:
+#: small, odd, and one past common tile sizes.
+PROBE_SIZES = solve.PROBE_SIZES
+#: Failing models tried before the probe sizes.
+MAX_MODELS = 4
+
+
+# --- the question ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Question:
+    """SRC, DST and how their elements pair: a reshape, or a transpose."""
+
+    src: Shape
+    dst: Shape
+    transpose: tuple[int, ...] | None = None
+
+    @property
+    def is_symbolic(self) -> bool:
+        return self.src.is_symbolic or self.dst.is_symbolic
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.src.names + self.dst.names))
+
+    @property
+    def text(self) -> str:
+        return f"{format_shape(self.src)} -> {format_shape(self.dst)}"
+
+    @property
+    def what(self) -> str:
+        if self.transpose is None:
+            return "bitcast (reshape)"
+        return "bitcast (transpose " + ",".join(map(str, self.transpose)) + ")"
+
+    @property
+    def empty(self) -> bool:
+        return any(d == 0 for d in self.src.dims)
+
+    def instantiate(self, values: dict) -> "Question":
+        return Question(self.src.instantiate(values), self.dst.instantiate(values),
+                        self.transpose)
+
+    def pair(self, e, ar, src_dims=None, dst_dims=None):
+        """The DST element paired with SRC element ``e`` (any arithmetic)."""
+        if self.transpose is not None:
+            return tuple(e[p] for p in self.transpose)
+        src_dims = self.src.dims if src_dims is None else src_dims
+        dst_dims = self.dst.dims if dst_dims is None else dst_dims
+        return delinearise(linear_index(e, src_dims, ar), dst_dims, ar)
+
+
+def question(src: Shape, dst: Shape, transpose=None) -> Question:
+    """Check that SRC and DST can be paired; raise TilespecError if not."""
+    for name, s in (("SRC", src), ("DST", dst)):
+        if not isinstance(s, Shape):
+            raise TilespecError(f"{name} must be an array shape, not a tuple")
+        if any(d is None for d in s.dims):
+            raise TilespecError(f"{name} {format_shape(s)} has an unbounded dim "
+                                "('?'); name it to reason about every size")
+    if transpose is not None:
+        p = tuple(int(x) for x in transpose)
+        if sorted(p) != list(range(src.rank)):
+            raise TilespecError(f"transpose {','.join(map(str, p))} is not a "
+                                f"permutation of 0..{src.rank - 1}")
+        want = tuple(src.dims[i] for i in p)
+        if tuple(dst.dims) != want:
+            raise TilespecError(
+                f"transpose {','.join(map(str, p))} of {format_shape(src)} has dims "
+                f"[{','.join(map(str, want))}], not [{','.join(map(str, dst.dims))}]")
+        return Question(src, dst, p)
+    zero_s = any(d == 0 for d in src.dims)
+    zero_d = any(d == 0 for d in dst.dims)
+    if zero_s != zero_d or (not zero_s and monomial(src.dims) != monomial(dst.dims)):
+        raise TilespecError(
+            f"a reshape keeps the element count: {format_shape(src)} has "
+            f"{element_count(src.dims)} elements, {format_shape(dst)} has "
+            f"{element_count(dst.dims)}")
+    return Question(src, dst, None)
+
+
+# --- concrete dims ------------------------------------------------------------------
+
+def sizes(shape: Shape) -> dict:
+    return {"padded_elements": padded_elements(shape),
+            "aligned_elements": aligned_elements(shape),
+            "element_bits": shape.element_bits,
+            "byte_size": byte_size(shape)}
+
+
+def _edge_values(d: int, tiles) -> list[int]:
+    vals = {0, 1, 2, d - 1, d - 2, d // 2}
+    for t in tiles:
+        for c in (1, 2, 3):
+            vals.update((c * t - 1, c * t))
+    return sorted(v for v in vals if 0 <= v < d)
+
+
+def sample_elements(q: Question, rng) -> np.ndarray:
+    """SRC elements to scan: edges (0, 1, last, tile edges) and random ones."""
+    dims = q.src.dims
+    sizes_ = sorted({t for s in (q.src, q.dst) for tile in s.layout.tiles
+                     for t in tile.sizes if t != COMBINE})
+    edges = [_edge_values(d, sizes_) for d in dims]
+    n_edges = 4096
+    cols = [rng.choice(np.asarray(v, dtype=np.int64), size=n_edges) for v in edges]
+    rand = [rng.integers(0, d, size=SAMPLES, dtype=np.int64) for d in dims]
+    both = [np.concatenate([a, b]) for a, b in zip(cols, rand)]
+    first_last = np.array([[0] * len(dims), [d - 1 for d in dims]], dtype=np.int64)
+    return np.concatenate([first_last, np.stack(both, axis=-1)])
+
+
+def _np_pair(q: Question, E: np.ndarray) -> np.ndarray:
+    if q.transpose is not None:
+        return E[:, list(q.transpose)]
+    cols = tuple(E[:, i] for i in range(E.shape[1]))
+    k = linear_index(cols, q.src.dims)
+    out = delinearise(k, q.dst.dims)
+    return np.stack([np.broadcast_to(np.asarray(x, dtype=np.int64), E.shape[:1])
+                     for x in out], axis=-1) if out else np.zeros((len(E), 0), np.int64)
+
+
+def scan(q: Question, seed: int = 0):
+    """A counterexample from the numpy scan, or None; and whether the scan
+    covered every element."""
+    if q.empty:
+        return None, True
+    n = product(q.src.dims)
+    if n <= EXHAUSTIVE:
+        a = all_offsets(q.src)
+        b = all_offsets(q.dst)
+        if q.transpose is not None:
+            b = np.transpose(b, np.argsort(q.transpose))
+        a, b = a.reshape(-1), b.reshape(-1)
+        bad = np.flatnonzero(a != b)
+        if bad.size == 0:
+            return None, True
+        e = delinearise(int(bad[0]), q.src.dims)
+        return replay(q, e), True
+    E = sample_elements(q, np.random.default_rng(seed))
+    F = _np_pair(q, E)
+    a, b = offsets(q.src, E), offsets(q.dst, F)
+    bad = np.flatnonzero(a != b)
+    if bad.size == 0:
+        return None, False
+    return replay(q, tuple(int(x) for x in E[bad[0]])), False
+
+
+def replay(q: Question, e) -> dict:
+    """The counterexample for SRC element ``e``, from the concrete evaluator;
+    ProverBug if the offsets agree there."""
+    e = tuple(int(x) for x in e)
+    f = tuple(int(x) for x in q.pair(e, INT))
+    a, b = offset(q.src, e), offset(q.dst, f)
+    if a == b:
+        raise ProverBug(f"bitcast witness {e} -> {f} does not replay: both at {a}")
+    return {"src_element": list(e), "dst_element": list(f),
+            "src_offset": a, "dst_offset": b}
+
+
+def _size_counterexample(q: Question) -> dict | None:
+    # bytes, as XLA's verifier compares them; each element's bits are
+    # judged by its offset and the element bits
+    a, b = sizes(q.src), sizes(q.dst)
+    if a["byte_size"] != b["byte_size"]:
+        return {"sizes": {"src": a, "dst": b}}
+    return None
+
+
+# --- the solver's part -----------------------------------------------------------------
+
+def group_pair(q: Question, e, ds, dd, ar, fresh=None):
+    """The reshape of ``e`` group by group: (DST element, per-group parts,
+    definitions).
+
+    A ``same`` group moves its one dim's index; a ``units`` group is zeros;
+    a ``constant`` group reshapes with ``delinearise(linear_index(...))``,
+    linear since its dims are constants.  A ``mixed`` group does too, unless
+    ``fresh(prefix, n)`` makes variables: then its DST index is fresh,
+    pinned down by a definition (inside DST's box, same row-major position:
+    by the mixed-radix lemma exactly one index is), which keeps division by
+    a name out of the terms.  Each part is (label, SRC index, SRC dims, DST
+    index, DST dims, kind), for the facts that justify it.
+    """
+    f, parts, defs = [], [], []
+    for g in reshape_groups(q.src.dims, q.dst.dims):
+        eg, Ds, Dd = e[g.src[0]:g.src[1]], ds[g.src[0]:g.src[1]], dd[g.dst[0]:g.dst[1]]
+        if g.kind == "same":
+            i = next(k for k, d in enumerate(q.src.dims[g.src[0]:g.src[1]]) if d != 1)
+            j = next(k for k, d in enumerate(q.dst.dims[g.dst[0]:g.dst[1]]) if d != 1)
+            r = tuple(eg[i] if k == j else 0 for k in range(len(Dd)))
+        elif g.kind == "units":
+            r = (0,) * len(Dd)
+        elif g.kind == "mixed" and fresh is not None:
+            r = tuple(fresh("r", len(Dd)))
+            box = [z3.And(ar._term(0) <= x, ar.lt(x, n)) for x, n in zip(r, Dd)]
+            defs.append(z3.And(*box, ar._term(ar.eq(linear_index(r, Dd, ar),
+                                                    linear_index(eg, Ds, ar)))))
+        else:
+            r = tuple(delinearise(linear_index(eg, Ds, ar), Dd, ar))
+        label = (f"reshape group SRC dims {g.src[0]}..{g.src[1] - 1} -> DST dims "
+                 f"{g.dst[0]}..{g.dst[1] - 1} ({g.kind})")
+        parts.append((label, eg, Ds, r, Dd, g.kind))
+        f.extend(r)
+    return tuple(f), parts, defs
+
+
+class SymbolicBuild:
+    """The facts for one question in a fresh Z3 context."""
+
+    def __init__(self, q: Question, timeout: float, assume=None):
+        self.q = q
+        self.ctx = z3.Context()
+        self.enc = Encoding(q.src, self.ctx)
+        self.ar = self.enc.ar
+        # DST's names join SRC's, through the one naming scheme
+        self.dd = tuple(self.enc.name(d) if isinstance(d, str) else d for d in q.dst.dims)
+        self.names = dict(self.enc.names)
+        self.facts = Facts(self.ctx, list(self.enc.assumptions), timeout)
+        if assume is not None:
+            self.facts.assume(assume(self))
+        self.e = self.enc.fresh("e", q.src.rank)
+        self.box = self.enc.box(self.e, self.enc.dims)
+        self.grouped = None
+
+    def pair(self):
+        """DST's element for ``e``: per group of the reshape, with facts."""
+        q, ar, F = self.q, self.ar, self.facts
+        if q.transpose is not None:
+            F.note("transpose: DST element f[i] = e[P[i]], DST dim i = SRC dim P[i]")
+            return tuple(self.e[p] for p in q.transpose)
+        f, parts, defs = group_pair(q, self.e, self.enc.dims, self.dd, ar, self.enc.fresh)
+        self.group_facts(q, parts, self.enc.dims, self.dd, defs)
+        return f
+
+    def group_facts(self, q: Question, parts, ds, dd, defs=()) -> None:
+        """The facts that make :func:`group_pair` the reshape of q."""
+        ar, F = self.ar, self.facts
+        for d in defs:
+            # a fresh DST index of a mixed group, defined by the lemma's
+            # characterisation (exists and is unique: onto + injective)
+            F.assume(d)
+        if defs:
+            F.note("a group mixing names is a fresh index with the same "
+                   "row-major position inside DST's box (mixed-radix lemma)")
+        for label, eg, Ds, r, Dd, kind in parts:
+            if kind != "mixed":
+                # r is the reshape of this group: in DST's box with the same
+                # row-major position (then the lemma makes it delin(lin)).
+                F.fact(f"{label}: same position, inside DST's box", z3.And(
+                    self.enc.box(eg, Ds), z3.Not(z3.And(
+                        self.enc.box(r, Dd),
+                        ar._term(ar.eq(linear_index(r, Dd, ar), linear_index(eg, Ds, ar)))))))
+            F.cite(max(len(Dd), len(Ds)))
+        groups = reshape_groups(q.src.dims, q.dst.dims)
+        F.cite_lemma(horner_for(ds, [g.src for g in groups]))
+        F.cite_lemma(horner_for(dd, [g.dst for g in groups]))
+        F.note("the groups have equal products (equal monomials), so the "
+               "reshape is the groups' reshapes side by side (Horner's rule)")
+
+    def build(self, whole: bool = False):
+        """The facts; ``whole`` compares the offsets as one formula instead
+        of grouping the tiled dims (a second try when grouping fails)."""
+        q, ar, F = self.q, self.ar, self.facts
+        if q.src.element_bits != q.dst.element_bits:
+            F.fact("elements take the same bits", True)
+            return self
+        A = spec_form(q.src, self.e, self.enc.dims, ar)
+        if q.empty:
+            F.note("no elements: only the sizes matter")
+            self._sizes(A, spec_form(q.dst, (0,) * q.dst.rank, self.dd, ar), None)
+            return self
+        f = self.pair()
+        B = spec_form(q.dst, f, self.dd, ar)
+        self.grouped = not whole and add_same_offset(F, A, B, self.box, ar)
+        if not self.grouped:
+            F.note("the tiled dims do not group: the offsets are compared whole")
+            F.fact("every element keeps its offset",
+                   z3.And(self.box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+        self._sizes(A, B, self.grouped)
+        return self
+
+    def _sizes(self, A: Form, B: Form, grouped):
+        q, ar, F = self.q, self.ar, self.facts
+        la = q.src.layout.tail_padding_alignment_in_elements
+        lb = q.dst.layout.tail_padding_alignment_in_elements
+        if grouped:
+            F.note("padded sizes agree: the grouped dims are equal")
+            if la == lb:
+                return
+            # Both sizes are c * Y, Y the anchors' product; Y stands free.
+            c = product(v for v in (constant(x) for x in A.dims) if v is not None)
+            y = self.enc.internal("anchor_product")
+            P = c * y if any(constant(x) is None for x in A.dims) else z3.IntVal(c, self.ctx)
+            F.fact(f"L({la}) and L({lb}) round the padded size to the same bytes",
+                   z3.And(y >= 0, self._bytes(P, la) != self._bytes(P, lb)))
+            return
+        pa, pb = ar._term(A.size(ar)), ar._term(B.size(ar))
+        F.fact("the buffers take the same bytes",
+               ar._term(self._bytes(pa, la)) != ar._term(self._bytes(pb, lb)))
+
+    def _bytes(self, padded, align):
+        """Bytes of ``padded`` elements rounded up to ``L(align)`` (the
+        element bits are the same on both sides)."""
+        ar, bits = self.ar, self.q.src.element_bits
+        return ar.ceildiv(ar.mul(ar.mul(ar.ceildiv(padded, align), align), bits), 8)
+
+
+def _z3_concrete(q: Question, timeout: float):
+    """Prove the concrete question with Z3: ('proved'|'unknown', detail) or
+    ('refuted', counterexample) -- replayed."""
+    b = SymbolicBuild(q, timeout).build()
+    status, detail = b.facts.check()
+    if status == "proved":
+        return "proved", b.facts.steps()
+    if status == "unknown":
+        return "unknown", detail
+    failed, model = detail
+    e = [b.enc.value(model, x) for x in b.e]
+    size = _size_counterexample(q)
+    if any("offset" in f or "index group" in f for f in failed) and not q.empty:
+        return "refuted", replay(q, e)
+    if size:
+        return "refuted", size
+    raise ProverBug(f"facts {failed} fail for {q.text} but nothing replays")
+
+
+def _concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+    where = "concrete"
+    text, what = q.text, q.what
+
+    def done(status, **kw):
+        return Result(text, what, status, time.perf_counter() - start, where, **kw)
+
+    if q.src.element_bits != q.dst.element_bits:
+        return done(REFUTED, counterexample={"element_bits": {
+            "src": q.src.element_bits, "dst": q.dst.element_bits}})
+    found, exhaustive = scan(q)
+    size = _size_counterexample(q)
+    if found or size:
+        ce = dict(found or {})
+        if size:
+            ce.update(size)
+        return done(REFUTED, counterexample=ce,
+                    steps=("numpy scan of " + ("every element" if exhaustive else
+                                               "edge and random elements"),))
+    if not prove:
+        return done(UNKNOWN, reason="no counterexample found by the scan")
+    status, detail = _z3_concrete(q, timeout)
+    if status == "proved":
+        return done(PROVED, steps=detail)
+    if status == "refuted":
+        return done(REFUTED, counterexample=detail, steps=("found by Z3, replayed",))
+    checked = "every element" if exhaustive else f"{SAMPLES} random and edge elements"
+    return done(UNKNOWN, reason=f"{detail}; the scan of {checked} found no counterexample")
+
+
+def decide(src: Shape, dst: Shape, transpose=None, *,
+           timeout: float = DEFAULT_TIMEOUT) -> Result:
+    """Is SRC -> DST (a reshape, or the transpose ``transpose``) a bitcast?
+
+    ``proved``: for these dims, or for every size of the named dims.
+    ``refuted``: ``counterexample`` names the SRC and DST elements and their
+    offsets (``src_offset``, ``dst_offset``), or the differing ``sizes``, with
+    the names' ``dim_values`` where dims are names -- replayed.
+    ``unknown``: ``reason`` says what was tried.
+    """
+    start = time.perf_counter()
+    q = question(src, dst, transpose)
+    if not q.is_symbolic:
+        return _concrete(q, timeout, start)
+    return decide_symbolic(q, timeout, start)
+
+
+def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
+    where = scope(q.src) if q.src.is_symbolic else scope(q.dst)
+    b = SymbolicBuild(q, timeout, assume).build()
+    status, detail = b.facts.check()
+    if status != "proved" and b.grouped:
+        # The grouped facts can fail where the offsets still agree (dims
+        # that pair differently, [m,n] -> [n,m]); try the whole formula.
+        whole = SymbolicBuild(q, timeout, assume).build(whole=True)
+        st, det = whole.facts.check()
+        if st == "proved":
+            b, status, detail = whole, st, det
+
+    def done(status, **kw):
+        return Result(q.text, q.what, status, time.perf_counter() - start, where,
+                      steps=b.facts.steps(), **kw)
+
+    if status == "proved":
+        return done(PROVED)
+    tried = []
+    for values in _candidate_dims(q, b, status, detail):
+        tried.append(values)
+        inst = q.instantiate(values)
+        r = _concrete(inst, timeout, start, prove=False)
+        if r.status == REFUTED:
+            ce = {"dim_values": values, **r.counterexample,
+                  "src_shape": format_shape(inst.src),
+                  "dst_shape": format_shape(inst.dst)}
+            return done(REFUTED, counterexample=ce)
+    why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed"
+           else str(detail))
+    return done(UNKNOWN, reason=f"not proved ({why}); no counterexample at dims "
+                f"{', '.join(_show_values(v) for v in tried)}")
+
+
+def _show_values(values: dict) -> str:
+    return "{" + ", ".join(f"{k}={v}" for k, v in values.items()) + "}"
+
+
+def _candidate_dims(q: Question, b: SymbolicBuild, status, detail):
+    """Dims to try: the failing models' (if they name dims), then probes."""
+    names = q.names
+    seen = []
+    if status == "failed":
+        model = detail[1]
+        for _ in range(MAX_MODELS):
+            values = {n: b.enc.value(model, b.names[n]) for n in names}
+            if values in seen:
+                break
+            seen.append(values)
+            yield values
+            st, det = b.facts.check(avoid=seen, names=b.names)
+            if st != "failed":
+                break
+            model = det[1]
+    for values in solve.probe_values(names):
+        if values not in seen:
+            seen.append(values)
+            yield values
+
+
+def describe(r: Result) -> str:
+    """A few lines for a person: verdict, then the counterexample or steps."""
+    head = {PROVED: "bitcast: proved", REFUTED: "not a bitcast: refuted",
+            UNKNOWN: "unknown"}[r.status]
+    lines = [f"{head} ({r.scope}) -- {r.property}: {r.shape}  [{r.seconds:.3f} s]"]
+    ce = r.counterexample or {}
+    if "dim_values" in ce:
+        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items())
+                     + f": {ce['src_shape']} -> {ce['dst_shape']}")
+    if "src_element" in ce:
+        lines.append(f"  SRC element ({','.join(map(str, ce['src_element']))}) is DST "
+                     f"element ({','.join(map(str, ce['dst_element']))})")
+        lines.append(f"  offset in SRC: {ce['src_offset']}, in DST: {ce['dst_offset']}")
+    if "sizes" in ce:
+        s, d = ce["sizes"]["src"], ce["sizes"]["dst"]
+        lines.append(f"  sizes differ: SRC {s['aligned_elements']} elements "
+                     f"(padded {s['padded_elements']}), DST {d['aligned_elements']} "
+                     f"(padded {d['padded_elements']})")
+    if "element_bits" in ce:
+        lines.append(f"  element sizes differ: SRC {ce['element_bits']['src']} bits, "
+                     f"DST {ce['element_bits']['dst']} bits")
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    if r.status == PROVED:
+        lines.extend(f"  - {s}" for s in r.steps)
+    return "\n".join(lines)

@@ -1,0 +1,507 @@
+"""Generated code proved equal to the spec, with 64-bit integers for C.
+
+:mod:`codegen.symbolic` writes ``offset`` and ``locate`` as Python and as C
+source, from the spec's stage pipeline, simplifying expressions on the way.
+Here Z3 proves each generated function equal to the spec's own evaluator,
+so a simplification that is wrong is caught by a proof, not by luck:
+
+- ``offset``: for every element e, generated offset(e) = spec offset(e);
+- ``locate``: for every o in [0, P), the generated function says "padding"
+  exactly when the spec does, and otherwise returns the spec's element.
+
+The source text itself is read (with Python's ``ast``; the C expressions are
+in the common subset) and translated to Z3.  What that reading does not see
+(declarations, keywords, C's preprocessor) the language checks: each
+function is compiled first (:mod:`prover.codegen.compile_check`: gcc when there is
+one), and a proof of a function the compiler rejects is a bug, never
+"proved".  Names come from :mod:`spec.naming`, so a dim named ``e0``,
+``int`` or ``INT64_MAX`` is never taken for tilespec's own.  Python's ``//`` and ``%``
+floor, C's ``/`` and ``%`` truncate toward zero; the two agree with Z3's
+``div``/``mod`` when the divisor is positive and (for C) the dividend is not
+negative, so those conditions join the claim.
+
+Machine integers.  The C code computes in ``int64_t``, where a result beyond
+[-2^63, 2^63) is undefined behaviour.  So for C the claim also says that
+every subexpression the code evaluates (every literal, parameter, sum,
+product, quotient and remainder) lies in int64.  A concrete shape is proved
+with no hypothesis: if some intermediate overflows for some element of a
+shape XLA accepts, the result is refuted and the witness names the
+subexpression and its value.  Named dims range over every size, and the C
+code overflows for sizes whose offsets do not fit int64 whatever it does;
+so the proof assumes *padded elements < 2^63* (the scope says so) -- unless
+no size satisfies that (a vacuous premise proves anything), and then only
+what XLA requires of a shape, *dense bytes < 2^63*.  That
+holds whenever the padded array's bytes fit int64, as XLA needs to address
+it, and an element takes at least one byte.  The generated Python runs on
+Python's unbounded integers, so it is proved with no bound and no overflow
+to speak of; ``int64=True`` checks it as C is checked (for a port to int64
+numpy code, say).
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> [r.status for r in prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c")]
+['proved', 'proved']
+>>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "python")[0]
+>>> r.property, r.status, r.scope
+('generated python offset', 'proved', 'all shapes: m >= 1, n >= 1')
+>>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "c")[0]
+>>> r.status, r.scope
+('proved', 'all shapes: m >= 1, n >= 1, padded elements < 2^63')
+>>> r = prove_generated(shape("s8[144115188075855872,1]{1,0:T(1,128)}"), "c")[0]
+>>> r.status, r.counterexample["overflow"]
+('refuted', '(e0 + e1 / 128) * 128')
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import time
+from dataclasses import dataclass
+
+import z3
+
+from tilespec.codegen.symbolic import c_source, python_source
+from tilespec.prover.codegen.compile_check import compiles
+from tilespec.prover.codegen.replay import INT64_MAX, INT64_MIN, Replay
+from tilespec.prover.core.encode import Encoding, scope
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.spec.dtypes import storage_bits
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
+from tilespec.spec.layout import Shape
+from tilespec.spec.naming import Names, names
+from tilespec.spec.text import format_shape
+
+
+class _Translate:
+    """An expression's AST as a Z3 term, in Python's or C's arithmetic.
+
+    ``conditions`` collects what must hold for the division to mean floor;
+    with ``int64``, ``ranges`` collects, for every integer subexpression, its
+    source text and the condition that it lies in int64.
+    """
+
+    def __init__(self, env: dict, ctx, language: str, int64: bool = False):
+        self.env, self.ctx, self.c = env, ctx, language == "c"
+        self.int64 = int64
+        self.conditions: list = []
+        self.ranges: list = []
+
+    def __call__(self, node):
+        method = getattr(self, type(node).__name__, None)
+        if method is None:
+            raise TilespecError(f"generated code has an unexpected {type(node).__name__}")
+        term = method(node)
+        if self.int64 and isinstance(term, z3.ArithRef):
+            self.ranges.append((ast.unparse(node), z3.And(term >= INT64_MIN,
+                                                          term <= INT64_MAX)))
+        return term
+
+    def Expression(self, n):
+        return self(n.body)
+
+    def Name(self, n):
+        return self.env[n.id]
+
+    def Constant(self, n):
+        return z3.IntVal(n.value, self.ctx)
+
+    def UnaryOp(self, n):
+        v = self(n.operand)
+        return z3.Not(v) if isinstance(n.op, ast.Not) else -v
+
+    def BoolOp(self, n):
+        # ``and``/``&&`` and ``or``/``||`` stop early: what a later operand
+        # evaluates must be in range only when it runs.
+        conj = isinstance(n.op, ast.And)
+        parts = []
+        for v in n.values:
+            mark = len(self.ranges)
+            term = self(v)
+            if parts:
+                # Division conditions stay unguarded: a stronger claim
+                # (that holds: dividends are never negative here), and the
+                # form Z3 settles fastest.
+                runs = z3.And(parts) if conj else z3.Not(z3.Or(parts))
+                self.ranges[mark:] = [(t, z3.Implies(runs, c))
+                                      for t, c in self.ranges[mark:]]
+            parts.append(term)
+        return z3.And(parts) if conj else z3.Or(parts)
+
+    def Compare(self, n):
+        ops = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+               ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+               ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+        left, parts = self(n.left), []
+        for op, right in zip(n.ops, n.comparators):
+            r = self(right)
+            parts.append(ops[type(op)](left, r))
+            left = r
+        return z3.And(parts)
+
+    def Tuple(self, n):
+        return tuple(self(v) for v in n.elts)
+
+    def BinOp(self, n):
+        a, b = self(n.left), self(n.right)
+        op = type(n.op)
+        if op is ast.Add:
+            return a + b
+        if op is ast.Sub:
+            return a - b
+        if op is ast.Mult:
+            return a * b
+        if op in (ast.FloorDiv, ast.Div, ast.Mod):
+            if op is ast.Div and not self.c:
+                raise TilespecError("generated Python uses '/', not integer division")
+            # With a positive divisor (and, for C, a dividend >= 0) Python's
+            # floor, C's truncation and Z3's div all agree.  The conditions
+            # join the claim, so a proof shows they hold on every input.
+            self.conditions.append(b > 0)
+            if self.c:
+                self.conditions.append(a >= 0)
+            return a % b if op is ast.Mod else a / b
+        raise TilespecError(f"generated code uses an unexpected operator {op.__name__}")
+
+
+def _python_parts(source: str):
+    """(offset params, offset expr, locate params, padding test, element tuple)."""
+    tree = ast.parse(source)
+    fns = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    off, loc = fns["offset"], fns["locate"]
+    off_ret = next(s for s in off.body if isinstance(s, ast.Return)).value
+    test = next((s.test for s in loc.body if isinstance(s, ast.If)), None)  # none: no padding
+    # the generated test reads "if not (is an element): return None"
+    is_element = test.operand if isinstance(test, ast.UnaryOp) else z3_true_node()
+    loc_ret = [s for s in loc.body if isinstance(s, ast.Return)][-1].value
+    return ([a.arg for a in off.args.args], off_ret, [a.arg for a in loc.args.args],
+            is_element, loc_ret)
+
+
+def z3_true_node():
+    return ast.parse("0 == 0", mode="eval").body
+
+
+def _c_expr(text: str):
+    text = text.replace("&&", " and ").replace("||", " or ")
+    return ast.parse(text.strip(), mode="eval").body
+
+
+def _c_parts(source: str, out: str):
+    off = re.search(r"int64_t offset\(([^)]*)\)\s*\{(.*?)\n\}", source, re.S)
+    loc = re.search(r"int locate\(([^)]*)\)\s*\{(.*?)\n\}", source, re.S)
+
+    def params(text):
+        return [p.split()[-1].lstrip("*") for p in text.split(",")
+                if p.strip() and p.strip() != "void"]
+    off_expr = _c_expr(re.search(r"return (.*?);", off.group(2), re.S).group(1))
+    sets = dict((int(i), _c_expr(x)) for i, x in
+                re.findall(rf"\b{out}\[(\d+)\] = (.*?);", loc.group(2), re.S))
+    test = _c_expr(re.search(r"return (.*?);", loc.group(2), re.S).group(1))
+    element = ast.Tuple(elts=[sets[i] for i in sorted(sets)], ctx=ast.Load())
+    return params(off.group(1)), off_expr, [p for p in params(loc.group(1)) if p != out], \
+        test, element
+
+
+def prove_generated(shape: Shape, language: str = "python", *,
+                    timeout: float = DEFAULT_TIMEOUT,
+                    int64: bool | None = None) -> list[Result]:
+    """Prove the generated ``offset`` and ``locate`` of ``shape`` equal to
+    the spec; named dims become parameters and are proved for every size
+    (with 64-bit integers, every size whose padded elements fit int64).
+
+    ``int64`` (default: True for C, False for Python) adds the claim that
+    no subexpression leaves int64.
+    """
+    if language not in ("python", "c"):
+        raise TilespecError(f"language {language!r} is not 'python' or 'c'")
+    if 0 in shape.dims:
+        # no element to place: the code would only divide by the 0 dim
+        raise TilespecError(f"{format_shape(shape)} has no elements: there is no "
+                            "offset or locate to generate code for")
+    if int64 is None:
+        int64 = language == "c"
+    # The code for the shape as written: named dims are parameters, sizes
+    # are literals (``symbolic=True`` would name the sizes too).
+    source = (python_source if language == "python" else c_source)(shape, False)
+    named = names(shape, language)
+    compiled = compiles(source, language)
+    parts = (_python_parts(source) if language == "python"
+             else _c_parts(source, named.out))
+    off_params, off_expr, loc_params, is_element, element = parts
+    claim = _Claim(shape, language, source, int64, timeout, named, compiled)
+    return [_prove_offset(claim, off_params, off_expr),
+            _prove_locate(claim, loc_params, is_element, element)]
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """What is being proved: the code, its language and its integers."""
+
+    shape: Shape
+    language: str
+    source: str
+    int64: bool
+    timeout: float
+    named: Names
+    compiled: dict
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the proof assumes padded elements < 2^63: with int64 and
+        named dims, unless no size at all satisfies it (the padded size
+        grows with every dim, so all names = 1 is the smallest).  A premise
+        nothing satisfies would make any claim true: then there is none."""
+        if not (self.int64 and self.shape.is_symbolic):
+            return False
+        ones = tuple(1 if isinstance(d, str) else d for d in self.shape.dims)
+        return product(dims_through(shape_pipeline(self.shape), ones)[-1]) <= INT64_MAX
+
+    def hypothesis(self, enc: Encoding, size):
+        """The premise on named dims: padded elements < 2^63 if bounded;
+        else, with int64, only shapes XLA accepts (its byte width times
+        the dims below 2^63, which also keeps each dim in int64_t)."""
+        if self.bounded:
+            return enc.ar._term(size) <= INT64_MAX
+        if self.int64 and self.shape.is_symbolic:
+            width = storage_bits(self.shape.element_type) // 8
+            dense = enc.ar._term(product(enc.dims, enc.ar)) * width
+            return z3.And(dense <= INT64_MAX,
+                          *(v <= INT64_MAX for v in enc.names.values()))
+        return z3.BoolVal(True, enc.ctx)
+
+    def scope(self) -> str:
+        where = scope(self.shape)
+        if self.bounded:
+            where += ", padded elements < 2^63"
+        elif self.int64 and self.shape.is_symbolic:
+            where += ", dense bytes < 2^63 (as XLA requires)"
+        return where
+
+    def steps(self, fn: str) -> tuple:
+        compiled = self.compiled[fn][1]
+        out = [*([compiled] if compiled else []),
+               "Z3: the generated function equals the spec's evaluator"]
+        if self.int64:
+            out.append("Z3: every subexpression of the code lies in int64 "
+                       "[-2^63, 2^63)" + (" when the padded elements are below 2^63"
+                                          if self.bounded else ""))
+        elif self.language == "python":
+            out.append("Python integers are unbounded: the code cannot overflow")
+        return tuple(out)
+
+
+def _env(enc: Encoding, named: Names, params, first: dict):
+    env = dict(first)
+    for p in params:
+        if p not in env:
+            user = named.user(p)
+            env[p] = enc.names[user] if user in enc.names else None
+    missing = [p for p, v in env.items() if v is None]
+    if missing:
+        raise TilespecError(f"generated code has parameters {missing} tilespec cannot bind")
+    return env
+
+
+def _all(ctx, conditions):
+    return z3.And(z3.BoolVal(True, ctx), *conditions)
+
+
+def _padded(shape: Shape, enc: Encoding):
+    return product(dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1], enc.ar)
+
+
+def _prove_offset(claim: _Claim, params, expr) -> Result:
+    start = time.perf_counter()
+    shape = claim.shape
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    e = enc.fresh("e", shape.rank)
+    named = claim.named
+    env = _env(enc, named, params, dict(zip(named.indices, e)))
+    tr = _Translate(env, ctx, claim.language, claim.int64)
+    theirs = tr(expr)
+    ours = enc.ar._term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
+    size = enc.ar._term(_padded(shape, enc))
+    premises = [*enc.assumptions, claim.hypothesis(enc, size), enc.box(e, enc.dims)]
+
+    def in_bounds():
+        return z3.And(0 <= ours, ours < size)
+
+    def witness(m):
+        ce = {**enc.dim_values(m), "element": [enc.value(m, x) for x in e]}
+        values = {**_dim_values(named, ce), **dict(zip(named.indices, ce["element"]))}
+        return ce, _replay(claim, values, "offset", expr)
+    return _verdict(claim, f"generated {claim.language} offset", ctx, start, witness,
+                    premises, z3.Or(theirs != ours, z3.Not(_all(ctx, tr.conditions))),
+                    theirs == ours, tr, in_bounds)
+
+
+def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
+    start = time.perf_counter()
+    shape = claim.shape
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    o = enc.internal("o")
+    env = _env(enc, claim.named, params, {claim.named.offset: o})
+    tr = _Translate(env, ctx, claim.language, claim.int64)
+    their_ok = tr(is_element)
+    if claim.language == "python":
+        # Python builds the element only past "if not ...: return None",
+        # so its subexpressions count only where the test passed.
+        mark = len(tr.ranges)
+        their_e = tr(element)
+        tr.ranges[mark:] = [(t, z3.Implies(their_ok, x)) for t, x in tr.ranges[mark:]]
+    else:
+        their_e = tr(element)          # C assigns e[] before its return
+    stages = shape_pipeline(shape)
+    our_e, our_ok = unevaluate(stages, o, enc.dims, enc.ar)
+    size = enc.ar._term(_padded(shape, enc))
+    our_ok = enc.ar._term(our_ok)
+    wrong = z3.Or(their_ok != our_ok, z3.And(our_ok, z3.Not(enc.equal(their_e, our_e))))
+    premises = [*enc.assumptions, claim.hypothesis(enc, size), 0 <= o, o < size]
+
+    def witness(m):
+        ce = {**enc.dim_values(m), "offset": m.eval(o, model_completion=True).as_long()}
+        values = {**_dim_values(claim.named, ce), claim.named.offset: ce["offset"]}
+        return ce, _replay(claim, values, "locate", is_element, element)
+    return _verdict(claim, f"generated {claim.language} locate", ctx, start, witness,
+                    premises, z3.Or(wrong, z3.Not(_all(ctx, tr.conditions))),
+                    z3.Not(wrong), tr, None)
+
+
+def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr,
+             in_bounds) -> Result:
+    """Two questions, each a search for a counterexample under ``premises``:
+    does the code differ from the spec (or divide other than as floor), and,
+    with int64, does some subexpression leave int64?  The second may assume
+    the first's answer (the code equals the spec), and, if Z3 needs it, the
+    spec's own offset range, proved for the layout by :mod:`prover.properties.proof`.
+    """
+    shape = claim.shape
+    text, where = format_shape(shape), claim.scope()
+    fn = name.split()[-1]
+    rejected = claim.compiled[fn][0]
+    steps = list(claim.steps(fn))
+
+    def finish(status, **kw):
+        return Result(text, name, status, time.perf_counter() - start, where, **kw)
+
+    answer, detail = search(z3.And(*premises, wrong), ctx, claim.timeout)
+    if answer == "unsat" and tr.ranges:
+        checks = _distinct_ranges(tr.ranges)
+        answer, detail, left = _no_overflow(z3.And(*premises, same), checks, ctx,
+                                            claim.timeout)
+        if answer == "unknown" and in_bounds is not None:
+            from tilespec.prover.properties.proof import prove as prove_property
+            cited = prove_property(shape, "in_bounds", timeout=claim.timeout)
+            if cited.proved:
+                steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "
+                             "in_bounds: proved)")
+                answer, detail, _ = _no_overflow(z3.And(*premises, same, in_bounds()),
+                                                 left, ctx, claim.timeout)
+            else:
+                detail = f"{detail}; in_bounds is {cited.status}"
+    if answer == "unsat":
+        if rejected:
+            raise ProverBug(f"{name} proved, but {rejected}")
+        return finish(PROVED, steps=tuple(steps))
+    if answer == "unknown":
+        return finish(UNKNOWN, reason=f"{detail}; {rejected}" if rejected else detail)
+    ce, (generated, fault) = witness(detail)
+    spec_value = _spec_value(shape, ce)
+    if fault is not None:
+        # Replayed on Python ints: the named subexpression really leaves
+        # int64 (or divides as C would not), whatever the final value.
+        ce.update(fault, spec=spec_value)
+    elif generated == spec_value:
+        raise ProverBug(f"{name} counterexample {ce} does not replay: both give {spec_value}")
+    else:
+        ce.update(generated=generated, spec=spec_value)
+    return finish(REFUTED, counterexample=ce)
+
+
+def _distinct_ranges(ranges) -> list:
+    """The range conditions worth a solver call: each once, none that Z3's
+    simplifier already shows true (a literal, say)."""
+    seen, out = set(), []
+    for text, ok in ranges:
+        if ok.get_id() in seen or z3.is_true(z3.simplify(ok)):
+            continue
+        seen.add(ok.get_id())
+        out.append((text, ok))
+    return out
+
+
+#: The overflow checks of one function share this many time limits in all,
+#: so that a long expression cannot multiply the wait by its length.
+OVERFLOW_BUDGET = 4
+
+
+def _no_overflow(premise, checks, ctx, timeout):
+    """Check each subexpression's range on its own (one conjunction of them
+    all is far harder for Z3 than each alone): ('unsat', None, []) when all
+    hold, ('sat', model, ...) at the first that fails, else ('unknown',
+    reason, the checks left open)."""
+    left, reason = [], None
+    deadline = time.perf_counter() + OVERFLOW_BUDGET * timeout
+    for text, ok in checks:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            left.append((text, ok))
+            reason = reason or (f"the overflow checks took their whole time "
+                                f"({OVERFLOW_BUDGET * timeout:g} s)")
+            continue
+        answer, detail = search(z3.And(premise, z3.Not(ok)), ctx, min(timeout, remaining))
+        if answer == "sat":
+            return "sat", detail, []
+        if answer == "unknown":
+            left.append((text, ok))
+            reason = reason or f"{detail} on whether {text} stays in int64"
+    if left:
+        return "unknown", reason, left
+    return "unsat", None, []
+
+
+def _dim_values(named: Names, ce: dict) -> dict:
+    """A witness's dim sizes by the names the code writes."""
+    return {w: ce[u] for u, w in named.spelling}
+
+
+def _spec_value(shape: Shape, ce: dict):
+    """The spec's answer at a witness, on Python ints.  The stage pipeline
+    is run directly: a witness's sizes may lie beyond what a Shape accepts
+    (that is what an overflow witness is about)."""
+    dims = tuple(ce.get(d, 1) if isinstance(d, str) else d for d in shape.dims)
+    stages = shape_pipeline(shape)
+    if "element" in ce:
+        return evaluate(stages, tuple(ce["element"]), dims)
+    e, ok = unevaluate(stages, ce["offset"], dims)
+    return tuple(int(x) for x in e) if ok else None
+
+
+def _replay(claim: _Claim, values: dict, fn: str, *nodes):
+    """The generated ``fn`` run at a witness on Python ints, independently
+    of Z3: (value, fault).  Python's source is executed as it is (unless
+    checked as int64); C's expressions run with C's division and ``&&``,
+    watching every subexpression for int64 overflow (:mod:`prover.codegen.replay`)."""
+    if claim.language == "python" and not claim.int64:
+        namespace: dict = {}
+        exec(compile(claim.source, "<generated>", "exec"), namespace)
+        named = claim.named
+        dims = {n: values[n] for n in named.parameters}
+        args = ([values[x] for x in named.indices] if fn == "offset"
+                else [values[named.offset]])
+        return namespace[fn](*args, **dims), None
+    run = Replay(claim.language, values, claim.int64)
+    if fn == "offset":
+        return run.value(nodes[0]), run.fault
+    is_element, element = nodes
+    if claim.language == "c":
+        e = run.value(element)              # C assigns e[] before its test
+        ok = run.value(is_element)
+    else:
+        ok = run.value(is_element)
+        e = run.value(element) if ok else None
+    return (tuple(e) if ok else None), run.fault

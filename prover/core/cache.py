@@ -1,0 +1,276 @@
+"""Proofs kept for reuse, keyed by what they are about and by the code that runs now.
+
+A proof is only cited again when it is about the code that runs now, so
+every key carries a *fingerprint* of the live code it depends on: the
+bytecode (the code objects' instructions, names and constants, nested
+functions included) of the functions and of every method of the classes it names,
+read from the live objects at lookup time.  Monkeypatching a stage's
+method, or editing the spec's source, changes the fingerprint, and the old
+proof is simply not found.
+
+Two stores:
+
+* in the process: a dict, looked up in microseconds;
+* on disk (``$TILESPEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/tilespec``, else
+  ``~/.cache/tilespec``): one JSON file per tilespec version and Z3
+  version, each entry keyed by the fingerprint and the question.  Only
+  ``proved`` answers are stored (with the solver, its version and when).
+  The file is written whole and atomically (``os.replace``), so a crash or
+  two processes writing at once lose entries, never corrupt one; an
+  unreadable file is ignored.  ``TILESPEC_CACHE=off`` turns the disk store
+  off.  The disk store is as trusted as the installed source: whoever can
+  write it could as well edit tilespec.
+
+>>> from tilespec.spec.index import Split
+>>> a = fingerprint((Split,))
+>>> a == fingerprint((Split,)), len(a)
+(True, 64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import types
+from itertools import chain
+from operator import itemgetter
+from pathlib import Path
+
+__all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file"]
+
+
+def _codes(obj, out: list, top: bool = True) -> None:
+    """The live code objects ``obj`` runs: a function's, a class's methods'
+    (properties, static and class methods too), a module's functions' and
+    classes'."""
+    if isinstance(obj, types.FunctionType):
+        out.append(obj.__code__)
+    elif callable(obj) and hasattr(obj, "__wrapped__"):    # functools wrappers
+        _codes(obj.__wrapped__, out, False)
+    elif isinstance(obj, (staticmethod, classmethod)):
+        _codes(obj.__func__, out, False)
+    elif isinstance(obj, property):
+        for f in (obj.fget, obj.fset, obj.fdel):
+            if f is not None:
+                _codes(f, out, False)
+    elif isinstance(obj, type):
+        for klass in obj.__mro__:
+            if klass is object:
+                continue
+            for name, value in sorted(vars(klass).items()):
+                if not name.startswith("__") or name in ("__post_init__", "__init__"):
+                    _codes(value, out, False)
+    elif top and isinstance(obj, types.ModuleType):
+        for name, value in sorted(vars(obj).items()):
+            # functions whatever their origin (a monkeypatched one comes from
+            # elsewhere), classes of tilespec's own
+            if isinstance(value, types.FunctionType) or hasattr(value, "__wrapped__") or (
+                    isinstance(value, type) and value.__module__ == obj.__name__
+                    and "<locals>" not in value.__qualname__):
+                # (a class made inside a function is in that function's code)
+                _codes(value, out, False)
+
+
+def _dicts(obj, out: list, top: bool = True) -> None:
+    """The namespaces whose entries decide which code ``obj`` runs."""
+    if isinstance(obj, type):
+        out.extend(vars(k) for k in obj.__mro__ if k is not object)
+    elif top and isinstance(obj, types.ModuleType):
+        out.append(vars(obj))
+        for value in list(vars(obj).values()):
+            if isinstance(value, type) and value.__module__ == obj.__name__ \
+                    and "<locals>" not in value.__qualname__:
+                _dicts(value, out, False)
+
+
+def _hash_code(c, h) -> None:
+    """Feed what a code object does into ``h``, the same in every process
+    (``marshal`` is not: its back-references depend on reference counts)."""
+    h.update(c.co_code)
+    h.update(repr((c.co_name, c.co_argcount, c.co_kwonlyargcount, c.co_names,
+                   c.co_varnames, c.co_freevars, c.co_cellvars)).encode())
+    for k in c.co_consts:
+        if isinstance(k, types.CodeType):
+            _hash_code(k, h)
+        else:
+            h.update(_canonical(k).encode())
+
+
+def _canonical(k) -> str:
+    # a frozenset constant (``x in {"a", "b"}``) iterates in hash order,
+    # which differs between processes
+    if isinstance(k, frozenset):
+        return "frozenset(" + ",".join(sorted(map(_canonical, k))) + ")"
+    if isinstance(k, tuple):
+        return "(" + ",".join(map(_canonical, k)) + ")"
+    return f"{type(k).__name__}:{k!r}"
+
+
+def _get(getter, d):
+    return getter(d)
+
+
+def _none(d):
+    return ()
+
+
+class _Watch:
+    """The digest of some objects' code, recomputed only when a namespace
+    they live in gains or loses an entry, or an entry is replaced (a monkeypatch, a reload): the check compares sizes and
+    identities, gathered in C (``itemgetter``), in microseconds."""
+
+    def __init__(self, objects):
+        self.objects = self.given = tuple(objects)
+        self.snap = None
+
+    def _snapshot(self):
+        return (list(map(len, self.dicts)),
+                list(map(id, chain.from_iterable(map(_get, self.getters, self.dicts)))))
+
+    def digest(self) -> str:
+        if self.snap is not None and self._snapshot() == self.snap:
+            return self.value
+        dicts: list = []
+        for obj in self.objects:
+            _dicts(obj, dicts)
+        self.dicts = dicts
+        self.getters = []
+        for d in dicts:
+            keys = list(d)      # any entry: a None replaced by code counts too
+            # itemgetter of one key returns the value itself, of two a tuple
+            self.getters.append(itemgetter(*keys, *keys[:1]) if keys else _none)
+        # the values are kept alive, so an identity is never reused
+        self.alive = [list(d.values()) for d in dicts]
+        self.snap = self._snapshot()
+        codes: list = []
+        for obj in self.objects:
+            _codes(obj, codes)
+        h = hashlib.sha256()
+        for c in codes:
+            _hash_code(c, h)
+        self.value = h.hexdigest()
+        return self.value
+
+
+_WATCHES: dict = {}    # by the ids of the objects, and by the id of a tuple given
+
+
+def fingerprint(objects) -> str:
+    """sha256 of the bytecode of the live code behind ``objects`` (functions,
+    classes with their bases, modules with their functions and classes)."""
+    watch = _WATCHES.get(id(objects))
+    if watch is not None and watch.given is objects:    # the same tuple again
+        return watch.digest()
+    objects = tuple(objects)
+    key = tuple(map(id, objects))
+    watch = _WATCHES.get(key)
+    if watch is None or watch.objects != objects:
+        watch = _WATCHES[key] = _Watch(objects)
+    watch.given = objects
+    _WATCHES[id(objects)] = watch
+    return watch.digest()
+
+
+# --- the stores -------------------------------------------------------------
+
+_MEMORY: dict[str, dict] = {}
+_DISK: dict | None = None       # the disk file's entries, read once
+
+
+_MEMOS: list[dict] = []
+
+
+def memo() -> dict:
+    """A dict of things derived from stored proofs, forgotten with them."""
+    d: dict = {}
+    _MEMOS.append(d)
+    return d
+
+
+def clear_memory() -> None:
+    """Forget the in-process store (and the disk file as read), as a fresh
+    process would."""
+    global _DISK
+    _MEMORY.clear()
+    for d in _MEMOS:
+        d.clear()
+    _DISK = None
+
+
+def _versions() -> str:
+    from importlib import metadata
+
+    import z3
+    try:
+        mine = metadata.version("tilespec")
+    except metadata.PackageNotFoundError:
+        mine = "0+unknown"
+    return f"tilespec-{mine}-z3-{z3.get_version_string()}"
+
+
+def cache_file() -> Path | None:
+    """Where the disk store lives, or None when it is off."""
+    if os.environ.get("TILESPEC_CACHE", "").lower() in ("off", "0", "no"):
+        return None
+    root = os.environ.get("TILESPEC_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "tilespec")
+    return Path(root) / f"proofs-{_versions()}.json"
+
+
+def _disk() -> dict:
+    global _DISK
+    if _DISK is None:
+        _DISK = {}
+        path = cache_file()
+        if path is not None:
+            try:
+                data = json.loads(path.read_text())
+                if isinstance(data, dict):
+                    _DISK = {k: v for k, v in data.items()
+                             if isinstance(v, dict) and v.get("status") == "proved"}
+            except (OSError, ValueError):
+                pass
+    return _DISK
+
+
+def _key(question: str, digest: str) -> str:
+    return hashlib.sha256(f"{digest}\n{question}".encode()).hexdigest()
+
+
+def lookup(question: str, digest: str) -> dict | None:
+    """A stored ``proved`` record for ``question`` about the code ``digest``
+    (memory first, then disk), with ``"where"`` saying which."""
+    k = _key(question, digest)
+    rec = _MEMORY.get(k)
+    if rec is not None:
+        return rec
+    rec = _disk().get(k)
+    if rec is not None and rec.get("question") == question:
+        rec = dict(rec, where="disk cache")
+        _MEMORY[k] = rec
+        return rec
+    return None
+
+
+def store(question: str, digest: str, record: dict) -> None:
+    """Keep ``record`` (in memory always; on disk when it is ``proved``)."""
+    k = _key(question, digest)
+    _MEMORY[k] = dict(record, where="this process")
+    if record.get("status") != "proved":
+        return
+    path = cache_file()
+    if path is None:
+        return
+    disk = _disk()
+    disk[k] = dict(record, question=question)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(disk))
+        os.replace(tmp, path)
+    except OSError:
+        pass    # a read-only home: the proof is kept in memory only

@@ -1,0 +1,2 @@
+"""HLO modules as XLA prints them (:mod:`.module`), and every layout claim in
+one checked (:mod:`.check`)."""

@@ -1,0 +1,379 @@
+"""Every layout claim in an HLO module, proved or refuted.
+
+For each instruction of a parsed module (:mod:`tilespec.prover.hlo.module`):
+
+* ``bitcast``: its decomposition (:func:`tilespec.prover.bitcast.decompose.decompose`);
+  where its metadata ``op_name`` says which logical op it stands for (the last
+  path segment ends in ``transpose`` or ``reshape``), whether that op itself
+  keeps every byte: a bitcast legal only as a TRT where a transpose was meant
+  is a finding.  A transpose's permutation is the user's (``meant``), else the
+  one in the op_name (``transpose[permutation=(1, 0)]``), else any.
+* ``copy``, ``transpose``, ``reshape``: whether the result is physically the
+  operand (a copy that could be a bitcast) or moves data.
+* every array value: its padded bytes (:func:`tilespec.spec.size.byte_size`)
+  and the padding waste.
+
+A pair of shapes seen again reuses its verdict (the cache is keyed by the
+two shapes' texts and the question), so a module with many repeats of few
+layouts costs a proof per distinct pair.
+
+>>> from tilespec.prover.hlo.module import parse_hlo
+>>> m = parse_hlo('''ENTRY %e (p: f32[4,8]) -> f32[8,4] {
+...   %p = f32[4,8]{1,0} parameter(0)
+...   ROOT %b = f32[8,4]{1,0} bitcast(%p), metadata={op_name="jit(f)/transpose"}
+... }''')
+>>> r = check_module(m)
+>>> r.status, [f.rule for f in r.findings if f.level == "error"]
+('refuted', ['meant-transpose-not-bitcast'])
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+
+from tilespec.prover.bitcast.decompose import (
+    Decomposition,
+    decompose,
+    physical_decide,
+    transpose_candidates,
+    with_bytes,
+)
+from tilespec.prover.bitcast.reading import question
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.hlo.module import Instruction, Module
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.layout import Shape, TupleShape
+from tilespec.spec.size import byte_size, num_elements
+from tilespec.spec.text import format_shape
+
+#: Rules: id -> one line saying what the finding means.
+RULES = {
+    "bitcast-proved": "a bitcast proved to keep every byte in place",
+    "bitcast-refuted": "a bitcast that no reshape, transpose or TRT makes a physical no-op",
+    "bitcast-unknown": "a bitcast neither proved nor refuted",
+    "meant-transpose-not-bitcast": "a bitcast recorded as a transpose, but that "
+                                   "transpose moves bytes",
+    "meant-reshape-not-bitcast": "a bitcast recorded as a reshape, but that reshape "
+                                 "moves bytes",
+    "could-be-bitcast": "a copy, transpose or reshape whose result is physically its "
+                        "operand: it could be a bitcast",
+    "moves-data": "a copy, transpose or reshape that moves data",
+    "padding": "an array value whose layout pads it",
+    "skipped": "an instruction not checked, and why",
+}
+#: Findings whose presence makes the module refuted.
+ERRORS = ("bitcast-refuted", "meant-transpose-not-bitcast", "meant-reshape-not-bitcast")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    level: str          # SARIF's: error, warning, note
+    line: int
+    instruction: str
+    message: str
+    data: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """An array value's memory: padded bytes and the bytes its elements need."""
+
+    instruction: str
+    computation: str
+    line: int
+    shape: str
+    bytes: int
+    element_bytes: int
+
+    @property
+    def waste(self) -> int:
+        return self.bytes - self.element_bytes
+
+
+@dataclass(frozen=True)
+class Report:
+    module: str
+    status: str
+    findings: tuple[Finding, ...]
+    buffers: tuple[Buffer, ...]
+    counts: dict
+    seconds: float
+
+    def worst(self, n: int = 5) -> list[Buffer]:
+        """The ``n`` values with the most padding bytes."""
+        return sorted((b for b in self.buffers if b.waste > 0),
+                      key=lambda b: (-b.waste, b.line))[:n]
+
+    def largest(self, n: int = 3) -> list[Buffer]:
+        """The ``n`` values that take the most bytes (padding included)."""
+        return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
+
+    def to_json(self) -> dict:
+        return {"module": self.module, "status": self.status, "counts": self.counts,
+                "largest": [{**asdict(b), "waste": b.waste} for b in self.largest()],
+                "seconds": round(self.seconds, 6),
+                "findings": [asdict(f) for f in self.findings],
+                "buffers": [{**asdict(b), "waste": b.waste} for b in self.buffers],
+                "worst_padding": [{**asdict(b), "waste": b.waste} for b in self.worst()]}
+
+
+def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
+    """The logical op an instruction's op_name records, with a permutation
+    if it names one.
+
+    >>> from tilespec.prover.hlo.module import parse_instruction as p
+    >>> meant_op(p('%b = f32[2]{0} bitcast(%a), metadata={op_name="jit(f)/transpose[permutation=(1, 0)]"}'))
+    ('transpose', (1, 0))
+    >>> meant_op(p('%b = f32[2]{0} bitcast(%a), metadata={op_name="jit(f)/add"}'))
+    (None, None)
+    """
+    name = inst.op_name
+    if not name:
+        return None, None
+    last = re.split(r"/(?![^\[]*\])", name)[-1]
+    base = last.split("[", 1)[0]
+    for op in ("transpose", "reshape"):
+        if base.endswith(op):
+            m = re.search(r"permutation=\(([\d,\s]*)\)", last)
+            perm = tuple(int(x) for x in m.group(1).split(",") if x.strip()) if m else None
+            return op, perm
+    return None, None
+
+
+class _Checker:
+    def __init__(self, module: Module, timeout: float, meant: dict):
+        self.m, self.timeout, self.meant = module, timeout, meant or {}
+        self.findings: list[Finding] = []
+        self.buffers: list[Buffer] = []
+        self.cache: dict = {}
+        self.texts: dict = {}
+        self.sizes: dict = {}
+        self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
+                       "skipped": 0}
+
+    def add(self, rule, level, inst, message, **data):
+        self.findings.append(Finding(rule, level, inst.line, inst.name, message, data))
+
+    def cached(self, key, compute):
+        """(verdict, its JSON): decided once per key, reused after."""
+        if key in self.cache:
+            self.counts["reused"] += 1
+            return self.cache[key]
+        self.counts["proofs"] += 1
+        value = compute()
+        self.cache[key] = value, value.to_json()
+        return self.cache[key]
+
+    def text(self, shape: Shape) -> str:
+        t = self.texts.get(shape)
+        if t is None:
+            t = self.texts[shape] = format_shape(shape)
+        return t
+
+    def operand(self, inst: Instruction):
+        shapes = self.m.operand_shapes(inst)
+        if len(shapes) != 1 or not isinstance(shapes[0], Shape):
+            raise TilespecError("needs one array operand defined in the module")
+        if not isinstance(inst.shape, Shape):
+            raise TilespecError("its result is a tuple")
+        return shapes[0], inst.shape
+
+    def run(self) -> None:
+        for inst in self.m.instructions:
+            self.counts["instructions"] += 1
+            self.buffer(inst)
+            handler = {"bitcast": self.bitcast, "copy": self.data_op,
+                       "transpose": self.data_op, "reshape": self.data_op}.get(inst.opcode)
+            if handler is None:
+                continue
+            try:
+                handler(inst)
+            except TilespecError as e:
+                self.counts["skipped"] += 1
+                self.add("skipped", "note", inst, f"{inst.opcode} {inst.name} not "
+                         f"checked: {e}")
+
+    # --- bitcasts ---------------------------------------------------------------
+
+    def bitcast(self, inst: Instruction) -> None:
+        src, dst = self.operand(inst)
+        self.counts["bitcasts"] += 1
+        key = ("bitcast", self.text(src), self.text(dst))
+        d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
+        what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
+        data = {"decomposition": dj}
+        if d.status == PROVED:
+            how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
+                            if d.kind == "transpose" else "")
+            self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved", **data)
+        elif d.status == REFUTED:
+            self.add("bitcast-refuted", "error", inst,
+                     f"{what} moves bytes: {_ce_text(d.counterexample)}", **data)
+        else:
+            self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
+                     **data)
+        self.meant_check(inst, src, dst, d)
+
+    def meant_check(self, inst, src, dst, d: Decomposition) -> None:
+        op, perm = meant_op(inst)
+        if inst.name in self.meant:
+            op, perm = "transpose", tuple(self.meant[inst.name])
+        if op is None:
+            return
+        what = f"bitcast {inst.name} (recorded as {inst.op_name or op})"
+        if op == "reshape":
+            r = d.result("reshape")
+            if r is None or r.status == PROVED:
+                return
+            level = "error" if r.status == REFUTED else "warning"
+            self.add("meant-reshape-not-bitcast", level, inst,
+                     f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
+                     + (f" ({_ce_text(with_bytes(r.counterexample, src, dst))})"
+                        if r.counterexample else ""), result=r.to_json())
+            return
+        if perm is None:
+            # Any transpose that lines the dims up will do.  The decomposition
+            # stops at the first interpretation proved, so a bitcast proved
+            # as a reshape has not tried its transposes yet: try them here.
+            tried = []
+            for p in transpose_candidates(src, dst):
+                key = ("transpose", self.text(src), self.text(dst), p)
+                r, _ = self.cached(key, lambda p=p: physical_decide(
+                    src, dst, p, timeout=self.timeout))
+                if r.status == PROVED:
+                    return
+                tried.append((p, r))
+            if any(r.status == UNKNOWN for _, r in tried):
+                return self.add("meant-transpose-not-bitcast", "warning", inst,
+                                f"{what}: whether a transpose keeps the bytes is unknown")
+            legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
+            ce = next((r.counterexample for _, r in tried if r.counterexample), None)
+            none = ("no transpose of {0} to {1} keeps the bytes" if tried else
+                    "no transpose maps the dims of {0} to those of {1}")
+            self.add("meant-transpose-not-bitcast", "error", inst,
+                     f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
+                     + (f" ({_ce_text(with_bytes(ce, src, dst))})" if ce else ""),
+                     permutations_tried=[list(p) for p, _ in tried])
+            return
+        try:
+            question(src, dst, perm)
+        except TilespecError as e:
+            return self.add("meant-transpose-not-bitcast", "error", inst, f"{what}: {e}")
+        key = ("transpose", self.text(src), self.text(dst), perm)
+        r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
+                                                         timeout=self.timeout))
+        if r.status == PROVED:
+            return
+        level = "error" if r.status == REFUTED else "warning"
+        self.add("meant-transpose-not-bitcast", level, inst,
+                 f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
+                 + (f" ({_ce_text(with_bytes(r.counterexample, src, dst))})"
+                    if r.counterexample else "")
+                 + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
+                 result=rj)
+
+    # --- copies, transposes, reshapes ---------------------------------------------------
+
+    def data_op(self, inst: Instruction) -> None:
+        src, dst = self.operand(inst)
+        perm = None
+        if inst.opcode == "copy":
+            perm = tuple(range(src.rank))
+        elif inst.opcode == "transpose":
+            perm = inst.dimensions
+            if perm is None:
+                raise TilespecError("a transpose without dimensions={...}")
+        key = (inst.opcode, self.text(src), self.text(dst), perm)
+        r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
+                                                         timeout=self.timeout))
+        what = f"{inst.opcode} {inst.name}: {key[1]} -> {key[2]}"
+        if r.status == PROVED:
+            self.add("could-be-bitcast", "warning", inst,
+                     f"{what} keeps every byte in place: it could be a bitcast (proved)",
+                     result=rj)
+        elif r.status == REFUTED:
+            self.add("moves-data", "note", inst,
+                     f"{what} moves data ({_ce_text(with_bytes(r.counterexample, src, dst))})",
+                     result=rj)
+        else:
+            self.add("moves-data", "note", inst, f"{what}: whether it moves data is "
+                     f"unknown ({r.reason})", result=rj)
+
+    # --- memory -------------------------------------------------------------------------
+
+    def buffer(self, inst: Instruction) -> None:
+        shapes = [inst.shape] if isinstance(inst.shape, Shape) else []
+        if isinstance(inst.shape, TupleShape) and inst.opcode not in ("tuple",):
+            shapes = _leaves(inst.shape)
+        for s in shapes:
+            if s.is_symbolic or any(d is None for d in s.dims) or s.element_bits == 0:
+                continue
+            size = self.sizes.get(s)
+            if size is None:
+                size = self.sizes[s] = (self.text(s), byte_size(s),
+                                        -(-num_elements(s) * s.element_bits // 8))
+            b = Buffer(inst.name, inst.computation, inst.line, *size)
+            self.buffers.append(b)
+            if b.waste > 0:
+                self.add("padding", "note", inst,
+                         f"{inst.name}: {format_shape(s)} takes {b.bytes} bytes, "
+                         f"{b.waste} of them padding "
+                         f"({100 * b.waste / b.bytes:.1f}%)", bytes=b.bytes, waste=b.waste)
+
+
+def _leaves(shape) -> list[Shape]:
+    if isinstance(shape, Shape):
+        return [shape]
+    return [x for e in shape.elements for x in _leaves(e)]
+
+
+def _ce_text(ce: dict | None) -> str:
+    ce = ce or {}
+    if "src_element" in ce:
+        at = (" at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items())
+              if ce.get("dim_values") else "")
+        return (f"SRC element ({','.join(map(str, ce['src_element']))}) at byte "
+                f"{ce.get('src_byte_offset', '?')}, DST element "
+                f"({','.join(map(str, ce['dst_element']))}) at byte "
+                f"{ce.get('dst_byte_offset', '?')}{at}; replayed")
+    if "sizes" in ce:
+        return (f"sizes differ: {ce['sizes']['src']['aligned_elements']} and "
+                f"{ce['sizes']['dst']['aligned_elements']} elements")
+    if "element_bits" in ce:
+        return (f"element widths differ: {ce['element_bits']['src']} and "
+                f"{ce['element_bits']['dst']} bits")
+    if "element_counts" in ce:
+        return "element counts differ"
+    return "no counterexample"
+
+
+def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
+                 meant: dict | None = None) -> Report:
+    """Check every claim in ``module``; ``meant`` maps a bitcast's name to the
+    transpose permutation it stands for (the user's word over op_name)."""
+    start = time.perf_counter()
+    c = _Checker(module, timeout, meant)
+    for s in module.skipped:
+        c.counts["skipped"] += 1
+        c.findings.append(Finding("skipped", "note", s.line, "", f"line not read: "
+                                  f"{s.reason}", {"text": s.text}))
+    for name in (meant or {}):
+        if module.instruction(name) is None or module.instruction(name).opcode != "bitcast":
+            raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
+                                "the module")
+    c.run()
+    levels = {f.rule for f in c.findings}
+    if levels & set(ERRORS):
+        status = REFUTED
+    elif "bitcast-unknown" in levels or any(
+            f.rule.startswith("meant-") and f.level == "warning" for f in c.findings):
+        status = UNKNOWN
+    else:
+        status = PROVED
+    findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
+    return Report(module.name, status, tuple(findings), tuple(c.buffers), c.counts,
+                  time.perf_counter() - start)

@@ -1,0 +1,257 @@
+"""``ShapeUtil::ArraySize`` and ``LayoutUtil::MaxSplitSize`` against the spec.
+
+As openxla/xla's code states them (``xla/shape_util.cc`` ``ShapeUtil::ArraySize``,
+``ShapeUtil::ByteSizeOfElements``; ``xla/layout_util.cc``
+``LayoutUtil::MaxSplitSize``; ``xla/util.h`` ``RoundUpTo`` over
+``tsl::MathUtil::CeilOfRatio``), checked against the binary in jaxlib 0.10.2
+(``on_device_size_in_bytes()`` on the CPU):
+
+* untiled: ``ByteSizeOfElements``, the element count times the width (or
+  ``ceil(count * E / 8)`` with ``E(n)``); ``L(n)`` is not applied
+  (``f32[3]{0:L(4)}``: 12 bytes, the binary agrees);
+* tiled: the *first* tile only -- each of its entries rounds the matching
+  minor dim (or 1 past the rank) up to a multiple, the other dims are
+  multiplied as they are -- then ``L(n)``, then ``E(n)`` or the width;
+* every dim is first replaced by ``MaxSplitSize``: with a split config
+  ``SC(d:i1,...)`` on the dim at physical position ``d`` (0 = most major), the
+  largest of the parts ``i1, i2-i1, ..., dim-ik`` (the split indices are read
+  as 32-bit ``int``); ``f32[10,6]{1,0:T(2,2)SC(0:3,5)}``: 144 bytes, binary too;
+* a ``*`` entry (``kCombineDimension``, INT64_MIN) is not implemented:
+  ``RoundUpTo(d, INT64_MIN)`` is ``CeilOfRatio(d, INT64_MIN) * INT64_MIN = 0``
+  for every ``d >= 0``, so ArraySize is 0.  jaxlib 0.10.2 does not get that
+  far: its layout check rejects a negative tile entry (``RET_CHECK dimension
+  >= 0``, ``xla/layout.h``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from tilespec.prover.core.linform import group
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.models.rule_check import (
+    RuleNotApplicable,
+    Setup,
+    level_conditions,
+    physical,
+    prove_loop_identity,
+    run,
+)
+from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
+from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.text import format_shape
+
+
+def _int32(v: int) -> int:
+    """A C++ ``int`` holding an int64 value (two's complement wrap)."""
+    return (v + 2**31) % 2**32 - 2**31
+
+
+def max_split_size(shape: Shape, dim: int, dims=None, ar: Arithmetic = INT):
+    """LayoutUtil::MaxSplitSize: the largest part of logical dim ``dim``
+    under its split config, else the dim itself.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> s = shape("f32[10,6]{1,0:T(2,2)SC(0:3,5)}")
+    >>> max_split_size(s, 0), max_split_size(s, 1)
+    (5, 6)
+    """
+    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    layout, rank = shape.layout, len(dims)
+    for config in layout.split_configs:
+        # Major(layout, p) = minor_to_major[rank - 1 - p]: p counts from the major end
+        if layout.minor_to_major[rank - 1 - config.dimension] != dim:
+            continue
+        if not isinstance(dims[dim], int):
+            raise RuleNotApplicable(
+                f"split config on dim {dim}, whose size is a name: give it a size")
+        best, last = 0, 0
+        for index in config.split_indices:
+            index = _int32(index)
+            best, last = max(best, index - last), index
+        return max(best, dims[dim] - last)
+    return dims[dim]
+
+
+def _round_up(d, t, ar):
+    """RoundUpTo(d, t); a '*' entry is INT64_MIN, and CeilOfRatio(d, INT64_MIN)
+    truncates toward zero with no adjustment for a negative divisor: 0."""
+    if t == COMBINE:
+        return 0
+    return ar.mul(ar.ceildiv(d, t), t)
+
+
+def _split_physical(shape: Shape, dims, ar):
+    """MaxSplitSize of each dim, in physical order (i = 0 most minor)."""
+    if not shape.layout.split_configs:
+        return physical(shape, dims)
+    return [max_split_size(shape, d, dims, ar) for d in shape.layout.minor_to_major]
+
+
+def xla_array_size(shape: Shape, dims=None, ar: Arithmetic = INT):
+    """ShapeUtil::ArraySize, in elements: first tile only, L only if tiled,
+    each dim its MaxSplitSize, a '*' entry makes it 0.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> xla_array_size(shape("bf16[3,5]{1,0:T(8,128)(2,1)}")), xla_array_size(shape("f32[3]{0:L(4)}"))
+    (1024, 3)
+    >>> xla_array_size(shape("f32[3,5]{1,0:T(*,2)}"))
+    0
+    """
+    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    tiles = shape.layout.tiles
+    if not tiles:
+        # ByteSizeOfElements: ElementsIn, no split configs, no L
+        return product(physical(shape, dims), ar)
+    P = _split_physical(shape, dims, ar)
+    t = tiles[0].sizes
+    k, r = len(t), len(P)
+    n = 1
+    for i in range(k):
+        n = ar.mul(n, _round_up(P[i] if i < r else 1, t[k - 1 - i], ar))
+    for i in range(k, r):
+        n = ar.mul(n, P[i])
+    L = shape.layout.tail_padding_alignment_in_elements
+    return n if L == 1 else ar.mul(ar.ceildiv(n, L), L)
+
+
+def xla_array_bytes(shape: Shape) -> int:
+    """ArraySize in bytes: ceil(N*E/8) with E(n), else N times the byte width."""
+    n = xla_array_size(shape)
+    if shape.layout.element_size_in_bits:
+        return -(-n * shape.layout.element_size_in_bits // 8)
+    return n * (shape.element_bits // 8)
+
+
+def xla_size_form(shape: Shape, dims, ar) -> tuple[tuple, bool]:
+    """ArraySize's factors before L, most major first, and whether L applies:
+    untiled major dims, then each tiled dim's tile count, then the tile (a
+    '*' entry: count 0, size 1)."""
+    tiles = shape.layout.tiles
+    if not tiles:
+        return tuple(reversed(physical(shape, dims))), False
+    P = _split_physical(shape, dims, ar)
+    t = tiles[0].sizes
+    k, r = len(t), len(P)
+    major = [P[i] for i in range(r - 1, k - 1, -1)]
+    counts, sizes = [], []
+    for i in range(k - 1, -1, -1):
+        ti = t[k - 1 - i]
+        if ti == COMBINE:
+            counts.append(0)
+            sizes.append(1)
+            continue
+        counts.append(ar.ceildiv(P[i] if i < r else 1, ti))
+        sizes.append(ti)
+    return tuple(major + counts + sizes), True
+
+
+def _size_loop(shape, e, dims, ar):
+    return xla_array_size(shape.with_layout(shape.layout.replace(
+        tail_padding_alignment_in_elements=1)), dims, ar)
+
+
+def _size_factors(shape, e, dims, ar):
+    return product(xla_size_form(shape, dims, ar)[0], ar)
+
+
+def size_loop_identity(layout, rank: int, element_type: str = "f32"):
+    """ArraySize's loop is the product of :func:`xla_size_form`'s factors."""
+    return prove_loop_identity("array_size", layout, rank, element_type,
+                               _size_loop, _size_factors)
+
+
+# array_size ------------------------------------------------------------------------
+
+def _size_values(shape: Shape) -> tuple[dict, dict]:
+    xla = {"elements": xla_array_size(shape), "bytes": xla_array_bytes(shape)}
+    spec = {"elements": aligned_elements(shape), "bytes": byte_size(shape)}
+    return xla, spec
+
+
+def _size_conditions(shape: Shape, dims=None, ar=INT):
+    levels = range(2, len(shape.layout.tiles) + 1)
+    return level_conditions(shape, concrete_dims(shape) if dims is None else dims,
+                            ar, set(levels), order=False)
+
+
+def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions=False):
+    start = time.perf_counter()
+
+    def concrete(shapes):
+        (s,) = shapes
+        xla, spec = _size_values(s)
+        # ArraySize is a byte count: with E(n), equal bytes can hold
+        # different element counts (padding inside the last byte)
+        if xla["bytes"] == spec["bytes"]:
+            return None
+        return {"shape": format_shape(s), "xla": xla, "spec": spec}
+
+    return run("array_size", [shape],
+               _size_setup(shape, timeout, assume_conditions, whole=False), concrete, start,
+               [lambda ss: _size_conditions(ss[0])] if assume_conditions else (),
+               whole=lambda: _size_setup(shape, timeout, assume_conditions, whole=True))
+
+
+def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> Setup:
+    """The facts for ArraySize = the spec's byte size: level by level
+    (later levels pad nothing, the first level's dims equal XLA's factors:
+    equal elements, so equal bytes), which suffices but is not needed (L(n)
+    can absorb a later level's padding, E(n) padding inside the last byte);
+    or, ``whole``, the two byte sizes compared as one equation."""
+    S = Setup([shape], timeout)
+    ar, dims = S.ar, S.dims[0]
+    L = shape.layout.tail_padding_alignment_in_elements
+    # the identity holds for any dims, so for the MaxSplitSize of each
+    S.facts.cite_lemma(size_loop_identity(shape.layout.replace(split_configs=()),
+                                          shape.rank, shape.element_type))
+    if shape.layout.split_configs:
+        S.facts.note("XLA replaces each dim by its MaxSplitSize before the loop")
+    stages = shape_pipeline(shape)
+    through = dims_through(stages, dims, ar)
+    W, tiled = xla_size_form(shape, dims, ar)
+    if assume_conditions:
+        for label, c in _size_conditions(shape, dims, ar):
+            S.facts.assume(ar._term(c))
+            S.facts.note(f"assumed: {label}")
+    # The spec's size after the first level, T1; later levels keep the
+    # product when they pad nothing (linear facts, stage by stage).
+    first = max([i for i, st in enumerate(stages) if st.level <= 1], default=-1) + 1
+    T1 = through[first]
+    for i in range(len(stages) if whole else first, len(stages)):
+        st, d_in, d_out = stages[i], through[i], through[i + 1]
+        k = len(st.sizes) if isinstance(st, (Pad, Split)) else 0
+        for j in range(k):
+            x, t = d_in[len(d_in) - k + j], st.sizes[j]
+            if isinstance(st, Pad) and t != 1:
+                S.facts.fact(f"level {st.level} pads no entry {j}: its dim stays",
+                             ar._term(d_out[len(d_out) - k + j]) != ar._term(x))
+            elif isinstance(st, Split) and t != 1:
+                S.facts.fact(f"level {st.level} splits entry {j} into factors of it",
+                             ar._term(ar.mul(ar.ceildiv(x, t), t)) != ar._term(x))
+    if not whole and first < len(stages):
+        S.facts.note("prepending unit dims, '*' combinations and permutations keep "
+                     "the product of the dims")
+    g = None if whole else group(T1, W)
+    if g is not None and (tiled or L == 1):
+        # Equal grouped dims make equal products; L rounds both alike.
+        for k, anchor in enumerate(g.anchor):
+            if anchor:
+                a, b = T1[g.a[k][0]], W[g.b[k][0]]
+                S.facts.fact(f"spec's first-level dim {g.a[k][0]} = XLA's factor {g.b[k][0]}",
+                             ar._term(a) != ar._term(b))
+        S.facts.note("the other factors are constants with equal products")
+    else:
+        spec = ar.mul(ar.ceildiv(product(through[-1], ar), L), L)
+        xla = product(W, ar)
+        if tiled and L != 1:
+            xla = ar.mul(ar.ceildiv(xla, L), L)
+        # in bytes, ceil(elements * bits / 8) on both sides (xla_array_bytes;
+        # without E(n) the bits are whole bytes and nothing is rounded)
+        bits = shape.element_bits
+        S.facts.fact("spec's byte size = XLA's ArraySize in bytes",
+                     ar._term(ar.ceildiv(ar.mul(spec, bits), 8))
+                     != ar._term(ar.ceildiv(ar.mul(xla, bits), 8)))
+    return S

@@ -1,0 +1,202 @@
+"""``LayoutUtil::LinearIndex`` (openxla/xla xla/layout_util.cc) against the spec."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import z3
+
+from tilespec.prover.bitcast import reading
+from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol
+from tilespec.prover.core.linform import Form, add_same_offset, spec_form
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.models.rule_check import (
+    RuleNotApplicable,
+    Setup,
+    level_conditions,
+    no_split_configs,
+    prove_loop_identity,
+    run,
+)
+from tilespec.prover.result import ProverBug
+from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.index import concrete_dims, offset, offsets, product
+from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.text import format_shape
+
+
+def _first_tile(shape: Shape) -> tuple:
+    tiles = shape.layout.tiles
+    t = tiles[0].sizes if tiles else ()
+    if COMBINE in t:
+        raise RuleNotApplicable(
+            "XLA's LayoutUtil::LinearIndex does not handle '*' (kCombineDimension) "
+            "in the first tile")
+    return t
+
+
+def xla_linear_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):
+    """LayoutUtil::LinearIndex: the first tile only; rank 1 unchanged.
+
+    Works on numpy arrays of indices too (``index`` a tuple of columns).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> s = shape("bf16[16,256]{1,0:T(8,128)(2,1)}")
+    >>> xla_linear_index(s, (0, 1)), offset(s, (0, 1))
+    (1, 2)
+    """
+    no_split_configs(shape)
+    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    r = len(dims)
+    if r == 0:
+        return 0
+    if r == 1:
+        return index[0]
+    t = _first_tile(shape)
+    k = len(t)
+    tm, wm, li = product(t, ar), 1, 0
+    for m, d in enumerate(shape.layout.minor_to_major):
+        D, e = dims[d], index[d]
+        if m < k:
+            s = t[k - 1 - m]
+            li = ar.add(li, ar.add(ar.mul(tm, ar.floordiv(e, s)), ar.mul(wm, ar.mod(e, s))))
+            tm = ar.mul(tm, ar.ceildiv(D, s))
+            wm = ar.mul(wm, s)
+        else:
+            li = ar.add(li, ar.mul(e, tm))
+            tm = ar.mul(tm, D)
+    return li
+
+
+def xla_linear_index_form(shape: Shape, index, dims, ar) -> Form:
+    """LinearIndex as ``lin(V, W)``: untiled major indices, then the tile
+    counts' indices, then zeros for tile entries beyond the rank, then the
+    within-tile indices -- the radices the loop multiplies by."""
+    r = len(dims)
+    if r == 0:
+        return Form((), ())
+    if r == 1:
+        return Form((index[0],), (dims[0],))
+    t = _first_tile(shape)
+    k = len(t)
+    m2m = shape.layout.minor_to_major
+    major_v = [index[m2m[m]] for m in range(r - 1, k - 1, -1)]
+    major_w = [dims[m2m[m]] for m in range(r - 1, k - 1, -1)]
+    tiled = range(min(r, k) - 1, -1, -1)
+    q_v = [ar.floordiv(index[m2m[m]], t[k - 1 - m]) for m in tiled]
+    q_w = [ar.ceildiv(dims[m2m[m]], t[k - 1 - m]) for m in tiled]
+    extra = list(t[:max(0, k - r)])
+    r_v = [ar.mod(index[m2m[m]], t[k - 1 - m]) for m in tiled]
+    r_w = [t[k - 1 - m] for m in tiled]
+    return Form(tuple(major_v + q_v + [0] * len(extra) + r_v),
+                tuple(major_w + q_w + extra + r_w))
+
+def _index_loop(shape, e, dims, ar):
+    return xla_linear_index(shape, e, dims, ar)
+
+
+def _index_form(shape, e, dims, ar):
+    return xla_linear_index_form(shape, e, dims, ar).offset(ar)
+
+
+def index_loop_identity(layout, rank: int, element_type: str = "f32"):
+    """LinearIndex's loop is :func:`xla_linear_index_form`'s ``lin(V, W)``."""
+    return prove_loop_identity("linear_index", layout, rank, element_type,
+                               _index_loop, _index_form)
+
+
+# linear_index ------------------------------------------------------------------------
+
+def _index_conditions(shape: Shape, dims=None, ar=INT):
+    dims = concrete_dims(shape) if dims is None else dims
+    n = len(shape.layout.tiles)
+    if shape.rank == 0:
+        return []
+    levels = set(range(1 if shape.rank == 1 else 2, n + 1))
+    out = level_conditions(shape, dims, ar, levels, order=True)
+    if shape.rank == 1:
+        # padding at the end of the first level moves no element
+        out = [(t, c) for t, c in out if not (t.startswith("level 1 pads"))]
+    return out
+
+
+def check_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions=False):
+    start = time.perf_counter()
+    no_split_configs(shape)
+    _first_tile(shape)
+
+    def concrete(shapes):
+        (s,) = shapes
+        return _index_counterexample(s, timeout)
+
+    return run("linear_index", [shape],
+               _index_setup(shape, timeout, assume_conditions, whole=False), concrete, start,
+               [lambda ss: _index_conditions(ss[0])] if assume_conditions else (),
+               whole=lambda: _index_setup(shape, timeout, assume_conditions, whole=True))
+
+
+def _index_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> Setup:
+    """LinearIndex = the spec's offset, group by group (sufficient), or
+    ``whole``: one equation for every element of the box."""
+    S = Setup([shape], timeout)
+    ar, dims = S.ar, S.dims[0]
+    e = tuple(z3.Int(internal_symbol(f"element{i}"), S.ctx) for i in range(shape.rank))
+    box = S.box(e, dims)
+    S.facts.cite_lemma(index_loop_identity(shape.layout, shape.rank,
+                                           shape.element_type))
+    A = spec_form(shape, e, dims, ar)
+    B = xla_linear_index_form(shape, e, dims, ar)
+    if assume_conditions:
+        for label, c in _index_conditions(shape, dims, ar):
+            S.facts.assume(ar._term(c))
+            S.facts.note(f"assumed: {label}")
+    if whole or not add_same_offset(S.facts, A, B, box, ar):
+        if not whole:
+            S.facts.note("the dims do not group: the offsets are compared whole")
+        S.facts.fact("XLA's LinearIndex = the spec's offset for every element",
+                     z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+    return S
+
+
+def _index_counterexample(s: Shape, timeout: float):
+    """An element where XLA's LinearIndex and the spec differ, or None."""
+    dims = concrete_dims(s)
+    if product(dims) == 0:
+        return None
+    n = product(dims)
+    rng = np.random.default_rng(0)
+    if n <= reading.EXHAUSTIVE:
+        grid = np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
+    else:
+        q = reading.Question(s, s)
+        grid = reading.sample_elements(q, rng)
+    cols = tuple(grid[:, i] for i in range(len(dims)))
+    xla = np.broadcast_to(np.asarray(xla_linear_index(s, cols, dims), dtype=np.int64),
+                          grid.shape[:1])
+    spec = offsets(s, grid)
+    bad = np.flatnonzero(xla != spec)
+    if bad.size:
+        return _replay_index(s, grid[bad[0]])
+    if n <= reading.EXHAUSTIVE:
+        return None
+    # Sampled only: ask Z3 for an element at these dims (linear: constants).
+    ctx = z3.Context()
+    ar = Z3Arithmetic(ctx)
+    e = tuple(z3.Int(internal_symbol(f"e{i}"), ctx) for i in range(len(dims)))
+    box = z3.And([z3.And(x >= 0, x < d) for x, d in zip(e, dims)])
+    spec_t = spec_form(s, e, dims, ar).offset(ar)
+    answer, model = search(z3.And(box, ar._term(spec_t) != ar._term(
+        xla_linear_index(s, e, dims, ar))), ctx, timeout)
+    if answer == "sat":
+        return _replay_index(s, [model.eval(x, model_completion=True).as_long() for x in e])
+    return None
+
+
+def _replay_index(s: Shape, element) -> dict:
+    element = tuple(int(x) for x in element)
+    xla, spec = int(xla_linear_index(s, element)), offset(s, element)
+    if xla == spec:
+        raise ProverBug(f"linear_index witness {element} does not replay: both {xla}")
+    return {"shape": format_shape(s), "element": list(element), "xla": xla, "spec": spec}
+

@@ -1,0 +1,290 @@
+"""What every check of one of XLA's rules shares: the rule catalogue's
+types (:class:`Rule`, :class:`Condition`), size conditions on tiling levels,
+the identities that turn XLA's loops into row-major linearisations (proved
+over free atoms, :func:`prove_loop_identity`), and the driver that checks
+facts and replays counterexamples (:func:`run`).
+
+The rules themselves live in :mod:`prover.models.array_size` (``ShapeUtil::ArraySize``,
+``LayoutUtil::MaxSplitSize``), :mod:`prover.models.linear_index` (``LayoutUtil::LinearIndex``
+and the nested-tiling index functions) and :mod:`prover.models.bitcast_rules`
+(``ShapeUtil::ReshapeIsBitcast``, ``ShapeUtil::TransposeIsBitcast``);
+:mod:`prover.models.rules` is the catalogue.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+import z3
+
+from tilespec.prover.bitcast import reading
+from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol, scope, user_symbol
+from tilespec.prover.core.facts import Facts
+from tilespec.prover.core.lemma import Lemma
+from tilespec.prover.core.solve import probe_values, search
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import Pad, Split, dims_through, shape_pipeline
+from tilespec.spec.layout import Shape
+from tilespec.spec.text import format_shape
+
+
+class RuleNotApplicable(TilespecError):
+    """XLA's code does not handle this layout (it would compute garbage or
+    CHECK-fail), so there is nothing to compare."""
+
+
+# --- the rules on any arithmetic ------------------------------------------------
+
+def physical(shape: Shape, dims):
+    """P(i) = dims[minor_to_major[i]]: i = 0 is the most minor."""
+    return [dims[d] for d in shape.layout.minor_to_major]
+
+
+def no_split_configs(shape: Shape):
+    if shape.layout.split_configs:
+        raise RuleNotApplicable("split configs (SC) are not modelled by these rules")
+
+# --- identities: XLA's loop is lin(V, W) ----------------------------------------
+
+class AtomArithmetic(Z3Arithmetic):
+    """Z3 terms where every division, remainder and ceil division is a fresh
+    free variable (one per distinct operands).  An identity proved here
+    holds whatever those quotients are, so it holds for the real ones."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.atoms = {}
+
+    def _atom(self, kind, a, b):
+        key = (kind, _key(a), _key(b))
+        if key not in self.atoms:
+            self.atoms[key] = z3.Int(internal_symbol(f"{kind}{len(self.atoms)}"), self.ctx)
+        return self.atoms[key]
+
+    def floordiv(self, a, b):
+        if _plain(a) and _plain(b):
+            return a // b
+        return self._atom("q", a, b)
+
+    def mod(self, a, b):
+        if _plain(a) and _plain(b):
+            return a % b
+        return self._atom("r", a, b)
+
+    def ceildiv(self, a, b):
+        if _plain(a) and _plain(b):
+            return -(-a // b)
+        return self._atom("c", a, b)
+
+
+def _plain(v):
+    return not isinstance(v, z3.ExprRef)
+
+
+def _key(v):
+    return ("z3", v.get_id()) if isinstance(v, z3.ExprRef) else ("int", v)
+
+@lru_cache(maxsize=None)
+def prove_loop_identity(kind: str, layout, rank: int, element_type: str,
+                        loop: Callable, form: Callable) -> Lemma:
+    """Prove, for every size and index (free variables), that XLA's loop
+    ``loop(shape, e, dims, ar)`` equals ``form(shape, e, dims, ar)``: a
+    polynomial identity over free atoms."""
+    start = time.perf_counter()
+    ctx = z3.Context()
+    ar = AtomArithmetic(ctx)
+    shape = Shape(element_type, tuple(f"d{i}" for i in range(rank)), layout)
+    dims = tuple(z3.Int(user_symbol(f"d{i}"), ctx) for i in range(rank))
+    e = tuple(z3.Int(internal_symbol(f"e{i}"), ctx) for i in range(rank))
+    lhs, rhs = loop(shape, e, dims, ar), form(shape, e, dims, ar)
+    answer, detail = search(ar._term(lhs) != ar._term(rhs), ctx, 20.0)
+    status = {"unsat": "proved", "sat": "refuted"}.get(answer, f"unknown: {detail}")
+    return Lemma(f"XLA's {kind} loop is a row-major linearisation (rank {rank})",
+                 status, time.perf_counter() - start)
+
+
+# --- conditions -----------------------------------------------------------------
+
+def level_conditions(shape: Shape, dims, ar, levels, order: bool):
+    """Size conditions for the given tiling levels: each adds no padding and,
+    if ``order``, keeps the row-major order (no within-tile entry of an
+    earlier dim moves past a tile count greater than 1 of a later one).
+
+    A list of (text, formula); formulas are bools on ints, Z3 on terms.
+    """
+    stages = shape_pipeline(shape)
+    through = dims_through(stages, dims, ar)
+    out = []
+    for i, s in enumerate(stages):
+        if s.level not in levels:
+            continue
+        d = through[i]
+        k = len(s.sizes) if isinstance(s, (Pad, Split)) else 0
+        tail = d[len(d) - k:]
+        if isinstance(s, Pad):
+            for j, (x, t) in enumerate(zip(tail, s.sizes)):
+                if t != 1:
+                    out.append((f"level {s.level} pads no entry {j} (tile {t} divides it)",
+                                ar.eq(ar.mod(x, t), 0)))
+        elif isinstance(s, Split) and order:
+            counts = [ar.floordiv(x, t) for x, t in zip(tail, s.sizes)]
+            for j, t in enumerate(s.sizes):
+                if t == 1:
+                    continue
+                for l in range(j + 1, k):
+                    out.append((f"level {s.level} keeps the order: tile count "
+                                f"{l} is 1 (entry {j}'s tile is {t})",
+                                ar.eq(counts[l], 1)))
+    return out
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a rule agrees with the spec.  ``layout`` conditions are checked
+    on the shape's text; ``size`` conditions hold for some dims only."""
+
+    text: str
+    kind: str                                    # 'layout' or 'size'
+    holds: Callable | None = None                # layout: shapes -> bool
+    required: bool = True                        # False: a hint, implied by the others
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    xla: str
+    summary: str
+    shapes: int                                  # how many shapes it takes
+    conditions: tuple[Condition, ...]
+    agree: tuple = ()                            # examples (shape texts)
+    disagree: tuple = ()
+    options: tuple = field(default=())           # extra arguments it takes
+
+    def layout_conditions(self, shapes) -> list[tuple[str, bool]]:
+        return [(c.text, bool(c.holds(*shapes))) for c in self.conditions
+                if c.kind == "layout"]
+
+
+# --- checking a rule -------------------------------------------------------------
+
+class Setup:
+    """Z3 names for one or two shapes in a fresh context."""
+
+    def __init__(self, shapes, timeout):
+        self.shapes = shapes
+        self.ctx = z3.Context()
+        self.ar = Z3Arithmetic(self.ctx)
+        self.names = {}
+        for s in shapes:
+            for n in s.names:
+                self.names.setdefault(n, z3.Int(user_symbol(n), self.ctx))
+        self.dims = [tuple(self.names[d] if isinstance(d, str) else d for d in s.dims)
+                     for s in shapes]
+        self.facts = Facts(self.ctx, [v >= 1 for v in self.names.values()], timeout)
+        self.symbolic = bool(self.names)
+
+    def box(self, e, dims):
+        parts = [z3.And(self.ar._term(0) <= x, self.ar.lt(x, n)) for x, n in zip(e, dims)]
+        return z3.And(parts) if parts else z3.BoolVal(True, self.ctx)
+
+    def value(self, model, term):
+        if _plain(term):
+            return int(term)
+        return model.eval(self.ar._term(term), model_completion=True).as_long()
+
+    def dim_values(self, model):
+        return {n: self.value(model, v) for n, v in self.names.items()}
+
+
+def _where(shapes) -> str:
+    for s in shapes:
+        if s.is_symbolic:
+            return scope(s)
+    return "concrete"
+
+
+def run(rule: str, shapes, S: Setup, concrete: Callable, start: float,
+        conditions=(), whole: Callable | None = None) -> Result:
+    """Check the facts; on failure try the failing dims and probe sizes on
+    ``concrete(shapes) -> counterexample | None`` (which replays).
+    ``conditions`` (size conditions assumed by the facts) restrict the
+    dims tried, and the scope says so.  ``whole()`` builds a second set of
+    facts, the agreement as one equation, tried when the first set (which
+    suffices but may not be needed) fails: a failed sufficient fact is not a
+    disagreement."""
+    text = " ; ".join(format_shape(s) for s in shapes)
+    where = _where(shapes)
+    if conditions:
+        where += "; wherever the size conditions hold"
+        answer, _ = search(z3.And(S.facts.assumptions + [z3.BoolVal(True, S.ctx)]),
+                           S.ctx, S.facts.timeout)
+        if answer == "unsat":
+            # Say so: a proof under conditions that never hold proves nothing.
+            where += " (they hold for no dims: vacuous)"
+            S.facts.note("the size conditions hold for no dims: the agreement is vacuous")
+    status, detail = S.facts.check()
+    if status != "proved" and whole is not None:
+        W = whole()
+        st, det = W.facts.check()
+        if st == "proved" or status != "failed":
+            W.facts.note("the step-by-step facts do not all hold (they suffice, "
+                         "they are not needed): the agreement is checked whole")
+            S, status, detail = W, st, det
+
+    def done(status, **kw):
+        return Result(text, f"rule {rule}", status, time.perf_counter() - start,
+                      where, steps=S.facts.steps(), **kw)
+
+    if status == "proved":
+        return done(PROVED)
+    tried = []
+    for values in _candidates(S, status, detail):
+        inst = [s.instantiate(values) for s in shapes]
+        if conditions and not all(_holds(f, inst, values) for f in conditions):
+            continue
+        tried.append(values)
+        ce = concrete(inst)
+        if ce is not None:
+            if values:
+                ce = {"dim_values": values, **ce}
+            return done(REFUTED, counterexample=ce)
+    why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed" else str(detail))
+    if not S.symbolic and status == "failed":
+        raise ProverBug(f"rule {rule}: facts fail for {text} ({why}) but nothing replays")
+    at = ", ".join("{" + ", ".join(f"{k}={v}" for k, v in t.items()) + "}" for t in tried)
+    return done(UNKNOWN, reason=f"not proved ({why}); no counterexample at dims {at or 'none'}")
+
+
+def _holds(condition_fn, shapes, values) -> bool:
+    return all(bool(c) for _, c in condition_fn(shapes))
+
+
+def _candidates(S: Setup, status, detail):
+    seen = []
+    if status == "failed":
+        model = detail[1]
+        for _ in range(reading.MAX_MODELS):
+            values = S.dim_values(model)
+            if values in seen:
+                break
+            seen.append(values)
+            yield values
+            if not S.symbolic:
+                return
+            st, det = S.facts.check(avoid=seen, names=S.names)
+            if st != "failed":
+                break
+            model = det[1]
+    if not S.symbolic:
+        if not seen:
+            yield {}
+        return
+    for values in probe_values(list(S.names)):
+        if values not in seen:
+            seen.append(values)
+            yield values
+

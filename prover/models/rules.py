@@ -1,0 +1,318 @@
+"""XLA's own layout rules, as openxla/xla's public code states them, against the spec.
+
+The catalogue (:data:`RULES`) and :func:`check`.  Each rule is written once
+over an :class:`~spec.arith.Arithmetic` (so it runs on ints, numpy arrays and
+Z3 terms) after the behaviour the public source shows (no code is copied),
+checked against the XLA in jaxlib where it can answer, and compared with the
+spec for one shape (or pair), concrete or with named dims:
+
+``array_size`` -- ``ShapeUtil::ArraySize`` (openxla/xla ``xla/shape_util.cc``),
+    :mod:`prover.models.array_size`.  Untiled: the elements (no ``L``); tiled: the
+    *first* tile only, then ``L(n)``; every dim its ``LayoutUtil::MaxSplitSize``
+    (``xla/layout_util.cc``); a ``*`` entry makes it 0.  Spec:
+    :func:`spec.size.aligned_elements`.
+``linear_index`` -- ``LayoutUtil::LinearIndex`` (``xla/layout_util.cc``),
+    :mod:`prover.models.linear_index`.  Rank 0: 0; rank 1: the index unchanged;
+    otherwise the first tile only.  Spec: :func:`spec.index.offset`.
+``linear_index_nested``, ``delinearize_nested`` --
+    ``LayoutUtil::LinearIndexForNestedTiling`` and
+    ``DelinearizeIndexForNestedTiling`` (``xla/layout_util.cc``, 2026),
+    :mod:`prover.models.nested_tiling`: modelled from their description (neither the
+    stored source nor jaxlib 0.10.2 has them).  Every tile in turn.
+``reshape_is_bitcast`` -- ``ShapeUtil::ReshapeIsBitcast`` (``xla/shape_util.cc``),
+    :mod:`prover.models.bitcast_rules`.  Element types, element counts, no elements,
+    then unit indices in both directions compared by ``minor_to_major``
+    strides only: tiles, ``L`` and ``E`` ignored.  Spec:
+    :func:`prover.bitcast.reading.decide`, on every return of the rule.
+``transpose_is_bitcast`` -- ``ShapeUtil::TransposeIsBitcast``.  Element
+    types, then the permutation composed with the output's ``minor_to_major``
+    must be the input's; tiles ignored.
+
+A check returns a :class:`~prover.result.Result`: ``proved`` (the rule gives
+the spec's answer for this shape, or for every size of its named dims),
+``refuted`` (a counterexample computed by both the rule and the spec on
+concrete ints), or ``unknown``.  Offsets and sizes are proved the way
+:mod:`prover.core.linform` compares two row-major linearisations: XLA's loop is
+first shown (as a polynomial identity over free atoms, :func:`loop_identity`)
+to be ``lin(V, W)`` for an explicit vector and dims, then ``(V, W)`` is
+matched with the spec's pipeline.
+
+Each rule lists the *conditions* under which it agrees with the spec: layout
+conditions (checked on the text) and size conditions (a Z3 formula over the
+dims; ``assume_conditions=True`` proves agreement wherever they hold).
+:func:`prove_conditions` proves that theorem layout by layout over a family
+(ranks 0-3, two dim orders, ten tilings, with and without ``L``), each for
+every size of its named dims; the bitcast rules' conditions are checked pair
+by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> check("linear_index", [shape("f32[m,n]{1,0:T(8,128)}")]).status
+'proved'
+>>> r = check("linear_index", [shape("bf16[16,256]{1,0:T(8,128)(2,1)}")])
+>>> r.status, r.counterexample["xla"] != r.counterexample["spec"]
+('refuted', True)
+>>> check("array_size", [shape("bf16[m,n]{1,0:T(8,128)(2,1)}")]).status
+'proved'
+>>> check("array_size", [shape("f32[3]{0:L(4)}")]).counterexample["spec"]["elements"]
+4
+"""
+
+from __future__ import annotations
+
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.models.array_size import (
+    check_array_size,
+    size_loop_identity,
+    xla_array_bytes,
+    xla_array_size,
+)
+from tilespec.prover.models.bitcast_rules import (
+    check_bitcast_rule,
+    xla_reshape_is_bitcast,
+    xla_reshape_unit_checks,
+    xla_transpose_is_bitcast,
+)
+from tilespec.prover.models.linear_index import (
+    check_linear_index,
+    index_loop_identity,
+    xla_linear_index,
+)
+from tilespec.prover.models.nested_tiling import (
+    check_nested_delinearize,
+    check_nested_linear_index,
+    xla_nested_delinearize,
+    xla_nested_linear_index,
+)
+from tilespec.prover.models.rule_check import Condition, Rule, RuleNotApplicable, level_conditions
+from tilespec.prover.result import Result
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.layout import Shape
+from tilespec.spec.text import format_shape
+
+# XLA's functions are reached through this catalogue as well as their own modules.
+__all__ = ["RULES", "Condition", "Rule", "RuleNotApplicable", "check", "condition_family",
+           "level_conditions", "loop_identity", "prove_conditions", "xla_array_bytes",
+           "xla_array_size", "xla_linear_index", "xla_nested_delinearize",
+           "xla_nested_linear_index", "xla_reshape_is_bitcast", "xla_reshape_unit_checks",
+           "xla_transpose_is_bitcast"]
+
+
+def loop_identity(kind: str, layout, rank: int, element_type: str = "f32"):
+    """XLA's ``kind`` loop ('array_size' or 'linear_index') proved to be a
+    row-major linearisation, for every size and index."""
+    if kind == "linear_index":
+        return index_loop_identity(layout, rank, element_type)
+    return size_loop_identity(layout, rank, element_type)
+
+
+# --- the catalogue ---------------------------------------------------------------------
+
+def _no_combine_any(s: Shape) -> bool:
+    return not any(t.combines for t in s.layout.tiles)
+
+
+def _no_combine_first(s: Shape) -> bool:
+    return not (s.layout.tiles and s.layout.tiles[0].combines)
+
+
+#: SameElementType: XLA's bitcast rules say no when the element types differ,
+#: even where both are as wide (f32, s32) and the spec's memory is the same.
+_SAME_TYPE = Condition("the same element type (XLA's SameElementType; f32 and s32 "
+                       "differ), or --ignore-element-type", "layout",
+                       lambda a, b, *_: a.element_type == b.element_type)
+
+
+RULES: dict[str, Rule] = {
+    "array_size": Rule(
+        "array_size",
+        "ShapeUtil::ArraySize (openxla/xla xla/shape_util.cc; checked against jaxlib "
+        "0.10.2)",
+        "padded elements from the first tile only; L(n) only when tiled; each dim "
+        "its LayoutUtil::MaxSplitSize",
+        1,
+        (Condition("tiled, or L(1): XLA applies L(n) only to tiled layouts", "layout",
+                   lambda s: bool(s.layout.tiles) or
+                   s.layout.tail_padding_alignment_in_elements == 1),
+         Condition("no '*' in the first tile: RoundUpTo(d, INT64_MIN) is 0, so "
+                   "ArraySize is 0 (jaxlib rejects such a layout first)",
+                   "layout", _no_combine_first),
+         Condition("no split config (SC): XLA sizes the largest split "
+                   "(LayoutUtil::MaxSplitSize), the document has no splits", "layout",
+                   lambda s: not s.layout.split_configs),
+         Condition("levels after the first add no padding", "size")),
+        agree=("f32[m,n]{1,0:T(8,128)}", "bf16[m,n]{1,0:T(8,128)(2,1)}",
+               "f32[]{:T(128)}", "f32[m]{0}"),
+        disagree=("f32[3]{0:L(4)}", "f32[8,128]{1,0:T(8,128)(2,1,1,1)}",
+                  "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+                  "bf16[16,128]{1,0:T(8,128)(3,1)}",
+                  "f32[10,6]{1,0:T(2,2)SC(0:3,5)}")),
+    "linear_index": Rule(
+        "linear_index",
+        "LayoutUtil::LinearIndex (openxla/xla xla/layout_util.cc)",
+        "offset from the first tile only; rank 1 unchanged, rank 0 zero",
+        1,
+        (Condition("no '*' in the first tile (XLA does not handle it)", "layout",
+                   _no_combine_first),
+         Condition("a single tiling level (or later levels that change nothing: "
+                   "the size condition)", "layout", lambda s: len(s.layout.tiles) <= 1,
+                   required=False),
+         Condition("levels after the first add no padding and keep the order "
+                   "(rank 1: every level keeps the order)", "size")),
+        agree=("f32[m,n]{1,0:T(8,128)}", "f32[a,m,n]{0,2,1:T(8,128)}",
+               "f32[m,n]{1,0:T(2,8,128)}", "f32[5]{0:T(128)}", "s32[]{:T(128)}",
+               "f32[m,n]{1,0:T(8,128)(1,1)}"),
+        disagree=("bf16[16,256]{1,0:T(8,128)(2,1)}", "f32[200]{0:T(8,128)}",
+                  "bf16[256]{0:T(128)(2,1)}")),
+    "linear_index_nested": Rule(
+        "linear_index_nested",
+        "LayoutUtil::LinearIndexForNestedTiling (openxla/xla xla/layout_util.cc, 2026; "
+        "not in the stored source nor in jaxlib 0.10.2: modelled as described)",
+        "offset from every tile in turn, each splitting the previous tile's dims",
+        1,
+        (Condition("no '*' in any tile (no source describes what the function does "
+                   "with it)", "layout", _no_combine_any),),
+        agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
+               "bf16[256]{0:T(128)(2,1)}", "f32[a,m,n]{0,2,1:T(2,8,128)(2,1,1)}",
+               "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}")),
+    "delinearize_nested": Rule(
+        "delinearize_nested",
+        "LayoutUtil::DelinearizeIndexForNestedTiling (openxla/xla xla/layout_util.cc, "
+        "2026; not in the stored source nor in jaxlib 0.10.2: modelled as the inverse)",
+        "the element at an offset: digits in the final dims, each tile's split undone",
+        1,
+        (Condition("no '*' in any tile (no source describes what the function does "
+                   "with it)", "layout", _no_combine_any),),
+        agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
+               "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}")),
+    "reshape_is_bitcast": Rule(
+        "reshape_is_bitcast",
+        "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
+        "unit indices compared by minor_to_major strides: tiles, L and E ignored",
+        2,
+        (_SAME_TYPE,
+         Condition("both layouts untiled with the same L", "layout",
+                   lambda a, b: not a.layout.tiles and not b.layout.tiles and
+                   a.layout.tail_padding_alignment_in_elements ==
+                   b.layout.tail_padding_alignment_in_elements),
+         Condition("same tiles and L on both sides, and the dims the tiles reach "
+                   "are the same minor dims", "layout", lambda a, b: _same_tiled_tail(a, b))),
+        agree=(("f32[m,4,32]{2,1,0}", "f32[m,128]{1,0}"),
+               ("f32[6,m,n]{2,1,0:T(8,128)}", "f32[2,3,m,n]{3,2,1,0:T(8,128)}"),
+               ("f32[2,m]{1,0}", "f32[m,2]{1,0}")),
+        disagree=(("f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}"),
+                  ("f32[3,128]{1,0:T(8,128)}", "f32[384]{0}"),
+                  ("f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}"))),
+    "transpose_is_bitcast": Rule(
+        "transpose_is_bitcast",
+        "ShapeUtil::TransposeIsBitcast (openxla/xla xla/shape_util.cc)",
+        "minor_to_major composed with the permutation: tiles ignored",
+        2,
+        (_SAME_TYPE,
+         Condition("same tiles and L on both sides", "layout",
+                   lambda a, b: a.layout.tiles == b.layout.tiles and
+                   a.layout.tail_padding_alignment_in_elements ==
+                   b.layout.tail_padding_alignment_in_elements),
+         Condition("no dim of size 1 (a unit dim may sit anywhere in memory)", "layout",
+                   lambda a, b: all(d != 1 for d in a.dims))),
+        agree=(("f32[m,n]{1,0:T(8,128)}", "f32[n,m]{0,1:T(8,128)}", (1, 0)),
+               ("f32[m,n]{1,0}", "f32[n,m]{0,1}", (1, 0))),
+        disagree=(("f32[8,256]{1,0:T(8,128)}", "f32[256,8]{0,1:T(2,128)}", (1, 0)),
+                  ("f32[1,n]{1,0}", "f32[n,1]{1,0}", (1, 0))),
+        options=("transpose",)),
+}
+
+
+#: Tilings for the condition theorems: one level, longer than the rank,
+#: later levels that do or do not pad or reorder, with and without L(n).
+_FAMILY_TILES = (
+    (), ((128,),), ((8, 128),), ((2, 8, 128),), ((8, 128), (2, 1)),
+    ((8, 128), (1, 1)), ((8, 128), (1, 128)), ((8, 128), (2, 1, 1, 1)),
+    ((4,), (2,)), ((8, 128), (3, 1)),
+)
+
+
+def condition_family(name: str) -> list[Shape]:
+    """Shapes with named dims (ranks 0 to 3, row-major and reversed, the
+    tilings above, L(1) and L(1024)) whose layout conditions for rule
+    ``name`` hold: the layouts a condition theorem is proved on."""
+    from tilespec.spec.layout import Layout
+    rule = RULES[name]
+    if rule.shapes != 1:
+        raise TilespecError(f"rule {name} compares two shapes; its conditions are "
+                            "checked pair by pair")
+    out = []
+    for rank in range(4):
+        dims = tuple("abc"[3 - rank:]) if rank else ()
+        orders = {tuple(range(rank - 1, -1, -1)), tuple(range(rank))}
+        for m2m in sorted(orders):
+            for tiles in _FAMILY_TILES:
+                for L in (1, 1024):
+                    s = Shape("bf16", dims, Layout(m2m, tiles=tiles,
+                                                   tail_padding_alignment_in_elements=L))
+                    if all(c.holds(s) for c in rule.conditions
+                           if c.kind == "layout" and c.required):
+                        out.append(s)
+    return out
+
+
+def prove_conditions(name: str, *, timeout: float = DEFAULT_TIMEOUT) -> list[Result]:
+    """The condition theorem of a single-shape rule, layout by layout: on
+    every shape of :func:`condition_family`, for every size of its dims
+    where the size conditions hold, the rule agrees with the spec."""
+    return [check(name, [s], timeout=timeout, assume_conditions=True)
+            for s in condition_family(name)]
+
+
+def _same_tiled_tail(a: Shape, b: Shape) -> bool:
+    la, lb = a.layout, b.layout
+    if la.tiles != lb.tiles or (la.tail_padding_alignment_in_elements !=
+                                lb.tail_padding_alignment_in_elements):
+        return False
+    reach = max([len(t) for t in la.tiles] or [0])
+    pa, pb = a.physical_dims, b.physical_dims
+    if reach > min(len(pa), len(pb)):
+        return False
+    oa = a.physical_order[len(pa) - reach:]
+    ob = b.physical_order[len(pb) - reach:]
+    # the tiled dims are the same sizes and the trailing logical dims
+    return (pa[len(pa) - reach:] == pb[len(pb) - reach:]
+            and list(oa) == list(range(a.rank - reach, a.rank))
+            and list(ob) == list(range(b.rank - reach, b.rank)))
+
+
+def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT,
+          assume_conditions: bool = False, ignore_element_type: bool = False) -> Result:
+    """Check rule ``name`` against the spec on ``shapes`` (one or two).
+
+    ``ignore_element_type`` is the bitcast rules' argument of that name in
+    XLA (default false: element types must be the same, not only as wide)."""
+    if name not in RULES:
+        raise TilespecError(f"unknown rule {name!r}; choose from {', '.join(RULES)}")
+    rule = RULES[name]
+    shapes = list(shapes)
+    if len(shapes) != rule.shapes:
+        raise TilespecError(f"rule {name} takes {rule.shapes} shape"
+                            f"{'s' if rule.shapes > 1 else ''}, not {len(shapes)}")
+    for s in shapes:
+        if not isinstance(s, Shape):
+            raise TilespecError(f"rule {name} needs array shapes, not a tuple")
+        if any(d is None for d in s.dims):
+            raise TilespecError(f"{format_shape(s)} has an unbounded dim ('?')")
+    if name == "array_size":
+        return check_array_size(shapes[0], timeout=timeout, assume_conditions=assume_conditions)
+    if name == "linear_index":
+        return check_linear_index(shapes[0], timeout=timeout,
+                                  assume_conditions=assume_conditions)
+    if name == "linear_index_nested":
+        return check_nested_linear_index(shapes[0], timeout=timeout)
+    if name == "delinearize_nested":
+        return check_nested_delinearize(shapes[0], timeout=timeout)
+    if name == "transpose_is_bitcast":
+        if transpose is None:
+            raise TilespecError("rule transpose_is_bitcast needs --transpose P")
+        return check_bitcast_rule(shapes[0], shapes[1], tuple(transpose), timeout=timeout,
+                                  ignore_element_type=ignore_element_type)
+    if transpose is not None:
+        raise TilespecError(f"rule {name} takes no transpose")
+    return check_bitcast_rule(shapes[0], shapes[1], None, timeout=timeout,
+                              ignore_element_type=ignore_element_type)

@@ -1,0 +1,58 @@
+"""Deciding a property when its per-stage facts do not settle it.
+
+:func:`prover.properties.proof.prove` first gathers small facts per stage; when
+one fails, the solver gives up, or the facts cannot be built (a custom
+stage that decides on a symbolic value, :mod:`prover.properties.traced`), the question
+is decided here: a concrete layout as a whole (:mod:`prover.properties.witness`), named
+dims by a counterexample search at chosen sizes and then enumeration of
+every size up to some limit (:mod:`prover.properties.dim_search`).  What nothing
+decides is ``unknown``, with the reason and how far checking went.
+"""
+
+from __future__ import annotations
+
+from tilespec.prover.properties.dim_search import candidate_dims, sweep
+from tilespec.prover.properties.witness import FAILS, HOLDS, decide_whole
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
+from tilespec.spec.layout import Shape
+
+
+def beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):
+    """One concrete layout whose facts fail or are not settled: decide it
+    as a whole (enumeration when small, else Z3 on the whole layout)."""
+    verdict, found = decide_whole(prop, shape, stages, timeout)
+    if verdict == FAILS:
+        return REFUTED, {"counterexample": found}
+    if verdict == HOLDS:
+        return PROVED, {"steps": (f"{why}; {found}",)}
+    return UNKNOWN, {"reason": f"{why}; the whole layout is not decided: {found}"}
+
+
+def beyond_facts_all_shapes(prop, shape: Shape, proof, stages, ranges, model, timeout, why):
+    """Named dims whose facts fail or are not settled: look for a
+    counterexample at the dims the facts fail at, then at other such dims
+    and a few small sizes, all inside the bounds; then enumerate every size
+    up to some limit."""
+    tried, reasons = [], []
+    if model is not None and proof is not None:
+        for values in candidate_dims(proof, model, ranges):
+            verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
+            if verdict == FAILS:
+                found["dim_values"] = values
+                return REFUTED, {"counterexample": found}
+            tried.append(values)
+            reasons.append("it holds there" if verdict == HOLDS else found)
+    covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
+    if ce is not None:
+        return REFUTED, {"counterexample": ce}
+    if covered is True:
+        return PROVED, {"steps": (f"{why}; every size in the scope decided by "
+                                  "exhaustive enumeration",)}
+    searched = (f"; no counterexample at dims {tried}: "
+                f"{'; '.join(dict.fromkeys(map(str, reasons)))}" if tried else "")
+    return UNKNOWN, {"reason": f"{why}{searched}; {covered}"}
+
+
+#: How long Z3 may take on the facts of a concrete question small enough
+#: to be decided by enumeration instead.
+QUICK_SECONDS = 1.0

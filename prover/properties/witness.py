@@ -1,0 +1,284 @@
+"""Deciding a property on one concrete layout as a whole, and replaying
+every counterexample on plain Python ints before it is shown.
+
+When the per-stage facts of :mod:`prover.properties.proof` fail (or the solver
+gives up on them), the whole layout at concrete dims is decided here: by
+enumerating every index (:mod:`prover.properties.exhaustive`) when the domain is small,
+else by Z3's search of the whole layout.  A witness from either is replayed
+on the concrete evaluator; one that does not replay is a
+:class:`~prover.result.ProverBug`, never a verdict.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from tilespec.prover.core.encode import Encoding
+from tilespec.prover.core.solve import search
+from tilespec.prover.properties.exhaustive import Undecided, domain_size, enumerate_witness
+from tilespec.prover.properties.traced import NotSymbolic, guarded
+from tilespec.prover.result import ProverBug
+from tilespec.spec.arith import INT
+from tilespec.spec.index import Pad, dims_through, evaluate, product, unevaluate
+from tilespec.spec.layout import Shape
+
+HOLDS, FAILS, UNDECIDED = "holds", "fails", "undecided"
+
+
+def _ints(model, enc, terms):
+    return [enc.value(model, t) for t in terms]
+
+
+def replay_offset(stages, shape, element):
+    return evaluate(stages, tuple(element), tuple(shape.dims), INT)
+
+
+def decide_whole(kind: str, shape: Shape, stages, timeout,
+                 z3_search: bool = True) -> tuple[str, object]:
+    """(HOLDS, how) | (FAILS, replayed counterexample) | (UNDECIDED, reason)
+    for ``kind`` on the concrete ``shape`` run through ``stages``."""
+    from tilespec.spec.prt import prt_final_dims
+    dims = tuple(shape.dims)
+    P = product(dims_through(stages, dims)[-1])
+    P_prt = product(prt_final_dims(shape, dims))
+    if kind == "in_bounds":
+        # inside the pipeline's own size and the spec's buffer, which is
+        # computed from the shape alone, never from the stages judged
+        P = min(P, P_prt)
+    if kind == "formula_equals_prt":
+        if P_prt != P:
+            return FAILS, {"dims": list(dims),
+                           "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
+    try:
+        found = enumerate_witness(kind, shape, stages, P)
+        if found is None:
+            return HOLDS, (f"decided by exhaustive enumeration of "
+                           f"{domain_size(kind, dims, stages)} indices")
+        return FAILS, replay(kind, shape, stages, found, P)
+    except Undecided as why:
+        if not z3_search:
+            return UNDECIDED, str(why)
+        not_enumerated = f"not enumerated: {why}"
+    found = z3_witness(kind, shape, stages, P, timeout)
+    if found is None:
+        return HOLDS, "decided by Z3 on the whole layout (unsat)"
+    if not isinstance(found, dict):
+        return UNDECIDED, f"{not_enumerated}; Z3 on the whole layout: {found}"
+    return FAILS, replay(kind, shape, stages, found, P)
+
+
+def z3_witness(kind: str, shape: Shape, stages, P, timeout):
+    """Z3's search of the whole layout at concrete dims: a candidate
+    ``{"e", "f", "o"}``, None when there is none, or why it gave up."""
+    if kind == "bijective":
+        return _z3_stage_witness(shape, stages, timeout)
+    try:
+        return _z3_witness(kind, shape, guarded(stages), P, timeout)
+    except NotSymbolic as err:
+        return f"not decided symbolically: {err}"
+
+
+def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    ar = enc.ar
+    dims = tuple(shape.dims)
+
+    def offset(x):
+        return ar._term(evaluate(stages, x, dims, ar))
+    e, f = enc.fresh("e", len(dims)), enc.fresh("f", len(dims))
+    o = enc.fresh("o", 1)[0]
+    box_e = enc.box(e, dims)
+    if kind == "in_bounds":
+        formula = z3.And(box_e, z3.Not(z3.And(0 <= offset(e), offset(e) < P)))
+    elif kind in ("injective", "packing"):
+        formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
+                         offset(e) == offset(f))
+        if kind == "packing":
+            from tilespec.spec.size import byte_size
+            bits = shape.element_bits
+            limit = 8 * byte_size(shape) if bits else 0
+            # with the spec's sizes; a broken pipeline may reach beyond them
+            formula = z3.Or(formula, z3.And(box_e, (offset(e) + 1) * bits > limit))
+    elif kind == "inverse":
+        back, valid = unevaluate(stages, o, dims, ar)
+        bad_o = z3.And(0 <= o, o < P, ar._term(valid), offset(back) != o)
+        off_e = offset(e)
+        back_e, valid_e = unevaluate(stages, off_e, dims, ar)
+        bad_e = z3.And(box_e, z3.Not(z3.And(0 <= off_e, off_e < P, enc.equal(back_e, e),
+                                            ar._term(valid_e))))
+        formula = z3.Or(bad_o, bad_e)
+    elif kind == "formula_equals_prt":
+        from tilespec.spec.prt import prt_offset
+        formula = z3.And(box_e, offset(e) != ar._term(prt_offset(shape, e, dims, ar)))
+    elif kind == "combine_equals_reshape":
+        from tilespec.prover.properties.stages_check import combine_stages
+        from tilespec.spec.prt import reshape_index
+        found, missing = combine_stages(shape, stages)
+        if missing:
+            return (f"the shape combines dims ('*') at level {missing[0]}, but no "
+                    "stage there is a combine")
+        parts = []
+        x, d = tuple(e), dims
+        for i, s in enumerate(stages):
+            if i in found:
+                merged = s.dims(d, INT)
+                parts.append(z3.And(enc.box(x, d), z3.Not(enc.equal(
+                    s.forward(x, d, ar), reshape_index(x, d, merged, ar)))))
+            x, d = s.forward(x, d, ar), s.dims(d, INT)
+        formula = z3.And(box_e, z3.Or(parts) if parts else False)
+    else:
+        raise ValueError(kind)
+    if ar.divisors:
+        return _divisor_gap(ar.divisors)
+    answer, m = search(formula, ctx, timeout)
+    if answer == "unknown":
+        return m
+    if answer == "unsat":
+        return None
+    return {"e": _ints(m, enc, e), "f": _ints(m, enc, f), "o": enc.value(m, o)}
+
+
+def replay(kind, shape, stages, found, P) -> dict:
+    """Check a witness on plain ints and describe it; ProverBug if it does
+    not show the property failing."""
+    dims = tuple(shape.dims)
+    ce = {"dims": list(dims)}
+    if kind == "bijective":
+        ce.update(_replay_stage(shape, stages, found))
+    elif kind == "inverse":
+        ce.update(_replay_inverse(kind, shape, stages, found["e"], found.get("o", 0), P))
+    elif kind in ("injective", "packing"):
+        a, b = found["e"], found["f"]
+        oa, ob = (replay_offset(stages, shape, v) for v in (a, b))
+        if a != b and oa == ob and all(0 <= x < n for v in (a, b)
+                                       for x, n in zip(v, dims)):
+            ce.update(elements=[a, b], offsets=[oa, ob])
+        elif kind == "packing":
+            from tilespec.spec.size import byte_size
+            bits = shape.element_bits
+            if (oa + 1) * bits <= 8 * byte_size(shape):
+                raise ProverBug(f"packing witness {a} replays inside the bytes")
+            ce.update(element=a, offset=oa, bit_range=[oa * bits, (oa + 1) * bits],
+                      byte_size=byte_size(shape))
+        else:
+            raise ProverBug(f"{kind} witness {a}, {b} does not replay: {oa}, {ob}")
+    elif kind == "in_bounds":
+        a = found["e"]
+        oa = replay_offset(stages, shape, a)
+        if 0 <= oa < P:
+            raise ProverBug(f"in_bounds witness {a} replays in bounds: {oa}")
+        ce.update(element=a, offset=oa, padded_size=P)
+    elif kind == "formula_equals_prt":
+        from tilespec.spec.prt import prt_offset
+        a = found["e"]
+        oa, ob = replay_offset(stages, shape, a), prt_offset(shape, a)
+        if oa == ob:
+            raise ProverBug(f"formula/prt witness {a} replays equal: {oa}")
+        ce.update(element=a, offsets={"formula": oa, "pad_reshape_transpose": ob})
+    elif kind == "combine_equals_reshape":
+        from tilespec.prover.properties.stages_check import combine_stages
+        from tilespec.spec.prt import reshape_index
+        a = found["e"]
+        merges = combine_stages(shape, stages)[0]
+        x, d, found = tuple(a), dims, None
+        for i, s in enumerate(stages):
+            if i in merges and all(0 <= v < m for v, m in zip(x, d)):
+                merged = s.dims(d, INT)
+                got, want = s.forward(x, d, INT), reshape_index(x, d, merged)
+                if tuple(got) != tuple(want):
+                    found = {"combined": list(got), "reshaped": list(want)}
+                    break
+            x, d = s.forward(x, d, INT), s.dims(d, INT)
+        if found is None:
+            raise ProverBug(f"combine witness {a} does not replay")
+        ce.update(element=a, **found)
+    return ce
+
+
+def _z3_stage_witness(shape: Shape, stages, timeout):
+    """A stage (not a pad) that is not a bijection between its boxes, as
+    ``{"stage", "which", "index"}``; None if every stage is one."""
+    dims = dims_through(stages, tuple(shape.dims))
+    for i, s in enumerate(stages):
+        if type(s) is Pad:
+            continue
+        try:
+            found = _z3_one_stage(shape, guarded(stages)[i], i, dims, timeout)
+        except NotSymbolic as err:
+            return f"not decided symbolically: {err}"
+        if found is not None:
+            return found
+    return None
+
+
+def _divisor_gap(divisors) -> str:
+    return (f"it divides by {divisors[0]}, not known to be positive (the solver's "
+            "division is not Python's there)")
+
+
+def _z3_one_stage(shape: Shape, s, i, dims, timeout):
+    """Stage ``i`` (traced if custom) as a bijection between its boxes: a
+    witness, None, or why Z3 gave up."""
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    ar = enc.ar
+    d_in, d_out = dims[i], dims[i + 1]
+    e = enc.fresh("e", len(d_in))
+    g = enc.fresh("g", len(d_out))
+    fe = s.forward(e, d_in, ar)
+    be, _ = s.backward(fe, d_in, ar)
+    bg, _ = s.backward(g, d_in, ar)
+    bad_e = z3.And(enc.box(e, d_in), z3.Not(z3.And(enc.box(fe, d_out),
+                                                   enc.equal(be, e))))
+    bad_g = z3.And(enc.box(g, d_out), z3.Not(z3.And(
+        enc.box(bg, d_in), enc.equal(s.forward(bg, d_in, ar), g))))
+    if ar.divisors:
+        return _divisor_gap(ar.divisors)
+    answer, m = search(z3.Or(bad_e, bad_g), ctx, timeout)
+    if answer == "unknown":
+        return m
+    if answer == "unsat":
+        return None
+    if z3.is_true(m.eval(bad_e, model_completion=True)):
+        return {"stage": i, "which": "e", "index": _ints(m, enc, e)}
+    return {"stage": i, "which": "g", "index": _ints(m, enc, g)}
+
+
+def _replay_stage(shape: Shape, stages, found) -> dict:
+    dims = dims_through(stages, tuple(shape.dims))
+    i, v = found["stage"], list(found["index"])
+    s, d_in, d_out = stages[i], dims[i], dims[i + 1]
+
+    def inside(x, d):
+        return all(0 <= a < n for a, n in zip(x, d))
+    if found["which"] == "e":
+        f_e = list(s.forward(tuple(v), d_in, INT))
+        b_e = list(s.backward(tuple(f_e), d_in, INT)[0])
+        if inside(v, d_in) and not (inside(f_e, d_out) and b_e == v):
+            return {"stage": i, "stage_name": s.name, "box": list(d_in), "index": v,
+                    "forward": f_e, "backward_of_forward": b_e}
+    else:
+        b_g = list(s.backward(tuple(v), d_in, INT)[0])
+        f_b = list(s.forward(tuple(b_g), d_in, INT))
+        if inside(v, d_out) and not (inside(b_g, d_in) and f_b == v):
+            return {"stage": i, "stage_name": s.name, "box": list(d_out), "index": v,
+                    "backward": b_g, "forward_of_backward": f_b}
+    raise ProverBug(f"bijective witness at stage {i} does not replay")
+
+
+def _replay_inverse(kind, shape, stages, elem, ov, P):
+    dims = tuple(shape.dims)
+    oe = evaluate(stages, tuple(elem), dims, INT)
+    back, valid = unevaluate(stages, oe, dims, INT) if 0 <= oe < P else (None, False)
+    if tuple(elem) != back or not valid:
+        if all(0 <= x < n for x, n in zip(elem, dims)):
+            return {"element": elem, "offset": oe,
+                    "located": None if back is None else list(back),
+                    "located_is_padding": not valid}
+    back, valid = unevaluate(stages, ov, dims, INT)
+    again = evaluate(stages, back, dims, INT)
+    if again != ov and (valid or kind == "bijective"):
+        return {"offset": ov, "located": list(back), "offset_of_located": again,
+                "located_is_padding": not valid}
+    raise ProverBug(f"{kind} witness (element {elem}, offset {ov}) does not replay")

@@ -1,0 +1,73 @@
+"""tilespec: an executable specification and a verifier for XLA's tiled layouts.
+
+Everything a user needs is importable from here; the solver is imported only
+when a proving function is first used, so ``import tilespec`` stays light.
+Every function that takes a shape also takes its text, and ``dims=`` gives
+named dims their sizes.
+
+>>> import tilespec
+>>> s = tilespec.parse_shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}")
+>>> tilespec.offset(s, (1, 0)), tilespec.offset(s, (0, 1)), tilespec.offset(s, (8, 0))
+(1, 2, 8192)
+>>> tilespec.locate(s, 2), tilespec.byte_size(s)
+((0, 1), 2097152)
+>>> tilespec.offset("f32[3,5]{1,0:T(2,2)}", (2, 3))
+17
+>>> tilespec.byte_size("bf16[m,n]{1,0:T(8,128)(2,1)}", dims={"m": 16, "n": 300})
+12288
+>>> tilespec.prove("bf16[m,n]{1,0:T(8,128)(2,1)}", "bijective").status
+'proved'
+
+The package is three parts: :mod:`tilespec.spec` (the semantics; never
+imports a solver), :mod:`tilespec.prover` (Z3 proofs about the spec) and
+:mod:`tilespec.cli` (the ``tilespec`` command).
+"""
+
+from __future__ import annotations
+
+from importlib import metadata as _metadata
+
+from tilespec.interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
+from tilespec.spec import *  # noqa: F401,F403  (the semantics: light, no solver)
+from tilespec.spec import __all__ as _spec_all
+
+try:
+    __version__ = _metadata.version("tilespec")
+except _metadata.PackageNotFoundError:  # running from a source tree
+    __version__ = "0+unknown"
+
+#: Names that need the solver (or matplotlib): resolved on first use
+#: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never
+#: import z3.  Each entry: (module, attribute, how many leading arguments
+#: are shapes that may be given as text; 0 = used as it is).
+_LAZY = {
+    "prove": (".prover.properties.proof", "prove", 1),
+    "PROPERTIES": (".prover.properties.proof", "PROPERTIES", 0),
+    "Result": (".prover.result", "Result", 0),
+    "bitcast": (".prover.bitcast.reading", "decide", 2),
+    "equivalent": (".prover.equivalence", "equivalent", 2),
+    "prove_cute": (".prover.cute", "prove_cute", 1),
+    "explain": (".teach.explain", "explain", 1),
+    "draw": (".teach.draw.figure", "draw", 1),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        module, attribute, shapes = _LAZY[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+        if shapes:
+            value = accepts_text(value, shapes=shapes)  # noqa: F405
+            value.__name__ = value.__qualname__ = name
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tilespec' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(set(_spec_all) | set(_LAZY) | {
+    "__version__", "cute_layout", "from_jax", "from_strides", "strides", "to_jax"})

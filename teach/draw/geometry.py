@@ -1,0 +1,207 @@
+"""Where things go in a picture, in cell units: shared by the matplotlib
+renderer (:mod:`teach.draw.render`) and the SVG/HTML writer
+(:mod:`teach.draw.svg`), so the two draw the same scene the same way.
+
+A panel's cells sit on slots (:mod:`teach.draw.axes`); slot ``k`` of the
+columns spans x in [x0 + k, x0 + k + 1].  Boundaries are line segments in
+the same units.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> from tilespec.teach.draw.scene import scene
+>>> s = scene(shape("f32[3,5]{1,0:T(2,2)}"))
+>>> arrays, memory, width, height = placement(s)
+>>> len(arrays), memory.x > arrays[0].x + 6, height
+(1, True, 8.6)
+>>> legend_lines(s)
+['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2)']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tilespec.teach.draw.axes import Gap
+from tilespec.teach.draw.palette import level_name
+
+#: Memory goes right of the array panels while the picture stays this wide.
+SIDE_BY_SIDE = 60
+#: Columns of room each panel gets at least, so its title stays legible.
+MIN_PANEL = 6
+#: Width of an average character of the labels, in ems (DejaVu Sans).
+EM_WIDTH = 0.62
+
+
+@dataclass(frozen=True)
+class Place:
+    """A panel's top-left cell corner, in cell units, its header width and
+    the room its title may take (header included)."""
+
+    x: float
+    y: float
+    header: float
+    room: float = 0.0
+
+
+def slot_positions(axis) -> tuple[dict[int, int], list[tuple[int, Gap]]]:
+    """Slot number of each shown index, and (slot, gap) for each gap."""
+    shown, gaps = {}, []
+    for k, slot in enumerate(axis.slots()):
+        if isinstance(slot, Gap):
+            gaps.append((k, slot))
+        else:
+            shown[slot] = k
+    return shown, gaps
+
+
+def _header(panel) -> float:
+    if panel.kind == "memory":
+        widest = max(len(str(r)) for r in panel.labels[:, 0].tolist())
+    else:
+        widest = max(len(str(i)) for i in panel.rows.shown)
+    return 0.45 + 0.42 * widest
+
+
+def placement(scene) -> tuple[list[Place], Place, float, float]:
+    """Where the array panels and the memory panel go; the total span."""
+    top = 2.6  # room for a two-line title and the column numbers
+    places, x = [], 0.0
+    for panel in scene.panels:
+        h = _header(panel)
+        room = h + max(len(panel.cols.slots()), MIN_PANEL)
+        places.append(Place(x + h, top, h, room))
+        x += room + 1.0
+    height = len(scene.panels[0].rows.slots())
+    h = _header(scene.memory)
+    mem_w = len(scene.memory.cols.slots())
+    if x + h + mem_w <= SIDE_BY_SIDE:
+        memory = Place(x + h + 0.5, top, h, h + max(mem_w, MIN_PANEL))
+        span_x = memory.x - h + memory.room
+        span_y = top + max(height, len(scene.memory.rows.slots()))
+    else:
+        memory = Place(h, top + height + top + 0.6, h, h + max(mem_w, MIN_PANEL))
+        span_x = max(x - 1.0, memory.room)
+        span_y = memory.y + len(scene.memory.rows.slots())
+    return places, memory, span_x, span_y
+
+
+def boundaries(panel, ids, rmap, cmap, x0, y0, outer: bool) -> list:
+    """Segments between slot-adjacent cells of different tiles; with
+    ``outer``, also the edge of the drawn cells (not towards a gap)."""
+    rows, cols = panel.rows.shown, panel.cols.shown
+    segs = []
+    n_r, n_c = len(rows), len(cols)
+    row_gaps = {k for k, _ in slot_positions(panel.rows)[1]}
+    col_gaps = {k for k, _ in slot_positions(panel.cols)[1]}
+    present = panel.present
+    for i in range(n_r):
+        for j in range(n_c):
+            if not present[i, j]:
+                continue
+            x, y = x0 + cmap[cols[j]], y0 + rmap[rows[i]]
+            # right and below neighbours
+            for (di, dj, seg) in ((0, 1, [(x + 1, y), (x + 1, y + 1)]),
+                                  (1, 0, [(x, y + 1), (x + 1, y + 1)]),
+                                  (0, -1, [(x, y), (x, y + 1)]),
+                                  (-1, 0, [(x, y), (x + 1, y)])):
+                ni, nj = i + di, j + dj
+                inside = 0 <= ni < n_r and 0 <= nj < n_c
+                adjacent = inside and (
+                    (di and rmap[rows[ni]] == rmap[rows[i]] + di)
+                    or (dj and cmap[cols[nj]] == cmap[cols[j]] + dj))
+                if adjacent and present[ni, nj]:
+                    if (di, dj) in ((0, 1), (1, 0)) and ids[ni, nj] != ids[i, j]:
+                        segs.append(seg)
+                elif outer and not (
+                        (di and rmap[rows[i]] + di in row_gaps)
+                        or (dj and cmap[cols[j]] + dj in col_gaps)):
+                    segs.append(seg)
+    return segs
+
+
+def word_marks(panel, rmap, cmap, x0, y0, unit, start) -> list:
+    """Marks on the lower part of the edge between two cells side by side
+    in different words (or bytes)."""
+    segs = []
+    for i in range(len(panel.rows.shown)):
+        for j in range(len(panel.cols.shown) - 1):
+            a, b = panel.cols.shown[j], panel.cols.shown[j + 1]
+            if b != a + 1 or not (panel.present[i, j] and panel.present[i, j + 1]):
+                continue
+            if unit[i, j] != unit[i, j + 1]:
+                x, y = x0 + cmap[b], y0 + rmap[panel.rows.shown[i]]
+                segs.append([(x, y + start), (x, y + 1)])
+    return segs
+
+
+def byte_ticks(panel, element_bits, rmap, cmap, x0, y0, start) -> list:
+    """Marks on the lower part of a cell where a byte boundary falls inside
+    the element stored there (bit ``b`` with ``b % 8 == 0`` strictly inside
+    the cell's bits)."""
+    segs = []
+    if panel.bits is None or element_bits <= 8:
+        return segs
+    for i, r in enumerate(panel.rows.shown):
+        for j, c in enumerate(panel.cols.shown):
+            first = int(panel.bits[i, j])
+            if first < 0:
+                continue
+            x, y = x0 + cmap[c], y0 + rmap[r]
+            for b in range(first - first % 8 + 8, first + element_bits, 8):
+                dx = (b - first) / element_bits
+                segs.append([(x + dx, y + start), (x + dx, y + 1)])
+    return segs
+
+
+def legend_lines(scene) -> list[str]:
+    """The lines under the picture: the shape, what colours and lines mean."""
+    from tilespec.spec.text import format_shape
+    shape = scene.shape
+    tiles = shape.layout.tiles
+    lines = [format_shape(shape)]
+    if not tiles:
+        lines.append("no tiling: row-major in the physical dim order")
+    else:
+        parts = [f"colour + black lines = tile {tiles[0]}"]
+        for level, tile in enumerate(tiles[1:], start=2):
+            parts.append(f"{level_name(level)} lines = tile {tile}")
+        lines.append("; ".join(parts))
+    if scene.packed:
+        bits = shape.element_bits
+        lines.append(f"{bits}-bit elements, {32 // bits} to a 32-bit word: long blue "
+                     "mark = word boundary, short blue mark = byte boundary")
+    if scene.more_slices:
+        lines.append(f"{len(scene.panels)} of {len(scene.panels) + scene.more_slices} "
+                     f"slices shown ({scene.more_slices} more not drawn)")
+    return lines
+
+
+
+
+def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str, float]:
+    """The first of ``options`` (texts, longest first) that fits ``width``
+    at no less than ``least`` of ``font``; else the last, shrunk to fit.
+    Width and font in the same unit.
+
+    >>> fitted(["… 1008 more rows …", "+1008 rows"], width=100, font=12)
+    ('+1008 rows', 12)
+    """
+    for text in options:
+        size = min(font, width / (EM_WIDTH * max(len(text), 1)))
+        if size >= least * font:
+            return text, size
+    return options[-1], size
+
+
+def gap_texts(count: int, what: str) -> list[str]:
+    """How a gap of ``count`` rows or columns is labelled, longest first."""
+    return [f"… {count} more {what} …", f"+{count} {what}", f"+{count}"]
+
+
+def title_lines(panel) -> tuple[str, str]:
+    """The two title lines above a panel."""
+    if panel.kind == "memory":
+        return ("memory: each cell's offset",
+                f"{panel.cols.size} per row; hatched = padding")
+    if panel.title == "array":
+        return ("array: offset of each element", "hatched = padding")
+    return (f"slice {panel.title}", "offset of each element")

@@ -1,0 +1,157 @@
+"""Every command's ``--json`` output is one envelope that the shipped JSON
+Schema accepts (docs/json.md), errors included."""
+
+import importlib.util
+import json
+
+import jsonschema
+import pytest
+from locations import DATA
+
+from tilespec.cli import main
+from tilespec.cli.envelope import FORMAT_VERSION, normal_counterexample, schema
+from tilespec.cli.main import build_parser
+
+VALIDATOR = jsonschema.Draft202012Validator(schema())
+
+#: One or more runs of each command: (argv, expected exit status).
+HLO = DATA / "hlo"
+
+RUNS = {
+    "explain": [(["explain", "f32[3,5]{1,0:T(2,2)}"], 0),
+                (["explain", "f32[m,n]{1,0:T(2,2)}", "--dims", "m=3,n=5"], 0)],
+    "offset": [(["offset", "f32[3,5]{1,0:T(2,2)}", "2,3"], 0)],
+    "locate": [(["locate", "f32[3,5]{1,0:T(2,2)}", "9"], 0)],
+    "prove": [(["prove", "--quiet", "--property", "injective", "f32[m,n]{1,0:T(8,128)}"], 0),
+              (["prove", "--quiet", "--property", "packing", "s4[3]{0:E(4)}"], None)],
+    "bitcast": [(["bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}"], 1),
+                (["bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}", "--transpose", "1,0"], 0)],
+    "check-rule": [(["check-rule", "--list"], 0),
+                   (["check-rule", "linear_index", "bf16[16,256]{1,0:T(8,128)(2,1)}"], 1),
+                   (["check-rule", "array_size", "f32[3]{0:L(4)}"], 1),
+                   (["check-rule", "reshape_is_bitcast", "f32[16,256]{1,0:T(8,128)}",
+                     "f32[4096]{0}"], 1)],
+    "normalize": [(["normalize", "f32[m,n]{1,0:T(8,128)(1,1)}"], 0)],
+    "equivalent": [(["equivalent", "f32[3,5]{1,0}", "f32[3,5]{0,1}"], 1)],
+    "regress": [(["regress", "f32[3,5]{1,0:T(2,2)}", "--count", "2"], 0)],
+    "draw": [(["draw", "f32[3,5]{1,0:T(2,2)}", "--html"], 0),    # the page, in the envelope
+             (["draw", "f32[3,5]{1,0:T(2,2)}", "-o", "{tmp}/f.svg"], 0)],
+    "formula": [(["formula", "f32[3,5]{1,0:T(2,2)}"], 0),
+                (["formula", "f32[m,n]{1,0:T(2,2)}", "--python", "--prove"], 0)],
+    "check-hlo": [(["check-hlo", str(HLO / "jax_tiled_bad.hlo")], 1),
+                  (["check-hlo", str(HLO / "tpu_style.hlo")], 1)],
+    "convert": [(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"], 0)],
+    # without the xla extra the command is bad input (exit 2), in JSON too
+    "xla": [(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2)],
+}
+
+
+def commands():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sorted(sub.choices)
+
+
+def run_json(argv, capsys):
+    status = main(argv + ["--json"])
+    out = capsys.readouterr().out
+    return status, json.loads(out)
+
+
+def test_every_command_is_covered():
+    # A command added without a run here would escape the schema check.
+    assert sorted(RUNS) == commands()
+
+
+@pytest.mark.parametrize("argv,expected",
+                         [run for runs in RUNS.values() for run in runs],
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_output_matches_the_schema(argv, expected, capsys, tmp_path):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    status, doc = run_json(argv, capsys)
+    VALIDATOR.validate(doc)
+    assert doc["command"] == argv[0] and doc["exit_status"] == status
+    assert doc["format_version"] == FORMAT_VERSION and doc["error"] is None
+    if expected is not None:
+        assert status == expected
+    assert doc["results"]
+    for r in doc["results"]:
+        for value in r["subject"].values():
+            # shapes are in named fields, never "A -> B" or "A vs B"
+            assert " -> " not in str(value) and " vs " not in str(value)
+        if r["status"] == "refuted":
+            ce = r["counterexample"]
+            assert ce["offsets"] or ce["details"]
+
+
+def test_a_refuted_bitcast_names_both_sides(capsys):
+    _, doc = run_json(["bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}"], capsys)
+    (r,) = doc["results"]
+    assert r["subject"] == {"source": "f32[16,256]{1,0:T(8,128)}", "target": "f32[4096]{0}"}
+    assert r["counterexample"]["elements"] == {"source": [0, 128], "target": [128]}
+    assert r["counterexample"]["offsets"] == {"source": 1024, "target": 128}
+
+
+# `tilespec xla` takes bad text as its subject: what XLA and tilespec say of
+# it is the answer, not an error (tests/test_xla_cli.py).
+@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla", "check-hlo"}))
+def test_bad_input_is_json_too(command, capsys, tmp_path):
+    argv, _ = RUNS[command][-1] if command != "check-rule" else RUNS[command][1]
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    bad = [a if not a.startswith(("f32", "bf16", "s4")) else "f32[3,5" for a in argv]
+    status, doc = run_json(bad, capsys)
+    VALIDATOR.validate(doc)
+    assert status == 2 == doc["exit_status"]
+    assert doc["results"] == [] and "column" in doc["error"]["message"]
+
+
+def test_a_missing_hlo_file_is_json_too(capsys, tmp_path):
+    status, doc = run_json(["check-hlo", str(tmp_path / "missing.hlo")], capsys)
+    VALIDATOR.validate(doc)
+    assert status == 2 == doc["exit_status"] and doc["results"] == []
+
+
+def test_a_usage_error_is_json(capsys):
+    status, doc = run_json(["offset", "f32[3]{0}"], capsys)   # no element
+    VALIDATOR.validate(doc)
+    assert status == 2 and doc["error"]["kind"] == "usage"
+
+
+def test_the_schema_rejects_what_it_should():
+    # The schema is not vacuous: a result without a status, or a refutation
+    # without a counterexample, is rejected.
+    good = {"format": "tilespec", "format_version": 1, "tool": "tilespec",
+            "version": "0.1.0", "command": "offset", "exit_status": 0, "error": None,
+            "results": [{"subject": {"shape": "f32[3]{0}"}, "check": "offset",
+                         "status": "ok", "scope": "concrete", "seconds": 0.0,
+                         "counterexample": None, "reason": None, "steps": [], "data": {}}]}
+    VALIDATOR.validate(good)
+    for change in ({"status": "maybe"}, {"status": "refuted"}, {"subject": {"shape": 3}}):
+        bad = json.loads(json.dumps(good))
+        bad["results"][0].update(change)
+        assert not VALIDATOR.is_valid(bad), change
+
+
+@pytest.mark.parametrize("ce,elements,offsets", [
+    ({"src_element": [1], "dst_element": [2], "src_offset": 3, "dst_offset": 4},
+     {"source": [1], "target": [2]}, {"source": 3, "target": 4}),
+    ({"element": [0, 1], "offsets": {"a": 1, "b": 3}},
+     {"a": [0, 1], "b": [0, 1]}, {"a": 1, "b": 3}),
+    ({"dims": [3], "elements": [[0], [1]], "offsets": [5, 5]},
+     {"first": [0], "second": [1]}, {"first": 5, "second": 5}),
+    ({"shape": "f32[3]", "element": [2], "xla": 1, "spec": 2},
+     {"xla": [2], "spec": [2]}, {"xla": 1, "spec": 2}),
+    ({"dims": [3], "element": [7], "offset": 9, "padded_size": 4},
+     {"shape": [7]}, {"shape": 9}),
+])
+def test_counterexamples_have_the_same_keys(ce, elements, offsets):
+    out = normal_counterexample(ce)
+    assert set(out) == {"dim_values", "elements", "offsets", "details"}
+    assert out["elements"] == elements and out["offsets"] == offsets
+    assert out["details"] == ce
+
+
+def test_generated_code_witnesses_get_their_dim_values():
+    out = normal_counterexample({"m": 9, "element": [1, 2]},
+                                {"shape": "f32[m,4]{1,0:T(2,2)}"})
+    assert out["dim_values"] == {"m": 9}

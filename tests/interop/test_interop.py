@@ -1,0 +1,256 @@
+"""Interop, tested both ways: JAX layouts (against jax itself), numpy
+strides (against numpy), CuTe layouts (against the spec, and proved)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tilespec
+from tilespec import LayoutError, ShapeError
+from tilespec.interop.cute import CuteLayout, cute_size
+from tilespec.spec.index import all_offsets, padded_elements
+from tilespec.spec.strategies import shapes_with_layout
+from tilespec.spec.text import parse_layout
+
+# --- CuTe -------------------------------------------------------------------------
+
+EXACT = {
+    "f32[24,256]{1,0:T(8,128)}": "((8,3),(128,2)):((128,2048),(1,1024))",
+    "bf16[16,300]{1,0:T(8,128)(2,1)}": "((2,4,2),(128,3)):((1,256,3072),(2,1024))",
+    "f32[3,5]{0,1:T(2,2)}": "((2,2),(2,3)):((1,4),(2,8))",
+    "f32[3,5]{1,0}": "(3,5):(5,1)",
+    "f32[7]{0}": "7:1",
+    "f32[2,7,8,12,10]{4,3,2,1,0:T(*,*,2,*,2)}":
+        "(2,7,(2,4),12,(2,5)):(6720,960,(2,240),20,(1,4))",
+}
+
+
+@pytest.mark.parametrize("text", EXACT)
+def test_cute_layout_text_and_offsets(text):
+    c = tilespec.cute_layout(text)
+    assert str(c) == EXACT[text]
+    off = all_offsets(tilespec.parse_shape(text))
+    for e in itertools.product(*map(range, off.shape)):
+        assert c(e) == off[e]
+    assert cute_size(c) == padded_elements(tilespec.parse_shape(text))
+
+
+@settings(max_examples=60)
+@given(shapes_with_layout(max_rank=3, max_elements=256, allow_zero=False))
+def test_cute_offsets_equal_the_spec_wherever_it_exports(shape):
+    try:
+        c = tilespec.cute_layout(shape)
+    except LayoutError as e:
+        assert "no exact CuTe layout" in str(e) and "\n" not in str(e)
+        return
+    off = all_offsets(shape)
+    got = np.zeros(off.shape, np.int64)
+    for e in itertools.product(*map(range, off.shape)):
+        got[e] = c(e)
+    assert np.array_equal(got, off)
+    assert cute_size(c) == padded_elements(shape)
+
+
+@pytest.mark.parametrize("text,words", [
+    ("f32[3,5]{1,0:T(2,2)(3,1)}", "pads inside a tile"),
+    ("f32[9,9]{1,0:T(4,4)(8,1)}", "pads inside a tile"),
+    ("f32[5]{0:T(2,128)}", "pads a unit dim"),
+    ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "pads inside a tile"),
+    ("f32[0,4]{1,0:T(2,2)}", "size 0"),
+])
+def test_cute_refuses_with_a_reason(text, words):
+    with pytest.raises(LayoutError, match=words):
+        tilespec.cute_layout(text)
+
+
+@pytest.mark.parametrize("text", ["bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n,k]{0,2,1:T(4,2)(2,1)}",
+                                  "pred[m,n]{1,0:T(8,128)(4,1)}", "f32[m,n]{1,0}",
+                                  "f32[24,256]{1,0:T(8,128)}",
+                                  "f32[2,7,8,12,10]{4,3,2,1,0:T(*,*,2,*,2)}"])
+def test_cute_layout_is_proved_equal_to_the_spec(text):
+    r = tilespec.prove_cute(text)
+    assert r.status == "proved", r
+
+
+def test_a_wrong_cute_layout_is_refuted_with_a_replayed_witness(monkeypatch):
+    # The proof can fail: swap two strides of the exported layout.
+    import tilespec.prover.cute as pc
+    real = pc.cute_layout
+
+    def broken(shape, *a, **k):
+        c = real(shape, *a, **k)
+        (d0, d1) = c.digits
+        return CuteLayout((d0, ((d1[0][0], d1[1][1]), (d1[1][0], d1[0][1]))))
+    monkeypatch.setattr(pc, "cute_layout", broken)
+    r = pc.prove_cute(tilespec.parse_shape("f32[24,256]{1,0:T(8,128)}"))
+    assert r.status == "refuted"
+    ce = r.counterexample
+    assert ce["offsets"]["spec"] != ce["offsets"]["cute"]
+
+
+def test_a_wrong_export_is_refuted_for_all_shapes(monkeypatch):
+    # Linearise the tiled vector's entries in the wrong order: the export
+    # and the per-entry proof both see it, and the witness replays.
+    import tilespec.interop.cute as sc
+    import tilespec.prover.cute as pc
+    real = sc.digits
+
+    def reversed_entries(*a, **k):
+        per_dim, entries = real(*a, **k)
+        return per_dim, entries[::-1]
+    monkeypatch.setattr(sc, "digits", reversed_entries)
+    monkeypatch.setattr(pc, "digits", reversed_entries)
+    r = pc.prove_cute(tilespec.parse_shape("f32[m,n]{1,0:T(8,128)}"))
+    assert r.status == "refuted" and set(r.counterexample["dim_values"]) == {"m", "n"}
+
+
+def test_prove_cute_refuses_before_proving():
+    with pytest.raises(LayoutError, match="pads inside a tile"):
+        tilespec.prove_cute("f32[3,5]{1,0:T(2,2)(3,1)}")
+
+
+# --- strides ------------------------------------------------------------------------
+
+@settings(max_examples=60)
+@given(st.lists(st.integers(1, 5), min_size=0, max_size=4).flatmap(
+    lambda dims: st.tuples(st.just(tuple(dims)), st.permutations(range(len(dims))))),
+       st.sampled_from(["float32", "int8", "float16", "complex64"]))
+def test_strides_from_numpy_and_back(case, dtype):
+    dims, perm = case
+    dtype = np.dtype(dtype)
+    # a dense array stored in order perm (major to minor), viewed logically
+    stored = np.arange(int(np.prod(dims, dtype=np.int64))).reshape(
+        tuple(dims[p] for p in perm)).astype(dtype)
+    a = np.transpose(stored, np.argsort(perm))
+    assert a.shape == dims
+    element_type = tilespec.interop.jax.element_type_of(dtype)
+    s = tilespec.from_strides(a.shape, a.strides, element_type, unit="bytes")
+    assert tilespec.strides(s, unit="bytes") == a.strides or 1 in dims
+    # the layout puts each element where numpy does
+    for e in itertools.product(*map(range, dims)):
+        byte = sum(i * b for i, b in zip(e, a.strides))
+        assert tilespec.offset(s, e) * dtype.itemsize == byte
+
+
+def test_strides_of_an_untiled_layout():
+    assert tilespec.strides("f32[3,5]{1,0}") == (5, 1)
+    assert tilespec.strides("f32[3,5]{0,1}", unit="bytes") == (4, 12)
+    assert tilespec.strides("s4[3,5]{1,0}", unit="bytes") == (5, 1)
+
+
+@pytest.mark.parametrize("args,words", [
+    (((4, 6), (1, 8), "f32"), "not dense"),
+    (((4, 6), (6, -1), "f32"), "backwards"),
+    (((4, 6), (0, 1), "f32"), "stride 0"),
+    (((4, 6), (6, 1, 1), "f32"), "3 strides for 2 dims"),
+    (((4, 6), (24, 2), "f32", "bytes"), "whole number"),
+    (((4, 6), (6, 1), "f17"), "unknown element type"),
+    (((4, 6), (6, 1), "f32", "bits"), "unit 'bits'"),
+])
+def test_from_strides_says_why_not(args, words):
+    with pytest.raises((LayoutError, ShapeError), match=words):
+        tilespec.from_strides(*args)
+
+
+@pytest.mark.parametrize("text,words", [("f32[8,128]{1,0:T(8,128)}", "tiled"),
+                                        ("s4[8]{0:E(4)}", "fraction")])
+def test_strides_refuses_tiled_and_packed(text, words):
+    with pytest.raises(LayoutError, match=words):
+        tilespec.strides(text, unit="bytes")
+
+
+def test_from_strides_places_unit_dims():
+    assert tilespec.from_strides((1, 5), (5, 1), "f32").layout.minor_to_major == (1, 0)
+    assert tilespec.from_strides((3, 1, 5), (1, 3, 3), "f32").layout.minor_to_major == (0, 2, 1)
+
+
+# --- JAX -------------------------------------------------------------------------------
+
+jax = pytest.importorskip("jax")
+from jax.experimental.layout import Format  # noqa: E402
+from jax.experimental.layout import Layout as JaxLayout
+
+XLA_OK = ["bf16[16,300]{1,0:T(8,128)(2,1)}", "f32[3,5]{0,1}", "f32[3,5]{1,0}",
+          "s4[256,128]{1,0:T(8,128)E(4)}", "s4[256]{0:E(4)}", "u8[4,4]{0,1:T(2,2)}",
+          "f32[2,3,4]{0,2,1:T(*,4)}", "pred[33,5]{1,0:T(8,128)(4,1)}", "f32[]"]
+
+
+def _xla_text(jax_layout, dtype) -> str:
+    """What jax itself hands XLA for this layout: XLA prints it."""
+    return jax_layout._to_xla_layout(dtype).to_string()
+
+
+def _dtype(element_type):
+    import jax.numpy as jnp
+    return {"bf16": jnp.bfloat16, "f32": jnp.float32, "s4": jnp.int4, "u8": jnp.uint8,
+            "pred": jnp.bool_}[element_type]
+
+
+@pytest.mark.parametrize("text", XLA_OK)
+def test_to_jax_gives_xla_exactly_this_layout(text):
+    s = tilespec.parse_shape(text)
+    j = tilespec.to_jax(s)
+    assert isinstance(j, JaxLayout)
+    assert parse_layout(_xla_text(j, _dtype(s.element_type)), s.rank) == s.layout
+    back = tilespec.from_jax(j, _dtype(s.element_type), s.dims)
+    assert back == s
+
+
+def test_major_to_minor_is_minor_to_major_reversed():
+    j = tilespec.to_jax("f32[2,3,4]{0,2,1}")
+    assert j.major_to_minor == (1, 2, 0)
+
+
+@settings(max_examples=80)
+@given(st.sampled_from(["f32", "bf16", "s4", "u8", "pred"]),
+       st.lists(st.integers(1, 9), min_size=1, max_size=3).flatmap(
+           lambda d: st.tuples(st.just(d), st.permutations(range(len(d))))),
+       st.lists(st.lists(st.sampled_from([1, 2, 4, 8, 128, -(2**63)]), min_size=1,
+                         max_size=3).filter(lambda t: t[-1] != -(2**63)), max_size=2),
+       st.sampled_from([0, 4]), st.booleans())
+def test_from_jax_agrees_with_jax(element_type, case, tiling, bits, untiled):
+    # Any layout a user can write in jax: tilespec's reading is what jax gives XLA.
+    dims, perm = case
+    j = JaxLayout(tuple(perm), None if untiled else tuple(map(tuple, tiling)), bits)
+    dtype = _dtype(element_type)
+    s = tilespec.from_jax(j, dtype, dims)
+    assert parse_layout(_xla_text(j, dtype), len(dims)) == s.layout
+
+
+def test_from_jax_array_and_format():
+    import jax.numpy as jnp
+    x = jnp.zeros((3, 5), jnp.float32)
+    assert str(tilespec.from_jax(x)) == "f32[3,5]{1,0}"
+    assert str(tilespec.from_jax(x.format, jnp.float32, (3, 5))) == "f32[3,5]{1,0}"
+    # a real int4 array: the layout XLA reported, with no E(4) added
+    assert str(tilespec.from_jax(jnp.zeros((4,), jnp.int4))) == "s4[4]{0}"
+
+
+def test_to_jax_format_with_a_sharding():
+    from jax.sharding import SingleDeviceSharding
+    sharding = SingleDeviceSharding(jax.devices()[0])
+    f = tilespec.to_jax("f32[8,128]{1,0:T(8,128)}", sharding)
+    assert isinstance(f, Format) and f.layout.tiling == ((8, 128),)
+
+
+@pytest.mark.parametrize("text,words", [
+    ("f32[3]{0:T(2)L(4)}", "tail_padding_alignment"),
+    ("f32[3]{0:S(1)}", "memory_space"),
+    ("s4[256]{0:T(128)}", "adds E"),
+])
+def test_to_jax_refuses_what_jax_cannot_carry(text, words):
+    with pytest.raises(LayoutError, match=words):
+        tilespec.to_jax(text)
+
+
+def test_a_jax_array_with_a_chosen_layout_round_trips():
+    # The layout jax really uses for an array it was asked to lay out.
+    import jax.numpy as jnp
+    want = tilespec.parse_shape("f32[4,6]{0,1}")
+    x = jax.device_put(jnp.arange(24, dtype=jnp.float32).reshape(4, 6),
+                       Format(tilespec.to_jax(want), jax.sharding.SingleDeviceSharding(
+                           jax.devices()[0])))
+    assert tilespec.from_jax(x) == want

@@ -1,0 +1,126 @@
+"""The built wheel: only ``tilespec/...`` at the top level, and it works when
+installed (not editable) in a fresh virtual environment.
+
+Marked ``wheel`` so that it can be deselected (``-m "not slow and not wheel"``:
+a second ``-m`` replaces the default ``not slow``); it runs
+in the default suite.  It builds without network access (``--no-isolation``,
+with the test extra's setuptools) and installs with ``--no-deps`` into a
+virtual environment that sees this one's packages (numpy, z3, ...).
+"""
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+from locations import ROOT
+
+pytestmark = pytest.mark.wheel
+
+FIG1 = "f32[3,5]{1,0:T(2,2)}"
+
+
+def _run(*argv, cwd, ok=(0,), timeout=60):
+    out = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True,
+                         text=True, timeout=timeout)
+    assert out.returncode in ok, f"{argv}: {out.returncode}\n{out.stdout}\n{out.stderr}"
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """Build from a copy holding only what pyproject.toml names."""
+    src = tmp_path_factory.mktemp("src")
+    text = (ROOT / "pyproject.toml").read_text()
+    shutil.copy(ROOT / "pyproject.toml", src)
+    shutil.copy(ROOT / re.search(r'^readme = "(.+)"', text, re.M).group(1), src)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    # src/tilespec and the top-level folders its links point to
+    shutil.copytree(ROOT / "src", src / "src", ignore=ignore, symlinks=True)
+    folders = {p.name for p in (ROOT / "src" / "tilespec").iterdir() if p.is_symlink()}
+    assert {"spec", "prover", "cli"} <= folders
+    for folder in folders:
+        shutil.copytree(ROOT / folder, src / folder, ignore=ignore)
+    dist = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--wheel", "--no-isolation",
+         "--skip-dependency-check", "--outdir", dist, src, cwd=src, timeout=120)
+    (whl,) = dist.glob("tilespec-*.whl")
+    return whl
+
+
+def test_the_wheel_holds_only_the_tilespec_namespace(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names}
+    assert top == {"tilespec", re.sub(r"-py3.*", "", wheel.name) + ".dist-info"}, top
+    for needed in ("tilespec/__init__.py", "tilespec/__main__.py", "tilespec/py.typed",
+                   "tilespec/spec/index.py", "tilespec/prover/properties/proof.py",
+                   "tilespec/cli/main.py", "tilespec/cli/schema.json"):
+        assert needed in names
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "tilespec = tilespec.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+def _readme_python() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks, "the README has no Python example"
+    return "\n".join(blocks)
+
+
+def _readme_commands() -> list[str]:
+    lines = []
+    for block in re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
+        for line in block.splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("tilespec ") and line != "tilespec prove":
+                lines.append(line)   # (the whole catalogue is the slow CI job)
+    assert lines
+    return lines
+
+
+def test_installed_wheel_smoke(wheel, tmp_path):
+    env = tmp_path / "venv"
+    # No pip inside (ensurepip takes many seconds): this environment's pip
+    # installs into it (pip >= 22.3).
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env)
+    bindir = env / ("Scripts" if sys.platform == "win32" else "bin")
+    python, tilespec = bindir / "python", bindir / "tilespec"
+    # "System" site-packages are the base interpreter's; when the tests run
+    # in a virtual environment (as CI's), its dependencies (numpy, z3, ...)
+    # are made visible too.  A directory named in a .pth file is only added
+    # to sys.path: its own .pth files (an editable tilespec) are not run.
+    site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                cwd=tmp_path).stdout.strip()
+    here = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    Path(site, "tilespec_test_parent.pth").write_text("\n".join(sorted(here)) + "\n")
+    _run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
+         "--no-index", wheel, cwd=tmp_path, timeout=120)
+    work = tmp_path / "work"      # away from the source tree, so nothing
+    work.mkdir()                  # is imported from it by accident
+    where = _run(python, "-c", "import tilespec; print(tilespec.__file__)", cwd=work)
+    assert str(env) in where.stdout and "site-packages" in where.stdout
+    version = _run(tilespec, "--version", cwd=work).stdout.strip()
+    assert re.fullmatch(r"tilespec \d+\.\d+\S*", version)
+    assert _run(python, "-m", "tilespec", "offset", FIG1, "2,3", cwd=work).stdout.strip() == "17"
+    check = ('\nassert offset("f32[3,5]{1,0:T(2,2)}", (2, 3)) == 17'
+             '\nassert locate("f32[3,5]{1,0:T(2,2)}", 9) is None\n')
+    _run(python, "-c", _readme_python() + check, cwd=work)
+    # The schema ships and the JSON output matches it.
+    check = ("import json, subprocess, jsonschema, sys\n"
+             "from tilespec.cli.envelope import schema\n"
+             f"out = subprocess.run([{str(tilespec)!r}, 'locate', {FIG1!r}, '9', '--json'],"
+             " capture_output=True, text=True).stdout\n"
+             "jsonschema.validate(json.loads(out), schema())\n")
+    _run(python, "-c", check, cwd=work)
+    # Every README command, in one process (each would pay the imports); the
+    # README's HLO example is a file of the repository's test data.
+    shutil.copytree(ROOT / "tests" / "data" / "hlo", work / "tests" / "data" / "hlo")
+    runs = "\n".join(f"assert main({shlex.split(line)[1:]!r}) in (0, 1, 3), {line!r}"
+                     for line in _readme_commands())
+    _run(python, "-c", "from tilespec.cli import main\n" + runs, cwd=work, timeout=120)

@@ -1,0 +1,105 @@
+"""The proof cache (prover/core/cache.py): keyed by the live code, safe on disk."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import z3
+
+from tilespec.prover.core import cache, theorems
+from tilespec.prover.properties.proof import prove
+from tilespec.spec import index
+from tilespec.spec.index import Split
+from tilespec.spec.text import parse_array_shape as shape
+
+
+@pytest.fixture
+def disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILESPEC_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TILESPEC_CACHE", raising=False)
+    cache.clear_memory()
+    yield tmp_path
+    cache.clear_memory()
+
+
+def test_fingerprint_follows_the_live_code(monkeypatch):
+    before = cache.fingerprint((index,))
+    monkeypatch.setattr(Split, "dims", lambda self, d, ar: tuple(d))
+    assert cache.fingerprint((index,)) != before
+    monkeypatch.undo()
+    assert cache.fingerprint((index,)) == before
+
+
+def test_fingerprint_sees_a_replaced_module_function(monkeypatch):
+    before = cache.fingerprint((index,))
+    monkeypatch.setattr(index, "product", lambda values, ar=index.INT: 1)
+    assert cache.fingerprint((index,)) != before
+
+
+def test_a_proof_on_disk_is_cited_by_a_later_process(disk, monkeypatch):
+    assert prove(shape("f32[5]{0:T(2)}"), "injective").proved
+    (path,) = disk.iterdir()
+    assert z3.get_version_string() in path.name     # keyed by the z3 version too
+    cache.clear_memory()                             # as a fresh process
+    monkeypatch.setattr(z3, "Solver", None)          # no solver call possible
+    r = prove(shape("f32[9]{0:T(2)}"), "injective")
+    assert r.proved and any("cited from disk cache" in s for s in r.steps)
+
+
+def test_an_unreadable_cache_file_is_ignored(disk):
+    path = cache.cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json")
+    assert prove(shape("f32[5]{0:T(2)}"), "inverse").proved
+    assert json.loads(path.read_text())          # rewritten whole
+
+
+def test_only_proved_records_are_read_back(disk):
+    path = cache.cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    digest = cache.fingerprint(theorems._code())
+    key = cache._key("q", digest)
+    path.write_text(json.dumps({key: {"status": "refuted", "question": "q"}}))
+    assert cache.lookup("q", digest) is None
+
+
+def test_the_disk_store_can_be_turned_off(disk, monkeypatch):
+    monkeypatch.setenv("TILESPEC_CACHE", "off")
+    assert cache.cache_file() is None
+    assert prove(shape("f32[5]{0:T(2)}"), "bijective").proved
+    assert not any(disk.iterdir())
+
+
+def test_the_fingerprint_is_the_same_in_another_process():
+    # hash seeds differ, reference counts differ: the digest must not
+    import os
+    import subprocess
+    import sys
+    here = cache.fingerprint(theorems._code())
+    out = subprocess.run(
+        [sys.executable, "-c", "from tilespec.prover.core import cache, theorems;"
+         "print(cache.fingerprint(theorems._code()))"],
+        capture_output=True, text=True, check=True,
+        env=dict(os.environ, PYTHONHASHSEED="12345"))
+    assert out.stdout.strip() == here
+
+
+def test_property_names_are_the_provers():
+    from tilespec.prover.core.solve import DEFAULT_TIMEOUT as SOLVE_TIMEOUT
+    from tilespec.prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES
+    from tilespec.prover.properties.proof import PROPERTIES
+    assert PROPERTY_NAMES == tuple(PROPERTIES) and DEFAULT_TIMEOUT == SOLVE_TIMEOUT
+
+
+def test_version_and_bad_input_load_no_solver():
+    import subprocess
+    import sys
+    code = ("import sys\nfrom tilespec.cli.main import main\n"
+            "for argv in (['--version'], ['prove', 'f32[3'], ['prove', '--property', 'x', 'f32[3]']):\n"
+            "    try:\n        rc = main(argv)\n    except SystemExit as e:\n        rc = e.code\n"
+            "    print(rc, [m for m in ('z3', 'sympy') if m in sys.modules])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("tilespec ") and lines[1:4] == ["0 []", "2 []", "2 []"], out

@@ -1,0 +1,78 @@
+"""The prover's verdicts against brute-force enumeration of every index.
+
+For small generated layouts, each property is decided twice: by the prover
+(Z3) and by enumerating every element and every offset with numpy, using
+only the concrete evaluator and the numpy pad-reshape-transpose path.  The
+verdicts must match in both directions: proved => holds, refuted => fails.
+Broken pipelines (tests/mutants.py) supply the refutations; an
+over-padding one is a correct layout of the wrong size, which in_bounds,
+packing and formula_equals_prt must judge against the spec's sizes.
+
+Verdicts never depend on the solver's speed (a small question Z3 does not
+settle in time is decided by enumeration), and under the default settings
+the examples are the same every run.  The 350-example campaign runs with
+``pytest -m slow tests/test_differential.py``.
+"""
+
+import numpy as np
+import pytest
+from enumeration import brute
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mutants import mutate
+
+from tilespec.prover.properties.proof import PROPERTIES, prove
+from tilespec.spec.index import shape_pipeline
+from tilespec.spec.strategies import shapes_with_layout
+
+COUNTS = {"proved": 0, "refuted": 0, "unknown": 0}
+
+
+SHAPES = shapes_with_layout(max_rank=4, max_dim=9, max_tiles=3, max_elements=512)
+KINDS = st.sampled_from([None, "off_by_one", "floor", "swap", "over_pad"])
+
+
+def check_against_enumeration(shape, kind, timeout):
+    """The prover's verdict on every property equals enumeration's.
+
+    A verdict never depends on the solver's speed: a small concrete
+    question the solver does not settle within its time is decided by
+    enumeration, so ``unknown`` is only acceptable where enumeration cannot
+    decide either (a pipeline that divides by zero, or past the limit).
+    """
+    stages = mutate(shape, kind) if kind else None
+    for prop in PROPERTIES:
+        result = prove(shape, prop, stages=stages, timeout=timeout)
+        COUNTS[result.status] += 1
+        if result.status == "unknown":
+            assert "divides by zero" in result.reason or "limit" in result.reason, (
+                str(shape), kind, prop, result.reason)
+            continue
+        with np.errstate(all="ignore"):  # broken pipelines may divide by 0
+            holds = brute(shape, stages or shape_pipeline(shape), prop)
+        assert (result.status == "proved") == holds, (str(shape), kind, prop, result)
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(shape=SHAPES, kind=KINDS)
+def test_prover_matches_enumeration(shape, kind):
+    """A bounded sample (a few seconds); the campaign is below, -m slow."""
+    check_against_enumeration(shape, kind, timeout=1.0)
+
+
+@pytest.mark.slow
+@settings(max_examples=350, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(shape=SHAPES, kind=KINDS)
+def test_prover_matches_enumeration_campaign(shape, kind):
+    check_against_enumeration(shape, kind, timeout=10.0)
+
+
+@pytest.mark.slow
+def test_differential_ran_enough():
+    """Runs after the campaign in file order: a few thousand verdicts, both
+    kinds among them."""
+    if sum(COUNTS.values()) < 2000:
+        pytest.skip("run together with test_prover_matches_enumeration_campaign")
+    assert COUNTS["proved"] > 0 and COUNTS["refuted"] > 0, COUNTS
