@@ -401,7 +401,9 @@ def _z3_concrete(q: Question, timeout: float):
     raise ProverBug(f"facts {failed} fail for {q.text} but nothing replays")
 
 
-def _concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+def decide_concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+    """:func:`decide` for concrete dims; ``prove=False`` stops after the
+    scan (refuted, or unknown: a search for counterexamples only)."""
     where = "concrete"
     text, what = q.text, q.what
 
@@ -444,7 +446,7 @@ def decide(src: Shape, dst: Shape, transpose=None, *,
     start = time.perf_counter()
     q = question(src, dst, transpose)
     if not q.is_symbolic:
-        return _concrete(q, timeout, start)
+        return decide_concrete(q, timeout, start)
     return decide_symbolic(q, timeout, start)
 
 
@@ -470,7 +472,7 @@ def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> R
     for values in _candidate_dims(q, b, status, detail):
         tried.append(values)
         inst = q.instantiate(values)
-        r = _concrete(inst, timeout, start, prove=False)
+        r = decide_concrete(inst, timeout, start, prove=False)
         if r.status == REFUTED:
             ce = {"dim_values": values, **r.counterexample,
                   "src_shape": format_shape(inst.src),
