@@ -117,6 +117,11 @@ def decide_reading(src: Shape, dst: Shape, reading=RESHAPE, *,
     """One reading (``"reshape"`` or a permutation), judged on bytes, with a
     typed counterexample."""
     transpose = None if reading in (None, RESHAPE) else tuple(reading)
+    return _decide_reading(src, dst, transpose, timeout)
+
+
+@lru_cache(maxsize=4096)
+def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result:
     name = reading_name(transpose)
     if src == dst and (transpose is None or transpose == tuple(range(src.rank))):
         # One shape paired with itself: every element keeps its offset by
