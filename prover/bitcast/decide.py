@@ -28,10 +28,11 @@ True
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from tilespec.prover.bitcast import reading as one_reading
 from tilespec.prover.bitcast.decompose import (
@@ -44,6 +45,7 @@ from tilespec.prover.bitcast.decompose import (
     xla_transpose_permutation,
 )
 from tilespec.prover.bitcast.reshape_groups import monomial
+from tilespec.prover.core import crosscheck
 from tilespec.prover.core.encode import scope
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values
 from tilespec.prover.result import (
@@ -117,10 +119,44 @@ def decide_reading(src: Shape, dst: Shape, reading=RESHAPE, *,
     """One reading (``"reshape"`` or a permutation), judged on bytes, with a
     typed counterexample."""
     transpose = None if reading in (None, RESHAPE) else tuple(reading)
-    return _decide_reading(src, dst, transpose, timeout)
+    return _remembered(_decide_reading, src, dst, transpose, timeout)
 
 
-@lru_cache(maxsize=4096)
+#: The answers remembered inside :func:`remembering`, or None.
+_MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("bitcast_memo",
+                                                                    default=None)
+
+
+@contextmanager
+def remembering():
+    """Inside the block a question asked again reuses its answer (several
+    entry points asking about one pair).  Outside it every call decides
+    afresh: a cache for the whole process would outlive a patched solver or
+    a ``--cross-check``.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> with remembering():
+    ...     a = is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
+    ...     a is is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
+    True
+    """
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _remembered(decision, *args):
+    memo = _MEMO.get()
+    if memo is None or crosscheck.active() is not None:
+        return decision(*args)
+    key = (decision.__name__, *args)
+    if key not in memo:
+        memo[key] = decision(*args)
+    return memo[key]
+
+
 def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result:
     name = reading_name(transpose)
     if src == dst and (transpose is None or transpose == tuple(range(src.rank))):
@@ -224,10 +260,9 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> De
     >>> d.status, d.kind, d.permutations, d.xla_permutation
     ('proved', 'transpose', ((1, 0),), (1, 0))
     """
-    return _decompose(src, dst, timeout)
+    return _remembered(_decompose, src, dst, timeout)
 
 
-@lru_cache(maxsize=4096)
 def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     start = time.perf_counter()
     _check_pair(src, dst)

@@ -237,8 +237,8 @@ def _rule_verdict(b: "reading.SymbolicBuild"):
     for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
         same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
         # XLA checks only dims of size > 1, where u is inside the box
-        parts.append(z3.Implies(ar._term(ar.lt(1, dx[i])),
-                                z3.And(*defs, ar._term(same))))
+        parts.append(z3.Implies(ar.term(ar.lt(1, dx[i])),
+                                z3.And(*defs, ar.term(same))))
     return z3.And(parts) if parts else z3.BoolVal(True, b.ctx)
 
 
@@ -352,14 +352,14 @@ def _rule_no_is_right(q, timeout):
     lb = q.dst.layout.tail_padding_alignment_in_elements
     size_a = ar.mul(ar.ceildiv(product(spec_form(q.src, (0,) * q.src.rank, ds, ar).dims, ar), la), la)
     size_b = ar.mul(ar.ceildiv(product(spec_form(q.dst, (0,) * q.dst.rank, dd, ar).dims, ar), lb), lb)
-    same_size = ar._term(ar.eq(size_a, size_b))
+    same_size = ar.term(ar.eq(size_a, size_b))
     for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
-        fails = ar._term(ar.lt(1, dx[i]))
+        fails = ar.term(ar.lt(1, dx[i]))
         for d in defs:
             F.assume(z3.Implies(fails, d))
-        xla_same = ar._term(ar.eq(xla_untiled_index(x, u, dx, ar),
+        xla_same = ar.term(ar.eq(xla_untiled_index(x, u, dx, ar),
                                   xla_untiled_index(y, v, dy, ar)))
-        spec_same = ar._term(ar.eq(spec_form(x, u, dx, ar).offset(ar),
+        spec_same = ar.term(ar.eq(spec_form(x, u, dx, ar).offset(ar),
                                    spec_form(y, v, dy, ar).offset(ar)))
         F.fact(f"{direction} dim {i}: where XLA's check fails, the spec's "
                "offsets or sizes differ",
