@@ -136,6 +136,7 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
+    from tilespec.prover.bitcast.decide import details
     from tilespec.prover.models.bitcast_rules import spec_verdict
     from tilespec.xla import compiled
     decisions = compiled.decide(cases)
@@ -158,7 +159,7 @@ def compare(cases, timeout: float = 5.0) -> list[Row]:
             kind = "finding"        # a finding whatever the model says
         rows.append(Row(format_shape(a), format_shape(b), t, d.verdict, model,
                         spec.status, kind, d.memory, d.ops,
-                        dict(spec.counterexample.details) if spec.status == "refuted"
+                        details(spec) if spec.status == "refuted"
                         else None))
     return rows
 

@@ -83,7 +83,8 @@ def reading_name(reading) -> str:
 
 # --- one reading ---------------------------------------------------------------------------
 
-def typed_counterexample(ce: dict, src: Shape, dst: Shape, reading: str) -> Counterexample:
+def typed_counterexample(ce: dict, src: Shape, dst: Shape,
+                         reading: str | None) -> Counterexample:
     """A per-reading counterexample (:func:`reading.decide`'s dict) as a
     :class:`Counterexample`; ``details`` keeps the dict, with byte offsets."""
     ce = with_bytes(ce, src, dst)
@@ -108,7 +109,7 @@ def typed_counterexample(ce: dict, src: Shape, dst: Shape, reading: str) -> Coun
 
 
 def _typed(r: Result, src: Shape, dst: Shape, reading: str) -> Result:
-    if r.counterexample is None:
+    if not isinstance(r.counterexample, dict):
         return r
     return dataclasses.replace(
         r, counterexample=typed_counterexample(r.counterexample, src, dst, reading))
@@ -197,8 +198,7 @@ class Decomposition:
     @property
     def counterexample(self) -> dict | None:
         """The counterexample as a flat dict (the text renderings use it)."""
-        ce = self.verdict.counterexample
-        return None if ce is None else dict(ce.details)
+        return None if self.verdict.counterexample is None else details(self.verdict)
 
     @property
     def reason(self) -> str | None:
@@ -224,12 +224,19 @@ class Decomposition:
                 "seconds": round(self.seconds, 6)}
 
 
+def details(r: Result) -> dict:
+    """``r``'s counterexample as a flat dict (``src_element``,
+    ``src_byte_offset``, ``dim_values``, ...); empty if there is none."""
+    ce = r.counterexample
+    return dict(ce.details) if isinstance(ce, Counterexample) else dict(ce or {})
+
+
 def flat_json(r: Result) -> dict:
     """``r.to_json()`` with the counterexample as the flat dict the text and
     JSON renderings print (``src_element``, ``src_byte_offset``, ...)."""
     d = r.to_json()
-    if isinstance(r.counterexample, Counterexample):
-        d["counterexample"] = dict(r.counterexample.details)
+    if r.counterexample is not None:
+        d["counterexample"] = details(r)
     return d
 
 
@@ -316,18 +323,18 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     if not (src.is_symbolic or dst.is_symbolic):
         if any(rs.status == UNKNOWN for _, rs in tried):
             return done(UNKNOWN, trt=trt, reason=_unknowns(tried))
-        ce = trt_counterexample(src, dst, steps[1].counterexample.details)
-        ce["readings"] = {n: dict(rs.counterexample.details) for n, rs in tried
-                          if n in (RESHAPE, "TRT reshape") or n.startswith("transpose")}
-        return done(REFUTED, trt=trt, ce=typed_counterexample(ce, src, dst, TRT),
+        flat = trt_counterexample(src, dst, details(steps[1]))
+        flat["readings"] = {n: details(rs) for n, rs in tried
+                            if n in (RESHAPE, "TRT reshape") or n.startswith("transpose")}
+        return done(REFUTED, trt=trt, ce=typed_counterexample(flat, src, dst, TRT),
                     reason="no reshape, transpose or TRT keeps every byte in place")
     # Named dims: a counterexample must refute every reading at the same dims.
     found, tried_dims = _all_readings_fail(src, dst, tried, timeout)
     if found is not None:
         values, d = found
-        ce = dict(d.verdict.counterexample.details)
-        ce.update(dim_values=values, src_shape=d.src, dst_shape=d.dst)
-        return done(REFUTED, trt=trt, ce=typed_counterexample(ce, src, dst, TRT),
+        flat = details(d.verdict)
+        flat.update(dim_values=values, src_shape=d.src, dst_shape=d.dst)
+        return done(REFUTED, trt=trt, ce=typed_counterexample(flat, src, dst, TRT),
                     reason=f"at {_show(values)} no reshape, transpose or TRT keeps "
                     "every byte in place (each replayed there)")
     why = _unknowns(tried) or "no reading proved for every size"
@@ -348,8 +355,8 @@ def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
     try there fails, each with a replayed counterexample -- and the dims
     tried: the readings' own counterexamples' dims first, then probes."""
     names = tuple(dict.fromkeys(src.names + dst.names))
-    candidates = [dict(rs.counterexample.dim_values) for _, rs in tried
-                  if rs.status == REFUTED and rs.counterexample.dim_values]
+    candidates = [details(rs)["dim_values"] for _, rs in tried
+                  if rs.status == REFUTED and details(rs).get("dim_values")]
     candidates += list(probe_values(names))
     seen: list[dict] = []
     for values in candidates:

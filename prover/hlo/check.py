@@ -34,7 +34,13 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 
-from tilespec.prover.bitcast.decide import Decomposition, decompose, flat_json, is_bitcast
+from tilespec.prover.bitcast.decide import (
+    Decomposition,
+    decompose,
+    details,
+    flat_json,
+    is_bitcast,
+)
 from tilespec.prover.bitcast.decompose import transpose_candidates
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
@@ -229,7 +235,7 @@ class _Checker:
             level = "error" if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
                      f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
-                     + (f" ({_ce_text(r.counterexample.details)})"
+                     + (f" ({_ce_text(details(r))})"
                         if r.counterexample else ""), result=flat_json(r))
             return
         if perm is None:
@@ -248,12 +254,12 @@ class _Checker:
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
                                 f"{what}: whether a transpose keeps the bytes is unknown")
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
-            ce = next((r.counterexample for _, r in tried if r.counterexample), None)
+            ce = next((details(r) for _, r in tried if r.counterexample), None)
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", "error", inst,
                      f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
-                     + (f" ({_ce_text(ce.details)})" if ce else ""),
+                     + (f" ({_ce_text(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried])
             return
         try:
@@ -268,7 +274,7 @@ class _Checker:
         level = "error" if r.status == REFUTED else "warning"
         self.add("meant-transpose-not-bitcast", level, inst,
                  f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
-                 + (f" ({_ce_text(r.counterexample.details)})"
+                 + (f" ({_ce_text(details(r))})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
                  result=rj)
@@ -294,7 +300,7 @@ class _Checker:
                      result=rj)
         elif r.status == REFUTED:
             self.add("moves-data", "note", inst,
-                     f"{what} moves data ({_ce_text(r.counterexample.details)})",
+                     f"{what} moves data ({_ce_text(details(r))})",
                      result=rj)
         else:
             self.add("moves-data", "note", inst, f"{what}: whether it moves data is "

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import z3
 
 from tilespec.prover.bitcast import reading
-from tilespec.prover.bitcast.decide import is_bitcast
+from tilespec.prover.bitcast.decide import details, is_bitcast
 from tilespec.prover.core.encode import scope
 from tilespec.prover.core.linform import spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
@@ -168,7 +168,7 @@ def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout,
     if v.detail:
         ce["xla_failing_check"] = v.detail
     if spec.status == REFUTED:
-        ce["spec_counterexample"] = dict(spec.counterexample.details)
+        ce["spec_counterexample"] = details(spec)
     else:
         ce["spec_proof"] = list(spec.steps)
     return ce
@@ -294,7 +294,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
             steps.extend(f"  {s}" for s in spec.steps)
             if spec.status == PROVED:
                 return done(PROVED)
-            ce = first_disagreement([dict(spec.counterexample.dim_values)]
+            ce = first_disagreement([details(spec)["dim_values"]]
                                     if spec.status == REFUTED else [])
             if ce:
                 return done(REFUTED, counterexample=ce)
