@@ -25,7 +25,7 @@ import argparse
 import random
 import time
 
-from tilespec.prover.bitcast.decompose import physical_decide
+from tilespec.prover.bitcast.decide import is_bitcast
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.module import parse_hlo
@@ -94,7 +94,7 @@ def compare_with_isl(n_layouts: int) -> None:
     qs = [(parse_array_shape(s), parse_array_shape(d), (1, 0) if op == "transpose"
            else (0, 1) if op == "copy" else None) for op, s, d, _ in pairs(n_layouts)]
     t0 = time.process_time()
-    ours = [physical_decide(s, d, p) for s, d, p in qs]
+    ours = [is_bitcast(s, d, "reshape" if p is None else p) for s, d, p in qs]
     t1 = time.process_time()
     theirs = [isl_same_offsets(s, d, p) for s, d, p in qs]
     t2 = time.process_time()

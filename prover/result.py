@@ -100,7 +100,7 @@ class Result:
     status: str
     seconds: float
     scope: str = "concrete"
-    counterexample: dict | None = None
+    counterexample: dict | Counterexample | None = None
     reason: str | None = None
     steps: tuple = field(default=())
 

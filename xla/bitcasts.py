@@ -2,8 +2,8 @@
 XLA (:mod:`tilespec.xla.compiled`), each decision set beside tilespec's model
 of XLA's rules (``ShapeUtil::ReshapeIsBitcast`` / ``TransposeIsBitcast``,
 :mod:`tilespec.prover.models.bitcast_rules`) and beside the spec's verdict
-(:func:`tilespec.prover.bitcast.reading.decide`: are the two layouts physically the
-same?).
+(:func:`tilespec.prover.bitcast.decide.is_bitcast` asked for the case's reading:
+are the two layouts physically the same?).
 
 What a row can say (``Row.kind``):
 
@@ -136,14 +136,15 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
-    from tilespec.prover.bitcast import reading
+    from tilespec.prover.bitcast.decide import details
+    from tilespec.prover.models.bitcast_rules import spec_verdict
     from tilespec.xla import compiled
     decisions = compiled.decide(cases)
     rows = []
     for (src, dst, t), d in zip(cases, decisions):
         a, b = parse_array_shape(src), parse_array_shape(dst)
         model = compiler_rule(a, b, t)
-        spec = reading.decide(a, b, t, timeout=timeout)
+        spec = spec_verdict(a, b, t, timeout)
         if d.verdict not in ("bitcast", "copy") or spec.status == "unknown":
             kind = "unanswered"
         elif (d.verdict == "bitcast") != model:
@@ -158,7 +159,8 @@ def compare(cases, timeout: float = 5.0) -> list[Row]:
             kind = "finding"        # a finding whatever the model says
         rows.append(Row(format_shape(a), format_shape(b), t, d.verdict, model,
                         spec.status, kind, d.memory, d.ops,
-                        spec.counterexample if spec.status == "refuted" else None))
+                        details(spec) if spec.status == "refuted"
+                        else None))
     return rows
 
 

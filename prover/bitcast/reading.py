@@ -269,8 +269,8 @@ def group_pair(q: Question, e, ds, dd, ar, fresh=None):
             r = (0,) * len(Dd)
         elif g.kind == "mixed" and fresh is not None:
             r = tuple(fresh("r", len(Dd)))
-            box = [z3.And(ar._term(0) <= x, ar.lt(x, n)) for x, n in zip(r, Dd)]
-            defs.append(z3.And(*box, ar._term(ar.eq(linear_index(r, Dd, ar),
+            box = [z3.And(ar.term(0) <= x, ar.lt(x, n)) for x, n in zip(r, Dd)]
+            defs.append(z3.And(*box, ar.term(ar.eq(linear_index(r, Dd, ar),
                                                     linear_index(eg, Ds, ar)))))
         else:
             r = tuple(delinearise(linear_index(eg, Ds, ar), Dd, ar))
@@ -326,7 +326,7 @@ class SymbolicBuild:
                 F.fact(f"{label}: same position, inside DST's box", z3.And(
                     self.enc.box(eg, Ds), z3.Not(z3.And(
                         self.enc.box(r, Dd),
-                        ar._term(ar.eq(linear_index(r, Dd, ar), linear_index(eg, Ds, ar)))))))
+                        ar.term(ar.eq(linear_index(r, Dd, ar), linear_index(eg, Ds, ar)))))))
             F.cite(max(len(Dd), len(Ds)))
         groups = reshape_groups(q.src.dims, q.dst.dims)
         F.cite_lemma(horner_for(ds, [g.src for g in groups]))
@@ -352,7 +352,7 @@ class SymbolicBuild:
         if not self.grouped:
             F.note("the tiled dims do not group: the offsets are compared whole")
             F.fact("every element keeps its offset",
-                   z3.And(self.box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+                   z3.And(self.box, ar.term(A.offset(ar)) != ar.term(B.offset(ar))))
         self._sizes(A, B, self.grouped)
         return self
 
@@ -371,9 +371,9 @@ class SymbolicBuild:
             F.fact(f"L({la}) and L({lb}) round the padded size to the same bytes",
                    z3.And(y >= 0, self._bytes(P, la) != self._bytes(P, lb)))
             return
-        pa, pb = ar._term(A.size(ar)), ar._term(B.size(ar))
+        pa, pb = ar.term(A.size(ar)), ar.term(B.size(ar))
         F.fact("the buffers take the same bytes",
-               ar._term(self._bytes(pa, la)) != ar._term(self._bytes(pb, lb)))
+               ar.term(self._bytes(pa, la)) != ar.term(self._bytes(pb, lb)))
 
     def _bytes(self, padded, align):
         """Bytes of ``padded`` elements rounded up to ``L(align)`` (the
@@ -401,7 +401,9 @@ def _z3_concrete(q: Question, timeout: float):
     raise ProverBug(f"facts {failed} fail for {q.text} but nothing replays")
 
 
-def _concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+def decide_concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+    """:func:`decide` for concrete dims; ``prove=False`` stops after the
+    scan (refuted, or unknown: a search for counterexamples only)."""
     where = "concrete"
     text, what = q.text, q.what
 
@@ -444,7 +446,7 @@ def decide(src: Shape, dst: Shape, transpose=None, *,
     start = time.perf_counter()
     q = question(src, dst, transpose)
     if not q.is_symbolic:
-        return _concrete(q, timeout, start)
+        return decide_concrete(q, timeout, start)
     return decide_symbolic(q, timeout, start)
 
 
@@ -470,7 +472,7 @@ def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> R
     for values in _candidate_dims(q, b, status, detail):
         tried.append(values)
         inst = q.instantiate(values)
-        r = _concrete(inst, timeout, start, prove=False)
+        r = decide_concrete(inst, timeout, start, prove=False)
         if r.status == REFUTED:
             ce = {"dim_values": values, **r.counterexample,
                   "src_shape": format_shape(inst.src),

@@ -84,6 +84,14 @@ class Z3Arithmetic(Arithmetic):
         #: every divisor that is not a positive int, in the order divided by
         self.divisors: list = []
 
+    def term(self, v):
+        """``v`` as a Z3 term of this context (ints and bools lifted).
+
+        >>> Z3Arithmetic(z3.Context()).term(3).as_long()
+        3
+        """
+        return self._term(v)
+
     def _term(self, v):
         if isinstance(v, z3.ExprRef):
             return v

@@ -2,7 +2,8 @@
 
 For each instruction of a parsed module (:mod:`tilespec.prover.hlo.module`):
 
-* ``bitcast``: its decomposition (:func:`tilespec.prover.bitcast.decompose.decompose`);
+* ``bitcast``: :func:`tilespec.prover.bitcast.decide.is_bitcast`, with its record
+  (:func:`~tilespec.prover.bitcast.decide.decompose`);
   where its metadata ``op_name`` says which logical op it stands for (the last
   path segment ends in ``transpose`` or ``reshape``), whether that op itself
   keeps every byte: a bitcast legal only as a TRT where a transpose was meant
@@ -33,13 +34,14 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 
-from tilespec.prover.bitcast.decompose import (
+from tilespec.prover.bitcast.decide import (
     Decomposition,
     decompose,
-    physical_decide,
-    transpose_candidates,
-    with_bytes,
+    details,
+    flat_json,
+    is_bitcast,
 )
+from tilespec.prover.bitcast.decompose import transpose_candidates
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.hlo.module import Instruction, Module
@@ -165,7 +167,8 @@ class _Checker:
             return self.cache[key]
         self.counts["proofs"] += 1
         value = compute()
-        self.cache[key] = value, value.to_json()
+        self.cache[key] = value, (value.to_json() if isinstance(value, Decomposition)
+                                  else flat_json(value))
         return self.cache[key]
 
     def text(self, shape: Shape) -> str:
@@ -232,8 +235,8 @@ class _Checker:
             level = "error" if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
                      f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
-                     + (f" ({_ce_text(with_bytes(r.counterexample, src, dst))})"
-                        if r.counterexample else ""), result=r.to_json())
+                     + (f" ({_ce_text(details(r))})"
+                        if r.counterexample else ""), result=flat_json(r))
             return
         if perm is None:
             # Any transpose that lines the dims up will do.  The decomposition
@@ -242,7 +245,7 @@ class _Checker:
             tried = []
             for p in transpose_candidates(src, dst):
                 key = ("transpose", self.text(src), self.text(dst), p)
-                r, _ = self.cached(key, lambda p=p: physical_decide(
+                r, _ = self.cached(key, lambda p=p: is_bitcast(
                     src, dst, p, timeout=self.timeout))
                 if r.status == PROVED:
                     return
@@ -251,12 +254,12 @@ class _Checker:
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
                                 f"{what}: whether a transpose keeps the bytes is unknown")
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
-            ce = next((r.counterexample for _, r in tried if r.counterexample), None)
+            ce = next((details(r) for _, r in tried if r.counterexample), None)
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", "error", inst,
                      f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
-                     + (f" ({_ce_text(with_bytes(ce, src, dst))})" if ce else ""),
+                     + (f" ({_ce_text(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried])
             return
         try:
@@ -264,14 +267,14 @@ class _Checker:
         except TilespecError as e:
             return self.add("meant-transpose-not-bitcast", "error", inst, f"{what}: {e}")
         key = ("transpose", self.text(src), self.text(dst), perm)
-        r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
-                                                         timeout=self.timeout))
+        r, rj = self.cached(key, lambda: is_bitcast(
+            src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
         if r.status == PROVED:
             return
         level = "error" if r.status == REFUTED else "warning"
         self.add("meant-transpose-not-bitcast", level, inst,
                  f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
-                 + (f" ({_ce_text(with_bytes(r.counterexample, src, dst))})"
+                 + (f" ({_ce_text(details(r))})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
                  result=rj)
@@ -288,8 +291,8 @@ class _Checker:
             if perm is None:
                 raise TilespecError("a transpose without dimensions={...}")
         key = (inst.opcode, self.text(src), self.text(dst), perm)
-        r, rj = self.cached(key, lambda: physical_decide(src, dst, perm,
-                                                         timeout=self.timeout))
+        r, rj = self.cached(key, lambda: is_bitcast(
+            src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
         what = f"{inst.opcode} {inst.name}: {key[1]} -> {key[2]}"
         if r.status == PROVED:
             self.add("could-be-bitcast", "warning", inst,
@@ -297,7 +300,7 @@ class _Checker:
                      result=rj)
         elif r.status == REFUTED:
             self.add("moves-data", "note", inst,
-                     f"{what} moves data ({_ce_text(with_bytes(r.counterexample, src, dst))})",
+                     f"{what} moves data ({_ce_text(details(r))})",
                      result=rj)
         else:
             self.add("moves-data", "note", inst, f"{what}: whether it moves data is "

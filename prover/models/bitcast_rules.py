@@ -1,6 +1,8 @@
 """``ShapeUtil::ReshapeIsBitcast`` and ``ShapeUtil::TransposeIsBitcast``
 (openxla/xla xla/shape_util.cc) against the spec's bitcast decision
-(:mod:`prover.bitcast.reading`)."""
+(:func:`prover.bitcast.decide.is_bitcast`, asked for the rule's reading).  A
+rule's "bitcast" branch is proved with the rule's verdict as an assumption,
+on the per-reading facts (:mod:`prover.bitcast.reading`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass, field
 import z3
 
 from tilespec.prover.bitcast import reading
+from tilespec.prover.bitcast.decide import details, is_bitcast
 from tilespec.prover.core.encode import scope
 from tilespec.prover.core.linform import spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
@@ -142,13 +145,20 @@ def verdict(a: Shape, b: Shape, transpose=None, ignore_element_type=False) -> Ve
 
 # reshape_is_bitcast --------------------------------------------------------------------
 
+def spec_verdict(a: Shape, b: Shape, transpose, timeout) -> Result:
+    """The spec's answer to the rule's question: :func:`is_bitcast` asked
+    for the rule's reading (the reshape, or the transpose ``transpose``)."""
+    return is_bitcast(a, b, "reshape" if transpose is None else tuple(transpose),
+                      timeout=timeout)
+
+
 def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout,
                           ignore_element_type: bool = False) -> dict | None:
     """Concrete: the rule's verdict against the spec's; a replayed
     counterexample where they differ, else None.  The counterexample names
     the return of XLA's function that gave its verdict (``xla_branch``)."""
     v = verdict(a, b, transpose, ignore_element_type)
-    spec = reading.decide(a, b, transpose, timeout=timeout)
+    spec = spec_verdict(a, b, transpose, timeout)
     if spec.status == UNKNOWN:
         return None
     if v.bitcast == (spec.status == PROVED):
@@ -158,7 +168,7 @@ def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout,
     if v.detail:
         ce["xla_failing_check"] = v.detail
     if spec.status == REFUTED:
-        ce["spec_counterexample"] = spec.counterexample
+        ce["spec_counterexample"] = details(spec)
     else:
         ce["spec_proof"] = list(spec.steps)
     return ce
@@ -191,7 +201,7 @@ def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TI
         ce = _bitcast_disagreement(a, b, transpose, timeout, ignore_element_type)
         spec = None
         if ce is None:
-            spec = reading.decide(a, b, transpose, timeout=timeout)
+            spec = spec_verdict(a, b, transpose, timeout)
             if spec.status == UNKNOWN:
                 return Result(text, f"rule {name}", UNKNOWN,
                               time.perf_counter() - start, "concrete",
@@ -227,8 +237,8 @@ def _rule_verdict(b: "reading.SymbolicBuild"):
     for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
         same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
         # XLA checks only dims of size > 1, where u is inside the box
-        parts.append(z3.Implies(ar._term(ar.lt(1, dx[i])),
-                                z3.And(*defs, ar._term(same))))
+        parts.append(z3.Implies(ar.term(ar.lt(1, dx[i])),
+                                z3.And(*defs, ar.term(same))))
     return z3.And(parts) if parts else z3.BoolVal(True, b.ctx)
 
 
@@ -280,11 +290,11 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
         steps.append(f"XLA says {'bitcast' if fixed.bitcast else 'no'} for every size "
                      f"(decided by: {fixed.branch}); XLA's other verdict never happens")
         if fixed.bitcast:
-            spec = reading.decide_symbolic(q, timeout, start)
+            spec = spec_verdict(q.src, q.dst, q.transpose, timeout)
             steps.extend(f"  {s}" for s in spec.steps)
             if spec.status == PROVED:
                 return done(PROVED)
-            ce = first_disagreement([spec.counterexample["dim_values"]]
+            ce = first_disagreement([details(spec)["dim_values"]]
                                     if spec.status == REFUTED else [])
             if ce:
                 return done(REFUTED, counterexample=ce)
@@ -342,14 +352,14 @@ def _rule_no_is_right(q, timeout):
     lb = q.dst.layout.tail_padding_alignment_in_elements
     size_a = ar.mul(ar.ceildiv(product(spec_form(q.src, (0,) * q.src.rank, ds, ar).dims, ar), la), la)
     size_b = ar.mul(ar.ceildiv(product(spec_form(q.dst, (0,) * q.dst.rank, dd, ar).dims, ar), lb), lb)
-    same_size = ar._term(ar.eq(size_a, size_b))
+    same_size = ar.term(ar.eq(size_a, size_b))
     for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
-        fails = ar._term(ar.lt(1, dx[i]))
+        fails = ar.term(ar.lt(1, dx[i]))
         for d in defs:
             F.assume(z3.Implies(fails, d))
-        xla_same = ar._term(ar.eq(xla_untiled_index(x, u, dx, ar),
+        xla_same = ar.term(ar.eq(xla_untiled_index(x, u, dx, ar),
                                   xla_untiled_index(y, v, dy, ar)))
-        spec_same = ar._term(ar.eq(spec_form(x, u, dx, ar).offset(ar),
+        spec_same = ar.term(ar.eq(spec_form(x, u, dx, ar).offset(ar),
                                    spec_form(y, v, dy, ar).offset(ar)))
         F.fact(f"{direction} dim {i}: where XLA's check fails, the spec's "
                "offsets or sizes differ",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tilespec.cli import main
-from tilespec.prover.bitcast.reading import _concrete, question
+from tilespec.prover.bitcast.reading import decide_concrete, question
 from tilespec.prover.models import rules
 from tilespec.prover.models.rules import (
     RULES,
@@ -160,7 +160,7 @@ def test_reshape_rule_exact_on_untiled_layouts():
                   for p in itertools.permutations(range(r))]
         for a in shapes:
             for b in shapes:
-                spec = _concrete(question(a, b), 5, 0, prove=False).status != "refuted"
+                spec = decide_concrete(question(a, b), 5, 0, prove=False).status != "refuted"
                 assert xla_reshape_is_bitcast(a, b) == spec, (a, b)
                 count += 1
     assert count > 5000
@@ -235,7 +235,7 @@ def test_symbolic_rule_compares_the_element_type_branch():
     assert ce["xla_says_bitcast"] is False and ce["spec_says_bitcast"] is True
     src, dst = shape(ce["src"]), shape(ce["dst"])
     assert not xla_reshape_is_bitcast(src, dst)
-    assert _concrete(question(src, dst), 5, 0, prove=False).status != "refuted"
+    assert decide_concrete(question(src, dst), 5, 0, prove=False).status != "refuted"
 
 
 def test_equal_width_element_types_are_a_disagreement_not_an_error():

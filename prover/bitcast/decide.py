@@ -1,0 +1,431 @@
+"""Is SRC -> DST a bitcast?  The one function that answers it: :func:`is_bitcast`.
+
+By default the question is XLA's: ``ShapeUtil::DecomposeBitcast`` reads a
+bitcast as a reshape, else a transpose with the permutation XLA deduces from
+the layouts (here every permutation that lines the dims up, XLA's first),
+else a transpose-reshape-transpose (TRT); see
+:mod:`tilespec.prover.bitcast.decompose`.  Each reading is decided by
+:func:`tilespec.prover.bitcast.reading.decide` on the spec's offsets, on
+bytes, with tiles, padding, ``E(n)`` and ``L(n)``.  A keyword asks one
+reading: ``reading="reshape"`` or ``reading=(1, 0)`` (a transpose).
+
+``proved`` when one reading is proved (for every size of the named dims);
+``refuted`` only at dims where *every* reading fails: the counterexample is
+the TRT's at those dims, each reading replayed there (``details["readings"]``);
+``unknown`` otherwise.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> r = is_bitcast(shape("f32[2,3,4]{2,1,0}"), shape("f32[4,6]{0,1}"))
+>>> r.status, r.property
+('proved', 'bitcast (transpose-reshape-transpose)')
+>>> r = is_bitcast(shape("f32[2,3,4]{2,1,0}"), shape("f32[4,6]{0,1}"), "reshape")
+>>> r.status, r.counterexample.reading
+('refuted', 'reshape')
+>>> r = is_bitcast(shape("f32[8,128]{1,0:T(8,128)}"), shape("f32[2,512]{1,0:T(8,128)}"))
+>>> r.counterexample.side("source").byte_offset != r.counterexample.side("target").byte_offset
+True
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from tilespec.prover.bitcast import reading as one_reading
+from tilespec.prover.bitcast.decompose import (
+    inverse,
+    major_to_minor,
+    normalized,
+    transpose_candidates,
+    trt_counterexample,
+    with_bytes,
+    xla_transpose_permutation,
+)
+from tilespec.prover.bitcast.reshape_groups import monomial
+from tilespec.prover.core import crosscheck
+from tilespec.prover.core.encode import scope
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
+)
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.layout import Shape
+from tilespec.spec.size import byte_size
+from tilespec.spec.text import format_shape
+
+RESHAPE = "reshape"
+TRT = "transpose-reshape-transpose"
+#: Dims tried for named dims, beyond the readings' own counterexamples.
+MAX_CANDIDATES = 12
+
+
+def reading_name(reading) -> str:
+    """``"reshape"``, ``"transpose 1,0"`` or the TRT's name.
+
+    >>> reading_name((1, 0)), reading_name(None)
+    ('transpose 1,0', 'reshape')
+    """
+    if reading is None or reading == RESHAPE:
+        return RESHAPE
+    if reading == TRT:
+        return TRT
+    return "transpose " + ",".join(map(str, reading))
+
+
+# --- one reading ---------------------------------------------------------------------------
+
+def typed_counterexample(ce: dict, src: Shape, dst: Shape,
+                         reading: str | None) -> Counterexample:
+    """A per-reading counterexample (:func:`reading.decide`'s dict) as a
+    :class:`Counterexample`; ``details`` keeps the dict, with byte offsets."""
+    ce = with_bytes(ce, src, dst)
+    values = dict(ce.get("dim_values") or {})
+    s = src.instantiate(values) if values else src
+    d = dst.instantiate(values) if values else dst
+    if "src_element" in ce:
+        sides = tuple(Side(name, element=tuple(ce[f"{p}_element"]), offset=ce[f"{p}_offset"],
+                           byte_offset=ce[f"{p}_byte_offset"],
+                           bit_offset=ce[f"{p}_bit_offset"] % 8, shape=format_shape(x))
+                      for name, p, x in (("source", "src", s), ("target", "dst", d)))
+        what = "an element moves"
+    elif "element_bits" in ce:
+        sides = (Side("source", shape=format_shape(s), value=ce["element_bits"]["src"]),
+                 Side("target", shape=format_shape(d), value=ce["element_bits"]["dst"]))
+        what = "the elements take different bits"
+    else:
+        sides = (Side("source", shape=format_shape(s), value=byte_size(s)),
+                 Side("target", shape=format_shape(d), value=byte_size(d)))
+        what = "the buffers take different bytes"
+    return Counterexample(values, sides, reading, what, ce)
+
+
+def _typed(r: Result, src: Shape, dst: Shape, reading: str) -> Result:
+    if not isinstance(r.counterexample, dict):
+        return r
+    return dataclasses.replace(
+        r, counterexample=typed_counterexample(r.counterexample, src, dst, reading))
+
+
+def decide_reading(src: Shape, dst: Shape, reading=RESHAPE, *,
+                   timeout: float = DEFAULT_TIMEOUT) -> Result:
+    """One reading (``"reshape"`` or a permutation), judged on bytes, with a
+    typed counterexample."""
+    transpose = None if reading in (None, RESHAPE) else tuple(reading)
+    return _remembered(_decide_reading, src, dst, transpose, timeout)
+
+
+#: The answers remembered inside :func:`remembering`, or None.
+_MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("bitcast_memo",
+                                                                    default=None)
+
+
+@contextmanager
+def remembering():
+    """Inside the block a question asked again reuses its answer (several
+    entry points asking about one pair).  Outside it every call decides
+    afresh: a cache for the whole process would outlive a patched solver or
+    a ``--cross-check``.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> with remembering():
+    ...     a = is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
+    ...     a is is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
+    True
+    """
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _remembered(decision, *args):
+    memo = _MEMO.get()
+    if memo is None or crosscheck.active() is not None:
+        return decision(*args)
+    key = (decision.__name__, *args)
+    if key not in memo:
+        memo[key] = decision(*args)
+    return memo[key]
+
+
+def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result:
+    name = reading_name(transpose)
+    if src == dst and (transpose is None or transpose == tuple(range(src.rank))):
+        # One shape paired with itself: every element keeps its offset by
+        # reflexivity (XLA's TRT steps, same-layout copies).
+        one_reading.question(src, dst, transpose)
+        return Result(f"{format_shape(src)} -> {format_shape(dst)}", f"bitcast ({name})",
+                      PROVED, 0.0, scope(src) if src.is_symbolic else "concrete",
+                      steps=("SRC and DST are one shape and the pairing is the "
+                             "identity: every element keeps its offset",))
+    r = one_reading.decide(src, dst, transpose, timeout=timeout)
+    return _typed(r, src, dst, name)
+
+
+# --- XLA's order -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Decomposition:
+    """The record of :func:`is_bitcast` in XLA's order: ``verdict`` is its
+    Result; ``kind`` the first reading proved (``reshape``, ``transpose``,
+    ``trt``) or None; ``permutations`` every transpose proved; ``tried`` each
+    reading with its Result."""
+
+    src: str
+    dst: str
+    verdict: Result
+    kind: str | None
+    permutations: tuple[tuple[int, ...], ...]
+    xla_permutation: tuple[int, ...] | None
+    trt: dict | None
+    tried: tuple[tuple[str, Result], ...]
+    cached: bool = field(default=False, compare=False)
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+    @property
+    def counterexample(self) -> dict | None:
+        """The counterexample as a flat dict (the text renderings use it)."""
+        return None if self.verdict.counterexample is None else details(self.verdict)
+
+    @property
+    def reason(self) -> str | None:
+        return self.verdict.reason
+
+    @property
+    def seconds(self) -> float:
+        return self.verdict.seconds
+
+    def result(self, name: str) -> Result | None:
+        return next((r for n, r in self.tried if n == name), None)
+
+    def to_json(self) -> dict:
+        return {"src": self.src, "dst": self.dst, "status": self.status,
+                "kind": self.kind,
+                "permutations": [list(p) for p in self.permutations],
+                "xla_permutation": None if self.xla_permutation is None
+                else list(self.xla_permutation),
+                "trt": None if self.trt is None else {
+                    k: list(v) if isinstance(v, tuple) else v for k, v in self.trt.items()},
+                "tried": [{"as": n, **flat_json(r)} for n, r in self.tried],
+                "counterexample": self.counterexample, "reason": self.reason,
+                "seconds": round(self.seconds, 6)}
+
+
+def details(r: Result) -> dict:
+    """``r``'s counterexample as a flat dict (``src_element``,
+    ``src_byte_offset``, ``dim_values``, ...); empty if there is none."""
+    ce = r.counterexample
+    return dict(ce.details) if isinstance(ce, Counterexample) else dict(ce or {})
+
+
+def flat_json(r: Result) -> dict:
+    """``r.to_json()`` with the counterexample as the flat dict the text and
+    JSON renderings print (``src_element``, ``src_byte_offset``, ...)."""
+    d = r.to_json()
+    if r.counterexample is not None:
+        d["counterexample"] = details(r)
+    return d
+
+
+def _check_pair(src: Shape, dst: Shape) -> None:
+    for name, s in (("SRC", src), ("DST", dst)):
+        if not isinstance(s, Shape):
+            raise TilespecError(f"{name} must be an array shape, not a tuple")
+    if any(d is None for d in src.dims + dst.dims):
+        one_reading.question(src, dst)
+    zs, zd = 0 in src.dims, 0 in dst.dims
+    if not (zs == zd and (zs or monomial(src.dims) == monomial(dst.dims))):
+        # as for a reshape: bad input, not a verdict
+        one_reading.question(src, dst)
+
+
+def trt_shapes(src: Shape, dst: Shape) -> dict:
+    """XLA's TRT: transpose SRC into physical order, reshape, transpose into DST."""
+    return {"transpose1": major_to_minor(src), "transpose1_shape": format_shape(normalized(src)),
+            "reshape_shape": format_shape(normalized(dst)),
+            "transpose2": inverse(major_to_minor(dst))}
+
+
+def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Decomposition:
+    """:func:`is_bitcast` in XLA's order, with the record of every reading.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> d = decompose(shape("f32[4,8]{1,0}"), shape("f32[8,4]{0,1}"))
+    >>> d.status, d.kind, d.permutations, d.xla_permutation
+    ('proved', 'transpose', ((1, 0),), (1, 0))
+    """
+    return _remembered(_decompose, src, dst, timeout)
+
+
+def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
+    start = time.perf_counter()
+    _check_pair(src, dst)
+    text = f"{format_shape(src)} -> {format_shape(dst)}"
+    where = (scope(src) if src.is_symbolic else scope(dst) if dst.is_symbolic
+             else "concrete")
+    tried: list[tuple[str, Result]] = []
+    common = dict(src=format_shape(src), dst=format_shape(dst),
+                  xla_permutation=xla_transpose_permutation(src, dst))
+
+    def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=()):
+        prop = "bitcast" if kind is None else f"bitcast ({TRT if kind == 'trt' else kind})"
+        if kind == "transpose":
+            prop = f"bitcast ({reading_name(perms[0])})"
+        verdict = Result(text, prop, status, time.perf_counter() - start, where,
+                         counterexample=ce, reason=reason, steps=tuple(steps))
+        return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
+                             tried=tuple(tried), **common)
+
+    if src.element_bits != dst.element_bits:
+        ce = typed_counterexample({"element_bits": {"src": src.element_bits,
+                                                    "dst": dst.element_bits}},
+                                  src, dst, None)
+        return done(REFUTED, ce=ce, reason="no reshape, transpose or TRT pairs the "
+                    "elements: element widths differ")
+    r = decide_reading(src, dst, RESHAPE, timeout=timeout)
+    tried.append((RESHAPE, r))
+    if r.status == PROVED:
+        return done(PROVED, RESHAPE, steps=r.steps)
+    perms = []
+    for p in transpose_candidates(src, dst):
+        rp = decide_reading(src, dst, p, timeout=timeout)
+        tried.append((reading_name(p), rp))
+        if rp.status == PROVED:
+            perms.append(p)
+    if perms:
+        return done(PROVED, "transpose", perms,
+                    steps=next(r.steps for n, r in tried if n == reading_name(perms[0])))
+    trt = trt_shapes(src, dst)
+    ns, nd = normalized(src), normalized(dst)
+    steps = [decide_reading(src, ns, trt["transpose1"], timeout=timeout),
+             decide_reading(ns, nd, RESHAPE, timeout=timeout),
+             decide_reading(nd, dst, trt["transpose2"], timeout=timeout)]
+    for name, rs in zip(("TRT transpose1", "TRT reshape", "TRT transpose2"), steps):
+        tried.append((name, rs))
+    if all(rs.status == PROVED for rs in steps):
+        return done(PROVED, "trt", trt=trt, steps=steps[1].steps)
+    if steps[0].status == REFUTED or steps[2].status == REFUTED:
+        bad = steps[0] if steps[0].status == REFUTED else steps[2]
+        raise ProverBug(f"a TRT transpose into physical order moved bytes: {bad.shape}")
+    if not (src.is_symbolic or dst.is_symbolic):
+        if any(rs.status == UNKNOWN for _, rs in tried):
+            return done(UNKNOWN, trt=trt, reason=_unknowns(tried))
+        flat = trt_counterexample(src, dst, details(steps[1]))
+        flat["readings"] = {n: details(rs) for n, rs in tried
+                            if n in (RESHAPE, "TRT reshape") or n.startswith("transpose")}
+        return done(REFUTED, trt=trt, ce=typed_counterexample(flat, src, dst, TRT),
+                    reason="no reshape, transpose or TRT keeps every byte in place")
+    # Named dims: a counterexample must refute every reading at the same dims.
+    found, tried_dims = _all_readings_fail(src, dst, tried, timeout)
+    if found is not None:
+        values, d = found
+        flat = details(d.verdict)
+        flat.update(dim_values=values, src_shape=d.src, dst_shape=d.dst)
+        return done(REFUTED, trt=trt, ce=typed_counterexample(flat, src, dst, TRT),
+                    reason=f"at {_show(values)} no reshape, transpose or TRT keeps "
+                    "every byte in place (each replayed there)")
+    why = _unknowns(tried) or "no reading proved for every size"
+    return done(UNKNOWN, trt=trt, reason=f"{why}; every reading failed together at none "
+                f"of the dims {', '.join(map(_show, tried_dims))}")
+
+
+def _unknowns(tried) -> str:
+    return "; ".join(f"{n}: {rs.reason}" for n, rs in tried if rs.status == UNKNOWN)
+
+
+def _show(values: dict) -> str:
+    return "{" + ", ".join(f"{k}={v}" for k, v in values.items()) + "}"
+
+
+def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
+    """Dims where the concrete bitcast is refuted -- every reading XLA would
+    try there fails, each with a replayed counterexample -- and the dims
+    tried: the readings' own counterexamples' dims first, then probes."""
+    names = tuple(dict.fromkeys(src.names + dst.names))
+    candidates = [details(rs)["dim_values"] for _, rs in tried
+                  if rs.status == REFUTED and details(rs).get("dim_values")]
+    candidates += list(probe_values(names))
+    seen: list[dict] = []
+    for values in candidates:
+        if values in seen or len(seen) >= MAX_CANDIDATES:
+            continue
+        seen.append(values)
+        d = decompose(src.instantiate(values), dst.instantiate(values), timeout=timeout)
+        if d.status == REFUTED:
+            return (values, d), seen
+    return None, seen
+
+
+# --- the one question ------------------------------------------------------------------------
+
+def is_bitcast(src: Shape, dst: Shape, reading=None, *,
+               timeout: float = DEFAULT_TIMEOUT) -> Result:
+    """Is SRC -> DST a bitcast?  ``reading`` None: in XLA's order (reshape,
+    transpose, TRT); ``"reshape"``: only as a reshape; a permutation: only as
+    that transpose (DST dim i is SRC dim ``reading[i]``).
+
+    The counterexample is a :class:`~tilespec.prover.result.Counterexample`:
+    sides ``source`` and ``target`` (element, offset in elements, byte and
+    bit offset; or the byte sizes, or the element bits), ``dim_values``, and
+    the ``reading`` tried.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> is_bitcast(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), (1, 0)).status
+    'proved'
+    """
+    if reading is None:
+        return decompose(src, dst, timeout=timeout).verdict
+    return decide_reading(src, dst, reading, timeout=timeout)
+
+
+def describe(r: Result) -> str:
+    """A few lines for a person."""
+    ce = r.counterexample
+    flat = r if not isinstance(ce, Counterexample) else dataclasses.replace(
+        r, counterexample=dict(ce.details))
+    return one_reading.describe(flat)
+
+
+def describe_decomposition(d: Decomposition) -> str:
+    """A few lines for a person: the verdict, how it was read, each reading."""
+    head = {PROVED: f"bitcast: proved as a {d.kind}", REFUTED: "not a bitcast: refuted",
+            UNKNOWN: "unknown"}[d.status]
+    lines = [f"{head} -- {d.src} -> {d.dst}  [{d.seconds:.3f} s]"]
+    if d.kind == "transpose":
+        lines.append("  permutation(s) that keep every byte: "
+                     + "; ".join(",".join(map(str, p)) for p in d.permutations)
+                     + (f" (XLA deduces {','.join(map(str, d.xla_permutation))})"
+                        if d.xla_permutation is not None else ""))
+    if d.trt:
+        lines.append(f"  TRT: transpose {','.join(map(str, d.trt['transpose1']))} -> "
+                     f"{d.trt['transpose1_shape']}, reshape -> {d.trt['reshape_shape']}, "
+                     f"transpose {','.join(map(str, d.trt['transpose2']))}")
+    ce = d.counterexample or {}
+    if "dim_values" in ce:
+        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items()))
+    if "src_element" in ce:
+        lines.append(f"  SRC element ({','.join(map(str, ce['src_element']))}) at byte "
+                     f"{ce['src_byte_offset']} (element offset {ce['src_offset']}); "
+                     f"DST element ({','.join(map(str, ce['dst_element']))}) at byte "
+                     f"{ce['dst_byte_offset']} (element offset {ce['dst_offset']})")
+    if "sizes" in ce:
+        lines.append(f"  sizes differ: SRC {ce['sizes']['src']['aligned_elements']} "
+                     f"elements, DST {ce['sizes']['dst']['aligned_elements']}")
+    if d.reason:
+        lines.append(f"  reason: {d.reason}")
+    for n, r in d.tried:
+        lines.append(f"  - as {n}: {r.status}")
+    return "\n".join(lines)
