@@ -22,7 +22,8 @@ FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
-    from tilespec.cli.main import output_file
+    from tilespec.cli.main import output_file, seconds
+    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 yet
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
@@ -51,6 +52,8 @@ def register(command) -> None:
     c.add_argument("--prove", action="store_true",
                    help="with --python or --c: prove the generated functions equal "
                         "to the spec (exit 1 refuted, 3 unknown)")
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                   help="with --prove: seconds per solver call (default %(default)s)")
 
 
 def cmd_draw(args) -> int:
@@ -122,7 +125,7 @@ def cmd_formula(args) -> int:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
             from tilespec.prover.codegen.generated import prove_generated
-            results = prove_generated(shape, language)
+            results = prove_generated(shape, language, timeout=args.timeout)
             data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
             text += "\n" + "\n".join(

@@ -288,8 +288,8 @@ class CodeArithmetic(Arithmetic):
     def floordiv(self, a, b):
         if isinstance(a, int) and isinstance(b, int):
             return a // b
-        if not isinstance(b, int):
-            return self._binary(self._div, a, b)
+        if not isinstance(b, int) or b == 0:
+            return self._binary(self._div, a, b)      # as in mod
         if b == 1:
             return a
         if _is(a, self._div) and isinstance(a.right, int):
@@ -307,7 +307,9 @@ class CodeArithmetic(Arithmetic):
     def mod(self, a, b):
         if isinstance(a, int) and isinstance(b, int):
             return a % b
-        if not isinstance(b, int):
+        if not isinstance(b, int) or b == 0:
+            # a 0 dim: the box is empty and the code never runs; the rules
+            # below assume a positive divisor
             return self._binary("%", a, b)
         if b == 1:
             return 0

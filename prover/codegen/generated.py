@@ -61,10 +61,12 @@ from dataclasses import dataclass
 import z3
 
 from tilespec.codegen.symbolic import c_source, python_source
+from tilespec.prover.codegen import exhaustive
 from tilespec.prover.codegen.compile_check import compiles
 from tilespec.prover.codegen.replay import INT64_MAX, INT64_MIN, Replay
 from tilespec.prover.core.encode import Encoding, scope
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.properties.beyond_facts import QUICK_SECONDS
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
 from tilespec.spec.dtypes import storage_bits
 from tilespec.spec.errors import TilespecError
@@ -330,10 +332,13 @@ def _prove_offset(claim: _Claim, params, expr) -> Result:
         return z3.And(0 <= ours, ours < size)
 
     def witness(m):
-        ce = {**enc.dim_values(m), "element": [enc.value(m, x) for x in e]}
+        return {**enc.dim_values(m), "element": [enc.value(m, x) for x in e]}
+
+    def replay(ce):
         values = {**_dim_values(named, ce), **dict(zip(named.indices, ce["element"]))}
-        return ce, _replay(claim, values, "offset", expr)
-    return _verdict(claim, f"generated {claim.language} offset", ctx, start, witness,
+        return _replay(claim, values, "offset", expr)
+    return _verdict(claim, f"generated {claim.language} offset", ctx, start,
+                    (witness, replay, (expr,)),
                     premises, z3.Or(theirs != ours, z3.Not(_all(ctx, tr.conditions))),
                     theirs == ours, tr, in_bounds)
 
@@ -363,10 +368,13 @@ def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
     premises = [*enc.assumptions, claim.hypothesis(enc, size), 0 <= o, o < size]
 
     def witness(m):
-        ce = {**enc.dim_values(m), "offset": m.eval(o, model_completion=True).as_long()}
+        return {**enc.dim_values(m), "offset": m.eval(o, model_completion=True).as_long()}
+
+    def replay(ce):
         values = {**_dim_values(claim.named, ce), claim.named.offset: ce["offset"]}
-        return ce, _replay(claim, values, "locate", is_element, element)
-    return _verdict(claim, f"generated {claim.language} locate", ctx, start, witness,
+        return _replay(claim, values, "locate", is_element, element)
+    return _verdict(claim, f"generated {claim.language} locate", ctx, start,
+                    (witness, replay, (is_element, element)),
                     premises, z3.Or(wrong, z3.Not(_all(ctx, tr.conditions))),
                     z3.Not(wrong), tr, None)
 
@@ -378,38 +386,59 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
     with int64, does some subexpression leave int64?  The second may assume
     the first's answer (the code equals the spec), and, if Z3 needs it, the
     spec's own offset range, proved for the layout by :mod:`prover.properties.proof`.
+    A small concrete shape Z3 does not decide is decided by running the
+    code on every index (:mod:`prover.codegen.exhaustive`).
+
+    ``witness`` is (a Z3 model as a counterexample dict, that dict replayed
+    on the generated code as (value, fault), the function's expressions).
     """
     shape = claim.shape
     text, where = format_shape(shape), claim.scope()
     fn = name.split()[-1]
     rejected = claim.compiled[fn][0]
     steps = list(claim.steps(fn))
+    to_ce, replay, nodes = witness
+    small = exhaustive.enumerable(shape)
+    # a question enumeration settles gets a short try with Z3 first
+    timeout = min(claim.timeout, QUICK_SECONDS) if small else claim.timeout
 
     def finish(status, **kw):
         return Result(text, name, status, time.perf_counter() - start, where, **kw)
 
-    answer, detail = search(z3.And(*premises, wrong), ctx, claim.timeout)
+    answer, detail = search(z3.And(*premises, wrong), ctx, timeout)
     if answer == "unsat" and tr.ranges:
         checks = _distinct_ranges(tr.ranges)
         answer, detail, left = _no_overflow(z3.And(*premises, same), checks, ctx,
-                                            claim.timeout)
-        if answer == "unknown" and in_bounds is not None:
+                                            timeout)
+        if answer == "unknown" and in_bounds is not None and not small:
             from tilespec.prover.properties.proof import prove as prove_property
-            cited = prove_property(shape, "in_bounds", timeout=claim.timeout)
+            cited = prove_property(shape, "in_bounds", timeout=timeout)
             if cited.proved:
                 steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "
                              "in_bounds: proved)")
                 answer, detail, _ = _no_overflow(z3.And(*premises, same, in_bounds()),
-                                                 left, ctx, claim.timeout)
+                                                 left, ctx, timeout)
             else:
                 detail = f"{detail}; in_bounds is {cited.status}"
+    if answer == "unknown" and small:
+        found = exhaustive.counterexample(shape, claim.language, claim.int64, claim.source,
+                                          claim.named, fn, nodes)
+        if found is None:
+            steps = [s for s in steps if not s.startswith(("Z3", "cited"))]
+            steps += [f"Z3 did not decide it ({detail})",
+                      exhaustive.step(shape, claim.language, claim.int64, fn)]
+            answer = "unsat"
+        else:
+            answer, ce = "sat", found
+    elif answer == "sat":
+        ce = to_ce(detail)
     if answer == "unsat":
         if rejected:
             raise ProverBug(f"{name} proved, but {rejected}")
         return finish(PROVED, steps=tuple(steps))
     if answer == "unknown":
         return finish(UNKNOWN, reason=f"{detail}; {rejected}" if rejected else detail)
-    ce, (generated, fault) = witness(detail)
+    generated, fault = replay(ce)
     spec_value = _spec_value(shape, ce)
     if fault is not None:
         # Replayed on Python ints: the named subexpression really leaves

@@ -17,6 +17,7 @@ from tilespec.prover.codegen import convert as pconvert
 from tilespec.prover.codegen.convert import prove_convert
 from tilespec.spec.index import padded_elements
 from tilespec.spec.physical import from_physical, physical_size, to_physical
+from tilespec.spec.size import aligned_elements
 from tilespec.spec.strategies import layouts, shapes_with_layout
 from tilespec.spec.text import parse_array_shape as shape
 
@@ -33,7 +34,9 @@ def run_generated(a, b, buf):
 
 
 def prt_copy(a, b, buf):
-    return to_physical(from_physical(buf, a), b, pad_value=0)
+    """The second definition, as B's whole buffer: its L(n) tail is 0 too."""
+    out = to_physical(from_physical(buf, a), b, pad_value=0)
+    return np.pad(out, (0, aligned_elements(b) - out.size))
 
 
 def numbered(a):
@@ -123,3 +126,51 @@ def test_cli(capsys):
         code = main(["convert", a, b])
         err = capsys.readouterr().err
         assert code == 2 and err.startswith("tilespec: error:") and err.count("\n") == 1
+
+
+# --- buffers sized as the layouts allocate them (L(n)) ---------------------------------
+
+ALIGNED = [("f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1:L(8)}"),
+           ("f32[3,5]{1,0}", "f32[3,5]{1,0:T(2,2)L(7)}"),
+           ("f32[3,5]{1,0:T(2,2)L(7)}", "f32[3,5]{0,1:T(2)L(6)}"),
+           ("bf16[20,300]{1,0:T(8,128)(2,1)L(5000)}", "bf16[20,300]{0,1:T(8,128)L(999)}")]
+
+
+@pytest.mark.parametrize("a,b", ALIGNED)
+def test_numpy_code_writes_the_whole_target_buffer_l_n_included(a, b):
+    a, b = shape(a), shape(b)
+    assert aligned_elements(b) > padded_elements(b)   # the case the test is about
+    buf = numbered(a)
+    out = run_generated(a, b, buf)
+    assert out.size == aligned_elements(b)
+    expected = to_physical(from_physical(buf, a), b, pad_value=0)
+    assert np.array_equal(out[:expected.size], expected)
+    assert not out[expected.size:].any()
+
+
+@pytest.mark.parametrize("a,b", ALIGNED)
+def test_numpy_code_reads_the_source_buffer_with_or_without_its_l_n_tail(a, b):
+    a, b = shape(a), shape(b)
+    buf = numbered(a)
+    whole = np.pad(buf, (0, aligned_elements(a) - buf.size), constant_values=-1)
+    assert np.array_equal(run_generated(a, b, whole), run_generated(a, b, buf))
+    with pytest.raises(ValueError, match="A's buffer has"):
+        run_generated(a, b, np.append(whole, 7))
+
+
+# --- zero dims ----------------------------------------------------------------------
+
+EMPTY = [("f32[2,0,3]{1,0,2:T(*,1)}", "f32[2,0,3]{0,1,2}"),
+         ("f32[2,0,3]{0,1,2}", "f32[2,0,3]{1,0,2:T(*,1)}"),
+         ("f32[2,0,3]{1,0,2:T(*,1)}", "f32[2,0,3]{0,1,2:T(*,2)}"),
+         ("f32[0,5]{1,0:T(*,2)}", "f32[0,5]{0,1}"),
+         ("f32[2,0]{1,0:T(*,2)}", "f32[2,0]{0,1:L(4)}")]
+
+
+@pytest.mark.parametrize("a,b", EMPTY)
+def test_convert_of_a_shape_with_no_element_is_answered(a, b, capsys):
+    assert main(["convert", a, b]) == 0
+    assert "proved" in capsys.readouterr().out
+    a, b = shape(a), shape(b)
+    out = run_generated(a, b, np.zeros(physical_size(a), dtype=np.float32))
+    assert out.size == aligned_elements(b) and not out.any()

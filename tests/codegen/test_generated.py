@@ -167,3 +167,91 @@ def test_a_bound_no_size_satisfies_is_not_assumed():
     loc = results[1]
     assert loc.status == "refuted"
     assert loc.counterexample["m"] == 1 and loc.counterexample["value"] == 2**63
+
+
+# --- small concrete shapes: decided by enumeration when Z3 is not -------------------
+
+#: 2,500 elements in 4,080 offsets: Z3 times out on ``locate``.
+SMALL_HARD = "f32[50,50]{1,0:T(3,5)(2,2)}"
+
+
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_a_small_concrete_shape_z3_does_not_decide_is_proved_by_enumeration(language):
+    results = prove_generated(shape(SMALL_HARD), language, timeout=1)
+    assert [r.status for r in results] == ["proved", "proved"]
+    locate = results[1]
+    assert any(s.startswith("enumeration: on all 4,080 offsets") for s in locate.steps)
+    # the steps say which method decided it, and claim no Z3 proof it did not give
+    assert not any(s.startswith(("Z3:", "cited")) for s in locate.steps)
+
+
+@pytest.fixture
+def z3_never_decides(monkeypatch):
+    monkeypatch.setattr(generated, "search", lambda *a, **k: ("unknown", "forced"))
+
+
+@pytest.mark.parametrize("language", ["python", "c"])
+@pytest.mark.parametrize("text", ["f32[3,5]{1,0:T(2,2)}", "f32[4,8]{1,0:T(2,4)(2,1)}",
+                                  "s32[]{:T(128)}", "f32[5,3]{0,1:T(2,2)}"])
+def test_enumeration_alone_proves_correct_code(z3_never_decides, text, language):
+    for r in prove_generated(shape(text), language):
+        assert r.status == "proved", r
+        assert any(s.startswith("enumeration:") for s in r.steps)
+
+
+@pytest.mark.parametrize("int64", [False, True])
+@pytest.mark.parametrize("language, old, new", [
+    ("python", "// 2", "// 3"), ("c", "/ 2", "/ 3"), ("python", "< 3", "< 4"),
+    ("c", "< 3", "< 4"), ("python", "% 3 * 2", "% 3 * 3")])
+def test_enumeration_alone_refutes_broken_code_with_a_replayed_witness(
+        z3_never_decides, monkeypatch, language, old, new, int64):
+    name = "python_source" if language == "python" else "c_source"
+    real = getattr(generated, name)
+    monkeypatch.setattr(generated, name, lambda s, sym: real(s, sym).replace(old, new))
+    results = prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), language, int64=int64)
+    refuted = [r for r in results if r.status == "refuted"]
+    assert refuted
+    for r in refuted:
+        assert r.counterexample["generated"] != r.counterexample["spec"]
+
+
+def test_enumeration_refutes_a_division_c_would_truncate(z3_never_decides, monkeypatch):
+    # "(o - 5) / 2" is floor division only for o >= 5: C truncates below
+    real = generated.c_source
+    monkeypatch.setattr(generated, "c_source",
+                        lambda s, sym: real(s, sym).replace("o / 2 % 2", "(o - 5) / 2 % 2"))
+    loc = prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c")[1]
+    assert loc.status == "refuted"
+    assert loc.counterexample["division"] and loc.counterexample["dividend"] < 0
+
+
+def test_enumeration_is_not_used_beyond_its_limit(z3_never_decides):
+    # 2^21 elements: too many to enumerate, so Z3's "unknown" stands
+    results = prove_generated(shape("f32[2048,1024]{1,0:T(8,128)}"), "python")
+    assert [r.status for r in results] == ["unknown", "unknown"]
+
+
+def test_formula_takes_a_timeout_and_passes_it_to_the_proof(monkeypatch, capsys):
+    from tilespec.cli import main
+    seen = []
+    real = generated.prove_generated
+    monkeypatch.setattr(generated, "prove_generated",
+                        lambda *a, **k: seen.append(k.get("timeout")) or real(*a, **k))
+    assert main(["formula", "f32[3,5]{1,0:T(2,2)}", "--c", "--prove",
+                 "--timeout", "2.5"]) == 0
+    assert seen == [2.5]
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "nan", "x", "1e9"])
+def test_formula_refuses_a_timeout_that_is_not_a_positive_number_of_seconds(bad, capsys):
+    from tilespec.cli import main
+    assert main(["formula", "f32[3,5]", "--python", "--prove", "--timeout", bad]) == 2
+    err = capsys.readouterr().err
+    assert "seconds" in err and "Traceback" not in err
+
+
+def test_formula_proves_a_small_hard_layout_from_the_command_line(capsys):
+    from tilespec.cli import main
+    for flag in ("--python", "--c"):
+        assert main(["formula", SMALL_HARD, flag, "--prove", "--timeout", "1"]) == 0
+        assert capsys.readouterr().out.count(": proved (concrete)") == 2

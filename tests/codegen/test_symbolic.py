@@ -288,3 +288,13 @@ def test_cli_formula_c_and_json(capsys):
 def test_cli_formula_bad_input_is_one_line_exit_2(capsys, args):
     assert main(["formula", *args]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text", ["f32[2,0,3]{1,0,2:T(*,1)}", "f32[3,0]{1,0:T(*,2)}",
+                                  "f32[0,0]{1,0:T(*,2)}"])
+def test_code_for_a_zero_dim_combined_by_star_is_written(text):
+    # the combined box is empty: the code never runs, but writing it must not
+    # divide by the 0 dim
+    from tilespec.codegen.symbolic import c_source, python_source
+    assert "def locate" in python_source(shape(text), False)
+    assert "int locate" in c_source(shape(text), False)
