@@ -92,6 +92,7 @@ from tilespec.prover.core.bounds import dim_ranges
 from tilespec.prover.core.encode import SmtEncoding, readable, scope, smt
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
 from tilespec.prover.core.theorems import cite, cited_lemma
+from tilespec.prover.names import PROPERTY_NAMES
 from tilespec.prover.properties.beyond_facts import (
     QUICK_SECONDS,
     beyond_facts_all_shapes,
@@ -411,15 +412,11 @@ def _combine_equals_reshape(p: _Proof):
         p.fact("the shape combines no dims ('*'): nothing to show", False)
 
 
-PROPERTIES: dict[str, Callable[[_Proof], None]] = {
-    "in_bounds": _in_bounds,
-    "injective": _injective,
-    "bijective": _bijective,
-    "inverse": _inverse,
-    "formula_equals_prt": _formula_equals_prt,
-    "combine_equals_reshape": _combine_equals_reshape,
-    "packing": _packing,
-}
+#: Each property's facts, under its name (the names are defined once, in
+#: :mod:`prover.names`, which the command line reads without loading Z3).
+PROPERTIES: dict[str, Callable[[_Proof], None]] = dict(zip(PROPERTY_NAMES, (
+    _in_bounds, _injective, _bijective, _inverse, _formula_equals_prt,
+    _combine_equals_reshape, _packing), strict=True))
 
 
 def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
