@@ -67,7 +67,7 @@ from tilespec.spec.index import (
     product,
 )
 from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.size import aligned_elements, byte_size, bytes_of, round_up
 from tilespec.spec.text import format_shape
 
 #: Up to this many elements the numpy scan visits every element.
@@ -379,7 +379,7 @@ class SymbolicBuild:
         """Bytes of ``padded`` elements rounded up to ``L(align)`` (the
         element bits are the same on both sides)."""
         ar, bits = self.ar, self.q.src.element_bits
-        return ar.ceildiv(ar.mul(ar.mul(ar.ceildiv(padded, align), align), bits), 8)
+        return bytes_of(round_up(padded, align, ar), bits, ar)
 
 
 def _z3_concrete(q: Question, timeout: float):

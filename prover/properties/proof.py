@@ -106,6 +106,7 @@ from tilespec.prover.result import PROVED, REFUTED, Result
 from tilespec.spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
 from tilespec.spec.layout import Shape
 from tilespec.spec.prt import prt_final_dims, prt_steps
+from tilespec.spec.size import bytes_of, round_up
 from tilespec.spec.text import format_shape
 
 
@@ -281,10 +282,9 @@ def _packing(p: _Proof):
     # the byte size is the spec's (spec/size.py), from the shape alone
     _spec_size(p)
     o, o2, n = p.fresh("o", 3)
-    aligned = ar.mul(ar.ceildiv(n, align), align)
     p.fact("padded elements fit in the byte size",
-           L.and_(L.le(0, n), L.not_(L.le(ar.mul(n, bits),
-                                          ar.mul(8, ar.ceildiv(ar.mul(aligned, bits), 8))))))
+           L.and_(L.le(0, n), L.not_(L.le(ar.mul(n, bits), ar.mul(
+               8, bytes_of(round_up(n, align, ar), bits, ar))))))
     p.fact("distinct offsets have disjoint bit ranges",
            L.and_(L.le(0, o), L.le(0, o2), L.distinct(o, o2),
                   ar.lt(ar.mul(o, bits), ar.mul(ar.add(o2, 1), bits)),
