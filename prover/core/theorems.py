@@ -120,13 +120,13 @@ def _claims(stage, n: int, k: int):
     """The theorem's claims, Z3 implications in a fresh context."""
     import z3
 
-    from tilespec.prover.core.encode import Z3Arithmetic
+    from tilespec.prover.core.encode import Z3Arithmetic, internal_ints
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
     t = ar._term
 
     def ints(prefix, m):
-        return tuple(z3.Int(f"{prefix}{i}", ctx) for i in range(m))
+        return internal_ints(" ".join(f"{prefix}{i}" for i in range(m)), ctx)
     D, T = ints("D", n), ints("T", k)
     s = stage(T)
     hyp = [d >= 0 for d in D] + [x >= 1 for x in T]
