@@ -31,8 +31,11 @@ from tilespec.prover.core.solve import DEFAULT_TIMEOUT, decide, lemma_gap
 class Facts:
     """Facts about one question, in one ``z3.Context``."""
 
-    def __init__(self, ctx: z3.Context, assumptions=(), timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, ctx: z3.Context, assumptions=(), timeout: float = DEFAULT_TIMEOUT,
+                 names=None):
         self.ctx = ctx
+        #: the user's dims: name -> Z3 constant (a counterexample's dims)
+        self.names = dict(names or {})
         self.assumptions = list(assumptions)
         self.timeout = timeout
         self.facts: list[tuple[str, object]] = []
@@ -65,8 +68,10 @@ class Facts:
         """('proved', None) | ('failed', (labels, model)) | ('unknown', reason).
 
         ``avoid`` lists dim values (dicts name -> int) a failing model must
-        differ from; ``names`` maps names to their Z3 constants.
+        differ from; ``names`` maps names to their Z3 constants (the facts'
+        own by default).
         """
+        names = self.names if names is None else names
         gap = lemma_gap(v for _, v in sorted(self.lemmas.items()))
         if gap:
             return "unknown", gap
@@ -75,6 +80,11 @@ class Facts:
             if values and names:
                 parts.append(z3.Or([names[n] != v for n, v in values.items()]))
         return decide(self.facts, parts, self.ctx, self.timeout)
+
+    def dim_values(self, model) -> dict:
+        """The user's dims in a model of these facts, by their names."""
+        return {n: model.eval(v, model_completion=True).as_long()
+                for n, v in self.names.items()}
 
     def steps(self) -> tuple:
         lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]
