@@ -67,9 +67,6 @@ from tilespec.spec.index import Combine, Pad, Permute, Prepend, Split, dims_thro
 #: The spec's stage classes the theorems are about.
 STAGE_CLASSES = (Permute, Prepend, Combine, Pad, Split)
 
-#: Properties that follow from the stage theorems and the lemma.
-CITED_PROPERTIES = ("in_bounds", "injective", "bijective", "inverse")
-
 #: What each property needs of each stage (pads: bijective skips them).
 _NEEDS = {
     "in_bounds": ("nonneg", "into"),
@@ -77,6 +74,8 @@ _NEEDS = {
     "bijective": ("nonneg", "into", "left", "right"),
     "inverse": ("nonneg", "into", "left", "right"),
 }
+#: Properties that follow from the stage theorems and the lemma.
+CITED_PROPERTIES = tuple(_NEEDS)
 
 
 _CODE = None
