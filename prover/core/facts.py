@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import z3
 
-from tilespec.prover.core.lemma import mixed_radix
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, decide, lemma_gap
+from tilespec.prover.core.theorems import cited_lemma
 
 
 class Facts:
@@ -52,8 +52,7 @@ class Facts:
 
     def cite(self, rank: int) -> None:
         """The mixed-radix lemma at ``rank`` backs a step of the argument."""
-        rank = max(int(rank), 2)
-        self.lemmas[f"mixed-radix rank {rank}"] = mixed_radix(rank)
+        self.cite_lemma(cited_lemma(max(int(rank), 2)))   # proved once, cached
 
     def cite_lemma(self, lemma) -> None:
         """Any proved-once result with ``name``, ``status``, ``proved``."""
@@ -72,14 +71,23 @@ class Facts:
         own by default).
         """
         names = self.names if names is None else names
-        gap = lemma_gap(v for _, v in sorted(self.lemmas.items()))
+        gap = self.lemma_gap()
         if gap:
             return "unknown", gap
+        return decide(*self.formulas(avoid, names), self.ctx, self.timeout)
+
+    def lemma_gap(self) -> str | None:
+        """Why the cited lemmas are not all proved, or None."""
+        return lemma_gap(v for _, v in sorted(self.lemmas.items()))
+
+    def formulas(self, avoid, names):
+        """(labelled violations, assumptions) as Z3 terms, the assumptions
+        with "the dims differ from each of ``avoid``"."""
         parts = list(self.assumptions)
         for values in avoid:
             if values and names:
                 parts.append(z3.Or([names[n] != v for n, v in values.items()]))
-        return decide(self.facts, parts, self.ctx, self.timeout)
+        return self.facts, parts
 
     def dim_values(self, model) -> dict:
         """The user's dims in a model of these facts, by their names."""
