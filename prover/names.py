@@ -1,9 +1,9 @@
 """Names and defaults the command line needs before any solver is loaded.
 
 ``tilespec --version``, ``--help`` and a parse error must not import Z3, so
-the parser reads the property names and the default time limit from here;
-:mod:`prover.properties.proof` and :mod:`prover.core.solve` hold the same values (a test
-checks that they agree).
+the parser reads the property names and the default time limit from here,
+and so do :mod:`prover.properties.proof` and :mod:`prover.core.solve`: this
+is their one definition.
 
 >>> PROPERTY_NAMES[:2], DEFAULT_TIMEOUT
 (('in_bounds', 'injective'), 5.0)
@@ -12,5 +12,5 @@ checks that they agree).
 PROPERTY_NAMES = ("in_bounds", "injective", "bijective", "inverse",
                   "formula_equals_prt", "combine_equals_reshape", "packing")
 
-#: Seconds per solver call (= ``prover.core.solve.DEFAULT_TIMEOUT``).
+#: Seconds per solver call, unless the caller gives a time limit.
 DEFAULT_TIMEOUT = 5.0

@@ -5,6 +5,10 @@ multiple of ``L(n)`` (tail padding alignment).  Then bits: each element takes
 ``E(n)`` bits when the layout sets it (so sub-byte types pack), else whole
 bytes of its type; the total is rounded up to whole bytes.
 
+Each size is written once over an :class:`~spec.arith.Arithmetic` (like
+:mod:`spec.index`): on ints by default, on the prover's solver terms when it
+passes ``dims`` and its arithmetic, so no proof re-derives a size.
+
 The spec applies ``L(n)`` to every array, as XLA's shape proto documents it;
 XLA's ``ShapeUtil::ArraySize`` applies it only to tiled layouts (see
 :mod:`prover.models.rules`).
@@ -18,11 +22,23 @@ XLA's ``ShapeUtil::ArraySize`` applies it only to tiled layouts (see
 1024
 >>> padding_fraction(shape("f32[3,5]{1,0:T(2,2)}"))
 0.375
+>>> from tilespec.spec.arith import SYMPY
+>>> import sympy
+>>> m = sympy.Symbol("m", integer=True, positive=True)
+>>> byte_size(shape("f32[m,5]{1,0:T(2,2)}"), (m, 5), SYMPY)
+48*ceiling(m/2)
 """
 
 from __future__ import annotations
 
-from tilespec.spec.index import concrete_dims, padded_elements, product
+from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.index import (
+    concrete_dims,
+    dims_through,
+    padded_elements,
+    product,
+    shape_pipeline,
+)
 from tilespec.spec.layout import Shape
 
 
@@ -31,16 +47,46 @@ def num_elements(shape: Shape) -> int:
     return product(concrete_dims(shape))
 
 
-def aligned_elements(shape: Shape) -> int:
+def padded_count(shape: Shape, dims=None, ar: Arithmetic = INT):
+    """Elements the tiled array occupies, padding included (before
+    ``L(n)``), for ``dims`` (the shape's own when None) on ``ar``.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> padded_count(shape("f32[m,5]{1,0:T(2,2)}"), (3, 5))
+    24
+    """
+    if dims is None:
+        return padded_elements(shape)
+    return product(dims_through(shape_pipeline(shape), dims, ar)[-1], ar)
+
+
+def round_up(n, alignment: int, ar: Arithmetic = INT):
+    """``n`` rounded up to a multiple of ``alignment`` (``L(n)``'s rounding).
+
+    >>> round_up(24, 1024), round_up(24, 1)
+    (1024, 24)
+    """
+    return n if alignment == 1 else ar.mul(ar.ceildiv(n, alignment), alignment)
+
+
+def bytes_of(elements, bits: int, ar: Arithmetic = INT):
+    """Whole bytes that ``elements`` elements of ``bits`` bits each take.
+
+    >>> bytes_of(3, 4), bytes_of(3, 8)
+    (2, 3)
+    """
+    return ar.ceildiv(ar.mul(elements, bits), 8)
+
+
+def aligned_elements(shape: Shape, dims=None, ar: Arithmetic = INT):
     """Padded elements rounded up to a multiple of ``L(n)``."""
-    n = padded_elements(shape)
-    a = shape.layout.tail_padding_alignment_in_elements
-    return -(-n // a) * a
+    return round_up(padded_count(shape, dims, ar),
+                    shape.layout.tail_padding_alignment_in_elements, ar)
 
 
-def byte_size(shape: Shape) -> int:
+def byte_size(shape: Shape, dims=None, ar: Arithmetic = INT):
     """Bytes the array occupies: aligned elements times element bits, in bytes."""
-    return -(-aligned_elements(shape) * shape.element_bits // 8)
+    return bytes_of(aligned_elements(shape, dims, ar), shape.element_bits, ar)
 
 
 def bit_range(shape: Shape, position: int) -> tuple[int, int]:

@@ -49,10 +49,10 @@ import numpy as np
 import z3
 
 from tilespec.prover.bitcast.reshape_groups import element_count, monomial, reshape_groups
-from tilespec.prover.core import solve
 from tilespec.prover.core.encode import Encoding, scope
 from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.linform import Form, add_same_offset, constant, horner_for, spec_form
+from tilespec.prover.core.search import drive
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
 from tilespec.spec.arith import INT
@@ -67,18 +67,13 @@ from tilespec.spec.index import (
     product,
 )
 from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.size import aligned_elements, byte_size, bytes_of, round_up
 from tilespec.spec.text import format_shape
 
 #: Up to this many elements the numpy scan visits every element.
 EXHAUSTIVE = 1 << 20
 #: Random elements the scan visits beyond that (plus edges).
 SAMPLES = 1 << 16
-#: Sizes tried for named dims when the solver gives no counterexample:
-#: small, odd, and one past common tile sizes.
-PROBE_SIZES = solve.PROBE_SIZES
-#: Failing models tried before the probe sizes.
-MAX_MODELS = 4
 
 
 # --- the question ----------------------------------------------------------------
@@ -292,7 +287,8 @@ class SymbolicBuild:
         # DST's names join SRC's, through the one naming scheme
         self.dd = tuple(self.enc.name(d) if isinstance(d, str) else d for d in q.dst.dims)
         self.names = dict(self.enc.names)
-        self.facts = Facts(self.ctx, list(self.enc.assumptions), timeout)
+        self.facts = Facts(self.ctx, list(self.enc.assumptions), timeout,
+                           names={n: self.names[n] for n in q.names})
         if assume is not None:
             self.facts.assume(assume(self))
         self.e = self.enc.fresh("e", q.src.rank)
@@ -379,7 +375,7 @@ class SymbolicBuild:
         """Bytes of ``padded`` elements rounded up to ``L(align)`` (the
         element bits are the same on both sides)."""
         ar, bits = self.ar, self.q.src.element_bits
-        return ar.ceildiv(ar.mul(ar.mul(ar.ceildiv(padded, align), align), bits), 8)
+        return bytes_of(round_up(padded, align, ar), bits, ar)
 
 
 def _z3_concrete(q: Question, timeout: float):
@@ -453,61 +449,22 @@ def decide(src: Shape, dst: Shape, transpose=None, *,
 def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
     where = scope(q.src) if q.src.is_symbolic else scope(q.dst)
     b = SymbolicBuild(q, timeout, assume).build()
-    status, detail = b.facts.check()
-    if status != "proved" and b.grouped:
-        # The grouped facts can fail where the offsets still agree (dims
-        # that pair differently, [m,n] -> [n,m]); try the whole formula.
-        whole = SymbolicBuild(q, timeout, assume).build(whole=True)
-        st, det = whole.facts.check()
-        if st == "proved":
-            b, status, detail = whole, st, det
 
-    def done(status, **kw):
-        return Result(q.text, q.what, status, time.perf_counter() - start, where,
-                      steps=b.facts.steps(), **kw)
-
-    if status == "proved":
-        return done(PROVED)
-    tried = []
-    for values in _candidate_dims(q, b, status, detail):
-        tried.append(values)
+    def refute(values):
         inst = q.instantiate(values)
         r = decide_concrete(inst, timeout, start, prove=False)
-        if r.status == REFUTED:
-            ce = {"dim_values": values, **r.counterexample,
-                  "src_shape": format_shape(inst.src),
-                  "dst_shape": format_shape(inst.dst)}
-            return done(REFUTED, counterexample=ce)
-    why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed"
-           else str(detail))
-    return done(UNKNOWN, reason=f"not proved ({why}); no counterexample at dims "
-                f"{', '.join(_show_values(v) for v in tried)}")
+        if r.status != REFUTED:
+            return None
+        return {"dim_values": values, **r.counterexample,
+                "src_shape": format_shape(inst.src), "dst_shape": format_shape(inst.dst)}
 
-
-def _show_values(values: dict) -> str:
-    return "{" + ", ".join(f"{k}={v}" for k, v in values.items()) + "}"
-
-
-def _candidate_dims(q: Question, b: SymbolicBuild, status, detail):
-    """Dims to try: the failing models' (if they name dims), then probes."""
-    names = q.names
-    seen = []
-    if status == "failed":
-        model = detail[1]
-        for _ in range(MAX_MODELS):
-            values = {n: b.enc.value(model, b.names[n]) for n in names}
-            if values in seen:
-                break
-            seen.append(values)
-            yield values
-            st, det = b.facts.check(avoid=seen, names=b.names)
-            if st != "failed":
-                break
-            model = det[1]
-    for values in solve.probe_values(names):
-        if values not in seen:
-            seen.append(values)
-            yield values
+    # The grouped facts can fail where the offsets still agree (dims that
+    # pair differently, [m,n] -> [n,m]): then the whole formula is tried.
+    whole = (lambda: SymbolicBuild(q, timeout, assume).build(whole=True).facts) \
+        if b.grouped else None
+    v = drive(b.facts, whole=whole, refute=refute)
+    return Result(q.text, q.what, v.status, time.perf_counter() - start, where,
+                  steps=v.facts.steps(), counterexample=v.counterexample, reason=v.reason)
 
 
 def describe(r: Result) -> str:

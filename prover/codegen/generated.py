@@ -73,6 +73,7 @@ from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import Names, names
+from tilespec.spec.size import padded_count
 from tilespec.spec.text import format_shape
 
 
@@ -310,10 +311,6 @@ def _all(ctx, conditions):
     return z3.And(z3.BoolVal(True, ctx), *conditions)
 
 
-def _padded(shape: Shape, enc: Encoding):
-    return product(dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1], enc.ar)
-
-
 def _prove_offset(claim: _Claim, params, expr) -> Result:
     start = time.perf_counter()
     shape = claim.shape
@@ -325,7 +322,7 @@ def _prove_offset(claim: _Claim, params, expr) -> Result:
     tr = _Translate(env, ctx, claim.language, claim.int64)
     theirs = tr(expr)
     ours = enc.ar._term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
-    size = enc.ar._term(_padded(shape, enc))
+    size = enc.ar._term(padded_count(shape, enc.dims, enc.ar))
     premises = [*enc.assumptions, claim.hypothesis(enc, size), enc.box(e, enc.dims)]
 
     def in_bounds():
@@ -362,7 +359,7 @@ def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
         their_e = tr(element)          # C assigns e[] before its return
     stages = shape_pipeline(shape)
     our_e, our_ok = unevaluate(stages, o, enc.dims, enc.ar)
-    size = enc.ar._term(_padded(shape, enc))
+    size = enc.ar._term(padded_count(shape, enc.dims, enc.ar))
     our_ok = enc.ar._term(our_ok)
     wrong = z3.Or(their_ok != our_ok, z3.And(our_ok, z3.Not(enc.equal(their_e, our_e))))
     premises = [*enc.assumptions, claim.hypothesis(enc, size), 0 <= o, o < size]

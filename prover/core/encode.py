@@ -63,6 +63,16 @@ def internal_symbol(tag: str) -> str:
     return INTERNAL_PREFIX + tag
 
 
+def internal_ints(tags: str, ctx: z3.Context) -> tuple:
+    """Integer constants for the prover's own variables, one per
+    space-separated tag, named by :func:`internal_symbol`.
+
+    >>> internal_ints("A e0", z3.Context())
+    (i.A, i.e0)
+    """
+    return tuple(z3.Int(internal_symbol(t), ctx) for t in tags.split())
+
+
 _USER_RE = re.compile(r"(?<![A-Za-z0-9_.$])u\.((?:[A-Za-z0-9_]|\$[0-9a-f]+\$)*)")
 
 

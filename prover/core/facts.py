@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import z3
 
-from tilespec.prover.core.lemma import mixed_radix
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, decide, lemma_gap
+from tilespec.prover.core.theorems import cited_lemma
 
 
 class Facts:
     """Facts about one question, in one ``z3.Context``."""
 
-    def __init__(self, ctx: z3.Context, assumptions=(), timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, ctx: z3.Context, assumptions=(), timeout: float = DEFAULT_TIMEOUT,
+                 names=None):
         self.ctx = ctx
+        #: the user's dims: name -> Z3 constant (a counterexample's dims)
+        self.names = dict(names or {})
         self.assumptions = list(assumptions)
         self.timeout = timeout
         self.facts: list[tuple[str, object]] = []
@@ -49,8 +52,7 @@ class Facts:
 
     def cite(self, rank: int) -> None:
         """The mixed-radix lemma at ``rank`` backs a step of the argument."""
-        rank = max(int(rank), 2)
-        self.lemmas[f"mixed-radix rank {rank}"] = mixed_radix(rank)
+        self.cite_lemma(cited_lemma(max(int(rank), 2)))   # proved once, cached
 
     def cite_lemma(self, lemma) -> None:
         """Any proved-once result with ``name``, ``status``, ``proved``."""
@@ -65,16 +67,32 @@ class Facts:
         """('proved', None) | ('failed', (labels, model)) | ('unknown', reason).
 
         ``avoid`` lists dim values (dicts name -> int) a failing model must
-        differ from; ``names`` maps names to their Z3 constants.
+        differ from; ``names`` maps names to their Z3 constants (the facts'
+        own by default).
         """
-        gap = lemma_gap(v for _, v in sorted(self.lemmas.items()))
+        names = self.names if names is None else names
+        gap = self.lemma_gap()
         if gap:
             return "unknown", gap
+        return decide(*self.formulas(avoid, names), self.ctx, self.timeout)
+
+    def lemma_gap(self) -> str | None:
+        """Why the cited lemmas are not all proved, or None."""
+        return lemma_gap(v for _, v in sorted(self.lemmas.items()))
+
+    def formulas(self, avoid, names):
+        """(labelled violations, assumptions) as Z3 terms, the assumptions
+        with "the dims differ from each of ``avoid``"."""
         parts = list(self.assumptions)
         for values in avoid:
             if values and names:
                 parts.append(z3.Or([names[n] != v for n, v in values.items()]))
-        return decide(self.facts, parts, self.ctx, self.timeout)
+        return self.facts, parts
+
+    def dim_values(self, model) -> dict:
+        """The user's dims in a model of these facts, by their names."""
+        return {n: model.eval(v, model_completion=True).as_long()
+                for n, v in self.names.items()}
 
     def steps(self) -> tuple:
         lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]

@@ -48,7 +48,7 @@ from functools import lru_cache
 
 import z3
 
-from tilespec.prover.core.encode import Z3Arithmetic
+from tilespec.prover.core.encode import Z3Arithmetic, internal_ints, internal_symbol
 from tilespec.prover.core.solve import search
 from tilespec.spec.index import delinearise, linear_index, product
 
@@ -116,7 +116,7 @@ def base_case() -> Lemma:
     start = time.perf_counter()
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
-    A, o, e0, f0 = z3.Ints("A o e0 f0", ctx)
+    A, o, e0, f0 = internal_ints("A o e0 f0", ctx)
     claims = (_lemma_claims(ctx, ar, (), (), (), o)
               + _lemma_claims(ctx, ar, (A,), (e0,), (f0,), o))
     return _all("mixed-radix base case (ranks 0 and 1)", start, ctx, claims)
@@ -127,12 +127,12 @@ def induction_step() -> Lemma:
     """The facts at rank k-1 imply them at rank k, for every k, by Z3."""
     start = time.perf_counter()
     ctx = z3.Context()
-    H = z3.DeclareSort("Index", ctx)           # a rank-(k-1) index
-    inbox = z3.Function("inbox", H, z3.BoolSort(ctx))
-    lin = z3.Function("lin", H, z3.IntSort(ctx))
-    delin = z3.Function("delin", z3.IntSort(ctx), H)
-    A, B, o, x, y = z3.Ints("A B o x y", ctx)  # A = P of the first k-1 dims
-    h, k = z3.Consts("h k", H)
+    H = z3.DeclareSort(internal_symbol("Index"), ctx)   # a rank-(k-1) index
+    inbox = z3.Function(internal_symbol("inbox"), H, z3.BoolSort(ctx))
+    lin = z3.Function(internal_symbol("lin"), H, z3.IntSort(ctx))
+    delin = z3.Function(internal_symbol("delin"), z3.IntSort(ctx), H)
+    A, B, o, x, y = internal_ints("A B o x y", ctx)  # A = P of the first k-1 dims
+    h, k = (z3.Const(internal_symbol(n), H) for n in ("h", "k"))
 
     # the induction hypothesis, as instances at a rank-(k-1) index or offset
     def ih_range(u):
@@ -186,9 +186,9 @@ def unfolding(rank: int) -> Lemma:
     ar = Z3Arithmetic(ctx)
     if rank < 2:
         raise ValueError(f"unfolding starts at rank 2, not {rank}")
-    D = z3.Ints(" ".join(f"D{i}" for i in range(rank)), ctx)
-    e = z3.Ints(" ".join(f"e{i}" for i in range(rank)), ctx)
-    o = z3.Int("o", ctx)
+    D = internal_ints(" ".join(f"D{i}" for i in range(rank)), ctx)
+    e = internal_ints(" ".join(f"e{i}" for i in range(rank)), ctx)
+    (o,) = internal_ints("o", ctx)
     t = ar._term
     horner = t(linear_index(e, D, ar)) == t(ar.add(
         ar.mul(linear_index(e[:-1], D[:-1], ar), D[-1]), e[-1]))
@@ -219,7 +219,7 @@ def step_lemma() -> Lemma:
     start = time.perf_counter()
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
-    A, B, o = z3.Ints("A B o", ctx)
-    claims = _lemma_claims(ctx, ar, (A, B), tuple(z3.Ints("e0 e1", ctx)),
-                           tuple(z3.Ints("f0 f1", ctx)), o)
+    A, B, o = internal_ints("A B o", ctx)
+    claims = _lemma_claims(ctx, ar, (A, B), internal_ints("e0 e1", ctx),
+                           internal_ints("f0 f1", ctx), o)
     return _all("mixed-radix rank 2", start, ctx, claims)

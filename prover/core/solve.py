@@ -11,9 +11,7 @@ from __future__ import annotations
 import z3
 
 from tilespec.prover.core import crosscheck
-
-#: Default time limit of one solver call, in seconds.
-DEFAULT_TIMEOUT = 5.0
+from tilespec.prover.names import DEFAULT_TIMEOUT
 
 
 def z3_check(solver: z3.Solver) -> str:

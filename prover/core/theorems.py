@@ -67,9 +67,6 @@ from tilespec.spec.index import Combine, Pad, Permute, Prepend, Split, dims_thro
 #: The spec's stage classes the theorems are about.
 STAGE_CLASSES = (Permute, Prepend, Combine, Pad, Split)
 
-#: Properties that follow from the stage theorems and the lemma.
-CITED_PROPERTIES = ("in_bounds", "injective", "bijective", "inverse")
-
 #: What each property needs of each stage (pads: bijective skips them).
 _NEEDS = {
     "in_bounds": ("nonneg", "into"),
@@ -77,6 +74,8 @@ _NEEDS = {
     "bijective": ("nonneg", "into", "left", "right"),
     "inverse": ("nonneg", "into", "left", "right"),
 }
+#: Properties that follow from the stage theorems and the lemma.
+CITED_PROPERTIES = tuple(_NEEDS)
 
 
 _CODE = None
@@ -120,13 +119,13 @@ def _claims(stage, n: int, k: int):
     """The theorem's claims, Z3 implications in a fresh context."""
     import z3
 
-    from tilespec.prover.core.encode import Z3Arithmetic
+    from tilespec.prover.core.encode import Z3Arithmetic, internal_ints
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
     t = ar._term
 
     def ints(prefix, m):
-        return tuple(z3.Int(f"{prefix}{i}", ctx) for i in range(m))
+        return internal_ints(" ".join(f"{prefix}{i}" for i in range(m)), ctx)
     D, T = ints("D", n), ints("T", k)
     s = stage(T)
     hyp = [d >= 0 for d in D] + [x >= 1 for x in T]

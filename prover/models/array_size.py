@@ -244,14 +244,13 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
                              ar._term(a) != ar._term(b))
         S.facts.note("the other factors are constants with equal products")
     else:
-        spec = ar.mul(ar.ceildiv(product(through[-1], ar), L), L)
+        spec = byte_size(shape, dims, ar)
         xla = product(W, ar)
         if tiled and L != 1:
-            xla = ar.mul(ar.ceildiv(xla, L), L)
-        # in bytes, ceil(elements * bits / 8) on both sides (xla_array_bytes;
-        # without E(n) the bits are whole bytes and nothing is rounded)
-        bits = shape.element_bits
+            xla = _round_up(xla, L, ar)   # XLA's RoundUpTo, not the spec's
+        # XLA's bytes, as xla_array_bytes computes them (without E(n) the
+        # bits are whole bytes and nothing is rounded)
         S.facts.fact("spec's byte size = XLA's ArraySize in bytes",
-                     ar._term(ar.ceildiv(ar.mul(spec, bits), 8))
-                     != ar._term(ar.ceildiv(ar.mul(xla, bits), 8)))
+                     ar._term(spec)
+                     != ar._term(ar.ceildiv(ar.mul(xla, shape.element_bits), 8)))
     return S

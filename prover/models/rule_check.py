@@ -20,11 +20,11 @@ from typing import Callable
 
 import z3
 
-from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol, scope, user_symbol
 from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.lemma import Lemma
-from tilespec.prover.core.solve import probe_values, search
+from tilespec.prover.core.search import drive
+from tilespec.prover.core.solve import search
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import Pad, Split, dims_through, shape_pipeline
@@ -184,7 +184,8 @@ class Setup:
                 self.names.setdefault(n, z3.Int(user_symbol(n), self.ctx))
         self.dims = [tuple(self.names[d] if isinstance(d, str) else d for d in s.dims)
                      for s in shapes]
-        self.facts = Facts(self.ctx, [v >= 1 for v in self.names.values()], timeout)
+        self.facts = Facts(self.ctx, [v >= 1 for v in self.names.values()], timeout,
+                           names=self.names)
         self.symbolic = bool(self.names)
 
     def box(self, e, dims):
@@ -195,9 +196,6 @@ class Setup:
         if _plain(term):
             return int(term)
         return model.eval(self.ar._term(term), model_completion=True).as_long()
-
-    def dim_values(self, model):
-        return {n: self.value(model, v) for n, v in self.names.items()}
 
 
 def _where(shapes) -> str:
@@ -226,65 +224,32 @@ def run(rule: str, shapes, S: Setup, concrete: Callable, start: float,
             # Say so: a proof under conditions that never hold proves nothing.
             where += " (they hold for no dims: vacuous)"
             S.facts.note("the size conditions hold for no dims: the agreement is vacuous")
-    status, detail = S.facts.check()
-    if status != "proved" and whole is not None:
-        W = whole()
-        st, det = W.facts.check()
-        if st == "proved" or status != "failed":
-            W.facts.note("the step-by-step facts do not all hold (they suffice, "
-                         "they are not needed): the agreement is checked whole")
-            S, status, detail = W, st, det
+
+    def refute(values):
+        ce = concrete([s.instantiate(values) for s in shapes])
+        if ce is not None and values:
+            ce = {"dim_values": values, **ce}
+        return ce
+
+    def admit(values):
+        inst = [s.instantiate(values) for s in shapes]
+        return all(_holds(f, inst, values) for f in conditions)
+
+    v = drive(S.facts, whole=None if whole is None else (lambda: whole().facts),
+              refute=refute, admit=admit if conditions else None)
 
     def done(status, **kw):
         return Result(text, f"rule {rule}", status, time.perf_counter() - start,
-                      where, steps=S.facts.steps(), **kw)
+                      where, steps=v.facts.steps(), **kw)
 
-    if status == "proved":
+    if v.status == PROVED:
         return done(PROVED)
-    tried = []
-    for values in _candidates(S, status, detail):
-        inst = [s.instantiate(values) for s in shapes]
-        if conditions and not all(_holds(f, inst, values) for f in conditions):
-            continue
-        tried.append(values)
-        ce = concrete(inst)
-        if ce is not None:
-            if values:
-                ce = {"dim_values": values, **ce}
-            return done(REFUTED, counterexample=ce)
-    why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed" else str(detail))
-    if not S.symbolic and status == "failed":
-        raise ProverBug(f"rule {rule}: facts fail for {text} ({why}) but nothing replays")
-    at = ", ".join("{" + ", ".join(f"{k}={v}" for k, v in t.items()) + "}" for t in tried)
-    return done(UNKNOWN, reason=f"not proved ({why}); no counterexample at dims {at or 'none'}")
+    if v.status == REFUTED:
+        return done(REFUTED, counterexample=v.counterexample)
+    if not S.symbolic and v.fact_status == "failed":
+        raise ProverBug(f"rule {rule}: facts fail for {text} but nothing replays ({v.reason})")
+    return done(UNKNOWN, reason=v.reason)
 
 
 def _holds(condition_fn, shapes, values) -> bool:
     return all(bool(c) for _, c in condition_fn(shapes))
-
-
-def _candidates(S: Setup, status, detail):
-    seen = []
-    if status == "failed":
-        model = detail[1]
-        for _ in range(reading.MAX_MODELS):
-            values = S.dim_values(model)
-            if values in seen:
-                break
-            seen.append(values)
-            yield values
-            if not S.symbolic:
-                return
-            st, det = S.facts.check(avoid=seen, names=S.names)
-            if st != "failed":
-                break
-            model = det[1]
-    if not S.symbolic:
-        if not seen:
-            yield {}
-        return
-    for values in probe_values(list(S.names)):
-        if values not in seen:
-            seen.append(values)
-            yield values
-

@@ -15,8 +15,8 @@ from __future__ import annotations
 import itertools
 import time
 
+from tilespec.prover.core import search
 from tilespec.prover.core.bounds import within
-from tilespec.prover.core.solve import probe_values
 from tilespec.prover.properties.exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from tilespec.prover.properties.witness import FAILS, HOLDS, decide_whole
 from tilespec.spec.layout import Shape
@@ -80,24 +80,12 @@ def covered(ranges, k, why) -> str:
     return f"checked exhaustively for {parts} <= {k}{start} ({why})"
 
 
-_MAX_MODELS = 4
-
-
 def candidate_dims(proof, model, ranges):
-    """Dim values to look for a counterexample at, each inside the bounds."""
-    values = proof.enc.dim_values(model)
-    yield values
-    seen = [values]
-    for _ in range(_MAX_MODELS - 1):
-        status, detail = proof.check(avoid=seen)
-        if status != "failed":
-            break
-        values = proof.enc.dim_values(detail[1])
-        seen.append(values)
-        yield values
-    for values in probe_values(proof.shape.names):
-        # probe sizes past a bound are clamped to it, never used as they are
+    """Dim values to look for a counterexample at, each inside the bounds:
+    the failing models' (:func:`prover.core.search.candidate_dims`), then
+    probe sizes clamped into the bounds, never used as they are past one."""
+    def fit(values):
         values = {n: min(max(v, ranges[n][0]), ranges[n][1] or v) for n, v in values.items()}
-        if values not in seen and within(values, ranges):
-            seen.append(values)
-            yield values
+        return values if within(values, ranges) else None
+    return search.candidate_dims(proof.shape.names, lambda avoid: proof.check(avoid=avoid),
+                                 proof.enc.dim_values, model, fit=fit)

@@ -90,8 +90,10 @@ import z3
 from tilespec.prover.core import crosscheck
 from tilespec.prover.core.bounds import dim_ranges
 from tilespec.prover.core.encode import SmtEncoding, readable, scope, smt
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, all_unsat, decide, lemma_gap
+from tilespec.prover.core.facts import Facts
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT, all_unsat
 from tilespec.prover.core.theorems import cite, cited_lemma
+from tilespec.prover.names import PROPERTY_NAMES
 from tilespec.prover.properties.beyond_facts import (
     QUICK_SECONDS,
     beyond_facts_all_shapes,
@@ -105,10 +107,11 @@ from tilespec.prover.result import PROVED, REFUTED, Result
 from tilespec.spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
 from tilespec.spec.layout import Shape
 from tilespec.spec.prt import prt_final_dims, prt_steps
+from tilespec.spec.size import bytes_of, round_up
 from tilespec.spec.text import format_shape
 
 
-class _Proof:
+class _Proof(Facts):
     """The facts one property needs, gathered then checked in one query.
 
     The facts are built once, as SMT-LIB text (fast to build, read by Z3 in
@@ -119,8 +122,8 @@ class _Proof:
     """
 
     def __init__(self, shape: Shape, stages, timeout: float, bounds):
+        super().__init__(z3.Context(), timeout=timeout)
         self.shape = shape
-        self.ctx = z3.Context()
         self.enc = SmtEncoding(shape, bounds, self.ctx)
         self.ar = self.enc.ar
         # a stage the spec did not write only ever sees traced values
@@ -128,13 +131,11 @@ class _Proof:
         self.raw_stages = tuple(stages) if stages is not None else shape_pipeline(shape)
         self.stages = guarded(self.raw_stages)
         self.through = dims_through(self.stages, self.enc.dims, self.ar)
-        self.timeout = timeout
-        self.facts: list[tuple[str, object]] = []   # (label, violation)
-        self.lemmas: dict[int, object] = {}
 
     # -- gathering ---------------------------------------------------------
     def fact(self, label: str, violation) -> None:
-        """Record a fact as the formula that holds exactly when it fails."""
+        """Record a fact as the formula that holds exactly when it fails
+        (as SMT-LIB text until :meth:`formulas` reads it into Z3)."""
         self.facts.append((label, self.enc.term(violation)))
 
     def positive_divisors(self) -> None:
@@ -146,7 +147,7 @@ class _Proof:
             self.fact(f"the divisor {readable(smt(b))} is positive", L.le(b, 0))
 
     def cite(self, rank: int) -> None:
-        self.lemmas[rank] = cited_lemma(rank)   # proved once, cached
+        self.cite_lemma(cited_lemma(rank))   # proved once, cached; rank as the stages have it
 
     def fresh(self, prefix, n):
         return self.enc.fresh(prefix, n)
@@ -202,9 +203,6 @@ class _Proof:
         self.cite(len(self.through[-1]))
 
     # -- checking ----------------------------------------------------------
-    def lemma_gap(self):
-        return lemma_gap(v for _, v in sorted(self.lemmas.items()))
-
     def check_text(self):
         """'proved', or None when the fast query does not settle it."""
         gap = self.lemma_gap()
@@ -218,25 +216,15 @@ class _Proof:
         ok = all_unsat(assumptions, L.declarations(), facts, self.ctx, self.timeout)
         return "proved" if ok else None
 
-    def check(self, avoid=()):
-        """('proved', None) | ('failed', (labels, model)) | ('unknown', reason).
-
-        ``avoid`` lists dim values (dicts) a failing model must differ from.
-        """
-        gap = self.lemma_gap()
-        if gap:
-            return "unknown", gap
+    def formulas(self, avoid, names=None):
+        """The text facts and assumptions, read into Z3 in one parse."""
         L = self.enc
         parts = list(L.assumptions) + [
             L.or_(*[L.distinct(L.names[n], v) for n, v in values.items()])
             for values in avoid]
         terms = L.to_z3(parts + [v for _, v in self.facts])
         facts = [(label, t) for (label, _), t in zip(self.facts, terms[len(parts):])]
-        return decide(facts, terms[:len(parts)], self.ctx, self.timeout)
-
-    def steps(self) -> tuple:
-        lemmas = [f"{l.name}: {l.status}" for _, l in sorted(self.lemmas.items())]
-        return tuple(lemmas) + tuple(label for label, _ in self.facts)
+        return facts, terms[:len(parts)]
 
 
 # --- the properties -----------------------------------------------------------
@@ -280,10 +268,9 @@ def _packing(p: _Proof):
     # the byte size is the spec's (spec/size.py), from the shape alone
     _spec_size(p)
     o, o2, n = p.fresh("o", 3)
-    aligned = ar.mul(ar.ceildiv(n, align), align)
     p.fact("padded elements fit in the byte size",
-           L.and_(L.le(0, n), L.not_(L.le(ar.mul(n, bits),
-                                          ar.mul(8, ar.ceildiv(ar.mul(aligned, bits), 8))))))
+           L.and_(L.le(0, n), L.not_(L.le(ar.mul(n, bits), ar.mul(
+               8, bytes_of(round_up(n, align, ar), bits, ar))))))
     p.fact("distinct offsets have disjoint bit ranges",
            L.and_(L.le(0, o), L.le(0, o2), L.distinct(o, o2),
                   ar.lt(ar.mul(o, bits), ar.mul(ar.add(o2, 1), bits)),
@@ -411,15 +398,11 @@ def _combine_equals_reshape(p: _Proof):
         p.fact("the shape combines no dims ('*'): nothing to show", False)
 
 
-PROPERTIES: dict[str, Callable[[_Proof], None]] = {
-    "in_bounds": _in_bounds,
-    "injective": _injective,
-    "bijective": _bijective,
-    "inverse": _inverse,
-    "formula_equals_prt": _formula_equals_prt,
-    "combine_equals_reshape": _combine_equals_reshape,
-    "packing": _packing,
-}
+#: Each property's facts, under its name (the names are defined once, in
+#: :mod:`prover.names`, which the command line reads without loading Z3).
+PROPERTIES: dict[str, Callable[[_Proof], None]] = dict(zip(PROPERTY_NAMES, (
+    _in_bounds, _injective, _bijective, _inverse, _formula_equals_prt,
+    _combine_equals_reshape, _packing), strict=True))
 
 
 def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,

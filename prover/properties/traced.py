@@ -29,17 +29,13 @@ tilespec.prover.properties.traced.NotSymbolic: a Python decision (bool) on a sym
 
 from __future__ import annotations
 
+from tilespec.prover.core.theorems import STAGE_CLASSES
 from tilespec.spec.arith import Arithmetic
-from tilespec.spec.index import Combine, Pad, Permute, Prepend, Split
-
-#: The spec's own stage classes: exactly these (not subclasses) are trusted
-#: to be written in the arithmetic's operations only.
-SPEC_STAGES = (Permute, Prepend, Combine, Pad, Split)
 
 
 def is_spec_stage(stage) -> bool:
     """Is ``stage`` an instance of one of the spec's classes, exactly?"""
-    return type(stage) in SPEC_STAGES
+    return type(stage) in STAGE_CLASSES   # exactly these: not subclasses
 
 
 class NotSymbolic(Exception):

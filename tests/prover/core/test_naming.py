@@ -121,3 +121,62 @@ def test_any_dim_name_gives_the_verdicts_of_m(name):
     def wrong(i, j):
         return i * 5 + j + 1
     assert check_offset_function(wrong, shape(f"f32[{name},5]{{1,0}}")).status == "refuted"
+
+
+def _constants(term, seen):
+    """Names of the uninterpreted constants, functions and sorts in ``term``."""
+    import z3
+    todo = [term]
+    while todo:
+        t = todo.pop()
+        if z3.is_app(t):
+            d = t.decl()
+            if d.kind() == z3.Z3_OP_UNINTERPRETED:
+                seen.add(d.name())
+                if t.sort().kind() == z3.Z3_UNINTERPRETED_SORT:
+                    seen.add(t.sort().name())
+            todo.extend(t.children())
+        elif z3.is_quantifier(t):
+            todo.append(t.body())
+    return seen
+
+
+def test_lemma_and_theorems_name_every_variable_through_the_scheme(monkeypatch):
+    # the lemma and the stage theorems are proved in their own contexts, but
+    # their variables are still the prover's own: internal symbols only
+    from tilespec.prover.core import lemma, solve, theorems
+    from tilespec.spec.index import Pad, Permute, Split
+    names = set()
+    real = solve.search
+
+    def recording(formula, ctx, timeout=solve.DEFAULT_TIMEOUT):
+        _constants(formula, names)
+        return real(formula, ctx, timeout)
+    monkeypatch.setattr(solve, "search", recording)
+    monkeypatch.setattr(lemma, "search", recording)
+    monkeypatch.setenv("TILESPEC_CACHE", "off")
+    for fn in (lemma.base_case, lemma.induction_step, lemma.unfolding, lemma.step_lemma):
+        monkeypatch.setattr(lemma, fn.__name__, fn.__wrapped__)
+    assert lemma.mixed_radix.__wrapped__(3).proved
+    assert lemma.step_lemma().proved
+    for stage, n in ((Pad((8, 128)), 2), (Split((8, 128)), 2), (Permute((1, 0)), 2)):
+        assert theorems.stage_theorem(stage, n)["status"] == "proved"
+    assert names and all(n.startswith(encode.INTERNAL_PREFIX) for n in names), \
+        sorted(n for n in names if not n.startswith(encode.INTERNAL_PREFIX))
+
+
+#: The names the mixed-radix lemma and the stage theorems give their variables.
+LEMMA_LOOKALIKES = ["A", "B", "o", "x", "y", "h", "k", "D0", "D1", "e0", "f0", "T0",
+                    "g0", "inbox", "lin", "delin", "Index", "i_A", "i_D0"]
+
+
+@pytest.mark.parametrize("name", LEMMA_LOOKALIKES)
+def test_a_dim_named_like_a_lemma_variable_gets_the_verdicts_of_m(name):
+    s = shape(f"bf16[{name},n]{{1,0:T(8,128)(2,1)}}")
+    assert prove(s, "bijective").status == "proved"
+    assert prove(s, "in_bounds", stages=mutate(s, "floor")).status == "refuted"
+    ok = decide(shape(f"f32[{name},n]{{1,0:T(8,128)}}"),
+                shape(f"f32[1,{name},n]{{2,1,0:T(8,128)}}"))
+    bad = decide(shape(f"f32[{name},n]{{1,0:T(8,128)}}"),
+                 shape(f"f32[{name},n,1]{{2,1,0:T(8,128)}}"))
+    assert (ok.status, bad.status) == ("proved", "refuted")
