@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tilespec.prover.result import EXIT_STATUS
+from tilespec.prover.result import EXIT_STATUS, counterexample_lines
 from tilespec.spec.errors import TilespecError
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -142,8 +142,9 @@ def cmd_convert(args) -> int:
              f"equal to to_physical(from_physical(., A), B): {r.status}"
              f"  [{r.seconds:.3f} s]"]
     lines += [f"  - {x}" for x in r.steps] if r.status == "proved" else []
-    if r.counterexample:
-        lines.append(f"  counterexample (replayed): {json.dumps(r.counterexample)}")
+    if r.counterexample is not None:
+        lines.append("  counterexample (replayed):")
+        lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     lines += ["", source.rstrip()]

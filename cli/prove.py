@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from tilespec.prover.result import counterexample_lines
 from tilespec.spec.errors import TilespecError
 
 #: The largest bound: a dim must fit XLA's int64.
@@ -131,9 +132,8 @@ def summary(results, props) -> str:
 def describe(r) -> str:
     """One result in words, with its counterexample or reason."""
     lines = [f"{r.property} of {r.shape}: {r.status} ({r.scope})"]
-    if r.counterexample:
-        for k, v in r.counterexample.items():
-            lines.append(f"  {k}: {v}")
+    if r.counterexample is not None:
+        lines += counterexample_lines(r.counterexample)
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     return "\n".join(lines)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from tilespec.prover.result import EXIT_STATUS
+from tilespec.prover.result import EXIT_STATUS, counterexample_lines
 from tilespec.spec.errors import TilespecError
 
 
@@ -96,11 +96,9 @@ def _describe_rule(r, rule, shapes) -> str:
     for c in rule.conditions:
         if c.kind == "size":
             lines.append(f"  size condition: {c.text}")
-    ce = r.counterexample or {}
-    if ce:
+    if r.counterexample is not None:
         lines.append("  counterexample (replayed on the concrete evaluator):")
-        for k, v in ce.items():
-            lines.append(f"    {k}: {json.dumps(v)}")
+        lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     if r.status == "proved":
@@ -215,18 +213,8 @@ def cmd_equivalent(args) -> int:
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
             "unknown": "unknown"}[r.status]
     lines = [f"{head} ({r.scope}) -- {r.shape}  [{r.seconds:.3f} s]"]
-    ce = r.counterexample or {}
-    if "dim_values" in ce:
-        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items()))
-    if "element" in ce:
-        lines.append(f"  element ({','.join(map(str, ce['element']))}): offset "
-                     f"{ce['offsets']['a']} in A, {ce['offsets']['b']} in B")
-    if "sizes" in ce:
-        lines.append(f"  sizes differ: A {ce['sizes']['a']['aligned_elements']} elements, "
-                     f"B {ce['sizes']['b']['aligned_elements']}")
-    if "element_bits" in ce:
-        lines.append(f"  element bits differ: A {ce['element_bits']['a']}, "
-                     f"B {ce['element_bits']['b']}")
+    if r.counterexample is not None:
+        lines += counterexample_lines(r.counterexample)
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     if r.status == "proved":

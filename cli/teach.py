@@ -122,12 +122,14 @@ def cmd_formula(args) -> int:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
             from tilespec.prover.codegen.generated import prove_generated
+            from tilespec.prover.result import counterexample_lines
             results = prove_generated(shape, language)
             data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
             text += "\n" + "\n".join(
                 f"{comment} {r.property}: {r.status} ({r.scope})"
-                + (f": {r.reason or r.counterexample}" if r.status != "proved" else "")
+                + (f": {r.reason or '; '.join(counterexample_lines(r.counterexample, ''))}"
+                   if r.status != "proved" else "")
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:

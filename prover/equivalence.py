@@ -27,8 +27,8 @@ tile sees, so dropping an inner one would move the later tiles.
 >>> equivalent(shape("f32[m,n]{1,0:T(1,1)}"), shape("f32[m,n]{1,0}")).status
 'proved'
 >>> r = equivalent(shape("f32[1,n]{1,0:T(8,128)}"), shape("f32[1,n]{1,0:T(1,128)}"))
->>> r.status, sorted(r.counterexample["sizes"])
-('refuted', ['a', 'b'])
+>>> r.status, [side.name for side in r.counterexample.sides], r.counterexample.what
+('refuted', ['a', 'b'], 'the sizes differ')
 >>> simpler, proof = normalize(shape("bf16[m,n]{1,0:T(8,128)(2,1)(1,1)}"))
 >>> str(simpler), proof.status
 ('bf16[m,n]{1,0:T(8,128)(2,1)}', 'proved')
@@ -47,7 +47,7 @@ from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import Encoding
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
 from tilespec.prover.models.rules import level_conditions
-from tilespec.prover.result import PROVED, REFUTED, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, Counterexample, ProverBug, Result, Side
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, shape_pipeline
 from tilespec.spec.layout import Shape, Tile
@@ -80,26 +80,34 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
                                property="equivalent", counterexample=ce, steps=steps)
 
 
-def _rename(ce: dict) -> dict:
-    out = {}
-    for k, v in ce.items():
-        if k == "src_element":
-            out["element"] = v
-        elif k in ("dst_element",):
-            continue
-        elif k == "src_offset":
-            out.setdefault("offsets", {})["a"] = v
-        elif k == "dst_offset":
-            out.setdefault("offsets", {})["b"] = v
-        elif k in ("sizes", "element_bits"):
-            out[k] = {"a": v["src"], "b": v["dst"]}
-        elif k == "src_shape":
-            out["a"] = v
-        elif k == "dst_shape":
-            out["b"] = v
-        else:
-            out[k] = v
-    return out
+def _rename(ce) -> Counterexample:
+    """The bitcast reading's counterexample, its sides named after the two
+    layouts compared: source is ``a``, target is ``b``.
+
+    >>> _rename(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)))).offsets
+    {'a': 1, 'b': 2}
+    """
+    if not isinstance(ce, Counterexample):
+        ce = _from_bitcast_dict(ce)
+    names = {"source": "a", "target": "b"}
+    return dataclasses.replace(ce, sides=tuple(
+        dataclasses.replace(side, name=names.get(side.name, side.name)) for side in ce.sides))
+
+
+def _from_bitcast_dict(ce: dict) -> Counterexample:
+    """A bitcast reading's counterexample in its dict form (``src_``/``dst_``
+    keys, ``sizes`` and ``element_bits`` by ``src``/``dst``) as the typed one."""
+    ce = dict(ce)
+    bits = ce.pop("element_bits", None)
+    sides = tuple(Side(name, element=ce.pop(f"{p}_element", None),
+                       offset=ce.pop(f"{p}_offset", None),
+                       byte_offset=ce.pop(f"{p}_byte_offset", None),
+                       shape=ce.pop(f"{p}_shape", None),
+                       value=None if bits is None else bits[p])
+                  for p, name in (("src", "source"), ("dst", "target")))
+    what = ("the element widths differ" if bits is not None
+            else "the sizes differ" if "sizes" in ce else "the offsets differ")
+    return Counterexample(ce.pop("dim_values", {}), sides, what=what, details=ce)
 
 
 # --- normalisation ------------------------------------------------------------------

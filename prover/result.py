@@ -213,6 +213,18 @@ class Result:
         return d
 
 
+def counterexample_lines(ce, indent: str = "  ") -> list[str]:
+    """A counterexample as indented text lines (what the commands print).
+    A producer not yet typed (a plain dict) prints its keys as they are.
+
+    >>> counterexample_lines(Counterexample({}, (Side("spec", offset=3),)))
+    ['  spec: offset 3']
+    """
+    if isinstance(ce, Counterexample):
+        return [indent + line for line in ce.lines()]
+    return [f"{indent}{k}: {v}" for k, v in dict(ce).items()]
+
+
 def counterexample_json(ce) -> dict:
     """A counterexample as JSON.  A producer not yet typed (a plain dict)
     is kept whole in ``details``, with no side guessed from its keys.
