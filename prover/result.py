@@ -4,6 +4,7 @@ counterexample) or unknown (with the reason).  Nothing else is a verdict.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
@@ -215,14 +216,15 @@ class Result:
 
 def counterexample_lines(ce, indent: str = "  ") -> list[str]:
     """A counterexample as indented text lines (what the commands print).
-    A producer not yet typed (a plain dict) prints its keys as they are.
+    A producer not yet typed (a plain dict) prints its keys, each value as
+    JSON.
 
     >>> counterexample_lines(Counterexample({}, (Side("spec", offset=3),)))
     ['  spec: offset 3']
     """
     if isinstance(ce, Counterexample):
         return [indent + line for line in ce.lines()]
-    return [f"{indent}{k}: {v}" for k, v in dict(ce).items()]
+    return [f"{indent}{k}: {json.dumps(_plain(v))}" for k, v in dict(ce).items()]
 
 
 def counterexample_json(ce) -> dict:

@@ -25,7 +25,7 @@ from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol, scope, us
 from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.lemma import Lemma
 from tilespec.prover.core.solve import probe_values, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import Pad, Split, dims_through, shape_pipeline
 from tilespec.spec.layout import Shape
@@ -249,14 +249,25 @@ def run(rule: str, shapes, S: Setup, concrete: Callable, start: float,
         tried.append(values)
         ce = concrete(inst)
         if ce is not None:
-            if values:
-                ce = {"dim_values": values, **ce}
-            return done(REFUTED, counterexample=ce)
+            return done(REFUTED, counterexample=ce.at(values) if values else ce)
     why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed" else str(detail))
     if not S.symbolic and status == "failed":
         raise ProverBug(f"rule {rule}: facts fail for {text} ({why}) but nothing replays")
     at = ", ".join("{" + ", ".join(f"{k}={v}" for k, v in t.items()) + "}" for t in tried)
     return done(UNKNOWN, reason=f"not proved ({why}); no counterexample at dims {at or 'none'}")
+
+
+def offsets_differ(s: Shape, element, xla: int, spec: int) -> Counterexample:
+    """XLA's offset and the spec's of one element of ``s``, replayed.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> offsets_differ(shape("f32[4]{0}"), (1,), 2, 1).offsets
+    {'xla': 2, 'spec': 1}
+    """
+    text = format_shape(s)
+    return Counterexample({}, (Side("xla", element=element, offset=xla, shape=text),
+                               Side("spec", element=element, offset=spec, shape=text)),
+                          what=f"XLA's offset is {xla}, the spec's {spec}")
 
 
 def _holds(condition_fn, shapes, values) -> bool:
