@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
+from tilespec.cli.envelope import emit
 from tilespec.prover.result import EXIT_STATUS, counterexample_lines
 from tilespec.spec.errors import TilespecError
 
@@ -113,7 +114,7 @@ def cmd_check_hlo(args) -> int:
     report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        print(json.dumps(report.to_json(), indent=2))
+        emit(args, report.to_json())
     elif fmt == "sarif":
         uri = "stdin" if args.file == "-" else args.file
         print(json.dumps(sarif(report, uri), indent=2))
@@ -135,7 +136,7 @@ def cmd_convert(args) -> int:
             "holds_element": str(valid), "numpy_source": source, "proof": r.to_json(),
             "status": r.status}
     if args.json:
-        print(json.dumps(data, indent=2))
+        emit(args, data)
         return EXIT_STATUS[r.status]
     lines = [f"copy {data['a']} -> {data['b']}: offset o of A goes to",
              f"  {expr}", f"  when o holds an element: {valid}",

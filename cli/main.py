@@ -184,10 +184,8 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 
 def _emit(args, data, text: str) -> None:
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        print(text)
+    from tilespec.cli.envelope import emit
+    emit(args, data, text)
 
 
 def cmd_explain(args) -> int:

@@ -6,9 +6,9 @@ Exit status: 0 every property proved, 1 something refuted, 2 bad input,
 
 from __future__ import annotations
 
-import json
 import sys
 
+from tilespec.cli.envelope import emit
 from tilespec.prover.result import counterexample_lines
 from tilespec.spec.errors import TilespecError
 
@@ -90,7 +90,7 @@ def cmd_prove(args) -> int:
                       f"{r.seconds * 1000:8.1f} ms  {prop:24} {r.shape}",
                       file=sys.stderr, flush=True)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        emit(args, [r.to_json() for r in results])
     else:
         print(summary(results, props))
         for r in results:

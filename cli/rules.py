@@ -7,9 +7,13 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-import json
-
-from tilespec.prover.result import EXIT_STATUS, counterexample_lines
+from tilespec.cli.envelope import emit
+from tilespec.prover.result import (
+    EXIT_STATUS,
+    Counterexample,
+    counterexample_lines,
+    from_bitcast_dict,
+)
 from tilespec.spec.errors import TilespecError
 
 
@@ -31,11 +35,7 @@ def _perm(text):
 
 
 def _print(args, result, text: str) -> int:
-    if args.json:
-        print(json.dumps(result.to_json() if hasattr(result, "to_json") else result,
-                         indent=2))
-    else:
-        print(text)
+    emit(args, result.to_json() if hasattr(result, "to_json") else result, text)
     return EXIT_STATUS[result.status if hasattr(result, "status") else result["status"]]
 
 
@@ -46,23 +46,33 @@ def cmd_bitcast(args) -> int:
         from tilespec.prover.bitcast.decompose import decompose
         from tilespec.prover.bitcast.decompose import describe as describe_decomposition
         d = decompose(_shape(args.src), _shape(args.dst), timeout=args.timeout)
-        return _print(args, d.to_json(), describe_decomposition(d))
+        return _print(args, d.to_json(),
+                      describe_decomposition(d) + _counterexample_text(d.counterexample))
     r = decide(_shape(args.src), _shape(args.dst), _perm(args.transpose),
                timeout=args.timeout)
-    return _print(args, r, describe(r))
+    return _print(args, r, describe(r) + _counterexample_text(r.counterexample))
+
+
+def _counterexample_text(ce) -> str:
+    """The counterexample as every command prints it (the lines of the
+    typed form its JSON renders)."""
+    if ce is None:
+        return ""
+    typed = ce if isinstance(ce, Counterexample) else from_bitcast_dict(ce)
+    return "\n  counterexample (replayed):\n" + "\n".join(counterexample_lines(typed, "    "))
 
 
 def _rule_list(args) -> int:
     from tilespec.prover.models.rules import RULES
     if args.json:
-        print(json.dumps([{"name": r.name, "xla": r.xla, "summary": r.summary,
+        emit(args, [{"name": r.name, "xla": r.xla, "summary": r.summary,
                            "shapes": r.shapes,
                            "conditions": [{"text": c.text, "kind": c.kind}
                                           for c in r.conditions],
                            "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
                            "disagree": [list(x) if isinstance(x, tuple) else x
                                         for x in r.disagree]}
-                          for r in RULES.values()], indent=2))
+                    for r in RULES.values()])
         return 0
     for r in RULES.values():
         shapes = "SHAPE" if r.shapes == 1 else "SRC DST"
@@ -134,10 +144,10 @@ def cmd_check_rule(args) -> int:
         groups = [shapes]
     compiled = _against_xla(args, rule, shapes) if args.against_xla else None
     if args.json:
-        print(json.dumps([{**r.to_json(), "layout_conditions": [
+        emit(args, [{**r.to_json(), "layout_conditions": [
             {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
             **({"xla_compiled": compiled} if compiled else {})}
-            for r, g in zip(results, groups)], indent=2))
+            for r, g in zip(results, groups)])
     else:
         print("\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups)))
         if compiled:
@@ -172,7 +182,7 @@ def _conditions(args, rule) -> int:
     from tilespec.prover.models.rules import prove_conditions
     results = prove_conditions(rule.name, timeout=args.timeout)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        emit(args, [r.to_json() for r in results])
     else:
         required = [c.text for c in rule.conditions if c.required]
         print(f"rule {rule.name}: where " + "; ".join(required) + ",")
@@ -193,8 +203,8 @@ def cmd_normalize(args) -> int:
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:
-        print(json.dumps({"shape": format_shape(shape), "normalized": format_shape(simpler),
-                          "proof": proof.to_json()}, indent=2))
+        emit(args, {"shape": format_shape(shape), "normalized": format_shape(simpler),
+                    "proof": proof.to_json()})
     else:
         print(format_shape(simpler))
         print(f"  equivalence with {format_shape(shape)}: {proof.status} ({proof.scope})"

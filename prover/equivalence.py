@@ -47,7 +47,14 @@ from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import Encoding
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
 from tilespec.prover.models.rules import level_conditions
-from tilespec.prover.result import PROVED, REFUTED, Counterexample, ProverBug, Result, Side
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    Counterexample,
+    ProverBug,
+    Result,
+    from_bitcast_dict,
+)
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, shape_pipeline
 from tilespec.spec.layout import Shape, Tile
@@ -88,26 +95,10 @@ def _rename(ce) -> Counterexample:
     {'a': 1, 'b': 2}
     """
     if not isinstance(ce, Counterexample):
-        ce = _from_bitcast_dict(ce)
+        ce = from_bitcast_dict(ce)
     names = {"source": "a", "target": "b"}
     return dataclasses.replace(ce, sides=tuple(
         dataclasses.replace(side, name=names.get(side.name, side.name)) for side in ce.sides))
-
-
-def _from_bitcast_dict(ce: dict) -> Counterexample:
-    """A bitcast reading's counterexample in its dict form (``src_``/``dst_``
-    keys, ``sizes`` and ``element_bits`` by ``src``/``dst``) as the typed one."""
-    ce = dict(ce)
-    bits = ce.pop("element_bits", None)
-    sides = tuple(Side(name, element=ce.pop(f"{p}_element", None),
-                       offset=ce.pop(f"{p}_offset", None),
-                       byte_offset=ce.pop(f"{p}_byte_offset", None),
-                       shape=ce.pop(f"{p}_shape", None),
-                       value=None if bits is None else bits[p])
-                  for p, name in (("src", "source"), ("dst", "target")))
-    what = ("the element widths differ" if bits is not None
-            else "the sizes differ" if "sizes" in ce else "the offsets differ")
-    return Counterexample(ce.pop("dim_values", {}), sides, what=what, details=ce)
 
 
 # --- normalisation ------------------------------------------------------------------
