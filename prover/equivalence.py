@@ -91,6 +91,7 @@ def _rename(ce) -> Counterexample:
     """The bitcast reading's counterexample, its sides named after the two
     layouts compared: source is ``a``, target is ``b``.
 
+    >>> from tilespec.prover.result import Side
     >>> _rename(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)))).offsets
     {'a': 1, 'b': 2}
     """

@@ -384,7 +384,8 @@ def test_bitcast_command_without_option_decomposes(capsys):
                        "f32[2,512]{1,0:T(8,128)}", "--json")
     data = json.loads(out)["results"][0]
     assert code == 1 and data["status"] == "refuted"
-    assert data["counterexample"]["details"]["src_byte_offset"] == 512
+    (source,) = [s for s in data["counterexample"]["sides"] if s["name"] == "source"]
+    assert source["byte_offset"] == 512
     code, out, _ = run(capsys, "bitcast", "f32[8,4]{1,0}", "f32[4,8]{0,1}", "--reshape")
     assert code == 1 and out.startswith("not a bitcast")
 
