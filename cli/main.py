@@ -334,7 +334,7 @@ def _run(args) -> int:
     a one-line summary on stderr."""
     if args.json:
         from tilespec.cli.envelope import run
-        command = lambda: run(args)  # noqa: E731  (what it prints becomes the envelope)
+        command = lambda: run(args)  # noqa: E731  (the data it emits becomes the envelope)
     else:
         command = lambda: args.func(args)  # noqa: E731
     if not getattr(args, "cross_check", False):
