@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any, Mapping
 
 from tilespec.prover.result import counterexample_json
 
@@ -48,7 +50,7 @@ def document(command: str, results: list, exit_status: int, error=None) -> dict:
     return {"format": "tilespec", "format_version": FORMAT_VERSION,
             "tool": "tilespec", "version": tool_version(),
             "command": command, "exit_status": exit_status,
-            "results": results, "error": error}
+            "results": [r.to_json() for r in results], "error": error}
 
 
 def error_document(command, message: str, kind: str, exit_status: int) -> dict:
@@ -57,16 +59,51 @@ def error_document(command, message: str, kind: str, exit_status: int) -> dict:
                     {"kind": kind, "message": message})
 
 
+@dataclass(frozen=True)
+class Finding:
+    """One result of a command run, as the envelope holds it: what was
+    asked about (``subject``: shapes by role, or an HLO instruction), which
+    ``check``, its ``status`` (``proved``/``refuted``/``unknown`` for a
+    question the prover decided, ``ok`` for a plain query such as
+    ``offset``), the ``counterexample`` (a typed
+    :class:`~tilespec.prover.result.Counterexample`, or its JSON), the
+    ``reason`` of an unknown, the ``steps`` checked and the command's own
+    ``data``.
+
+    >>> Finding({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2}).to_json()["data"]
+    {'offset': 2}
+    """
+
+    subject: Mapping[str, Any]
+    check: str
+    status: str
+    scope: str = "concrete"
+    seconds: float = 0.0
+    counterexample: Any = None
+    reason: str | None = None
+    steps: tuple = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
+        object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
+        object.__setattr__(self, "data", {} if self.data is None else self.data)
+
+    def to_json(self) -> dict:
+        return {"subject": dict(self.subject), "check": self.check, "status": self.status,
+                "scope": self.scope, "seconds": round(float(self.seconds), 6),
+                "counterexample": None if self.counterexample is None
+                else counterexample_json(self.counterexample),
+                "reason": self.reason, "steps": list(self.steps), "data": self.data}
+
+
 def result(subject: dict, check: str, status: str, *, scope: str = "concrete",
            seconds: float = 0.0, counterexample=None, reason=None, steps=(),
-           data=None) -> dict:
-    """One result of the envelope; ``counterexample`` is None or a typed
-    counterexample's JSON (``Result.to_json`` renders it)."""
-    return {"subject": subject, "check": check, "status": status, "scope": scope,
-            "seconds": round(float(seconds), 6),
-            "counterexample": counterexample,
-            "reason": reason, "steps": [str(s) for s in steps],
-            "data": data if data is not None else {}}
+           data=None) -> Finding:
+    """One finding of the envelope."""
+    return Finding(subject, check, status, scope, seconds, counterexample, reason,
+                   tuple(steps), data)
 
 
 def _names_of(subject: dict) -> tuple:
@@ -144,11 +181,9 @@ def convert(command: str, args, data, seconds: float) -> list:
             return [_from_result(data, subject)]
         # no option: decomposed as XLA's DecomposeBitcast, each reading tried
         tried = data.get("tried") or []
-        ce = data.get("counterexample")
         return [result(subject, "bitcast", data["status"],
                        scope=tried[-1].get("scope", "concrete") if tried else "concrete",
-                       seconds=data["seconds"],
-                       counterexample=None if ce is None else counterexample_json(ce),
+                       seconds=data["seconds"], counterexample=data.get("counterexample"),
                        reason=data.get("reason"),
                        data={k: data[k] for k in ("kind", "permutations", "xla_permutation",
                                                   "trt", "tried")})]
@@ -220,18 +255,18 @@ def _hlo_results(data: dict, seconds: float) -> list:
         extra = f.get("data") or {}
         verdict = extra.get("decomposition") or extra.get("result") or {}
         status = _HLO_STATUS.get(f["rule"], "ok")
-        ce = verdict.get("counterexample") if status == "refuted" else None
         findings.append(result(subject, f["rule"], status, reason=f["message"],
-                               counterexample=None if ce is None else counterexample_json(ce),
+                               counterexample=verdict.get("counterexample")
+                               if status == "refuted" else None,
                                data={"level": f["level"], **extra}))
     overall = data["status"] if data["status"] in STATUSES else "ok"
     # The module is refuted by its first refuted finding: that one's counterexample.
-    first = next((r for r in findings if r["status"] == "refuted"), None)
+    first = next((r for r in findings if r.status == "refuted"), None)
     summary = result(module, "check-hlo", overall, seconds=seconds,
+                     counterexample=first.counterexample
+                     if overall == "refuted" and first is not None else None,
                      data={k: data[k] for k in ("counts", "largest", "worst_padding",
                                                  "buffers")})
-    if overall == "refuted" and first is not None:
-        summary["counterexample"] = first["counterexample"]
     return [summary] + findings
 
 
