@@ -1,7 +1,7 @@
 """One JSON document for every ``--json`` output (docs/json.md, schema.json).
 
-Each command keeps computing its own data; here that data is converted to
-the one envelope, so the commands' code stays as it is:
+A command hands its data to :func:`emit` (under ``--json`` nothing is
+printed); :func:`run` turns that data into the one envelope:
 
     {"format": "tilespec", "format_version": 1, "tool": "tilespec",
      "version": "0.1.0", "command": "offset", "exit_status": 0,
@@ -11,26 +11,26 @@ the one envelope, so the commands' code stays as it is:
                   "data": {...}}],
      "error": null}
 
-A counterexample has the same keys in every command: ``dim_values`` (the
-named dims' sizes), ``elements`` and ``offsets`` (each by side, e.g.
-``{"source": [0, 128], "target": [128]}``) and ``details`` (everything the
-command reported, as it reported it).
+A counterexample is rendered once, by the prover's typed
+:class:`~tilespec.prover.result.Counterexample` (``Result.to_json``): the
+named dims' sizes, its ``sides`` (each with its name, element and offsets),
+``elements`` and ``offsets`` by side, what differs and the details.  The
+envelope passes it on as rendered.
 
 >>> doc = document("offset", [result({"shape": "f32[3]{0}"}, "offset", "ok")], 0)
 >>> doc["format_version"], doc["results"][0]["status"], doc["error"]
 (1, 'ok', None)
->>> normal_counterexample({"src_element": [0, 128], "dst_element": [128],
-...                        "src_offset": 1024, "dst_offset": 128})["offsets"]
-{'source': 1024, 'target': 128}
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import time
+from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any, Mapping
+
+from tilespec.prover.result import counterexample_json
 
 #: The version of the JSON format (docs/json.md); a change that removes or
 #: renames a field raises it.
@@ -50,7 +50,7 @@ def document(command: str, results: list, exit_status: int, error=None) -> dict:
     return {"format": "tilespec", "format_version": FORMAT_VERSION,
             "tool": "tilespec", "version": tool_version(),
             "command": command, "exit_status": exit_status,
-            "results": results, "error": error}
+            "results": [r.to_json() for r in results], "error": error}
 
 
 def error_document(command, message: str, kind: str, exit_status: int) -> dict:
@@ -59,80 +59,51 @@ def error_document(command, message: str, kind: str, exit_status: int) -> dict:
                     {"kind": kind, "message": message})
 
 
+@dataclass(frozen=True)
+class Finding:
+    """One result of a command run, as the envelope holds it: what was
+    asked about (``subject``: shapes by role, or an HLO instruction), which
+    ``check``, its ``status`` (``proved``/``refuted``/``unknown`` for a
+    question the prover decided, ``ok`` for a plain query such as
+    ``offset``), the ``counterexample`` (a typed
+    :class:`~tilespec.prover.result.Counterexample`, or its JSON), the
+    ``reason`` of an unknown, the ``steps`` checked and the command's own
+    ``data``.
+
+    >>> Finding({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2}).to_json()["data"]
+    {'offset': 2}
+    """
+
+    subject: Mapping[str, Any]
+    check: str
+    status: str
+    scope: str = "concrete"
+    seconds: float = 0.0
+    counterexample: Any = None
+    reason: str | None = None
+    steps: tuple = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
+        object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
+        object.__setattr__(self, "data", {} if self.data is None else self.data)
+
+    def to_json(self) -> dict:
+        return {"subject": dict(self.subject), "check": self.check, "status": self.status,
+                "scope": self.scope, "seconds": round(float(self.seconds), 6),
+                "counterexample": None if self.counterexample is None
+                else counterexample_json(self.counterexample),
+                "reason": self.reason, "steps": list(self.steps), "data": self.data}
+
+
 def result(subject: dict, check: str, status: str, *, scope: str = "concrete",
            seconds: float = 0.0, counterexample=None, reason=None, steps=(),
-           data=None) -> dict:
-    return {"subject": subject, "check": check, "status": status, "scope": scope,
-            "seconds": round(float(seconds), 6),
-            "counterexample": None if counterexample is None
-            else normal_counterexample(counterexample, subject),
-            "reason": reason, "steps": [str(s) for s in steps],
-            "data": data if data is not None else {}}
-
-
-# --- counterexamples ----------------------------------------------------------------
-
-#: A command's own keys for one side, and the side's name in the envelope.
-_SIDE_PREFIX = {"src": "source", "dst": "target"}
-#: Keys that name a side of a comparison (an offset, an element, or sizes).
-_SIDES = ("xla", "spec", "yours", "generated", "cute", "formula",
-          "pad_reshape_transpose", "a", "b", "combined", "reshaped")
-
-
-def normal_counterexample(ce: dict, subject: dict | None = None) -> dict:
-    """The command's counterexample in the common keys; ``details`` keeps
-    it whole."""
-    subject = subject or {}
-    dim_values = dict(ce.get("dim_values") or {})
-    elements: dict = {}
-    offsets: dict = {}
-    for prefix, side in _SIDE_PREFIX.items():
-        if f"{prefix}_element" in ce:
-            elements[side] = ce[f"{prefix}_element"]
-        if f"{prefix}_offset" in ce:
-            offsets[side] = ce[f"{prefix}_offset"]
-    if isinstance(ce.get("elements"), list) and isinstance(ce.get("offsets"), list):
-        # two elements of one layout at one offset (injectivity)
-        for side, e, o in zip(("first", "second"), ce["elements"], ce["offsets"]):
-            elements[side], offsets[side] = e, o
-    if isinstance(ce.get("offsets"), dict):
-        offsets.update({k: v for k, v in ce["offsets"].items() if _offset(v)})
-    for side in (s for s in _SIDES if s in ce):
-        v = ce[side]
-        if _offset(v):
-            offsets[side] = v
-        elif isinstance(v, list) and all(isinstance(x, int) for x in v):
-            elements[side] = v     # a side that located an element
-        elif isinstance(v, dict) and "offset" in v and _offset(v["offset"]):
-            offsets[side] = v["offset"]
-    if isinstance(ce.get("element"), list):
-        sides = [s for s in offsets if s not in elements] or ["shape"]
-        for side in sides:
-            elements[side] = ce["element"]
-    if "offset" in ce and _offset(ce["offset"]) and "shape" not in offsets:
-        offsets["shape"] = ce["offset"]
-    names = [k for k, v in ce.items() if isinstance(v, int) and not isinstance(v, bool)
-             and k.isidentifier() and k not in _KNOWN]
-    for name in names:   # generated code's witness spreads the dim values
-        if name in _names_of(subject):
-            dim_values.setdefault(name, ce[name])
-    inner = ce.get("spec_counterexample")
-    if isinstance(inner, dict):   # a rule's verdict against the spec's own witness
-        found = normal_counterexample(inner, subject)
-        for mine, theirs in ((elements, found["elements"]), (offsets, found["offsets"]),
-                             (dim_values, found["dim_values"])):
-            for k, v in theirs.items():
-                mine.setdefault(k, v)
-    details = {k: v for k, v in ce.items() if k != "dim_values"}
-    return {"dim_values": dim_values, "elements": elements, "offsets": offsets,
-            "details": details}
-
-
-_KNOWN = {"offset", "src_offset", "dst_offset", "padded_size", "byte_size"} | set(_SIDES)
-
-
-def _offset(v) -> bool:
-    return v is None or (isinstance(v, int) and not isinstance(v, bool))
+           data=None) -> Finding:
+    """One finding of the envelope."""
+    return Finding(subject, check, status, scope, seconds, counterexample, reason,
+                   tuple(steps), data)
 
 
 def _names_of(subject: dict) -> tuple:
@@ -185,15 +156,13 @@ def _pair(args, first: str, second: str, a: str, b: str) -> dict:
     return {a: _canonical(getattr(args, first)), b: _canonical(getattr(args, second))}
 
 
-def convert(command: str, args, data, raw: str, seconds: float) -> list:
-    """The results of one command run, from what it printed."""
+def convert(command: str, args, data, seconds: float) -> list:
+    """The results of one command run, from the data it emitted."""
     def plain(subject, check, payload):
         return [result(subject, check, "ok", scope=plain_scope(subject),
                        seconds=seconds, data=payload)]
 
     if command in ("explain", "offset", "locate", "draw"):
-        if not isinstance(data, dict):     # e.g. draw --html without -o: the page
-            return plain({"shape": _canonical(args.shape)}, command, {"content": raw})
         return plain({"shape": data.get("shape") or _canonical(args.shape)}, command, data)
     if command == "formula":
         proofs = data.pop("proofs", None) if isinstance(data, dict) else None
@@ -266,25 +235,8 @@ def convert(command: str, args, data, raw: str, seconds: float) -> list:
                                              if d["kind"] == "divergence"}})
                 for c in data["shapes"]]
     if command == "regress":
-        payload = dict(data) if isinstance(data, dict) else {}
-        if data is None or not isinstance(data, dict):
-            payload["content"] = raw    # the cases themselves, without -o
-        return plain({"shapes": [_canonical(t) for t in args.shapes]}, "regress", payload)
-    return _generic(command, args, data, seconds)
-
-
-def _generic(command, args, data, seconds) -> list:
-    """A command this module does not know yet: results where it printed
-    prover results, else one plain result."""
-    subject = {k: _canonical(getattr(args, k)) for k in ("shape", "src", "dst")
-               if isinstance(getattr(args, k, None), str)}
-    items = data if isinstance(data, list) else [data]
-    if all(isinstance(r, dict) and r.get("status") in STATUSES[:3] and "property" in r
-           for r in items):
-        return [_from_result(r, {"shape": r.get("shape", "")} if "shape" in r
-                             else subject) for r in items]
-    return [result(subject, command, "ok", seconds=seconds,
-                   data=data if isinstance(data, dict) else {"value": data})]
+        return plain({"shapes": [_canonical(t) for t in args.shapes]}, "regress", data)
+    raise AssertionError(f"no JSON results for command {command!r}")
 
 
 #: check-hlo's findings with a verdict; every other finding is "ok" (a note).
@@ -309,28 +261,31 @@ def _hlo_results(data: dict, seconds: float) -> list:
                                data={"level": f["level"], **extra}))
     overall = data["status"] if data["status"] in STATUSES else "ok"
     # The module is refuted by its first refuted finding: that one's counterexample.
-    first = next((r for r in findings if r["status"] == "refuted"), None)
+    first = next((r for r in findings if r.status == "refuted"), None)
     summary = result(module, "check-hlo", overall, seconds=seconds,
+                     counterexample=first.counterexample
+                     if overall == "refuted" and first is not None else None,
                      data={k: data[k] for k in ("counts", "largest", "worst_padding",
                                                  "buffers")})
-    if overall == "refuted" and first is not None:
-        summary["counterexample"] = first["counterexample"]
     return [summary] + findings
 
 
+def emit(args, data, text: str | None = None) -> None:
+    """A command's output: its ``text`` printed, or under ``--json`` its
+    ``data`` kept for :func:`run` (nothing printed)."""
+    if getattr(args, "json", False):
+        args.emitted = data
+    elif text is not None:
+        print(text)
+
+
 def run(args) -> int:
-    """Run a command with ``--json``: what it prints becomes the envelope."""
-    buffer = io.StringIO()
+    """Run a command with ``--json``: the data it emitted becomes the envelope."""
+    args.emitted = None
     start = time.perf_counter()
-    with contextlib.redirect_stdout(buffer):
-        status = args.func(args)
+    status = args.func(args)
     seconds = time.perf_counter() - start
-    raw = buffer.getvalue()
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None          # e.g. regress writing its cases to stdout
-    results = convert(args.command, args, data, raw, seconds)
+    results = convert(args.command, args, args.emitted, seconds)
     print(json.dumps(document(args.command, results, status), indent=2))
     return status
 

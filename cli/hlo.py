@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import sys
 
-from tilespec.prover.result import EXIT_STATUS
+from tilespec.cli.envelope import emit
+from tilespec.prover.result import EXIT_STATUS, counterexample_lines
 from tilespec.spec.errors import TilespecError
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -20,14 +21,17 @@ INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    name = "standard input" if path == "-" else path
     try:
+        if path == "-":
+            return sys.stdin.read()
         with open(path, encoding="utf-8") as f:
             return f.read()
     except OSError as e:
-        raise TilespecError(f"cannot read {path}: {e.strerror}") from None
+        raise TilespecError(f"cannot read {name}: {e.strerror or e}") from None
     except UnicodeDecodeError:
+        if path == "-":
+            raise TilespecError("standard input is not UTF-8 text") from None
         raise TilespecError(f"{path} is not UTF-8 text") from None
     except ValueError:  # e.g. a NUL byte in the name
         raise TilespecError(f"{path!r} is not a file name") from None
@@ -113,7 +117,7 @@ def cmd_check_hlo(args) -> int:
     report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        print(json.dumps(report.to_json(), indent=2))
+        emit(args, report.to_json())
     elif fmt == "sarif":
         uri = "stdin" if args.file == "-" else args.file
         print(json.dumps(sarif(report, uri), indent=2))
@@ -135,15 +139,16 @@ def cmd_convert(args) -> int:
             "holds_element": str(valid), "numpy_source": source, "proof": r.to_json(),
             "status": r.status}
     if args.json:
-        print(json.dumps(data, indent=2))
+        emit(args, data)
         return EXIT_STATUS[r.status]
     lines = [f"copy {data['a']} -> {data['b']}: offset o of A goes to",
              f"  {expr}", f"  when o holds an element: {valid}",
              f"equal to to_physical(from_physical(., A), B): {r.status}"
              f"  [{r.seconds:.3f} s]"]
     lines += [f"  - {x}" for x in r.steps] if r.status == "proved" else []
-    if r.counterexample:
-        lines.append(f"  counterexample (replayed): {json.dumps(r.counterexample)}")
+    if r.counterexample is not None:
+        lines.append("  counterexample (replayed):")
+        lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     lines += ["", source.rstrip()]

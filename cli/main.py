@@ -184,10 +184,8 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 
 def _emit(args, data, text: str) -> None:
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        print(text)
+    from tilespec.cli.envelope import emit
+    emit(args, data, text)
 
 
 def cmd_explain(args) -> int:
@@ -336,7 +334,7 @@ def _run(args) -> int:
     a one-line summary on stderr."""
     if args.json:
         from tilespec.cli.envelope import run
-        command = lambda: run(args)  # noqa: E731  (what it prints becomes the envelope)
+        command = lambda: run(args)  # noqa: E731  (the data it emits becomes the envelope)
     else:
         command = lambda: args.func(args)  # noqa: E731
     if not getattr(args, "cross_check", False):

@@ -6,9 +6,10 @@ Exit status: 0 every property proved, 1 something refuted, 2 bad input,
 
 from __future__ import annotations
 
-import json
 import sys
 
+from tilespec.cli.envelope import emit
+from tilespec.prover.result import counterexample_lines
 from tilespec.spec.errors import TilespecError
 
 #: The largest bound: a dim must fit XLA's int64.
@@ -89,7 +90,7 @@ def cmd_prove(args) -> int:
                       f"{r.seconds * 1000:8.1f} ms  {prop:24} {r.shape}",
                       file=sys.stderr, flush=True)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        emit(args, [r.to_json() for r in results])
     else:
         print(summary(results, props))
         for r in results:
@@ -131,9 +132,8 @@ def summary(results, props) -> str:
 def describe(r) -> str:
     """One result in words, with its counterexample or reason."""
     lines = [f"{r.property} of {r.shape}: {r.status} ({r.scope})"]
-    if r.counterexample:
-        for k, v in r.counterexample.items():
-            lines.append(f"  {k}: {v}")
+    if r.counterexample is not None:
+        lines += counterexample_lines(r.counterexample)
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     return "\n".join(lines)

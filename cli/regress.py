@@ -7,10 +7,11 @@ is printed) or to standard output.
 from __future__ import annotations
 
 import argparse
-import json
+import io
 import shlex
 import sys
 
+from tilespec.cli.envelope import emit
 from tilespec.spec.errors import TilespecError
 
 #: The most random cases per shape: the suite is built in memory before it
@@ -81,6 +82,9 @@ def cmd_regress(args) -> int:
         except OSError as e:
             raise TilespecError(f"cannot write {args.output!r}: "
                                 f"{e.strerror or e}") from None
+    elif args.json:
+        cases = io.StringIO()
+        write(suite, args.format, cases, command, target=args.target)
     else:
         write(suite, args.format, sys.stdout, command, target=args.target)
     summary = {
@@ -96,7 +100,7 @@ def cmd_regress(args) -> int:
     }
     if args.output:
         if args.json:
-            print(json.dumps(summary, indent=2))
+            emit(args, summary)
         else:
             print(f"wrote {summary['cases']} cases to {args.output} ({args.format}): "
                   f"{summary['boundary_witnesses']} boundary witnesses, "
@@ -105,7 +109,7 @@ def cmd_regress(args) -> int:
                   f"{summary['sizes']} size, "
                   f"{summary['from_counterexamples']} from counterexamples")
     elif args.json:
-        print(json.dumps(summary), file=sys.stderr)
+        emit(args, {**summary, "content": cases.getvalue()})
     return 0
 
 

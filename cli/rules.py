@@ -7,9 +7,11 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-import json
-
-from tilespec.prover.result import EXIT_STATUS
+from tilespec.cli.envelope import emit
+from tilespec.prover.result import (
+    EXIT_STATUS,
+    counterexample_lines,
+)
 from tilespec.spec.errors import TilespecError
 
 
@@ -31,11 +33,7 @@ def _perm(text):
 
 
 def _print(args, result, text: str) -> int:
-    if args.json:
-        print(json.dumps(result.to_json() if hasattr(result, "to_json") else result,
-                         indent=2))
-    else:
-        print(text)
+    emit(args, result.to_json() if hasattr(result, "to_json") else result, text)
     return EXIT_STATUS[result.status if hasattr(result, "status") else result["status"]]
 
 
@@ -44,7 +42,6 @@ def cmd_bitcast(args) -> int:
         decompose,
         describe,
         describe_decomposition,
-        flat_json,
         is_bitcast,
     )
     src, dst = _shape(args.src), _shape(args.dst)
@@ -52,22 +49,32 @@ def cmd_bitcast(args) -> int:
         # No reading asked: decided as XLA's DecomposeBitcast does; the
         # record of that decision says which readings were tried.
         d = decompose(src, dst, timeout=args.timeout)
-        return _print(args, d.to_json(), describe_decomposition(d))
+        return _print(args, d.to_json(),
+                      describe_decomposition(d) + _counterexample_text(d.verdict))
     r = is_bitcast(src, dst, _perm(args.transpose) or "reshape", timeout=args.timeout)
-    return _print(args, flat_json(r), describe(r))
+    return _print(args, r, describe(r) + _counterexample_text(r))
+
+
+def _counterexample_text(r) -> str:
+    """The counterexample as every command prints it: the lines of the typed
+    form its JSON renders."""
+    if r.counterexample is None:
+        return ""
+    return "\n  counterexample (replayed):\n" + "\n".join(
+        counterexample_lines(r.counterexample, "    "))
 
 
 def _rule_list(args) -> int:
     from tilespec.prover.models.rules import RULES
     if args.json:
-        print(json.dumps([{"name": r.name, "xla": r.xla, "summary": r.summary,
+        emit(args, [{"name": r.name, "xla": r.xla, "summary": r.summary,
                            "shapes": r.shapes,
                            "conditions": [{"text": c.text, "kind": c.kind}
                                           for c in r.conditions],
                            "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
                            "disagree": [list(x) if isinstance(x, tuple) else x
                                         for x in r.disagree]}
-                          for r in RULES.values()], indent=2))
+                    for r in RULES.values()])
         return 0
     for r in RULES.values():
         shapes = "SHAPE" if r.shapes == 1 else "SRC DST"
@@ -101,11 +108,9 @@ def _describe_rule(r, rule, shapes) -> str:
     for c in rule.conditions:
         if c.kind == "size":
             lines.append(f"  size condition: {c.text}")
-    ce = r.counterexample or {}
-    if ce:
+    if r.counterexample is not None:
         lines.append("  counterexample (replayed on the concrete evaluator):")
-        for k, v in ce.items():
-            lines.append(f"    {k}: {json.dumps(v)}")
+        lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     if r.status == "proved":
@@ -141,10 +146,10 @@ def cmd_check_rule(args) -> int:
         groups = [shapes]
     compiled = _against_xla(args, rule, shapes) if args.against_xla else None
     if args.json:
-        print(json.dumps([{**r.to_json(), "layout_conditions": [
+        emit(args, [{**r.to_json(), "layout_conditions": [
             {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
             **({"xla_compiled": compiled} if compiled else {})}
-            for r, g in zip(results, groups)], indent=2))
+            for r, g in zip(results, groups)])
     else:
         print("\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups)))
         if compiled:
@@ -179,7 +184,7 @@ def _conditions(args, rule) -> int:
     from tilespec.prover.models.rules import prove_conditions
     results = prove_conditions(rule.name, timeout=args.timeout)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        emit(args, [r.to_json() for r in results])
     else:
         required = [c.text for c in rule.conditions if c.required]
         print(f"rule {rule.name}: where " + "; ".join(required) + ",")
@@ -200,8 +205,8 @@ def cmd_normalize(args) -> int:
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:
-        print(json.dumps({"shape": format_shape(shape), "normalized": format_shape(simpler),
-                          "proof": proof.to_json()}, indent=2))
+        emit(args, {"shape": format_shape(shape), "normalized": format_shape(simpler),
+                    "proof": proof.to_json()})
     else:
         print(format_shape(simpler))
         print(f"  equivalence with {format_shape(shape)}: {proof.status} ({proof.scope})"
@@ -220,18 +225,8 @@ def cmd_equivalent(args) -> int:
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
             "unknown": "unknown"}[r.status]
     lines = [f"{head} ({r.scope}) -- {r.shape}  [{r.seconds:.3f} s]"]
-    ce = r.counterexample or {}
-    if "dim_values" in ce:
-        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items()))
-    if "element" in ce:
-        lines.append(f"  element ({','.join(map(str, ce['element']))}): offset "
-                     f"{ce['offsets']['a']} in A, {ce['offsets']['b']} in B")
-    if "sizes" in ce:
-        lines.append(f"  sizes differ: A {ce['sizes']['a']['aligned_elements']} elements, "
-                     f"B {ce['sizes']['b']['aligned_elements']}")
-    if "element_bits" in ce:
-        lines.append(f"  element bits differ: A {ce['element_bits']['a']}, "
-                     f"B {ce['element_bits']['b']}")
+    if r.counterexample is not None:
+        lines += counterexample_lines(r.counterexample)
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     if r.status == "proved":

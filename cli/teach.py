@@ -12,9 +12,9 @@ offset(e0, e1) = 1024*k1*floor(e0/8) + 128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*fl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from tilespec.cli.envelope import emit
 from tilespec.spec.errors import TilespecError
 
 #: Picture formats ``draw`` writes, by file suffix.
@@ -74,7 +74,10 @@ def cmd_draw(args) -> int:
                             f"not {args.output!r}")
     p = picture(shape)
     if path is None:
-        print(p.html(), end="")
+        if args.json:
+            emit(args, {"shape": format_shape(shape), "content": p.html()})
+        else:
+            print(p.html(), end="")
         return 0
     try:
         p.save(path)
@@ -82,12 +85,12 @@ def cmd_draw(args) -> int:
         raise TilespecError(f"cannot write {args.output}: {e.strerror or e}") from None
     elements = num_elements(shape)
     if args.json:
-        print(json.dumps({
+        emit(args, {
             "shape": format_shape(shape), "file": str(path),
             "elided": p.elided, "elements": elements, "memory_cells": p.cells,
             "offsets": p.grid.tolist(), "tiles": p.tiles.tolist(),
             "strip_width": p.width, "memory": p.strip_rows(),
-        }, indent=2))
+        })
     else:
         shown = " (elided: first tiles shown)" if p.elided else ""
         print(f"wrote {path}: {_count(elements, 'element')} in "
@@ -125,12 +128,14 @@ def cmd_formula(args) -> int:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
             from tilespec.prover.codegen.generated import prove_generated
+            from tilespec.prover.result import counterexample_lines
             results = prove_generated(shape, language, timeout=args.timeout)
             data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
             text += "\n" + "\n".join(
                 f"{comment} {r.property}: {r.status} ({r.scope})"
-                + (f": {r.reason or r.counterexample}" if r.status != "proved" else "")
+                + (f": {r.reason or '; '.join(counterexample_lines(r.counterexample, ''))}"
+                   if r.status != "proved" else "")
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
@@ -157,7 +162,7 @@ def cmd_formula(args) -> int:
             lines.append(f"offset({indices}) = {expr}")
         text = "\n".join(lines)
     if args.json:
-        print(json.dumps(data, indent=2))
+        emit(args, data)
     else:
         print(text)
     return status

@@ -50,8 +50,7 @@ def format_comparison(c) -> str:
 
 
 def cmd_xla(args) -> int:
-    import json
-
+    from tilespec.cli.envelope import emit
     from tilespec.xla import compare as cmp
     from tilespec.xla import real
     real.require()
@@ -64,10 +63,10 @@ def cmd_xla(args) -> int:
         return EXIT_UNKNOWN
     bugs = sum(len(c.bugs) for c in results)
     if args.json:
-        print(json.dumps({"xla": versions, "shapes": [c.to_json() for c in results],
-                          "divergences": {k: {"title": t, "where": w}
-                                          for k, (t, w) in cmp.DIVERGENCES.items()},
-                          "unexplained": bugs}, indent=2))
+        emit(args, {"xla": versions, "shapes": [c.to_json() for c in results],
+                    "divergences": {k: {"title": t, "where": w}
+                                    for k, (t, w) in cmp.DIVERGENCES.items()},
+                    "unexplained": bugs})
     else:
         print(f"real XLA: {_version_line(versions)} (CPU)")
         for c in results:

@@ -34,7 +34,7 @@ import z3
 from tilespec.interop.cute import cute_layout, cute_size, digit_coordinate, digits
 from tilespec.prover.core.encode import Encoding, scope
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.index import evaluate, padded_elements, shape_pipeline
 from tilespec.spec.index import offset as spec_offset
 from tilespec.spec.layout import Shape
@@ -103,20 +103,22 @@ def _per_entry(shape, enc, e, stages):
         "digit coordinate times CuTe stride (distributivity)")
 
 
-def _replay(shape, enc, model, e) -> dict:
+def _replay(shape, enc, model, e) -> Counterexample:
     """The witness on plain ints; a ProverBug if it shows no difference."""
     values = enc.dim_values(model)
     concrete = shape.instantiate(values)
     layout = cute_layout(concrete)
     element = [enc.value(model, x) for x in e]
-    ce = {"dim_values": values, "cute": str(layout)}
+    details = {"cute": str(layout)}
     if all(0 <= x < d for x, d in zip(element, concrete.dims)):
         ours, theirs = spec_offset(concrete, element), layout(element)
         if ours != theirs:
-            ce.update(element=element, offsets={"spec": ours, "cute": theirs})
-            return ce
+            return Counterexample(values, (Side("spec", element=element, offset=ours),
+                                           Side("cute", element=element, offset=theirs)),
+                                  what="the offsets differ", details=details)
     sizes = padded_elements(concrete), cute_size(layout)
     if sizes[0] != sizes[1]:
-        ce.update(sizes={"spec": sizes[0], "cute": sizes[1]})
-        return ce
-    raise ProverBug(f"CuTe counterexample {ce} and element {element} do not replay")
+        return Counterexample(values, (Side("spec", value=sizes[0]),
+                                       Side("cute", value=sizes[1])),
+                              what="the padded element counts differ", details=details)
+    raise ProverBug(f"CuTe counterexample at {values} and element {element} do not replay")

@@ -27,8 +27,8 @@ tile sees, so dropping an inner one would move the later tiles.
 >>> equivalent(shape("f32[m,n]{1,0:T(1,1)}"), shape("f32[m,n]{1,0}")).status
 'proved'
 >>> r = equivalent(shape("f32[1,n]{1,0:T(8,128)}"), shape("f32[1,n]{1,0:T(1,128)}"))
->>> r.status, sorted(r.counterexample["sizes"])
-('refuted', ['a', 'b'])
+>>> r.status, [side.name for side in r.counterexample.sides], r.counterexample.what
+('refuted', ['a', 'b'], 'the sizes differ')
 >>> simpler, proof = normalize(shape("bf16[m,n]{1,0:T(8,128)(2,1)(1,1)}"))
 >>> str(simpler), proof.status
 ('bf16[m,n]{1,0:T(8,128)(2,1)}', 'proved')
@@ -47,7 +47,14 @@ from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import Encoding
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
 from tilespec.prover.models.rules import level_conditions
-from tilespec.prover.result import PROVED, REFUTED, ProverBug, Result
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    Counterexample,
+    ProverBug,
+    Result,
+    from_bitcast_dict,
+)
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, shape_pipeline
 from tilespec.spec.layout import Shape, Tile
@@ -80,26 +87,19 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
                                property="equivalent", counterexample=ce, steps=steps)
 
 
-def _rename(ce: dict) -> dict:
-    out = {}
-    for k, v in ce.items():
-        if k == "src_element":
-            out["element"] = v
-        elif k in ("dst_element",):
-            continue
-        elif k == "src_offset":
-            out.setdefault("offsets", {})["a"] = v
-        elif k == "dst_offset":
-            out.setdefault("offsets", {})["b"] = v
-        elif k in ("sizes", "element_bits"):
-            out[k] = {"a": v["src"], "b": v["dst"]}
-        elif k == "src_shape":
-            out["a"] = v
-        elif k == "dst_shape":
-            out["b"] = v
-        else:
-            out[k] = v
-    return out
+def _rename(ce) -> Counterexample:
+    """The bitcast reading's counterexample, its sides named after the two
+    layouts compared: source is ``a``, target is ``b``.
+
+    >>> from tilespec.prover.result import Side
+    >>> _rename(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)))).offsets
+    {'a': 1, 'b': 2}
+    """
+    if not isinstance(ce, Counterexample):
+        ce = from_bitcast_dict(ce)
+    names = {"source": "a", "target": "b"}
+    return dataclasses.replace(ce, sides=tuple(
+        dataclasses.replace(side, name=names.get(side.name, side.name)) for side in ce.sides))
 
 
 # --- normalisation ------------------------------------------------------------------

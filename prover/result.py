@@ -4,7 +4,8 @@ counterexample) or unknown (with the reason).  Nothing else is a verdict.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import json
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
 PROVED = "proved"
@@ -46,6 +47,29 @@ class Side:
     shape: str | None = None
     value: int | None = None
 
+    def __post_init__(self):
+        if self.element is not None:
+            object.__setattr__(self, "element", tuple(int(x) for x in self.element))
+
+    def describe(self) -> str:
+        """This side in words.
+
+        >>> Side("first", element=[0, 1], offset=3, value=8).describe()
+        'element (0, 1), offset 3, value 8'
+        """
+        parts = []
+        if self.shape is not None:
+            parts.append(self.shape)
+        if self.element is not None:
+            parts.append(f"element {self.element}")
+        for name in ("offset", "byte_offset", "bit_offset", "value"):
+            v = getattr(self, name)
+            if v is not None:
+                parts.append(f"{name.replace('_', ' ')} {v}")
+        if self.element is None and self.offset is None and self.shape is None:
+            parts.append("no element")
+        return ", ".join(parts)
+
     def to_json(self) -> dict:
         d = asdict(self)
         if self.element is not None:
@@ -72,6 +96,65 @@ class Counterexample:
     what: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self):
+        object.__setattr__(self, "dim_values", dict(self.dim_values))
+        object.__setattr__(self, "sides", tuple(self.sides))
+        object.__setattr__(self, "details", dict(self.details))
+
+    def at(self, dim_values: Mapping[str, int]) -> "Counterexample":
+        """The same counterexample, found at these named dims' sizes.
+
+        >>> Counterexample({}, (Side("shape", offset=9),)).at({"m": 3}).dim_values
+        {'m': 3}
+        """
+        return replace(self, dim_values={**self.dim_values, **dim_values})
+
+    def with_details(self, **details) -> "Counterexample":
+        """The same counterexample with more details (e.g. the facts that failed).
+
+        >>> Counterexample({}, ()).with_details(failed_facts=["a"]).details
+        {'failed_facts': ['a']}
+        """
+        return replace(self, details={**self.details, **details})
+
+    @property
+    def elements(self) -> dict:
+        """The logical index each side names, by side.
+
+        >>> Counterexample({}, (Side("a", element=(1,)), Side("b"))).elements
+        {'a': [1]}
+        """
+        return {s.name: list(s.element) for s in self.sides if s.element is not None}
+
+    @property
+    def offsets(self) -> dict:
+        """The offset (in elements) each side computed, by side; a side with
+        no offset and no element says nothing here.
+
+        >>> Counterexample({}, (Side("a", offset=4), Side("b", element=(0,)))).offsets
+        {'a': 4, 'b': None}
+        """
+        return {s.name: s.offset for s in self.sides
+                if s.offset is not None or s.element is not None}
+
+    def lines(self) -> list[str]:
+        """The counterexample in words, one line per fact: the text every
+        command prints (its JSON is :meth:`to_json`).
+
+        >>> Counterexample({"m": 2}, (Side("spec", element=(0, 1), offset=3),),
+        ...                what="the offsets differ").lines()
+        ['what: the offsets differ', 'dim_values: m=2', 'spec: element (0, 1), offset 3']
+        """
+        out = [f"what: {self.what}"] if self.what else []
+        if self.reading:
+            out.append(f"reading: {self.reading}")
+        if self.dim_values:
+            out.append("dim_values: " + ", ".join(f"{k}={v}" for k, v in self.dim_values.items()))
+        for s in self.sides:
+            out.append(f"{s.name}: {s.describe()}")
+        out += [f"{k}: {v}" for k, v in self.details.items()]
+        return out
+
     def side(self, name: str) -> Side:
         for s in self.sides:
             if s.name == name:
@@ -80,9 +163,21 @@ class Counterexample:
 
     def to_json(self) -> dict:
         return {"dim_values": dict(self.dim_values),
+                "elements": self.elements, "offsets": self.offsets,
                 "sides": [s.to_json() for s in self.sides],
                 "reading": self.reading, "what": self.what,
-                "details": dict(self.details)}
+                "details": _plain(self.details)}
+
+
+def _plain(value):
+    """Details as JSON: tuples become lists, other values stay."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -90,9 +185,10 @@ class Result:
     """The outcome of proving one property of one shape (or shape family).
 
     ``scope`` says what a proof covers: ``"concrete"`` for the given sizes, or
-    the names and their range for all shapes.  ``counterexample`` holds the
-    dim values, element(s) and the offsets each side computed; ``reason``
-    says why a result is unknown.  ``steps`` lists what was checked.
+    the names and their range for all shapes.  ``counterexample`` is a
+    :class:`Counterexample` (the dim values and what each side computed);
+    ``reason`` says why a result is unknown.  ``steps`` lists what was
+    checked.
     """
 
     shape: str
@@ -100,7 +196,7 @@ class Result:
     status: str
     seconds: float
     scope: str = "concrete"
-    counterexample: dict | Counterexample | None = None
+    counterexample: Counterexample | None = None
     reason: str | None = None
     steps: tuple = field(default=())
 
@@ -109,7 +205,70 @@ class Result:
         return self.status == PROVED
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = {k: getattr(self, k) for k in ("shape", "property", "status", "scope",
+                                           "reason")}
         d["seconds"] = round(self.seconds, 6)
-        d["steps"] = list(self.steps)
+        d["counterexample"] = (None if self.counterexample is None
+                               else counterexample_json(self.counterexample))
+        d["steps"] = [str(s) for s in self.steps]
         return d
+
+
+def counterexample_lines(ce, indent: str = "  ") -> list[str]:
+    """A counterexample as indented text lines (what the commands print).
+    A producer not yet typed (a plain dict) prints its keys, each value as
+    JSON.
+
+    >>> counterexample_lines(Counterexample({}, (Side("spec", offset=3),)))
+    ['  spec: offset 3']
+    """
+    if isinstance(ce, Counterexample):
+        return [indent + line for line in ce.lines()]
+    return [f"{indent}{k}: {json.dumps(_plain(v))}" for k, v in dict(ce).items()]
+
+
+#: The keys of a counterexample's JSON (:meth:`Counterexample.to_json`).
+JSON_KEYS = frozenset({"dim_values", "elements", "offsets", "sides", "reading", "what",
+                       "details"})
+
+
+def counterexample_json(ce) -> dict:
+    """A counterexample as JSON; JSON already rendered stays as it is; a
+    bitcast's dict form is read by :func:`from_bitcast_dict`.
+
+    >>> counterexample_json({"src_offset": 1, "note": 2})["details"]
+    {'note': 2}
+    >>> ce = Counterexample({}, (Side("a", offset=1),)).to_json()
+    >>> counterexample_json(ce) == ce
+    True
+    """
+    if isinstance(ce, Counterexample):
+        return ce.to_json()
+    if set(ce) == JSON_KEYS:
+        return dict(ce)
+    return from_bitcast_dict(ce).to_json()
+
+
+def from_bitcast_dict(ce: dict) -> Counterexample:
+    """A bitcast's counterexample in its dict form (``src_``/``dst_`` keys,
+    ``sizes`` and ``element_bits`` by ``src``/``dst``: the form of
+    :mod:`prover.bitcast` and :mod:`prover.models.bitcast_rules`, which are
+    to build the typed one themselves) as the typed one: a fixed mapping of
+    that one form, every other key kept in ``details``.
+
+    >>> from_bitcast_dict({"src_element": [0, 128], "dst_element": [128],
+    ...                    "src_offset": 1024, "dst_offset": 128}).offsets
+    {'source': 1024, 'target': 128}
+    """
+    ce = dict(ce)
+    bits = ce.pop("element_bits", None)
+    sides = tuple(Side(name, element=ce.pop(f"{p}_element", None),
+                       offset=ce.pop(f"{p}_offset", None),
+                       byte_offset=ce.pop(f"{p}_byte_offset", None),
+                       shape=ce.pop(f"{p}_shape", None),
+                       value=None if bits is None else bits[p])
+                  for p, name in (("src", "source"), ("dst", "target")))
+    what = ("the element widths differ" if bits is not None
+            else "the sizes differ" if "sizes" in ce else "the offsets differ")
+    return Counterexample(ce.pop("dim_values", {}), sides, what=what, details=ce)
+

@@ -26,7 +26,7 @@ element, both offsets and the dims it fails at (replayed on the spec's
 concrete evaluator):
 
 >>> r = check_offset_function(my_offset, shape("bf16[m,n]{1,0:T(8,128)(2,1)}"))
->>> r.status, r.counterexample["yours"] != r.counterexample["spec"]
+>>> r.status, r.counterexample.side("yours").offset != r.counterexample.side("spec").offset
 ('refuted', True)
 
 A claim that two layouts are the same mapping is checked with
@@ -49,7 +49,7 @@ from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import Encoding, scope
 from tilespec.prover.core.linform import spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import concrete_dims, offset, offsets, product
 from tilespec.spec.layout import Shape
@@ -272,7 +272,7 @@ def _try_replay(fn, call, shape, element):
         return None
 
 
-def replay(fn, call, shape: Shape, element) -> dict:
+def replay(fn, call, shape: Shape, element) -> Counterexample:
     """Your function and the spec on one element, as ints; ProverBug if
     they agree (a counterexample that does not replay)."""
     element = tuple(int(x) for x in element)
@@ -289,8 +289,12 @@ def replay(fn, call, shape: Shape, element) -> dict:
                                 f"{element}: {e}") from None
     if yours == spec:
         raise ProverBug(f"counterexample {element} does not replay: both give {spec}")
-    return {"shape": format_shape(shape), "element": list(element),
-            "yours": yours, "spec": spec}
+    text = format_shape(shape)
+    failed = {} if isinstance(yours, int) else {"yours": yours}
+    return Counterexample(
+        {}, (Side("yours", element=element, offset=yours if not failed else None, shape=text),
+             Side("spec", element=element, offset=spec, shape=text)),
+        what=f"your offset is {yours}, the spec's is {spec}", details=failed)
 
 
 def _name(fn) -> str:
@@ -376,7 +380,7 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
         inst = shape.instantiate(values)
         ce, _ = _concrete_counterexample(fn, call, inst, timeout)
         if ce:
-            return done(REFUTED, counterexample={"dim_values": values, **ce})
+            return done(REFUTED, counterexample=ce.at(values))
     reason = model if answer == "unknown" else "the solver's model did not replay"
     return done(UNKNOWN, reason=f"{reason}; no counterexample at dims "
                 + ", ".join("{" + ", ".join(f"{k}={v}" for k, v in t.items()) + "}"

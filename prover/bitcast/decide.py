@@ -56,6 +56,7 @@ from tilespec.prover.result import (
     ProverBug,
     Result,
     Side,
+    counterexample_json,
 )
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape
@@ -219,8 +220,10 @@ class Decomposition:
                 else list(self.xla_permutation),
                 "trt": None if self.trt is None else {
                     k: list(v) if isinstance(v, tuple) else v for k, v in self.trt.items()},
-                "tried": [{"as": n, **flat_json(r)} for n, r in self.tried],
-                "counterexample": self.counterexample, "reason": self.reason,
+                "tried": [{"as": n, **r.to_json()} for n, r in self.tried],
+                "counterexample": None if self.verdict.counterexample is None
+                else counterexample_json(self.verdict.counterexample),
+                "reason": self.reason,
                 "seconds": round(self.seconds, 6)}
 
 

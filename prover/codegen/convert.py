@@ -33,14 +33,14 @@ from tilespec.codegen.convert import check_pair
 from tilespec.prover.core.encode import Encoding
 from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline, unevaluate
 from tilespec.spec.layout import Shape
 from tilespec.spec.prt import prt_offset
 from tilespec.spec.text import format_shape
 
 
-def _replay(a: Shape, b: Shape, e) -> dict | None:
+def _replay(a: Shape, b: Shape, e) -> Counterexample | None:
     """A disagreement at element ``e`` with Python integers, or None."""
     from tilespec.spec.index import locate, offset
     dims = concrete_dims(a)
@@ -51,8 +51,12 @@ def _replay(a: Shape, b: Shape, e) -> dict | None:
     via_prt = prt_offset(b, tuple(e))
     if closed == via_prt and offset(a, tuple(e)) == src:
         return None
-    return {"element": list(e), "a_offset": src, "closed_form_b_offset": closed,
-            "prt_b_offset": via_prt}
+    return Counterexample(
+        {}, (Side("source", element=e, offset=src, shape=format_shape(a)),
+             Side("closed_form", element=e, offset=closed, shape=format_shape(b)),
+             Side("pad_reshape_transpose", element=e, offset=via_prt, shape=format_shape(b))),
+        what=f"the closed form writes element {tuple(e)} at {closed} in B, "
+             f"pad-reshape-transpose at {via_prt}")
 
 
 #: The properties whose proofs make the conversion the PRT copy.
@@ -129,7 +133,7 @@ def prove_convert(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Re
         el = locate(a, pos)
         ce = None if el is None else _replay(a, b, el)
         if ce is not None:
-            ce["position"] = pos
+            ce = ce.with_details(position=pos)
     if ce is None:
         raise ProverBug(f"conversion facts {failed} fail for {text} but nothing replays")
     return done(REFUTED, counterexample=ce)

@@ -47,7 +47,7 @@ numpy code, say).
 >>> r.status, r.scope
 ('proved', 'all shapes: m >= 1, n >= 1, padded elements < 2^63')
 >>> r = prove_generated(shape("s8[144115188075855872,1]{1,0:T(1,128)}"), "c")[0]
->>> r.status, r.counterexample["overflow"]
+>>> r.status, r.counterexample.details["overflow"]
 ('refuted', '(e0 + e1 / 128) * 128')
 """
 
@@ -67,7 +67,7 @@ from tilespec.prover.codegen.replay import INT64_MAX, INT64_MIN, Replay
 from tilespec.prover.core.encode import Encoding, scope
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
 from tilespec.prover.properties.beyond_facts import QUICK_SECONDS
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.dtypes import storage_bits
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
@@ -437,15 +437,34 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
         return finish(UNKNOWN, reason=f"{detail}; {rejected}" if rejected else detail)
     generated, fault = replay(ce)
     spec_value = _spec_value(shape, ce)
-    if fault is not None:
-        # Replayed on Python ints: the named subexpression really leaves
-        # int64 (or divides as C would not), whatever the final value.
-        ce.update(fault, spec=spec_value)
-    elif generated == spec_value:
+    if fault is None and generated == spec_value:
         raise ProverBug(f"{name} counterexample {ce} does not replay: both give {spec_value}")
+    return finish(REFUTED, counterexample=_counterexample(ce, generated, spec_value, fault))
+
+
+def _counterexample(ce: dict, generated, spec_value, fault) -> Counterexample:
+    """A replayed witness (the dims' sizes and an ``element`` or ``offset``)
+    as the generated code's side and the spec's.  With a fault (replayed on
+    Python ints, the named subexpression really leaves int64, or divides
+    as C would not, whatever the final value) the generated code's answer
+    is not shown; the fault is in ``details``."""
+    ce = dict(ce)
+    if "element" in ce:
+        element = tuple(ce.pop("element"))
+        sides = (Side("generated", element=element,
+                      offset=generated if fault is None else None),
+                 Side("spec", element=element, offset=spec_value))
     else:
-        ce.update(generated=generated, spec=spec_value)
-    return finish(REFUTED, counterexample=ce)
+        o = ce.pop("offset")
+        sides = (Side("generated", offset=o, element=generated if fault is None else None),
+                 Side("spec", offset=o, element=spec_value))
+    if fault is None:
+        what = f"the generated code gives {generated}, the spec {spec_value}"
+    elif "overflow" in fault:
+        what = f"{fault['overflow']} leaves int64 ({fault['value']})"
+    else:
+        what = f"{fault['division']} divides as C does, not as floor"
+    return Counterexample(ce, sides, what=what, details=fault or {})
 
 
 def _distinct_ranges(ranges) -> list:

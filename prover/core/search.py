@@ -28,7 +28,7 @@ with the reason and the dims tried, never ``proved``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.solve import probe_values
@@ -79,7 +79,7 @@ class Verdict:
     status: str
     facts: Facts
     fact_status: str
-    counterexample: dict | None = None
+    counterexample: Any = None
     reason: str | None = None
     tried: tuple = field(default=())
 

@@ -37,6 +37,7 @@ from tilespec.prover.models.rule_check import (
     prove_loop_identity,
     run,
 )
+from tilespec.prover.result import Counterexample, Side
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
 from tilespec.spec.layout import COMBINE, Shape
@@ -187,7 +188,12 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions
         # different element counts (padding inside the last byte)
         if xla["bytes"] == spec["bytes"]:
             return None
-        return {"shape": format_shape(s), "xla": xla, "spec": spec}
+        text = format_shape(s)
+        return Counterexample(
+            {}, (Side("xla", shape=text, value=xla["bytes"]),
+                 Side("spec", shape=text, value=spec["bytes"])),
+            what=f"XLA's ArraySize is {xla['bytes']} bytes, the spec's {spec['bytes']}",
+            details={"elements": {"xla": xla["elements"], "spec": spec["elements"]}})
 
     return run("array_size", [shape],
                _size_setup(shape, timeout, assume_conditions, whole=False), concrete, start,

@@ -16,14 +16,14 @@ from tilespec.prover.models.rule_check import (
     Setup,
     level_conditions,
     no_split_configs,
+    offsets_differ,
     prove_loop_identity,
     run,
 )
-from tilespec.prover.result import ProverBug
+from tilespec.prover.result import Counterexample, ProverBug
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, offset, offsets, product
 from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.text import format_shape
 
 
 def _first_tile(shape: Shape) -> tuple:
@@ -193,10 +193,10 @@ def _index_counterexample(s: Shape, timeout: float):
     return None
 
 
-def _replay_index(s: Shape, element) -> dict:
+def _replay_index(s: Shape, element) -> Counterexample:
     element = tuple(int(x) for x in element)
     xla, spec = int(xla_linear_index(s, element)), offset(s, element)
     if xla == spec:
         raise ProverBug(f"linear_index witness {element} does not replay: both {xla}")
-    return {"shape": format_shape(s), "element": list(element), "xla": xla, "spec": spec}
+    return offsets_differ(s, element, xla, spec)
 

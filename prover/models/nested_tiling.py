@@ -46,8 +46,14 @@ from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import internal_symbol
 from tilespec.prover.core.linform import Form, add_same_offset, spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.models.rule_check import RuleNotApplicable, Setup, no_split_configs, run
-from tilespec.prover.result import ProverBug, Result
+from tilespec.prover.models.rule_check import (
+    RuleNotApplicable,
+    Setup,
+    no_split_configs,
+    offsets_differ,
+    run,
+)
+from tilespec.prover.result import Counterexample, ProverBug, Result, Side
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, delinearise, offset, offsets, product
 from tilespec.spec.layout import COMBINE, Shape
@@ -240,8 +246,7 @@ def _index_counterexample(s: Shape):
     xla_v, spec_v = int(xla_nested_linear_index(s, element)), offset(s, element)
     if xla_v == spec_v:
         raise ProverBug(f"nested linear index witness {element} does not replay")
-    return {"shape": format_shape(s), "element": list(element), "xla": xla_v,
-            "spec": spec_v}
+    return offsets_differ(s, element, xla_v, spec_v)
 
 
 def _delinearize_counterexample(s: Shape):
@@ -253,7 +258,10 @@ def _delinearize_counterexample(s: Shape):
         o = offset(s, element)
         back = tuple(int(x) for x in xla_nested_delinearize(s, o))
         if back != element:
-            return {"shape": format_shape(s), "element": list(element), "spec_offset": o,
-                    "xla_delinearized": list(back)}
+            text = format_shape(s)
+            return Counterexample(
+                {}, (Side("spec", element=element, offset=o, shape=text),
+                     Side("xla", element=back, offset=o, shape=text)),
+                what=f"XLA delinearizes offset {o} to {back}, not {element}")
     return None
 

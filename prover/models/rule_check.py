@@ -25,7 +25,7 @@ from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.lemma import Lemma
 from tilespec.prover.core.search import drive
 from tilespec.prover.core.solve import search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import Pad, Split, dims_through, shape_pipeline
 from tilespec.spec.layout import Shape
@@ -228,7 +228,7 @@ def run(rule: str, shapes, S: Setup, concrete: Callable, start: float,
     def refute(values):
         ce = concrete([s.instantiate(values) for s in shapes])
         if ce is not None and values:
-            ce = {"dim_values": values, **ce}
+            ce = ce.at(values)
         return ce
 
     def admit(values):
@@ -249,6 +249,19 @@ def run(rule: str, shapes, S: Setup, concrete: Callable, start: float,
     if not S.symbolic and v.fact_status == "failed":
         raise ProverBug(f"rule {rule}: facts fail for {text} but nothing replays ({v.reason})")
     return done(UNKNOWN, reason=v.reason)
+
+
+def offsets_differ(s: Shape, element, xla: int, spec: int) -> Counterexample:
+    """XLA's offset and the spec's of one element of ``s``, replayed.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> offsets_differ(shape("f32[4]{0}"), (1,), 2, 1).offsets
+    {'xla': 2, 'spec': 1}
+    """
+    text = format_shape(s)
+    return Counterexample({}, (Side("xla", element=element, offset=xla, shape=text),
+                               Side("spec", element=element, offset=spec, shape=text)),
+                          what=f"XLA's offset is {xla}, the spec's {spec}")
 
 
 def _holds(condition_fn, shapes, values) -> bool:

@@ -49,11 +49,11 @@ by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 >>> check("linear_index", [shape("f32[m,n]{1,0:T(8,128)}")]).status
 'proved'
 >>> r = check("linear_index", [shape("bf16[16,256]{1,0:T(8,128)(2,1)}")])
->>> r.status, r.counterexample["xla"] != r.counterexample["spec"]
+>>> r.status, r.counterexample.side("xla").offset != r.counterexample.side("spec").offset
 ('refuted', True)
 >>> check("array_size", [shape("bf16[m,n]{1,0:T(8,128)(2,1)}")]).status
 'proved'
->>> check("array_size", [shape("f32[3]{0:L(4)}")]).counterexample["spec"]["elements"]
+>>> check("array_size", [shape("f32[3]{0:L(4)}")]).counterexample.details["elements"]["spec"]
 4
 """
 

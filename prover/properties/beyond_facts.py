@@ -38,8 +38,7 @@ def beyond_facts_all_shapes(prop, shape: Shape, proof, stages, ranges, model, ti
         for values in candidate_dims(proof, model, ranges):
             verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
             if verdict == FAILS:
-                found["dim_values"] = values
-                return REFUTED, {"counterexample": found}
+                return REFUTED, {"counterexample": found.at(values)}
             tried.append(values)
             reasons.append("it holds there" if verdict == HOLDS else found)
     covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))

@@ -64,8 +64,7 @@ def sweep(prop, shape: Shape, stages, ranges, seconds):
                 return covered(ranges, done_k, f"time limit of {seconds:g} s reached"), None
             verdict, found = decide_whole(prop, concrete, stages, 0, z3_search=False)
             if verdict == FAILS:
-                found["dim_values"] = values
-                return None, found
+                return None, found.at(values)
             if verdict != HOLDS:
                 return covered(ranges, done_k, f"size {k}: {found}"), None
         done_k = k

@@ -488,7 +488,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     else:
         status, kw = beyond_facts_concrete(prop, shape, stages, timeout, why)
     if status == REFUTED:
-        kw["counterexample"]["failed_facts"] = failed
+        kw["counterexample"] = kw["counterexample"].with_details(failed_facts=failed)
     return done(status, **kw)
 
 

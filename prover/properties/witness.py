@@ -17,7 +17,7 @@ from tilespec.prover.core.encode import Encoding
 from tilespec.prover.core.solve import search
 from tilespec.prover.properties.exhaustive import Undecided, domain_size, enumerate_witness
 from tilespec.prover.properties.traced import NotSymbolic, guarded
-from tilespec.prover.result import ProverBug
+from tilespec.prover.result import Counterexample, ProverBug, Side
 from tilespec.spec.arith import INT
 from tilespec.spec.index import Pad, dims_through, evaluate, product, unevaluate
 from tilespec.spec.layout import Shape
@@ -47,8 +47,9 @@ def decide_whole(kind: str, shape: Shape, stages, timeout,
         P = min(P, P_prt)
     if kind == "formula_equals_prt":
         if P_prt != P:
-            return FAILS, {"dims": list(dims),
-                           "padded_size": {"formula": P, "pad_reshape_transpose": P_prt}}
+            return FAILS, Counterexample(
+                {}, (Side("formula", value=P), Side("pad_reshape_transpose", value=P_prt)),
+                what="the padded sizes differ", details={"dims": list(dims)})
     try:
         found = enumerate_witness(kind, shape, stages, P)
         if found is None:
@@ -139,44 +140,55 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
     return {"e": _ints(m, enc, e), "f": _ints(m, enc, f), "o": enc.value(m, o)}
 
 
-def replay(kind, shape, stages, found, P) -> dict:
+def replay(kind, shape, stages, found, P) -> Counterexample:
     """Check a witness on plain ints and describe it; ProverBug if it does
     not show the property failing."""
     dims = tuple(shape.dims)
-    ce = {"dims": list(dims)}
+    details = {"dims": list(dims)}
     if kind == "bijective":
-        ce.update(_replay_stage(shape, stages, found))
-    elif kind == "inverse":
-        ce.update(_replay_inverse(kind, shape, stages, found["e"], found.get("o", 0), P))
-    elif kind in ("injective", "packing"):
+        return _replay_stage(shape, stages, found).with_details(**details)
+    if kind == "inverse":
+        return _replay_inverse(kind, shape, stages, found["e"], found.get("o", 0),
+                               P).with_details(**details)
+    if kind in ("injective", "packing"):
         a, b = found["e"], found["f"]
         oa, ob = (replay_offset(stages, shape, v) for v in (a, b))
         if a != b and oa == ob and all(0 <= x < n for v in (a, b)
                                        for x, n in zip(v, dims)):
-            ce.update(elements=[a, b], offsets=[oa, ob])
+            return Counterexample({}, (Side("first", element=a, offset=oa),
+                                       Side("second", element=b, offset=ob)),
+                                  what="two elements at one offset", details=details)
         elif kind == "packing":
             from tilespec.spec.size import byte_size
             bits = shape.element_bits
             if (oa + 1) * bits <= 8 * byte_size(shape):
                 raise ProverBug(f"packing witness {a} replays inside the bytes")
-            ce.update(element=a, offset=oa, bit_range=[oa * bits, (oa + 1) * bits],
-                      byte_size=byte_size(shape))
-        else:
-            raise ProverBug(f"{kind} witness {a}, {b} does not replay: {oa}, {ob}")
-    elif kind == "in_bounds":
+            size = byte_size(shape)
+            return Counterexample(
+                {}, (Side("shape", element=a, offset=oa, byte_offset=oa * bits // 8,
+                          bit_offset=oa * bits % 8),),
+                what=f"its bits [{oa * bits}, {(oa + 1) * bits}) end past the "
+                     f"{size} bytes", details={**details, "byte_size": size,
+                                               "bit_range": [oa * bits, (oa + 1) * bits]})
+        raise ProverBug(f"{kind} witness {a}, {b} does not replay: {oa}, {ob}")
+    if kind == "in_bounds":
         a = found["e"]
         oa = replay_offset(stages, shape, a)
         if 0 <= oa < P:
             raise ProverBug(f"in_bounds witness {a} replays in bounds: {oa}")
-        ce.update(element=a, offset=oa, padded_size=P)
-    elif kind == "formula_equals_prt":
+        return Counterexample({}, (Side("shape", element=a, offset=oa),),
+                              what=f"offset {oa} is outside [0, {P})",
+                              details={**details, "padded_size": P})
+    if kind == "formula_equals_prt":
         from tilespec.spec.prt import prt_offset
         a = found["e"]
         oa, ob = replay_offset(stages, shape, a), prt_offset(shape, a)
         if oa == ob:
             raise ProverBug(f"formula/prt witness {a} replays equal: {oa}")
-        ce.update(element=a, offsets={"formula": oa, "pad_reshape_transpose": ob})
-    elif kind == "combine_equals_reshape":
+        return Counterexample({}, (Side("formula", element=a, offset=oa),
+                                   Side("pad_reshape_transpose", element=a, offset=ob)),
+                              what="the offsets differ", details=details)
+    if kind == "combine_equals_reshape":
         from tilespec.prover.properties.stages_check import combine_stages
         from tilespec.spec.prt import reshape_index
         a = found["e"]
@@ -187,13 +199,13 @@ def replay(kind, shape, stages, found, P) -> dict:
                 merged = s.dims(d, INT)
                 got, want = s.forward(x, d, INT), reshape_index(x, d, merged)
                 if tuple(got) != tuple(want):
-                    found = {"combined": list(got), "reshaped": list(want)}
-                    break
+                    return Counterexample(
+                        {}, (Side("combined", element=got), Side("reshaped", element=want)),
+                        what=f"combining dims at stage {i} is not a reshape of element {a}",
+                        details={**details, "element": list(a), "stage": i})
             x, d = s.forward(x, d, INT), s.dims(d, INT)
-        if found is None:
-            raise ProverBug(f"combine witness {a} does not replay")
-        ce.update(element=a, **found)
-    return ce
+        raise ProverBug(f"combine witness {a} does not replay")
+    raise ValueError(kind)
 
 
 def _z3_stage_witness(shape: Shape, stages, timeout):
@@ -245,7 +257,7 @@ def _z3_one_stage(shape: Shape, s, i, dims, timeout):
     return {"stage": i, "which": "g", "index": _ints(m, enc, g)}
 
 
-def _replay_stage(shape: Shape, stages, found) -> dict:
+def _replay_stage(shape: Shape, stages, found) -> Counterexample:
     dims = dims_through(stages, tuple(shape.dims))
     i, v = found["stage"], list(found["index"])
     s, d_in, d_out = stages[i], dims[i], dims[i + 1]
@@ -256,14 +268,20 @@ def _replay_stage(shape: Shape, stages, found) -> dict:
         f_e = list(s.forward(tuple(v), d_in, INT))
         b_e = list(s.backward(tuple(f_e), d_in, INT)[0])
         if inside(v, d_in) and not (inside(f_e, d_out) and b_e == v):
-            return {"stage": i, "stage_name": s.name, "box": list(d_in), "index": v,
-                    "forward": f_e, "backward_of_forward": b_e}
+            return Counterexample(
+                {}, (Side("index", element=v), Side("forward", element=f_e),
+                     Side("backward_of_forward", element=b_e)),
+                what=f"stage {i} ({s.name}) is not a bijection of its box {list(d_in)}",
+                details={"stage": i, "stage_name": s.name, "box": list(d_in)})
     else:
         b_g = list(s.backward(tuple(v), d_in, INT)[0])
         f_b = list(s.forward(tuple(b_g), d_in, INT))
         if inside(v, d_out) and not (inside(b_g, d_in) and f_b == v):
-            return {"stage": i, "stage_name": s.name, "box": list(d_out), "index": v,
-                    "backward": b_g, "forward_of_backward": f_b}
+            return Counterexample(
+                {}, (Side("index", element=v), Side("backward", element=b_g),
+                     Side("forward_of_backward", element=f_b)),
+                what=f"stage {i} ({s.name}) is not a bijection onto its box {list(d_out)}",
+                details={"stage": i, "stage_name": s.name, "box": list(d_out)})
     raise ProverBug(f"bijective witness at stage {i} does not replay")
 
 
@@ -273,12 +291,18 @@ def _replay_inverse(kind, shape, stages, elem, ov, P):
     back, valid = unevaluate(stages, oe, dims, INT) if 0 <= oe < P else (None, False)
     if tuple(elem) != back or not valid:
         if all(0 <= x < n for x, n in zip(elem, dims)):
-            return {"element": elem, "offset": oe,
-                    "located": None if back is None else list(back),
-                    "located_is_padding": not valid}
+            return Counterexample(
+                {}, (Side("element", element=elem, offset=oe),
+                     Side("located", element=None if back is None or not valid else back,
+                          offset=oe)),
+                what=f"offset {oe} of element {tuple(elem)} locates "
+                     + ("padding" if not valid else f"{back}"),
+                details={"located_is_padding": not valid})
     back, valid = unevaluate(stages, ov, dims, INT)
     again = evaluate(stages, back, dims, INT)
     if again != ov and (valid or kind == "bijective"):
-        return {"offset": ov, "located": list(back), "offset_of_located": again,
-                "located_is_padding": not valid}
+        return Counterexample(
+            {}, (Side("offset", offset=ov), Side("located", element=back, offset=again)),
+            what=f"offset {ov} locates {tuple(back)}, whose offset is {again}",
+            details={"located_is_padding": not valid})
     raise ProverBug(f"{kind} witness (element {elem}, offset {ov}) does not replay")

@@ -511,18 +511,19 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
     return out
 
 
-def _cases_from(rule: str, ce: dict) -> list[Case]:
+def _cases_from(rule: str, ce) -> list[Case]:
     from tilespec.spec.text import parse_array_shape
     if rule == "linear_index":
-        s = parse_array_shape(ce["shape"])
-        c = _offset_case(s, f"counterexample: XLA's LinearIndex gives {ce['xla']}",
-                         ce["element"])
+        xla = ce.side("xla")
+        s = parse_array_shape(xla.shape)
+        c = _offset_case(s, f"counterexample: XLA's LinearIndex gives {xla.offset}",
+                         list(xla.element))
         return [Case(c.shape, c.klass, c.element, c.offset, c.byte_offset,
-                     extra={"xla_linear_index": ce["xla"]})]
+                     extra={"xla_linear_index": xla.offset})]
     if rule == "array_size":
-        s = parse_array_shape(ce["shape"])
+        s = parse_array_shape(ce.side("xla").shape)
         return [size_case(s, f"counterexample: XLA's ArraySize gives "
-                          f"{ce['xla']['elements']} elements")]
+                          f"{ce.details['elements']['xla']} elements")]
     out = []
     sc = ce.get("spec_counterexample") or {}
     a, b = parse_array_shape(ce["src"]), parse_array_shape(ce["dst"])

@@ -293,3 +293,13 @@ def test_convert_with_a_zero_bound_dim_is_not_an_internal_error(capsys):
     text = "u1[8,91492,<=0]{1,2,0:T(*,5)(39,171)(142,176,118,96,255,181)L(9)E(10)}"
     assert main(["convert", text, text]) in (0, 1, 2, 3)
     assert "internal error" not in capsys.readouterr().err
+
+
+def test_unreadable_standard_input_is_bad_input(capsys, monkeypatch):
+    class Closed:
+        def read(self):
+            raise OSError("reading from stdin while output is captured")
+    monkeypatch.setattr("sys.stdin", Closed())
+    assert main(["check-hlo", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tilespec: error: cannot read standard input") and err.count("\n") == 1

@@ -9,7 +9,7 @@ import pytest
 from locations import DATA
 
 from tilespec.cli import main
-from tilespec.cli.envelope import FORMAT_VERSION, normal_counterexample, schema
+from tilespec.cli.envelope import FORMAT_VERSION, schema
 from tilespec.cli.main import build_parser
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
@@ -132,26 +132,71 @@ def test_the_schema_rejects_what_it_should():
         assert not VALIDATOR.is_valid(bad), change
 
 
-@pytest.mark.parametrize("ce,elements,offsets", [
-    ({"src_element": [1], "dst_element": [2], "src_offset": 3, "dst_offset": 4},
-     {"source": [1], "target": [2]}, {"source": 3, "target": 4}),
-    ({"element": [0, 1], "offsets": {"a": 1, "b": 3}},
-     {"a": [0, 1], "b": [0, 1]}, {"a": 1, "b": 3}),
-    ({"dims": [3], "elements": [[0], [1]], "offsets": [5, 5]},
-     {"first": [0], "second": [1]}, {"first": 5, "second": 5}),
-    ({"shape": "f32[3]", "element": [2], "xla": 1, "spec": 2},
-     {"xla": [2], "spec": [2]}, {"xla": 1, "spec": 2}),
-    ({"dims": [3], "element": [7], "offset": 9, "padded_size": 4},
-     {"shape": [7]}, {"shape": 9}),
-])
-def test_counterexamples_have_the_same_keys(ce, elements, offsets):
-    out = normal_counterexample(ce)
-    assert set(out) == {"dim_values", "elements", "offsets", "details"}
-    assert out["elements"] == elements and out["offsets"] == offsets
-    assert out["details"] == ce
+#: A refuting run of each command that can refute, and the sides its
+#: counterexample names.
+REFUTING = [
+    (["prove", "--quiet", "--property", "injective", "f32[3,5]{1,0:T(2,2)}"], None),
+    (["prove", "--quiet", "--property", "packing", "s4[3]{0:E(4)}"], None),
+    (["bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}"], ["source", "target"]),
+    (["equivalent", "f32[3,5]{1,0}", "f32[3,5]{0,1}"], ["a", "b"]),
+    (["check-rule", "linear_index", "bf16[16,256]{1,0:T(8,128)(2,1)}"], ["xla", "spec"]),
+    (["check-rule", "array_size", "f32[3]{0:L(4)}"], ["xla", "spec"]),
+    (["check-hlo", str(HLO / "jax_tiled_bad.hlo")], None),
+]
 
 
-def test_generated_code_witnesses_get_their_dim_values():
-    out = normal_counterexample({"m": 9, "element": [1, 2]},
-                                {"shape": "f32[m,4]{1,0:T(2,2)}"})
-    assert out["dim_values"] == {"m": 9}
+def _refuted(doc):
+    return [r for r in doc["results"] if r["status"] == "refuted"]
+
+
+@pytest.mark.parametrize("argv,names", REFUTING, ids=lambda v: " ".join(v)
+                         if isinstance(v, list) and v and "/" not in v[-1] else None)
+def test_every_counterexample_has_the_typed_form(argv, names, capsys):
+    status, doc = run_json(argv, capsys)
+    VALIDATOR.validate(doc)
+    refuted = _refuted(doc)
+    if status != 1:
+        assert not refuted
+        return
+    assert refuted
+    for r in refuted:
+        ce = r["counterexample"]
+        assert ce["sides"] and all(side["name"] for side in ce["sides"])
+        # elements and offsets are the sides' own, by name
+        assert ce["elements"] == {s["name"]: s["element"] for s in ce["sides"]
+                                  if s["element"] is not None}
+        assert ce["offsets"] == {s["name"]: s["offset"] for s in ce["sides"]
+                                 if s["offset"] is not None or s["element"] is not None}
+        if names is not None:
+            assert [s["name"] for s in ce["sides"]] == names
+    # a side with an element or offset is there: a counterexample says where
+    assert any(s["element"] is not None or s["offset"] is not None or s["value"] is not None
+               for r in refuted for s in r["counterexample"]["sides"])
+
+
+@pytest.mark.parametrize("argv", [a for a, _ in REFUTING if a[0] != "check-hlo"],
+                         ids=lambda v: " ".join(v))
+def test_text_and_json_show_the_same_counterexample(argv, capsys):
+    from tilespec.prover.result import Counterexample, Side
+    status, doc = run_json(argv, capsys)
+    assert main(argv) == status
+    text = capsys.readouterr().out
+    for r in _refuted(doc):
+        ce = r["counterexample"]
+        typed = Counterexample(
+            ce["dim_values"], tuple(Side(**{**s, "element": s["element"]}) for s in ce["sides"]),
+            reading=ce["reading"], what=ce["what"])
+        for line in typed.lines():
+            assert line in text, (line, text)
+
+
+def test_a_counterexample_renders_from_its_sides():
+    from tilespec.prover.result import Counterexample, Side
+    ce = Counterexample({"m": 9}, (Side("first", element=(0, 1), offset=5),
+                                   Side("second", element=(1, 0), offset=5)),
+                        what="two elements at one offset", details={"dims": [9, 2]})
+    out = ce.to_json()
+    assert out["elements"] == {"first": [0, 1], "second": [1, 0]}
+    assert out["offsets"] == {"first": 5, "second": 5}
+    assert out["details"] == {"dims": [9, 2]} and out["dim_values"] == {"m": 9}
+    assert json.loads(json.dumps(out)) == out

@@ -109,8 +109,9 @@ def test_a_wrong_prt_is_refuted_and_replayed(monkeypatch):
     monkeypatch.setattr(pconvert, "prt_offset", broken)
     r = prove_convert(shape("f32[3,5]{1,0:T(2,2)}"), shape("f32[3,5]{0,1}"))
     assert r.status == "refuted"
-    assert r.counterexample["element"] == [2, 4]
-    assert r.counterexample["prt_b_offset"] == r.counterexample["closed_form_b_offset"] + 1
+    ce = r.counterexample
+    assert ce.side("source").element == (2, 4)
+    assert ce.side("pad_reshape_transpose").offset == ce.side("closed_form").offset + 1
 
 
 def test_cli(capsys):

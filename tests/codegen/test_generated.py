@@ -31,7 +31,9 @@ def test_a_broken_generated_function_is_refuted_and_replayed(monkeypatch, langua
     refuted = [r for r in results if r.status == "refuted"]
     assert refuted
     for r in refuted:
-        assert r.counterexample["generated"] != r.counterexample["spec"]
+        ce = r.counterexample
+        ours, spec = ce.side("generated"), ce.side("spec")
+        assert (ours.offset, ours.element) != (spec.offset, spec.element)
 
 
 def test_unknown_language_is_bad_input():
@@ -60,11 +62,11 @@ def test_c_code_that_overflows_int64_is_refuted_with_the_overflow_replayed():
     off, loc = prove_generated(shape(HUGE), "c", timeout=60)
     assert off.status == loc.status == "refuted"
     ce = off.counterexample
-    assert ce["value"] > INT64_MAX and ce["overflow"]
+    assert ce.details["value"] > INT64_MAX and ce.details["overflow"]
     # the witness element is real, and its offset (Python's exact int) is
     # indeed beyond int64
-    assert ce["spec"] > INT64_MAX
-    assert loc.counterexample["value"] > INT64_MAX
+    assert ce.side("spec").offset > INT64_MAX
+    assert loc.counterexample.details["value"] > INT64_MAX
 
 
 def test_python_code_has_unbounded_integers_unless_int64_is_asked():
@@ -73,7 +75,7 @@ def test_python_code_has_unbounded_integers_unless_int64_is_asked():
     assert any("unbounded" in step for step in results[0].steps)
     as_int64 = prove_generated(shape(HUGE), "python", timeout=60, int64=True)
     assert as_int64[0].status == "refuted"
-    assert as_int64[0].counterexample["value"] > INT64_MAX
+    assert as_int64[0].counterexample.details["value"] > INT64_MAX
 
 
 def test_named_dims_in_c_are_proved_only_for_sizes_that_fit_int64():
@@ -92,8 +94,8 @@ def test_without_the_bound_the_c_code_of_named_dims_overflows(monkeypatch):
     off, loc = prove_generated(shape("f32[m,n]{1,0:T(8,128)}"), "c", timeout=60)
     assert off.status == loc.status == "refuted"
     for r in (off, loc):
-        assert r.counterexample["value"] > INT64_MAX or \
-            r.counterexample["value"] < -(2**63), r
+        assert r.counterexample.details["value"] > INT64_MAX or \
+            r.counterexample.details["value"] < -(2**63), r
 
 
 def test_mixed_named_and_numeric_dims_are_proved(capsys):
@@ -148,7 +150,7 @@ def _ubsan_run(tmp_path, text, element):
 def test_the_c_compiler_agrees_the_refuted_code_overflows(tmp_path):
     """A second opinion from outside tilespec: UBSan traps at the witness."""
     off = prove_generated(shape(HUGE), "c", timeout=60)[0]
-    done = _ubsan_run(tmp_path, HUGE, off.counterexample["element"])
+    done = _ubsan_run(tmp_path, HUGE, list(off.counterexample.side("spec").element))
     assert done.returncode != 0 and "signed integer overflow" in done.stderr
     # ... and the last element below int64 computes cleanly
     ok = _ubsan_run(tmp_path, HUGE, [2**56 - 1, 0])
@@ -166,7 +168,8 @@ def test_a_bound_no_size_satisfies_is_not_assumed():
         assert "padded elements" not in r.scope and "dense bytes < 2^63" in r.scope
     loc = results[1]
     assert loc.status == "refuted"
-    assert loc.counterexample["m"] == 1 and loc.counterexample["value"] == 2**63
+    assert loc.counterexample.dim_values["m"] == 1
+    assert loc.counterexample.details["value"] == 2**63
 
 
 # --- small concrete shapes: decided by enumeration when Z3 is not -------------------
@@ -212,7 +215,9 @@ def test_enumeration_alone_refutes_broken_code_with_a_replayed_witness(
     refuted = [r for r in results if r.status == "refuted"]
     assert refuted
     for r in refuted:
-        assert r.counterexample["generated"] != r.counterexample["spec"]
+        ce = r.counterexample
+        g, s = ce.side("generated"), ce.side("spec")
+        assert (g.element, g.offset) != (s.element, s.offset) or ce.details
 
 
 def test_enumeration_refutes_a_division_c_would_truncate(z3_never_decides, monkeypatch):
@@ -222,7 +227,7 @@ def test_enumeration_refutes_a_division_c_would_truncate(z3_never_decides, monke
                         lambda s, sym: real(s, sym).replace("o / 2 % 2", "(o - 5) / 2 % 2"))
     loc = prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c")[1]
     assert loc.status == "refuted"
-    assert loc.counterexample["division"] and loc.counterexample["dividend"] < 0
+    assert loc.counterexample.details["division"] and loc.counterexample.details["dividend"] < 0
 
 
 def test_enumeration_is_not_used_beyond_its_limit(z3_never_decides):

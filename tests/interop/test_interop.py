@@ -88,7 +88,7 @@ def test_a_wrong_cute_layout_is_refuted_with_a_replayed_witness(monkeypatch):
     r = pc.prove_cute(tilespec.parse_shape("f32[24,256]{1,0:T(8,128)}"))
     assert r.status == "refuted"
     ce = r.counterexample
-    assert ce["offsets"]["spec"] != ce["offsets"]["cute"]
+    assert ce.side("spec").offset != ce.side("cute").offset
 
 
 def test_a_wrong_export_is_refuted_for_all_shapes(monkeypatch):
@@ -104,7 +104,7 @@ def test_a_wrong_export_is_refuted_for_all_shapes(monkeypatch):
     monkeypatch.setattr(sc, "digits", reversed_entries)
     monkeypatch.setattr(pc, "digits", reversed_entries)
     r = pc.prove_cute(tilespec.parse_shape("f32[m,n]{1,0:T(8,128)}"))
-    assert r.status == "refuted" and set(r.counterexample["dim_values"]) == {"m", "n"}
+    assert r.status == "refuted" and set(r.counterexample.dim_values) == {"m", "n"}
 
 
 def test_prove_cute_refuses_before_proving():

@@ -61,8 +61,10 @@ def test_not_equivalent(a, b):
     r = equivalent(shape(a), shape(b))
     assert r.status == "refuted"
     ce = r.counterexample
-    sa, sb = (shape(ce["a"]), shape(ce["b"])) if "a" in ce and isinstance(ce["a"], str) \
-        else (shape(a), shape(b))
+    assert [side.name for side in ce.sides] == ["a", "b"]
+    first, second = ce.side("a"), ce.side("b")
+    sa, sb = ((shape(first.shape), shape(second.shape)) if first.shape is not None
+              else (shape(a), shape(b)))
     assert not same_mapping(sa, sb)
 
 

@@ -33,10 +33,12 @@ def row_major(i, j, m, n):
 
 def replayed(r, fn):
     ce = r.counterexample
-    s = shape(ce["shape"])
-    assert offset(s, ce["element"]) == ce["spec"]
+    yours, spec = ce.side("yours"), ce.side("spec")
+    s = shape(spec.shape)
+    assert yours.element == spec.element
+    assert offset(s, spec.element) == spec.offset
     # the counterexample's shape is concrete: its dims are the dim values
-    assert fn(*ce["element"], *s.dims) == ce["yours"] != ce["spec"]
+    assert fn(*spec.element, *s.dims) == yours.offset != spec.offset
     return ce
 
 
@@ -69,8 +71,9 @@ def test_division_by_zero_is_a_counterexample():
         return i * n + j + 0 * (j // (n - 3))
     r = check_offset_function(f, shape("f32[m,n]{1,0}"))
     assert r.status == "refuted"
-    assert r.counterexample["yours"] == "division by zero"
-    assert r.counterexample["dim_values"]["n"] == 3
+    assert r.counterexample.details["yours"] == "division by zero"
+    assert r.counterexample.side("yours").offset is None
+    assert r.counterexample.dim_values["n"] == 3
 
 
 def test_branching_is_refused():

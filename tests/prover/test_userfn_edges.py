@@ -12,7 +12,8 @@ def test_rank_0_function_is_checked(text):
     assert check_offset_function(lambda: 0, shape(text), timeout=5).status == "proved"
     r = check_offset_function(lambda: 1, shape(text), timeout=5)
     assert r.status == "refuted"
-    assert r.counterexample["element"] == [] and r.counterexample["yours"] == 1
+    yours = r.counterexample.side("yours")
+    assert yours.element == () and yours.offset == 1
 
 
 def test_divmod_and_abs_are_python_semantics():

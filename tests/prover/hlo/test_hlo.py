@@ -178,6 +178,10 @@ def confirm(src, dst, ce, paired):
     """The counterexample, confirmed without the index arithmetic: the memory
     images of numbered arrays (pad-reshape-transpose), and the bitcast as a
     reinterpretation of SRC's bytes as DST."""
+    if "sides" in ce:     # the typed counterexample's JSON
+        side = {x["name"]: x for x in ce["sides"]}
+        ce = {f"{p}_{k}": side[name][k] for p, name in (("src", "source"), ("dst", "target"))
+              for k in ("element", "offset", "byte_offset")}
     a = np.arange(1, int(np.prod(src.dims)) + 1).reshape(src.dims)
     e, f = tuple(ce["src_element"]), tuple(ce["dst_element"])
     img = to_physical(a, src, pad_value=0)
@@ -383,7 +387,8 @@ def test_bitcast_command_without_option_decomposes(capsys):
                        "f32[2,512]{1,0:T(8,128)}", "--json")
     data = json.loads(out)["results"][0]
     assert code == 1 and data["status"] == "refuted"
-    assert data["counterexample"]["details"]["src_byte_offset"] == 512
+    (source,) = [s for s in data["counterexample"]["sides"] if s["name"] == "source"]
+    assert source["byte_offset"] == 512
     code, out, _ = run(capsys, "bitcast", "f32[8,4]{1,0}", "f32[4,8]{0,1}", "--reshape")
     assert code == 1 and out.startswith("not a bitcast")
 

@@ -18,6 +18,6 @@ def test_array_size_for_all_shapes_in_bytes(text, status):
     r = check("array_size", [shape(text)], timeout=LONG)
     assert r.status == status, r
     if status == "refuted":
-        m = r.counterexample["dim_values"]["m"]
+        m = r.counterexample.dim_values["m"]
         s = shape(text).instantiate({"m": m})
         assert xla_array_bytes(s) != byte_size(s)

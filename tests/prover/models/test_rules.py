@@ -53,14 +53,18 @@ def test_rule_disagrees_with_a_replayed_counterexample(name, example):
     assert r.status == "refuted"
     ce = r.counterexample
     if name == "array_size":
-        s = shape(ce["shape"])
-        assert xla_array_size(s) == ce["xla"]["elements"] != aligned_elements(s)
-        assert ce["spec"] == {"elements": aligned_elements(s), "bytes": byte_size(s)}
-        assert xla_array_bytes(s) == ce["xla"]["bytes"]
+        xla, spec = ce.side("xla"), ce.side("spec")
+        s = shape(spec.shape)
+        elements = ce.details["elements"]
+        assert xla_array_size(s) == elements["xla"] != aligned_elements(s)
+        assert (elements["spec"], spec.value) == (aligned_elements(s), byte_size(s))
+        assert xla_array_bytes(s) == xla.value != spec.value
     elif name == "linear_index":
-        s = shape(ce["shape"])
-        assert xla_linear_index(s, ce["element"]) == ce["xla"]
-        assert offset(s, ce["element"]) == ce["spec"] != ce["xla"]
+        xla, spec = ce.side("xla"), ce.side("spec")
+        s = shape(spec.shape)
+        assert xla.element == spec.element
+        assert xla_linear_index(s, xla.element) == xla.offset
+        assert offset(s, spec.element) == spec.offset != xla.offset
     else:
         a, b = shape(ce["src"]), shape(ce["dst"])
         xla = (xla_reshape_is_bitcast(a, b) if t is None
@@ -129,7 +133,7 @@ def test_rank_one_linear_index():
     assert check("linear_index", [shape("f32[n]{0:T(128)}")]).status == "proved"
     # a longer tile: the index only while one tile row suffices
     r = check("linear_index", [shape("f32[n]{0:T(8,128)}")])
-    assert r.status == "refuted" and r.counterexample["dim_values"]["n"] > 128
+    assert r.status == "refuted" and r.counterexample.dim_values["n"] > 128
     assert check("linear_index", [shape("f32[n]{0:T(8,128)}")],
                  assume_conditions=True).status == "proved"
 
@@ -190,7 +194,9 @@ def test_cli_check_rule(capsys):
     code, out, _ = run(capsys, "check-rule", "linear_index", "bf16[16,256]{1,0:T(8,128)(2,1)}")
     assert code == 1
     assert "disagrees with the spec: refuted" in out
-    assert "xla: 1" in out and "spec: 2" in out
+    lines = {line.split(":")[0].strip(): line for line in out.splitlines()}
+    assert lines["xla"].endswith("element (0, 1), offset 1")
+    assert lines["spec"].endswith("element (0, 1), offset 2")
     code, out, _ = run(capsys, "check-rule", "array_size", "f32[m,n]{1,0:T(8,128)}", "--json")
     assert code == 0 and json.loads(out)["results"][0]["status"] == "proved"
     code, _, err = run(capsys, "check-rule", "linear_index", "f32[2,6]{1,0:T(*,2)}")
@@ -340,7 +346,8 @@ def test_nested_check_can_fail(monkeypatch):
     monkeypatch.setattr(nested_tiling, "xla_nested_linear_index",
                         lambda s, e, dims=None, ar=None: xla_linear_index(s, e))
     r = check("linear_index_nested", [s])
-    assert r.status == "refuted" and r.counterexample["xla"] != r.counterexample["spec"]
+    assert r.status == "refuted"
+    assert r.counterexample.side("xla").offset != r.counterexample.side("spec").offset
 
 
 def test_cli_lists_the_nested_rules(capsys):

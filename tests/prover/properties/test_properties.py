@@ -66,24 +66,26 @@ def test_mutant_is_refuted_with_replayed_counterexample(kind, prop, text):
     r = prove(s, prop, stages=stages, timeout=LONG)
     assert r.status == "refuted", r
     ce = r.counterexample
-    assert ce["failed_facts"]
-    dims = tuple(ce["dims"])
+    assert ce.details["failed_facts"]
+    dims = tuple(ce.details["dims"])
     concrete = s.replace(dims=dims)
     # replay here as well: the offsets reported are the broken pipeline's
-    if "elements" in ce:
-        a, b = ce["elements"]
-        assert a != b
-        assert evaluate(stages, a, dims) == evaluate(stages, b, dims) == ce["offsets"][0]
-    if "element" in ce and "offset" in ce:
-        assert evaluate(stages, ce["element"], dims) == ce["offset"]
+    names = [side.name for side in ce.sides]
+    if names == ["first", "second"]:
+        a, b = ce.side("first"), ce.side("second")
+        assert a.element != b.element
+        assert evaluate(stages, a.element, dims) == evaluate(stages, b.element, dims) == a.offset
+    if names == ["shape"]:
+        assert evaluate(stages, ce.side("shape").element, dims) == ce.side("shape").offset
     if prop == "in_bounds":
-        assert not 0 <= ce["offset"] < ce["padded_size"]
-    if prop == "formula_equals_prt" and "offsets" in ce:
+        assert not 0 <= ce.side("shape").offset < ce.details["padded_size"]
+    if prop == "formula_equals_prt" and ce.side("formula").offset is not None:
         from tilespec.spec.prt import prt_offset
-        assert ce["offsets"]["pad_reshape_transpose"] == prt_offset(concrete, ce["element"])
-        assert ce["offsets"]["formula"] != ce["offsets"]["pad_reshape_transpose"]
+        theirs = ce.side("pad_reshape_transpose")
+        assert theirs.offset == prt_offset(concrete, theirs.element)
+        assert ce.side("formula").offset != theirs.offset
     if s.is_symbolic:
-        assert set(ce["dim_values"]) == set(s.names)
+        assert set(ce.dim_values) == set(s.names)
 
 
 def _solver_gives_up(monkeypatch):
@@ -178,7 +180,8 @@ def test_inverse_fails_when_an_offset_leaves_the_padded_range():
     s = shape("f32[1]{0:T(1,2)}")
     r = prove(s, "inverse", stages=mutate(s, "floor"), timeout=LONG)
     assert r.status == "refuted"
-    assert r.counterexample["located"] is None
+    assert r.counterexample.details["located_is_padding"]
+    assert r.counterexample.side("located").element is None
 
 
 def test_hard_whole_layout_search_is_settled_by_enumeration(monkeypatch):

@@ -93,8 +93,8 @@ def test_counterexample_search_honours_the_bounds():
     for bounds, lo, hi in (({"n": 200}, 1, 200), ({"n": (150, 160)}, 150, 160)):
         r = prove(s, "injective", stages=stages, bounds=bounds, timeout=LONG)
         assert r.status == "refuted"
-        assert lo <= r.counterexample["dim_values"]["n"] <= hi
-        assert lo <= r.counterexample["dims"][0] <= hi
+        assert lo <= r.counterexample.dim_values["n"] <= hi
+        assert lo <= r.counterexample.details["dims"][0] <= hi
 
 
 # --- stages are checked, not trusted by their class ------------------------------
@@ -151,7 +151,8 @@ def test_a_stage_the_walk_does_not_know_is_not_skipped():
         r = prove(s, "formula_equals_prt", stages=stages, timeout=LONG)
         assert r.status == "refuted", r
         ce = r.counterexample
-        assert ce["offsets"]["formula"] == evaluate(stages, ce["element"], ce["dims"])
+        formula = ce.side("formula")
+        assert formula.offset == evaluate(stages, formula.element, ce.details["dims"])
 
 
 def test_a_custom_stage_must_return_whole_vectors():
@@ -170,11 +171,13 @@ def test_packing_is_judged_against_the_spec_size():
         r = prove(s, "packing", stages=stages, timeout=LONG)
         assert r.status == "refuted", r
         ce = r.counterexample
-        dims = tuple(ce["dims"])
-        concrete = s.instantiate(ce.get("dim_values", {}))
-        if "bit_range" in ce:
-            assert ce["bit_range"][1] > 8 * byte_size(concrete)
-            assert evaluate(stages, ce["element"], dims) == ce["offset"]
+        dims = tuple(ce.details["dims"])
+        concrete = s.instantiate(ce.dim_values)
+        if "bit_range" in ce.details:
+            assert ce.details["bit_range"][1] > 8 * byte_size(concrete)
+            side = ce.side("shape")
+            assert evaluate(stages, side.element, dims) == side.offset
+            assert 8 * side.byte_offset + side.bit_offset == ce.details["bit_range"][0]
 
 
 def test_in_bounds_is_judged_against_the_spec_buffer():
@@ -187,8 +190,8 @@ def test_in_bounds_is_judged_against_the_spec_buffer():
         r = prove(s, "in_bounds", stages=stages, timeout=LONG)
         assert r.status == "refuted", r
         ce = r.counterexample
-        assert ce["offset"] >= ce["padded_size"]
-        assert ce["padded_size"] == physical_size(s.instantiate(ce.get("dim_values", {})))
+        assert ce.side("shape").offset >= ce.details["padded_size"]
+        assert ce.details["padded_size"] == physical_size(s.instantiate(ce.dim_values))
 
 
 # --- decide what is decidable ------------------------------------------------------

@@ -81,7 +81,7 @@ def test_a_branching_stage_is_refuted_on_ints_not_proved_on_terms(stage):
     assert _collide(s, stages)
     r = prove(s, "injective", stages=stages, timeout=LONG)
     assert r.status == "refuted", r
-    a, b = r.counterexample["elements"]
+    a, b = (r.counterexample.side(n).element for n in ("first", "second"))
     assert evaluate(stages, a, s.dims) == evaluate(stages, b, s.dims)
 
 
@@ -108,7 +108,8 @@ def test_dividing_by_a_negative_value_is_python_floor_division(text):
     r = prove(s, "in_bounds", stages=stages, timeout=LONG)
     assert r.status == "refuted", r
     ce = r.counterexample
-    assert evaluate(stages, ce["element"], ce["dims"]) == ce["offset"] < 0
+    side = ce.side("shape")
+    assert evaluate(stages, side.element, ce.details["dims"]) == side.offset < 0
 
 
 def test_negative_literal_divisors_are_floor_division_in_smt():
