@@ -315,7 +315,7 @@ def main() -> None:
     for request, parsed in zip(requests, parsed_all):
         singly = set(request.get("singly", ()))
         group, alone = [], []
-        for i, text in request["texts"]:
+        for i, _text in request["texts"]:
             facts = parsed.get(i)
             if facts is None:
                 continue  # XLA's parser rejected it or aborted: already said

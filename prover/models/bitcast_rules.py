@@ -224,7 +224,7 @@ def _rule_verdict(b: "reading.SymbolicBuild"):
     (the element types were compared before, on the text)."""
     ar = b.ar
     parts = []
-    for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
+    for _direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
         same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
         # XLA checks only dims of size > 1, where u is inside the box
         parts.append(z3.Implies(ar._term(ar.lt(1, dx[i])),

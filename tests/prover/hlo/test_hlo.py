@@ -236,7 +236,7 @@ def test_tpu_style_module_findings():
         if f.rule == "bitcast-refuted":
             d = f.data["decomposition"]
             src, dst = shape(d["src"]), shape(d["dst"])
-            confirm(src, dst, d["counterexample"], lambda a: a.reshape(dst.dims))
+            confirm(src, dst, d["counterexample"], lambda a, dst=dst: a.reshape(dst.dims))
 
 
 def test_meant_transpose_legal_only_as_trt_is_a_finding():
@@ -418,7 +418,7 @@ def test_xla_cpu_bitcast_that_tiles_make_a_copy():
     d = f.data["decomposition"]
     assert (d["src"], d["dst"]) == ("f32[16,256]{1,0:T(8,128)}", "f32[16,2,128]{2,1,0:T(8,128)}")
     src, dst = shape(d["src"]), shape(d["dst"])
-    confirm(src, dst, d["counterexample"], lambda a: a.reshape(dst.dims))
+    confirm(src, dst, d["counterexample"], lambda a, dst=dst: a.reshape(dst.dims))
 
 
 def test_live_jax_tiled_dump():
