@@ -167,7 +167,7 @@ def test_xla_reshape_is_not_a_bitcast_when_dim0_is_most_minor():
 def test_padding_inside_the_last_byte_is_no_difference():
     # 4 padded s4 elements and 3 take the same 2 bytes: the same bytes.
     src, dst = shape("s4[3]{0:T(4)E(4)}"), shape("s4[3]{0:E(4)}")
-    # decide itself compares bytes now, as XLA's verifier does (ADV-16)
+    # decide compares bytes, as XLA's verifier does
     assert decide(src, dst, (0,)).status == "proved"
     r = physical_decide(src, dst, (0,))
     assert r.status == "proved" and "bytes" in r.steps[-1]
