@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Sequence, Union
 
 from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES, storage_bits
 from tilespec.spec.errors import LayoutError, ShapeError
@@ -159,7 +159,7 @@ class Layout:
         return dataclasses.replace(self, **changes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Shape:
     """An array shape: element type, dims and one layout.
 
@@ -170,36 +170,39 @@ class Shape:
 
     element_type: str
     dims: tuple[Dim, ...]
-    layout: Layout | None = None
-    dynamic: tuple[bool, ...] | None = None
+    layout: Layout
+    dynamic: tuple[bool, ...]
 
-    def __post_init__(self):
-        if self.element_type not in BIT_WIDTHS and \
-                self.element_type not in NON_ARRAY_TYPES:
-            raise ShapeError(f"unknown element type {self.element_type!r}")
-        dims = tuple(self.dims)
+    def __init__(self, element_type: str, dims: Sequence[Dim], layout: Layout | None = None,
+                 dynamic: Sequence[bool] | None = None) -> None:
+        """No layout means XLA's default (row-major); no dynamic flags mean
+        exactly the unbounded dims ('?') are dynamic."""
+        if element_type not in BIT_WIDTHS and element_type not in NON_ARRAY_TYPES:
+            raise ShapeError(f"unknown element type {element_type!r}")
+        object.__setattr__(self, "element_type", element_type)
+        dims = tuple(dims)
         for i, d in enumerate(dims):
             if d is None or isinstance(d, str) and _NAME.match(d):
                 continue
             if isinstance(d, bool) or not isinstance(d, int) or d < 0:
                 raise ShapeError(
-                    f"dim {i} of {self.element_type}: size {d!r} is not a "
+                    f"dim {i} of {element_type}: size {d!r} is not a "
                     "non-negative integer or a name")
             if d > INT64_MAX:
                 raise ShapeError(
-                    f"dim {i} of {self.element_type}: size {d} does not fit int64 "
+                    f"dim {i} of {element_type}: size {d} does not fit int64 "
                     "(at most 2^63-1; XLA's parser rejects it)")
-        _check_extent_product(self.element_type, dims)
-        dynamic = (tuple(d is None for d in dims) if self.dynamic is None
-                   else tuple(bool(x) for x in self.dynamic))
-        if len(dynamic) != len(dims):
-            raise ShapeError(f"{len(dynamic)} dynamic flags for {len(dims)} dims")
-        if any(d is None and not f for d, f in zip(dims, dynamic)):
+        _check_extent_product(element_type, dims)
+        flags = (tuple(d is None for d in dims) if dynamic is None
+                 else tuple(bool(x) for x in dynamic))
+        if len(flags) != len(dims):
+            raise ShapeError(f"{len(flags)} dynamic flags for {len(dims)} dims")
+        if any(d is None and not f for d, f in zip(dims, flags)):
             raise ShapeError("an unbounded dim '?' must be marked dynamic")
-        if any(isinstance(d, str) and f for d, f in zip(dims, dynamic)):
+        if any(isinstance(d, str) and f for d, f in zip(dims, flags)):
             # '<=n' has no text form XLA reads; a name already means any size
             raise ShapeError("a named dim cannot be dynamic")
-        layout = Layout.default(len(dims)) if self.layout is None else self.layout
+        layout = Layout.default(len(dims)) if layout is None else layout
         if len(layout.minor_to_major) != len(dims):
             raise LayoutError(
                 f"layout {{{','.join(map(str, layout.minor_to_major))}}} has "
@@ -208,7 +211,7 @@ class Shape:
             raise LayoutError(
                 f"{len(layout.dim_level_types)} dim level types for a "
                 f"rank-{len(dims)} shape")
-        seen = set()
+        seen: set[int] = set()
         for sc in layout.split_configs:
             # XLA numbers a split config's dimension physically, 0 = most major.
             if not 0 <= sc.dimension < len(dims) or sc.dimension in seen:
@@ -223,7 +226,7 @@ class Shape:
                     f"split config SC({sc.dimension}:...): split indices must "
                     "be increasing, positive and below the dim size")
         object.__setattr__(self, "dims", dims)
-        object.__setattr__(self, "dynamic", dynamic)
+        object.__setattr__(self, "dynamic", flags)
         object.__setattr__(self, "layout", layout)
 
     @property
