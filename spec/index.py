@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import reduce
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -245,7 +245,7 @@ def dims_through(stages: Sequence[Stage], dims: Index,
 
 # --- linearisation ----------------------------------------------------------
 
-def product(values: Index, ar: Arithmetic = INT) -> Value:
+def product(values: Iterable[Value], ar: Arithmetic = INT) -> Value:
     return reduce(ar.mul, values, 1)
 
 
@@ -282,13 +282,15 @@ def delinearise(o: Value, d: Index, ar: Arithmetic = INT) -> tuple[Value, ...]:
 
 def concrete_dims(shape: Shape) -> tuple[int, ...]:
     """The dims as ints; a bounded dynamic dim counts at its bound."""
+    out: list[int] = []
     for i, d in enumerate(shape.dims):
         if isinstance(d, str):
             raise SymbolicShapeError(
                 f"dim {i} of {shape} is the name {d!r}; give a size to evaluate")
         if d is None:
             raise ShapeError(f"dim {i} of {shape} is unbounded ('?'); it has no size")
-    return tuple(shape.dims)
+        out.append(d)
+    return tuple(out)
 
 
 def tiled_dims(shape: Shape) -> tuple[int, ...]:
@@ -298,7 +300,7 @@ def tiled_dims(shape: Shape) -> tuple[int, ...]:
 
 def padded_elements(shape: Shape) -> int:
     """Elements the tiled array occupies, padding included (before ``L(n)``)."""
-    return product(tiled_dims(shape))
+    return int(product(tiled_dims(shape)))
 
 
 def check_element(shape: Shape, element: Sequence[int]) -> tuple[int, ...]:
@@ -393,8 +395,9 @@ def offsets(shape: Shape, elements: Any) -> np.ndarray:
         where = tuple(int(x) for x in np.argwhere(bad)[0])
         raise OutOfRangeError(f"element index at {where} is out of range for {shape}")
     cols = tuple(idx[..., i] for i in range(len(dims)))
-    out = evaluate(shape_pipeline(shape), cols, dims)
-    return np.broadcast_to(np.asarray(out, dtype=np.int64), idx.shape[:-1]).copy()
+    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims), dtype=np.int64)
+    result: np.ndarray = np.broadcast_to(out, idx.shape[:-1]).copy()
+    return result
 
 
 def locate_many(shape: Shape, positions: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -424,8 +427,9 @@ def all_offsets(shape: Shape) -> np.ndarray:
     dims = concrete_dims(shape)
     grids = np.indices(dims, dtype=np.int64) if dims else np.zeros((0,), np.int64)
     cols = tuple(grids[i] for i in range(len(dims)))
-    out = evaluate(shape_pipeline(shape), cols, dims)
-    return np.broadcast_to(np.asarray(out, dtype=np.int64), dims).copy()
+    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims), dtype=np.int64)
+    result: np.ndarray = np.broadcast_to(out, dims).copy()
+    return result
 
 
 # --- the document's notation --------------------------------------------------
@@ -437,7 +441,7 @@ def linear_index_with_tile(e: Sequence[int], d: Sequence[int], t: Sequence[int])
     17
     """
     shape = Shape("f32", tuple(d), Layout(tuple(range(len(d) - 1, -1, -1)),
-                                          tiles=(tuple(t),)))
+                                          tiles=(Tile(tuple(t)),)))
     return offset(shape, e)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
 from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES, storage_bits
 from tilespec.spec.errors import LayoutError, ShapeError
@@ -41,7 +41,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 Dim = Union[int, str, None]
 
 
-def _tile_entry(value, where: str) -> int:
+def _tile_entry(value: object, where: str) -> int:
     if value == "*" or value == -1 or value == COMBINE:
         return COMBINE
     if isinstance(value, bool) or not isinstance(value, int):
@@ -63,7 +63,7 @@ class Tile:
 
     sizes: tuple[int, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         sizes = tuple(self.sizes)
         if not sizes:
             raise LayoutError("empty tile: a tile needs at least one entry")
@@ -85,7 +85,7 @@ class Tile:
         return _show(self.sizes)
 
 
-def _show(sizes) -> str:
+def _show(sizes: Sequence[object]) -> str:
     return "(" + ",".join("*" if v in (COMBINE, -1, "*") else str(v)
                           for v in sizes) + ")"
 
@@ -97,11 +97,11 @@ class SplitConfig:
     dimension: int
     split_indices: tuple[int, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "split_indices", tuple(self.split_indices))
 
 
-def _as_tile(t) -> Tile:
+def _as_tile(t: Tile | Sequence[int]) -> Tile:
     return t if isinstance(t, Tile) else Tile(tuple(t))
 
 
@@ -124,7 +124,7 @@ class Layout:
     physical_shape: "Shape | None" = None
     dynamic_shape_metadata_prefix_bytes: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         m2m = tuple(self.minor_to_major)
         if sorted(m2m) != list(range(len(m2m))):
             raise LayoutError(
@@ -155,7 +155,7 @@ class Layout:
         """The layout XLA assumes when none is written: row-major."""
         return cls(tuple(range(rank - 1, -1, -1)))
 
-    def replace(self, **changes) -> "Layout":
+    def replace(self, **changes: Any) -> "Layout":
         return dataclasses.replace(self, **changes)
 
 
@@ -262,10 +262,10 @@ class Shape:
         """Dims from most major to most minor in memory."""
         return tuple(self.dims[i] for i in self.physical_order)
 
-    def replace(self, **changes) -> "Shape":
+    def replace(self, **changes: Any) -> "Shape":
         return dataclasses.replace(self, **changes)
 
-    def instantiate(self, values: dict) -> "Shape":
+    def instantiate(self, values: Mapping[str, int]) -> "Shape":
         """The shape with each named dim given its value from ``values``
         (a name missing there counts as 1).
 
@@ -283,7 +283,7 @@ class Shape:
         return format_shape(self)
 
 
-def _check_extent_product(element_type: str, dims) -> None:
+def _check_extent_product(element_type: str, dims: Sequence[Dim]) -> None:
     """Reject dims whose byte count overflows int64, as XLA does.
 
     XLA's parser reads any dims that fit int64, but building the shape
@@ -320,9 +320,9 @@ def _check_extent_product(element_type: str, dims) -> None:
 class TupleShape:
     """A tuple of shapes, ``(f32[2]{0}, s32[])``."""
 
-    elements: tuple = field(default=())
+    elements: tuple[Shape | TupleShape, ...] = field(default=())
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "elements", tuple(self.elements))
 
     def __str__(self) -> str:

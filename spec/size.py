@@ -28,7 +28,7 @@ from tilespec.spec.layout import Shape
 
 def num_elements(shape: Shape) -> int:
     """Logical elements: the product of the dims."""
-    return product(concrete_dims(shape))
+    return int(product(concrete_dims(shape)))
 
 
 def aligned_elements(shape: Shape) -> int:

@@ -231,7 +231,9 @@ def main() -> None:
             raise _JaxError(_message(e)) from None
         compiled = lowered.compile()
         try:
-            return [str(l) for l in compiled._executable.xla_executable.get_parameter_layouts()]
+            # jax's private executable: the only way to the parameter layouts
+            executable = compiled._executable.xla_executable  # type: ignore[attr-defined]
+            return [str(l) for l in executable.get_parameter_layouts()]
         except Exception:
             return [None] * len(items)
 
@@ -288,7 +290,9 @@ def main() -> None:
             if it["estimate"] > ARRAY_BYTES:
                 _say(i=it["i"], note="ArraySize not measured: the array is too "
                      "large to allocate here", final=True)
-        batches, batch, total = [], [], 0
+        batches: list[list[dict]] = []
+        batch: list[dict] = []
+        total = 0
         for it in small:
             if batch and (total + it["estimate"] > BATCH_BYTES or singly
                           or len(batch) >= BATCH_ITEMS):
@@ -314,7 +318,8 @@ def main() -> None:
 
     for request, parsed in zip(requests, parsed_all):
         singly = set(request.get("singly", ()))
-        group, alone = [], []
+        group: list[dict] = []
+        alone: list[dict] = []
         for i, _text in request["texts"]:
             facts = parsed.get(i)
             if facts is None:
