@@ -263,12 +263,13 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> De
             raise TilespecError(f"{name} must be an array shape, not a tuple")
     tried: list[tuple[str, Result]] = []
     xla_p = xla_transpose_permutation(src, dst)
-    common = dict(src=format_shape(src), dst=format_shape(dst), xla_permutation=xla_p)
+    src_text, dst_text = format_shape(src), format_shape(dst)
 
     def done(status, kind=None, perms=(), trt=None, ce=None, reason=None):
         return Decomposition(status=status, kind=kind, permutations=tuple(perms), trt=trt,
                              tried=tuple(tried), seconds=time.perf_counter() - start,
-                             counterexample=ce, reason=reason, **common)
+                             counterexample=ce, reason=reason, src=src_text, dst=dst_text,
+                             xla_permutation=xla_p)
 
     if any(d is None for d in src.dims + dst.dims) or not _counts_agree(src, dst):
         # as for a reshape: bad input, not a verdict (XLA's bitcast keeps them)
@@ -307,6 +308,8 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> De
     if steps[0].status != PROVED or steps[2].status != PROVED:
         bad = steps[0] if steps[0].status != PROVED else steps[2]
         raise ProverBug(f"a TRT transpose into physical order moved bytes: {bad.shape}")
+    # a refuted Result carries its counterexample
+    assert steps[1].counterexample is not None
     return done(REFUTED, trt=trt, ce=trt_counterexample(src, dst, steps[1].counterexample),
                 reason="no reshape, transpose or TRT keeps every byte in place")
 

@@ -123,6 +123,7 @@ class _Watch:
     def __init__(self, objects):
         self.objects = self.given = tuple(objects)
         self.snap = None
+        self.value = ""
 
     def _snapshot(self):
         return (list(map(len, self.dicts)),
