@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import Any, cast
 
 #: Largest total bytes one batch may allocate to measure ArraySize.
 BATCH_BYTES = 64 << 20
@@ -231,8 +232,8 @@ def main() -> None:
             raise _JaxError(_message(e)) from None
         compiled = lowered.compile()
         try:
-            # jax's private executable: the only way to the parameter layouts
-            executable = compiled._executable.xla_executable  # type: ignore[attr-defined]
+            # jax's private executable (untyped): the only way to the parameter layouts
+            executable = cast(Any, compiled)._executable.xla_executable
             return [str(l) for l in executable.get_parameter_layouts()]
         except Exception:
             return [None] * len(items)
