@@ -17,6 +17,7 @@ import os
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from tilespec.spec.text import parse_array_shape
@@ -56,12 +57,12 @@ def main() -> None:
         for text in LAYOUTS:
             shape = parse_array_shape(text)
             pic = picture(shape)
-            t_scene = _median(lambda: picture(shape), args.repeat)
-            t_svg = _median(lambda: pic.save(out / "f.svg"), args.repeat)
-            t_html = _median(lambda: pic.save(out / "f.html"), args.repeat)
-            t_png = _median(lambda: picture(shape).save(out / "f.png"), args.repeat)
+            t_scene = _median(partial(picture, shape), args.repeat)
+            t_svg = _median(partial(pic.save, out / "f.svg"), args.repeat)
+            t_html = _median(partial(pic.save, out / "f.html"), args.repeat)
+            t_png = _median(lambda shape=shape: picture(shape).save(out / "f.png"), args.repeat)
             # CPU time of this process: what the figure costs on an idle machine.
-            c_png = _median(lambda: picture(shape).save(out / "f.png"), args.repeat,
+            c_png = _median(lambda shape=shape: picture(shape).save(out / "f.png"), args.repeat,
                             time.process_time)
             print(f"{text:40} {t_scene:7.3f} {t_svg:7.3f} {t_html:7.3f} {t_png:7.3f} "
                   f"{c_png:7.3f} "

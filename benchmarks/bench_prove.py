@@ -17,6 +17,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -58,7 +59,7 @@ def all_shapes():
         row = []
         for p in props:
             assert prove(shape, p).status == "proved"
-            ms = median_ms(lambda: prove(shape, p))
+            ms = median_ms(partial(prove, shape, p))
             worst = max(worst, ms)
             row.append(ms)
         print(f"{text:42}" + "".join(f"{ms:11.1f}" for ms in row))
@@ -77,7 +78,7 @@ def concrete():
     table = {}
     for name, dims in SIZES:
         shape = parse_array_shape(dims + LAYOUT)
-        table[name] = [median_ms(lambda: prove(shape, p)) for p in props]
+        table[name] = [median_ms(partial(prove, shape, p)) for p in props]
         print(f"{name:6}{dims:24}" + "".join(f"{ms:11.1f}" for ms in table[name]))
     ratios = [h / t for h, t in zip(table["2^40"], table["tiny"])]
     print(f"{'ratio':6}{'2^40 / tiny':24}" + "".join(f"{r:11.2f}" for r in ratios))
@@ -132,17 +133,17 @@ def versus_islpy():
         return
     print(f"{'shape':24}{'tilespec inj':>14}{'islpy inj':>11}{'tilespec bij':>14}"
           f"{'islpy bij':>11}   faster?")
-    for name, dims in SIZES:
+    for _name, dims in SIZES:
         shape = parse_array_shape(dims + LAYOUT)
         P = padded_elements(shape)
-        ours_i = median_ms(lambda: prove(shape, "injective"))
-        ours_b = median_ms(lambda: prove(shape, "bijective"))
+        ours_i = median_ms(partial(prove, shape, "injective"))
+        ours_b = median_ms(partial(prove, shape, "bijective"))
 
-        def isl_inj():
+        def isl_inj(shape=shape):
             elements, _ = isl_maps(shape)
             assert elements.is_injective()
 
-        def isl_bij():
+        def isl_bij(shape=shape, P=P):
             _, box = isl_maps(shape)
             assert box.is_bijective()
             assert box.range() == isl.Set(f"{{ [o] : 0 <= o < {P} }}")
@@ -156,7 +157,7 @@ def versus_numpy():
     text = "f32[8192,8192]" + LAYOUT
     shape = parse_array_shape(text)
     print(f"4. against numpy enumeration, {text} (2^26 elements)")
-    ours = median_ms(lambda: prove(shape, "injective"))
+    ours = median_ms(partial(prove, shape, "injective"))
 
     def enumerate_all():
         offs = all_offsets(shape).ravel()

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,13 +123,13 @@ def warm_properties():
         row = []
         for p in props:
             assert prove(shape, p).proved, (text, p)
-            row.append(median_s(lambda: prove(shape, p)))
+            row.append(median_s(partial(prove, shape, p)))
         worst = max(worst, max(row))
-        ours = median_s(lambda: (prove(shape, "in_bounds"), prove(shape, "injective")))
+        ours = median_s(lambda shape=shape: (prove(shape, "in_bounds"), prove(shape, "injective")))
         line = f"{text:42}" + "".join(us(t) + " " for t in row) + us(ours) + " "
         if have_isl:
             assert isl_check(shape)
-            theirs = median_s(lambda: isl_check(shape))
+            theirs = median_s(partial(isl_check, shape))
             ratios.append(theirs / ours)
             line += f"{us(theirs)} {theirs / ours:7.1f}x"
         print(line)
@@ -245,7 +246,7 @@ def all_shapes():
                              capture_output=True, text=True, check=True)
         first = json.loads(out.stdout)
         shape = parse_array_shape(text)
-        warm = [median_s(lambda: prove(shape, p)) for p in props]
+        warm = [median_s(partial(prove, shape, p)) for p in props]
         worst_first = max(worst_first, max(t for t, _ in first))
         worst_warm = max(worst_warm, max(warm))
         print(f"{text:32}" + "".join(f"{f * 1e3:7.2f}/{w * 1e3:<6.3f}"

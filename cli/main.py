@@ -261,7 +261,7 @@ def apply_dims(args) -> None:
     from tilespec.spec.shapes import give_values
     from tilespec.spec.text import format_shape, parse_array_shape
     values = _dims(args.dims)
-    used = set()
+    used: set[str] = set()
 
     def sized(text):
         shape = parse_array_shape(text)

@@ -113,7 +113,7 @@ def cmd_formula(args) -> int:
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
                             "--simplify and --latex apply to the formula")
-    data = {"shape": format_shape(shape)}
+    data: dict[str, object] = {"shape": format_shape(shape)}
     status = 0
     if args.prove and not (args.python or args.c):
         raise TilespecError("--prove needs --python or --c: it proves the generated code")

@@ -29,6 +29,7 @@ from math import gcd
 from tilespec.spec.arith import SYMPY, Arithmetic, index_mod
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import (
+    Pad,
     dim_symbols,
     dims_through,
     evaluate,
@@ -116,7 +117,7 @@ def simplified(shape: Shape, symbolic: bool = False) -> Simplified:
         return tuple(sympy.sympify(d).subs(subs) if d in subs else d for d in originals)
 
     for at, stage in enumerate(stages):
-        if stage.name != "pad":
+        if not isinstance(stage, Pad):
             continue
         entering = dims_through(stages, current(), SYMPY)[at]
         tiled = entering[len(entering) - len(stage.sizes):]
@@ -137,7 +138,7 @@ def simplified(shape: Shape, symbolic: bool = False) -> Simplified:
                 notes.append(f"level {stage.level}: cannot make {dim} a "
                              f"multiple of {t} by renaming a dim")
                 continue
-            s = max(symbols, key=position.get)
+            s = max(symbols, key=lambda f: position[f])
             i = source[s]
             k = named.fresh
             name = f"{k}{i}" if stage.level == 1 else f"{k}{i}_{stage.level}"

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from tilespec.spec.dtypes import BIT_WIDTHS
 from tilespec.spec.errors import LayoutError, ShapeError
-from tilespec.spec.layout import COMBINE, Layout, Shape
+from tilespec.spec.layout import COMBINE, Layout, Shape, Tile
 from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
 
 #: numpy/ml_dtypes names whose XLA name is not the generic translation.
@@ -84,7 +84,7 @@ def from_jax(layout, dtype=None, dims: Sequence[int] | None = None) -> Shape:
     bits = layout.sub_byte_element_size_in_bits
     if not bits and not chosen and _is_sub_byte_int(element_type):
         bits = BIT_WIDTHS[element_type]
-    tiles = tuple(tuple(COMBINE if t == COMBINE else t for t in tile)
+    tiles = tuple(Tile(tuple(COMBINE if t == COMBINE else t for t in tile))
                   for tile in layout.tiling)
     return Shape(element_type, tuple(dims), Layout(m2m, tiles=tiles,
                                                    element_size_in_bits=bits))

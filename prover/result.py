@@ -4,6 +4,7 @@ counterexample) or unknown (with the reason).  Nothing else is a verdict.
 
 from __future__ import annotations
 
+import builtins
 import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
@@ -200,7 +201,8 @@ class Result:
     reason: str | None = None
     steps: tuple = field(default=())
 
-    @property
+    # the field ``property`` names the builtin decorator in this class body
+    @builtins.property
     def proved(self) -> bool:
         return self.status == PROVED
 

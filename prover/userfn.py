@@ -182,7 +182,9 @@ class Z3Int:
     def __eq__(self, other):
         self._refuse()
 
-    __hash__ = None
+    # unhashable, like any value whose == is refused; typeshed types object.__hash__
+    # as a method, so the data model's way of saying it needs the ignore
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self):
         return f"Z3Int({self.term})"
@@ -324,9 +326,9 @@ def _disagree(call, shape: Shape, enc: Encoding, e, owner: _Owner):
         return z3.And(*enc.assumptions, enc.box(e, enc.dims))
     except TilespecError:
         raise
-    except Exception as e:  # e.g. a function of Python that Z3Int does not provide
+    except Exception as err:  # e.g. a function of Python that Z3Int does not provide
         raise UserFunctionError(f"the function cannot be evaluated on symbolic "
-                                f"integers: {type(e).__name__}: {e}") from None
+                                f"integers: {type(err).__name__}: {err}") from None
     if isinstance(value, Z3Int):
         value = value.term
     elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):

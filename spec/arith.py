@@ -21,42 +21,49 @@ array([1, 2, 2])
 
 from __future__ import annotations
 
+from typing import Any
+
+#: A value of an arithmetic: a Python int, a numpy integer array, a sympy
+#: expression or a Z3 term.  One definition runs on all four, so its
+#: annotations say ``Value``; each :class:`Arithmetic` knows which it holds.
+Value = Any
+
 
 class Arithmetic:
     """Python operators: right for ints and numpy integer arrays."""
 
     name = "python"
 
-    def add(self, a, b):
+    def add(self, a: Value, b: Value) -> Value:
         return a + b
 
-    def mul(self, a, b):
+    def mul(self, a: Value, b: Value) -> Value:
         return a * b
 
-    def floordiv(self, a, b):
+    def floordiv(self, a: Value, b: Value) -> Value:
         return a // b
 
-    def mod(self, a, b):
+    def mod(self, a: Value, b: Value) -> Value:
         return a % b
 
-    def ceildiv(self, a, b):
+    def ceildiv(self, a: Value, b: Value) -> Value:
         return self.floordiv(self.add(a, b - 1), b)
 
-    def lt(self, a, b):
+    def lt(self, a: Value, b: Value) -> Value:
         return a < b
 
-    def eq(self, a, b):
+    def eq(self, a: Value, b: Value) -> Value:
         return a == b
 
-    def both(self, p, q):
+    def both(self, p: Value, q: Value) -> Value:
         # ``&`` rather than ``and`` so numpy arrays combine elementwise.
         return p & q
 
-    def true(self):
+    def true(self) -> Value:
         return True
 
 
-def index_mod():
+def index_mod() -> Any:
     """The sympy function the spec writes ``x mod n`` with.
 
     Not ``sympy.Mod``: sympy 1.14 rewrites ``Mod(k*Mod(x, n), n)`` to
@@ -77,12 +84,12 @@ def index_mod():
     if _MOD is None:
         import sympy
 
-        class Mod(sympy.Function):
+        class Mod(sympy.Function):  # type: ignore[misc]  # sympy has no types
             is_integer = True
             is_nonnegative = True  # the spec only takes mod by positive sizes
 
             @classmethod
-            def eval(cls, a, b):
+            def eval(cls, a: Any, b: Any) -> Any:
                 if a.is_Integer and b.is_Integer:
                     return sympy.Integer(int(a) % int(b))
                 if a.is_zero or _multiple(a, b):
@@ -96,20 +103,20 @@ def index_mod():
                         return cls(sympy.Add(*keep), b)
                 return None
 
-            def _latex(self, printer):
+            def _latex(self, printer: Any) -> str:
                 a, b = self.args
                 return (rf"\left({printer._print(a)} \bmod {printer._print(b)}\right)")
 
-            def _eval_rewrite_as_floor(self, a, b, **kwargs):
+            def _eval_rewrite_as_floor(self, a: Any, b: Any, **kwargs: Any) -> Any:
                 return a - b * sympy.floor(a / b)
         _MOD = Mod
     return _MOD
 
 
-_MOD = None
+_MOD: Any = None
 
 
-def _multiple(term, b) -> bool:
+def _multiple(term: Any, b: Any) -> bool:
     """Is ``term`` an integer multiple of the integer ``b``, for sure?"""
     if not b.is_Integer or b == 0:   # x mod 0 is left unevaluated (a 0 dim)
         return False
@@ -122,26 +129,26 @@ class SympyArithmetic(Arithmetic):
 
     name = "sympy"
 
-    def ceildiv(self, a, b):
+    def ceildiv(self, a: Value, b: Value) -> Value:
         import sympy
         return sympy.ceiling(sympy.Rational(1, 1) * a / b)
 
-    def floordiv(self, a, b):
+    def floordiv(self, a: Value, b: Value) -> Value:
         import sympy
         return sympy.floor(sympy.Rational(1, 1) * a / b)
 
-    def mod(self, a, b):
+    def mod(self, a: Value, b: Value) -> Value:
         return index_mod()(a, b)
 
-    def eq(self, a, b):
+    def eq(self, a: Value, b: Value) -> Value:
         import sympy
         return sympy.Eq(a, b)
 
-    def both(self, p, q):
+    def both(self, p: Value, q: Value) -> Value:
         import sympy
         return sympy.And(p, q)
 
-    def true(self):
+    def true(self) -> Value:
         import sympy
         return sympy.true
 

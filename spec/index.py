@@ -36,13 +36,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import reduce
-from typing import Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from tilespec.spec.arith import INT, SYMPY, Arithmetic
+from tilespec.spec.arith import INT, SYMPY, Arithmetic, Value
 from tilespec.spec.errors import OutOfRangeError, ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Layout, Shape, Tile
+
+#: An index, or dims, as a sequence of values of an arithmetic.
+Index = Sequence[Value]
 
 # --- the stages -------------------------------------------------------------
 
@@ -54,14 +57,14 @@ class Permute:
     level: int = 0
     name: str = "minor_to_major"
 
-    def dims(self, d, ar):
+    def dims(self, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return tuple(d[p] for p in self.perm)
 
-    def forward(self, e, d, ar):
+    def forward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return tuple(e[p] for p in self.perm)
 
-    def backward(self, e, d, ar):
-        out = [None] * len(self.perm)
+    def backward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[tuple[Value, ...], Value]:
+        out: list[Value] = [None] * len(self.perm)
         for k, p in enumerate(self.perm):
             out[p] = e[k]
         return tuple(out), ar.true()
@@ -75,13 +78,13 @@ class Prepend:
     level: int = 0
     name: str = "prepend unit dims"
 
-    def dims(self, d, ar):
+    def dims(self, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return (1,) * self.count + tuple(d)
 
-    def forward(self, e, d, ar):
+    def forward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return (0,) * self.count + tuple(e)
 
-    def backward(self, e, d, ar):
+    def backward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[tuple[Value, ...], Value]:
         return tuple(e[self.count:]), ar.true()
 
 
@@ -93,21 +96,21 @@ class Combine:
     level: int = 0
     name: str = "combine"
 
-    def _runs(self, v):
+    def _runs(self, v: Index) -> Iterator[tuple[Value, ...]]:
         start = 0
         for g in self.groups:
             yield tuple(v[start:start + g])
             start += g
 
-    def dims(self, d, ar):
+    def dims(self, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return tuple(product(run, ar) for run in self._runs(d))
 
-    def forward(self, e, d, ar):
+    def forward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return tuple(linear_index(ei, di, ar)
                      for ei, di in zip(self._runs(e), self._runs(d)))
 
-    def backward(self, e, d, ar):
-        out = []
+    def backward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[tuple[Value, ...], Value]:
+        out: list[Value] = []
         for ei, di in zip(e, self._runs(d)):
             out.extend(delinearise(ei, di, ar))
         return tuple(out), ar.true()
@@ -121,16 +124,16 @@ class Pad:
     level: int = 0
     name: str = "pad"
 
-    def dims(self, d, ar):
+    def dims(self, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         k = len(self.sizes)
         head, tail = tuple(d[:len(d) - k]), d[len(d) - k:]
         return head + tuple(ar.mul(ar.ceildiv(x, t), t)
                             for x, t in zip(tail, self.sizes))
 
-    def forward(self, e, d, ar):
+    def forward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         return tuple(e)
 
-    def backward(self, e, d, ar):
+    def backward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[tuple[Value, ...], Value]:
         # An index beyond the unpadded dim is padding: the only place an
         # offset can fail to be an element.
         k = len(self.sizes)
@@ -148,21 +151,21 @@ class Split:
     level: int = 0
     name: str = "split"
 
-    def dims(self, d, ar):
+    def dims(self, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         k = len(self.sizes)
         out = list(d[:len(d) - k])
         for x, t in zip(d[len(d) - k:], self.sizes):
             out += [ar.ceildiv(x, t), t]
         return tuple(out)
 
-    def forward(self, e, d, ar):
+    def forward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[Value, ...]:
         k = len(self.sizes)
         out = list(e[:len(e) - k])
         for x, t in zip(e[len(e) - k:], self.sizes):
             out += [ar.floordiv(x, t), ar.mod(x, t)]
         return tuple(out)
 
-    def backward(self, e, d, ar):
+    def backward(self, e: Index, d: Index, ar: Arithmetic) -> tuple[tuple[Value, ...], Value]:
         k = len(self.sizes)
         head = len(e) - 2 * k
         out = list(e[:head])
@@ -197,7 +200,7 @@ def combine_groups(tile: Tile, prefix: int) -> tuple[tuple[int, ...], tuple[int,
     return tuple(groups), tuple(sizes)
 
 
-def pipeline(rank: int, layout) -> tuple[Stage, ...]:
+def pipeline(rank: int, layout: Layout) -> tuple[Stage, ...]:
     """The stages that map a logical index to the index of the tiled array.
 
     The pipeline depends only on the rank and the layout, never on the dim
@@ -231,9 +234,10 @@ def shape_pipeline(shape: Shape) -> tuple[Stage, ...]:
     return pipeline(shape.rank, shape.layout)
 
 
-def dims_through(stages: Sequence[Stage], dims, ar: Arithmetic = INT) -> list[tuple]:
+def dims_through(stages: Sequence[Stage], dims: Index,
+                 ar: Arithmetic = INT) -> list[tuple[Value, ...]]:
     """The dims vector before each stage and after the last."""
-    out = [tuple(dims)]
+    out: list[tuple[Value, ...]] = [tuple(dims)]
     for s in stages:
         out.append(s.dims(out[-1], ar))
     return out
@@ -241,23 +245,23 @@ def dims_through(stages: Sequence[Stage], dims, ar: Arithmetic = INT) -> list[tu
 
 # --- linearisation ----------------------------------------------------------
 
-def product(values, ar: Arithmetic = INT):
+def product(values: Iterable[Value], ar: Arithmetic = INT) -> Value:
     return reduce(ar.mul, values, 1)
 
 
-def linear_index(e, d, ar: Arithmetic = INT):
+def linear_index(e: Index, d: Index, ar: Arithmetic = INT) -> Value:
     """Row-major position of index ``e`` in a box of dims ``d`` (Horner form).
 
     >>> linear_index((1, 1, 0, 1), (2, 3, 2, 2))
     17
     """
-    acc = 0
+    acc: Value = 0
     for x, n in zip(e, d):
         acc = ar.add(ar.mul(acc, n), x)
     return acc
 
 
-def delinearise(o, d, ar: Arithmetic = INT) -> tuple:
+def delinearise(o: Value, d: Index, ar: Arithmetic = INT) -> tuple[Value, ...]:
     """The index in a box of dims ``d`` whose row-major position is ``o``.
 
     The most major entry is the quotient left over, so an ``o`` beyond the
@@ -266,7 +270,7 @@ def delinearise(o, d, ar: Arithmetic = INT) -> tuple:
     >>> delinearise(17, (2, 3, 2, 2))
     (1, 1, 0, 1)
     """
-    out = []
+    out: list[Value] = []
     for n in reversed(tuple(d)[1:]):
         out.append(ar.mod(o, n))
         o = ar.floordiv(o, n)
@@ -278,13 +282,15 @@ def delinearise(o, d, ar: Arithmetic = INT) -> tuple:
 
 def concrete_dims(shape: Shape) -> tuple[int, ...]:
     """The dims as ints; a bounded dynamic dim counts at its bound."""
+    out: list[int] = []
     for i, d in enumerate(shape.dims):
         if isinstance(d, str):
             raise SymbolicShapeError(
                 f"dim {i} of {shape} is the name {d!r}; give a size to evaluate")
         if d is None:
             raise ShapeError(f"dim {i} of {shape} is unbounded ('?'); it has no size")
-    return tuple(shape.dims)
+        out.append(d)
+    return tuple(out)
 
 
 def tiled_dims(shape: Shape) -> tuple[int, ...]:
@@ -294,10 +300,10 @@ def tiled_dims(shape: Shape) -> tuple[int, ...]:
 
 def padded_elements(shape: Shape) -> int:
     """Elements the tiled array occupies, padding included (before ``L(n)``)."""
-    return product(tiled_dims(shape))
+    return int(product(tiled_dims(shape)))
 
 
-def check_element(shape: Shape, element) -> tuple[int, ...]:
+def check_element(shape: Shape, element: Sequence[int]) -> tuple[int, ...]:
     dims = concrete_dims(shape)
     element = tuple(element)
     if len(element) != len(dims):
@@ -313,11 +319,12 @@ def check_element(shape: Shape, element) -> tuple[int, ...]:
     return tuple(int(x) for x in element)
 
 
-def _show(v) -> str:
+def _show(v: Sequence[object]) -> str:
     return "(" + ",".join(map(str, v)) + ")"
 
 
-def evaluate(stages, element, dims, ar: Arithmetic = INT):
+def evaluate(stages: Sequence[Stage], element: Index, dims: Index,
+             ar: Arithmetic = INT) -> Value:
     """Run an index through the stages and linearise: the offset."""
     e = tuple(element)
     d = tuple(dims)
@@ -326,7 +333,8 @@ def evaluate(stages, element, dims, ar: Arithmetic = INT):
     return linear_index(e, d, ar)
 
 
-def unevaluate(stages, offset, dims, ar: Arithmetic = INT):
+def unevaluate(stages: Sequence[Stage], offset: Value, dims: Index,
+               ar: Arithmetic = INT) -> tuple[tuple[Value, ...], Value]:
     """The inverse of :func:`evaluate`: (logical index, is-an-element)."""
     through = dims_through(stages, dims, ar)
     e = delinearise(offset, through[-1], ar)
@@ -337,10 +345,10 @@ def unevaluate(stages, offset, dims, ar: Arithmetic = INT):
     return e, valid
 
 
-def offset(shape: Shape, element) -> int:
+def offset(shape: Shape, element: Sequence[int]) -> int:
     """The linear offset, in elements, of ``element`` (a logical index)."""
     element = check_element(shape, element)
-    return evaluate(shape_pipeline(shape), element, concrete_dims(shape))
+    return int(evaluate(shape_pipeline(shape), element, concrete_dims(shape)))
 
 
 def _buffer_elements(shape: Shape) -> tuple[int, int]:
@@ -350,7 +358,7 @@ def _buffer_elements(shape: Shape) -> tuple[int, int]:
     return n, -(-n // a) * a
 
 
-def locate(shape: Shape, position: int):
+def locate(shape: Shape, position: int) -> tuple[int, ...] | None:
     """The logical index stored at ``position``, or ``None`` for padding.
 
     Every offset of the buffer is valid, the ``L(n)`` tail padding too:
@@ -370,7 +378,7 @@ def locate(shape: Shape, position: int):
     return tuple(int(x) for x in e) if valid else None
 
 
-def offsets(shape: Shape, elements) -> np.ndarray:
+def offsets(shape: Shape, elements: Any) -> np.ndarray:
     """Vectorised :func:`offset`: ``elements`` is an int array (..., rank).
 
     >>> from tilespec.spec.text import parse_array_shape as shape
@@ -387,11 +395,12 @@ def offsets(shape: Shape, elements) -> np.ndarray:
         where = tuple(int(x) for x in np.argwhere(bad)[0])
         raise OutOfRangeError(f"element index at {where} is out of range for {shape}")
     cols = tuple(idx[..., i] for i in range(len(dims)))
-    out = evaluate(shape_pipeline(shape), cols, dims)
-    return np.broadcast_to(np.asarray(out, dtype=np.int64), idx.shape[:-1]).copy()
+    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims), dtype=np.int64)
+    result: np.ndarray = np.broadcast_to(out, idx.shape[:-1]).copy()
+    return result
 
 
-def locate_many(shape: Shape, positions) -> tuple[np.ndarray, np.ndarray]:
+def locate_many(shape: Shape, positions: Any) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised :func:`locate`: (indices (..., rank), is-element mask).
 
     Indices of padding positions are unspecified where the mask is False.
@@ -418,26 +427,27 @@ def all_offsets(shape: Shape) -> np.ndarray:
     dims = concrete_dims(shape)
     grids = np.indices(dims, dtype=np.int64) if dims else np.zeros((0,), np.int64)
     cols = tuple(grids[i] for i in range(len(dims)))
-    out = evaluate(shape_pipeline(shape), cols, dims)
-    return np.broadcast_to(np.asarray(out, dtype=np.int64), dims).copy()
+    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims), dtype=np.int64)
+    result: np.ndarray = np.broadcast_to(out, dims).copy()
+    return result
 
 
 # --- the document's notation --------------------------------------------------
 
-def linear_index_with_tile(e, d, t) -> int:
+def linear_index_with_tile(e: Sequence[int], d: Sequence[int], t: Sequence[int]) -> int:
     """The document's ``linear_index_with_tile(e, d, t)``: one tile, row-major.
 
     >>> linear_index_with_tile((2, 3), (3, 5), (2, 2))
     17
     """
     shape = Shape("f32", tuple(d), Layout(tuple(range(len(d) - 1, -1, -1)),
-                                          tiles=(tuple(t),)))
+                                          tiles=(Tile(tuple(t)),)))
     return offset(shape, e)
 
 
 # --- symbolic forms ------------------------------------------------------------
 
-def index_symbols(rank: int, names=None):
+def index_symbols(rank: int, names: Sequence[str] | None = None) -> tuple[Any, ...]:
     """Sympy symbols e0, e1, ... (or ``names``) for the logical index of a
     rank-``rank`` array."""
     import sympy
@@ -446,7 +456,7 @@ def index_symbols(rank: int, names=None):
                  for i in range(rank))
 
 
-def dim_symbols(shape: Shape, symbolic: bool = False):
+def dim_symbols(shape: Shape, symbolic: bool = False) -> tuple[Any, ...]:
     """Each dim as a sympy value: names (or, if ``symbolic``, d0, d1, ...,
     never a name the user gave: :mod:`spec.naming`)."""
     import sympy
@@ -465,7 +475,7 @@ def dim_symbols(shape: Shape, symbolic: bool = False):
     return tuple(out)
 
 
-def offset_expr(shape: Shape, symbolic: bool = False):
+def offset_expr(shape: Shape, symbolic: bool = False) -> Any:
     """The closed-form offset as a sympy expression of e0, e1, ... .
 
     >>> from tilespec.spec.text import parse_array_shape as shape

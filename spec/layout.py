@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Mapping, Sequence, Union
 
 from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES, storage_bits
 from tilespec.spec.errors import LayoutError, ShapeError
@@ -41,7 +41,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 Dim = Union[int, str, None]
 
 
-def _tile_entry(value, where: str) -> int:
+def _tile_entry(value: object, where: str) -> int:
     if value == "*" or value == -1 or value == COMBINE:
         return COMBINE
     if isinstance(value, bool) or not isinstance(value, int):
@@ -63,7 +63,7 @@ class Tile:
 
     sizes: tuple[int, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         sizes = tuple(self.sizes)
         if not sizes:
             raise LayoutError("empty tile: a tile needs at least one entry")
@@ -85,7 +85,7 @@ class Tile:
         return _show(self.sizes)
 
 
-def _show(sizes) -> str:
+def _show(sizes: Sequence[object]) -> str:
     return "(" + ",".join("*" if v in (COMBINE, -1, "*") else str(v)
                           for v in sizes) + ")"
 
@@ -97,11 +97,11 @@ class SplitConfig:
     dimension: int
     split_indices: tuple[int, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "split_indices", tuple(self.split_indices))
 
 
-def _as_tile(t) -> Tile:
+def _as_tile(t: Tile | Sequence[int]) -> Tile:
     return t if isinstance(t, Tile) else Tile(tuple(t))
 
 
@@ -124,7 +124,7 @@ class Layout:
     physical_shape: "Shape | None" = None
     dynamic_shape_metadata_prefix_bytes: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         m2m = tuple(self.minor_to_major)
         if sorted(m2m) != list(range(len(m2m))):
             raise LayoutError(
@@ -155,11 +155,11 @@ class Layout:
         """The layout XLA assumes when none is written: row-major."""
         return cls(tuple(range(rank - 1, -1, -1)))
 
-    def replace(self, **changes) -> "Layout":
+    def replace(self, **changes: Any) -> "Layout":
         return dataclasses.replace(self, **changes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Shape:
     """An array shape: element type, dims and one layout.
 
@@ -170,36 +170,39 @@ class Shape:
 
     element_type: str
     dims: tuple[Dim, ...]
-    layout: Layout | None = None
-    dynamic: tuple[bool, ...] | None = None
+    layout: Layout
+    dynamic: tuple[bool, ...]
 
-    def __post_init__(self):
-        if self.element_type not in BIT_WIDTHS and \
-                self.element_type not in NON_ARRAY_TYPES:
-            raise ShapeError(f"unknown element type {self.element_type!r}")
-        dims = tuple(self.dims)
+    def __init__(self, element_type: str, dims: Sequence[Dim], layout: Layout | None = None,
+                 dynamic: Sequence[bool] | None = None) -> None:
+        """No layout means XLA's default (row-major); no dynamic flags mean
+        exactly the unbounded dims ('?') are dynamic."""
+        if element_type not in BIT_WIDTHS and element_type not in NON_ARRAY_TYPES:
+            raise ShapeError(f"unknown element type {element_type!r}")
+        object.__setattr__(self, "element_type", element_type)
+        dims = tuple(dims)
         for i, d in enumerate(dims):
             if d is None or isinstance(d, str) and _NAME.match(d):
                 continue
             if isinstance(d, bool) or not isinstance(d, int) or d < 0:
                 raise ShapeError(
-                    f"dim {i} of {self.element_type}: size {d!r} is not a "
+                    f"dim {i} of {element_type}: size {d!r} is not a "
                     "non-negative integer or a name")
             if d > INT64_MAX:
                 raise ShapeError(
-                    f"dim {i} of {self.element_type}: size {d} does not fit int64 "
+                    f"dim {i} of {element_type}: size {d} does not fit int64 "
                     "(at most 2^63-1; XLA's parser rejects it)")
-        _check_extent_product(self.element_type, dims)
-        dynamic = (tuple(d is None for d in dims) if self.dynamic is None
-                   else tuple(bool(x) for x in self.dynamic))
-        if len(dynamic) != len(dims):
-            raise ShapeError(f"{len(dynamic)} dynamic flags for {len(dims)} dims")
-        if any(d is None and not f for d, f in zip(dims, dynamic)):
+        _check_extent_product(element_type, dims)
+        flags = (tuple(d is None for d in dims) if dynamic is None
+                 else tuple(bool(x) for x in dynamic))
+        if len(flags) != len(dims):
+            raise ShapeError(f"{len(flags)} dynamic flags for {len(dims)} dims")
+        if any(d is None and not f for d, f in zip(dims, flags)):
             raise ShapeError("an unbounded dim '?' must be marked dynamic")
-        if any(isinstance(d, str) and f for d, f in zip(dims, dynamic)):
+        if any(isinstance(d, str) and f for d, f in zip(dims, flags)):
             # '<=n' has no text form XLA reads; a name already means any size
             raise ShapeError("a named dim cannot be dynamic")
-        layout = Layout.default(len(dims)) if self.layout is None else self.layout
+        layout = Layout.default(len(dims)) if layout is None else layout
         if len(layout.minor_to_major) != len(dims):
             raise LayoutError(
                 f"layout {{{','.join(map(str, layout.minor_to_major))}}} has "
@@ -208,7 +211,7 @@ class Shape:
             raise LayoutError(
                 f"{len(layout.dim_level_types)} dim level types for a "
                 f"rank-{len(dims)} shape")
-        seen = set()
+        seen: set[int] = set()
         for sc in layout.split_configs:
             # XLA numbers a split config's dimension physically, 0 = most major.
             if not 0 <= sc.dimension < len(dims) or sc.dimension in seen:
@@ -223,7 +226,7 @@ class Shape:
                     f"split config SC({sc.dimension}:...): split indices must "
                     "be increasing, positive and below the dim size")
         object.__setattr__(self, "dims", dims)
-        object.__setattr__(self, "dynamic", dynamic)
+        object.__setattr__(self, "dynamic", flags)
         object.__setattr__(self, "layout", layout)
 
     @property
@@ -259,10 +262,10 @@ class Shape:
         """Dims from most major to most minor in memory."""
         return tuple(self.dims[i] for i in self.physical_order)
 
-    def replace(self, **changes) -> "Shape":
+    def replace(self, **changes: Any) -> "Shape":
         return dataclasses.replace(self, **changes)
 
-    def instantiate(self, values: dict) -> "Shape":
+    def instantiate(self, values: Mapping[str, int]) -> "Shape":
         """The shape with each named dim given its value from ``values``
         (a name missing there counts as 1).
 
@@ -280,7 +283,7 @@ class Shape:
         return format_shape(self)
 
 
-def _check_extent_product(element_type: str, dims) -> None:
+def _check_extent_product(element_type: str, dims: Sequence[Dim]) -> None:
     """Reject dims whose byte count overflows int64, as XLA does.
 
     XLA's parser reads any dims that fit int64, but building the shape
@@ -317,9 +320,9 @@ def _check_extent_product(element_type: str, dims) -> None:
 class TupleShape:
     """A tuple of shapes, ``(f32[2]{0}, s32[])``."""
 
-    elements: tuple = field(default=())
+    elements: tuple[Shape | TupleShape, ...] = field(default=())
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "elements", tuple(self.elements))
 
     def __str__(self) -> str:

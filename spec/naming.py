@@ -35,6 +35,7 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
 
 from tilespec.spec.layout import Shape
 
@@ -103,7 +104,7 @@ class Names:
         return {w: u for u, w in self.spelling}.get(written, written)
 
 
-def _respell(user: str, language: str, taken: set) -> str:
+def _respell(user: str, language: str, taken: set[str]) -> str:
     """``user`` as written in ``language``: itself unless reserved, else
     with trailing underscores (after a ``d`` if it starts with one, which
     no underscore could make free)."""
@@ -115,7 +116,8 @@ def _respell(user: str, language: str, taken: set) -> str:
     return written
 
 
-def _family(stems, make, taken: set) -> str:
+def _family(stems: Sequence[str], make: Callable[[str], Iterable[str]],
+            taken: set[str]) -> str:
     """The first stem (then the first stem with more and more underscores)
     whose names ``make(stem)`` are all free."""
     k = 0

@@ -26,10 +26,11 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
-from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.arith import INT, Arithmetic, Value
 from tilespec.spec.errors import ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Shape, TupleShape
 from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
@@ -39,27 +40,30 @@ from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
 class PrtLevel:
     """One tiling level as pad-reshape-transpose, worked out from the tile."""
 
-    unit_dims: int          # leading size-1 dims added for a longer tile
-    entering: tuple         # dims after adding unit dims, before merging
-    merged: tuple           # dims after merging '*' entries into the next
-    tile: tuple             # the tile without '*' entries
-    padded: tuple           # merged dims padded to tile multiples
-    split: tuple            # (..., ceil(d/t), t, ...) interleaved
-    order: tuple            # transpose that moves within-tile dims minor
-    final: tuple            # dims after the transpose
+    unit_dims: int                 # leading size-1 dims added for a longer tile
+    entering: tuple[Value, ...]    # dims after adding unit dims, before merging
+    merged: tuple[Value, ...]      # dims after merging '*' entries into the next
+    tile: tuple[int, ...]          # the tile without '*' entries
+    padded: tuple[Value, ...]      # merged dims padded to tile multiples
+    split: tuple[Value, ...]       # (..., ceil(d/t), t, ...) interleaved
+    order: tuple[int, ...]         # transpose that moves within-tile dims minor
+    final: tuple[Value, ...]       # dims after the transpose
 
 
-def prt_levels(shape: Shape, dims=None, ar: Arithmetic = INT) -> list[PrtLevel]:
+def prt_levels(shape: Shape, dims: Sequence[Value] | None = None,
+               ar: Arithmetic = INT) -> list[PrtLevel]:
     """The levels of ``shape``'s tiling; ``dims`` may be symbolic terms."""
-    dims = _dims(shape) if dims is None else tuple(dims)
-    current = tuple(dims[i] for i in reversed(shape.layout.minor_to_major))
+    given = _dims(shape) if dims is None else tuple(dims)
+    current: tuple[Value, ...] = tuple(given[i] for i in reversed(shape.layout.minor_to_major))
     levels = []
     for tile in shape.layout.tiles:
         t = tile.sizes
         unit = max(0, len(t) - len(current))
         current = (1,) * unit + current
         head, window = current[:len(current) - len(t)], current[len(current) - len(t):]
-        merged, sizes, carry = [], [], 1
+        merged: list[Value] = []
+        sizes: list[int] = []
+        carry: Value = 1
         for d, s in zip(window, t):
             if s == COMBINE:
                 carry = ar.mul(carry, d)
@@ -82,15 +86,17 @@ def prt_levels(shape: Shape, dims=None, ar: Arithmetic = INT) -> list[PrtLevel]:
     return levels
 
 
-def _dims(shape: Shape) -> tuple[int, ...]:
+def _dims(shape: object) -> tuple[int, ...]:
     if not isinstance(shape, Shape):
         raise ShapeError(f"{shape} is not an array shape")
+    out: list[int] = []
     for i, d in enumerate(shape.dims):
         if isinstance(d, str):
             raise SymbolicShapeError(f"dim {i} is the name {d!r}; give a size")
         if d is None:
             raise ShapeError(f"dim {i} is unbounded ('?'); it has no size")
-    return tuple(shape.dims)
+        out.append(d)
+    return tuple(out)
 
 
 def physical_size(shape: Shape) -> int:
@@ -100,7 +106,8 @@ def physical_size(shape: Shape) -> int:
     return int(np.prod(dims, dtype=object))
 
 
-def _shape_first(first, second, what: str, dims=None):
+def _shape_first(first: object, second: Any, what: str,
+                 dims: DimValues | None = None) -> tuple[Shape, Any]:
     """(shape, data) from either argument order.
 
     A shape is a :class:`Shape` or a ``str``; the data is an array-like (a
@@ -115,7 +122,7 @@ def _shape_first(first, second, what: str, dims=None):
                      f"(got {type(first).__name__} and {type(second).__name__})")
 
 
-def to_physical(shape: ShapeLike, array, pad_value=0, *,
+def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
                 dims: DimValues | None = None) -> np.ndarray:
     """The 1-D memory image of ``array`` laid out by ``shape``'s layout.
 
@@ -123,13 +130,12 @@ def to_physical(shape: ShapeLike, array, pad_value=0, *,
     ``dims`` gives named dims their sizes.  ``to_physical(array, shape)``
     is accepted too (see the module).
     """
-    shape, array = _shape_first(shape, array, "to_physical", dims)
-    a = np.asarray(array)
-    dims = _dims(shape)
-    if a.shape != dims:
-        raise ShapeError(f"array of shape {a.shape} does not match {shape}")
-    a = np.transpose(a, tuple(reversed(shape.layout.minor_to_major)))
-    for lv in prt_levels(shape):
+    s, data = _shape_first(shape, array, "to_physical", dims)
+    a = np.asarray(data)
+    if a.shape != _dims(s):
+        raise ShapeError(f"array of shape {a.shape} does not match {s}")
+    a = np.transpose(a, tuple(reversed(s.layout.minor_to_major)))
+    for lv in prt_levels(s):
         a = a.reshape((1,) * lv.unit_dims + a.shape)
         a = a.reshape(lv.merged)
         a = np.pad(a, [(0, p - m) for m, p in zip(lv.merged, lv.padded)],
@@ -138,24 +144,24 @@ def to_physical(shape: ShapeLike, array, pad_value=0, *,
     return np.ascontiguousarray(a).reshape(-1)
 
 
-def from_physical(shape: ShapeLike, buffer, *,
+def from_physical(shape: ShapeLike, buffer: Any, *,
                   dims: DimValues | None = None) -> np.ndarray:
     """The logical array held in a memory image; padding is dropped.
 
     ``from_physical(buffer, shape)`` is accepted too (see the module).
     """
-    shape, buffer = _shape_first(shape, buffer, "from_physical", dims)
-    b = np.asarray(buffer).reshape(-1)
-    dims = _dims(shape)
-    size = physical_size(shape)
+    s, data = _shape_first(shape, buffer, "from_physical", dims)
+    b = np.asarray(data).reshape(-1)
+    logical = _dims(s)
+    size = physical_size(s)
     if b.size != size:
-        raise ShapeError(f"buffer of {b.size} elements; {shape} needs {size}")
-    levels = prt_levels(shape)
+        raise ShapeError(f"buffer of {b.size} elements; {s} needs {size}")
+    levels = prt_levels(s)
     a = b.reshape(levels[-1].final) if levels else b.reshape(
-        tuple(dims[i] for i in reversed(shape.layout.minor_to_major)))
+        tuple(logical[i] for i in reversed(s.layout.minor_to_major)))
     for lv in reversed(levels):
         a = a.transpose(np.argsort(lv.order)).reshape(lv.padded)
         a = a[tuple(slice(0, m) for m in lv.merged)]
         a = a.reshape(lv.entering)[(0,) * lv.unit_dims]
     return np.ascontiguousarray(
-        np.transpose(a, np.argsort(tuple(reversed(shape.layout.minor_to_major)))))
+        np.transpose(a, np.argsort(tuple(reversed(s.layout.minor_to_major)))))

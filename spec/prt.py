@@ -14,47 +14,62 @@ never from :mod:`spec.index`'s stages.
 
 from __future__ import annotations
 
-from tilespec.spec.arith import INT, Arithmetic
+from functools import partial
+from typing import Callable, Iterator, Sequence
+
+from tilespec.spec.arith import INT, Arithmetic, Value
 from tilespec.spec.index import concrete_dims, delinearise, linear_index
 from tilespec.spec.layout import Shape
 from tilespec.spec.physical import prt_levels
 
+#: One operation: (name, dims before, dims after, the map of an index).
+Step = tuple[str, tuple[Value, ...], tuple[Value, ...],
+             Callable[[Sequence[Value]], tuple[Value, ...]]]
 
-def reshape_index(e, old, new, ar: Arithmetic = INT) -> tuple:
+
+def reshape_index(e: Sequence[Value], old: Sequence[Value], new: Sequence[Value],
+                  ar: Arithmetic = INT) -> tuple[Value, ...]:
     """Where element ``e`` of an array of dims ``old`` lands after a
     row-major reshape to ``new``."""
     return delinearise(linear_index(e, old, ar), new, ar)
 
 
-def prt_steps(shape: Shape, dims, ar: Arithmetic = INT):
+def permute_index(e: Sequence[Value], order: Sequence[int]) -> tuple[Value, ...]:
+    """Entry k of the result is entry ``order[k]`` of ``e``."""
+    return tuple(e[i] for i in order)
+
+
+def prt_steps(shape: Shape, dims: Sequence[Value], ar: Arithmetic = INT) -> Iterator[Step]:
     """Yield (name, dims before, dims after, index map) for every operation."""
     order = tuple(reversed(shape.layout.minor_to_major))
     physical = tuple(dims[i] for i in order)
     yield ("transpose to physical order", tuple(dims), physical,
-           lambda e: tuple(e[i] for i in order))
+           partial(permute_index, order=order))
     for lv in prt_levels(shape, dims, ar):
         before = lv.entering[lv.unit_dims:]
         yield ("reshape: add unit dims", before, lv.entering,
-               lambda e, a=before, b=lv.entering: reshape_index(e, a, b, ar))
+               partial(reshape_index, old=before, new=lv.entering, ar=ar))
         yield ("reshape: combine", lv.entering, lv.merged,
-               lambda e, a=lv.entering, b=lv.merged: reshape_index(e, a, b, ar))
-        yield ("pad", lv.merged, lv.padded, lambda e: tuple(e))
+               partial(reshape_index, old=lv.entering, new=lv.merged, ar=ar))
+        yield ("pad", lv.merged, lv.padded, tuple)
         yield ("reshape: split", lv.padded, lv.split,
-               lambda e, a=lv.padded, b=lv.split: reshape_index(e, a, b, ar))
+               partial(reshape_index, old=lv.padded, new=lv.split, ar=ar))
         yield ("transpose: tile dims minor", lv.split, lv.final,
-               lambda e, o=lv.order: tuple(e[i] for i in o))
+               partial(permute_index, order=lv.order))
 
 
-def prt_final_dims(shape: Shape, dims, ar: Arithmetic = INT) -> tuple:
+def prt_final_dims(shape: Shape, dims: Sequence[Value],
+                   ar: Arithmetic = INT) -> tuple[Value, ...]:
     steps = list(prt_steps(shape, dims, ar))
     return steps[-1][2]
 
 
-def prt_offset(shape: Shape, element, dims=None, ar: Arithmetic = INT):
+def prt_offset(shape: Shape, element: Sequence[Value], dims: Sequence[Value] | None = None,
+               ar: Arithmetic = INT) -> Value:
     """The offset pad-reshape-transpose gives ``element``."""
-    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    given = concrete_dims(shape) if dims is None else tuple(dims)
     e = tuple(element)
-    last = dims
-    for _, _, after, step in prt_steps(shape, dims, ar):
+    last = given
+    for _, _, after, step in prt_steps(shape, given, ar):
         e, last = step(e), after
     return linear_index(e, last, ar)

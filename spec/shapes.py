@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Mapping, Union
+from typing import Any, Callable, Literal, Mapping, Union, cast, overload
 
 from tilespec.spec.errors import ShapeError, SymbolicShapeError
 from tilespec.spec.layout import Shape, TupleShape
@@ -50,7 +50,14 @@ def give_values(shape: Shape, dims: DimValues) -> Shape:
         int(dims[d]) if isinstance(d, str) and d in dims else d for d in shape.dims))
 
 
-def as_shape(shape, dims: DimValues | None = None, *, array: bool = True):
+@overload
+def as_shape(shape: object, dims: DimValues | None = None, *,
+             array: Literal[True] = True) -> Shape: ...
+@overload
+def as_shape(shape: object, dims: DimValues | None = None, *,
+             array: bool) -> Shape | TupleShape: ...
+def as_shape(shape: object, dims: DimValues | None = None, *,
+             array: bool = True) -> Shape | TupleShape:
     """A :class:`Shape` from a shape or its text; ``dims`` sizes the names.
 
     >>> as_shape("f32[3,5]{1,0:T(2,2)}").layout.tiles
@@ -60,21 +67,25 @@ def as_shape(shape, dims: DimValues | None = None, *, array: bool = True):
     ...
     tilespec.spec.errors.ShapeError: expected a shape or its text, not int
     """
+    s: Shape | TupleShape
     if isinstance(shape, str):
         from tilespec.spec.text import parse_array_shape, parse_shape
-        shape = (parse_array_shape if array else parse_shape)(shape)
-    elif not isinstance(shape, (Shape, TupleShape)):
+        s = parse_array_shape(shape) if array else parse_shape(shape)
+    elif isinstance(shape, (Shape, TupleShape)):
+        s = shape
+    else:
         raise ShapeError(f"expected a shape or its text, not {type(shape).__name__}")
-    if array and isinstance(shape, TupleShape):
-        raise ShapeError(f"{shape} is a tuple; an array shape is needed here")
+    if array and isinstance(s, TupleShape):
+        raise ShapeError(f"{s} is a tuple; an array shape is needed here")
     if dims:
-        if not isinstance(shape, Shape):
+        if not isinstance(s, Shape):
             raise ShapeError("dims= applies to an array shape, not a tuple")
-        shape = give_values(shape, dims)
-    return shape
+        s = give_values(s, dims)
+    return s
 
 
-def accepts_text(fn=None, *, shapes: int = 1, array: bool = True):
+def accepts_text(fn: Callable[..., Any] | None = None, *, shapes: int = 1,
+                 array: bool = True) -> Any:
     """Decorate ``fn`` so that its first ``shapes`` arguments may be text,
     and add a keyword ``dims`` that gives named dims their sizes.
 
@@ -89,11 +100,11 @@ def accepts_text(fn=None, *, shapes: int = 1, array: bool = True):
         return functools.partial(accepts_text, shapes=shapes, array=array)
 
     @functools.wraps(fn)
-    def wrapper(*args, dims: DimValues | None = None, **kwargs):
-        args = list(args)
-        for i in range(min(shapes, len(args))):
-            args[i] = as_shape(args[i], dims, array=array)
-        return fn(*args, **kwargs)
+    def wrapper(*args: Any, dims: DimValues | None = None, **kwargs: Any) -> Any:
+        given = list(args)
+        for i in range(min(shapes, len(given))):
+            given[i] = as_shape(given[i], dims, array=array)
+        return fn(*given, **kwargs)
 
     try:
         sig = inspect.signature(fn)
@@ -104,9 +115,10 @@ def accepts_text(fn=None, *, shapes: int = 1, array: bool = True):
             dims_param = inspect.Parameter("dims", inspect.Parameter.KEYWORD_ONLY,
                                            default=None,
                                            annotation="Mapping[str, int] | None")
-            at = len(params) - (params and params[-1].kind == params[-1].VAR_KEYWORD)
+            at = len(params) - (1 if params and params[-1].kind == params[-1].VAR_KEYWORD
+                                else 0)
             params.insert(at, dims_param)
-        wrapper.__signature__ = sig.replace(parameters=params)
+        cast(Any, wrapper).__signature__ = sig.replace(parameters=params)
     except (TypeError, ValueError):  # a builtin without a signature: leave it
         pass
     return wrapper

@@ -44,7 +44,7 @@ from tilespec.spec.layout import Shape
 
 def num_elements(shape: Shape) -> int:
     """Logical elements: the product of the dims."""
-    return product(concrete_dims(shape))
+    return int(product(concrete_dims(shape)))
 
 
 def padded_count(shape: Shape, dims=None, ar: Arithmetic = INT):

@@ -46,13 +46,14 @@ hypothesis.errors.InvalidArgument: max_size=0 must be at least 1
 from __future__ import annotations
 
 import math
+from typing import Any, Iterable, Sequence
 
 import hypothesis.strategies as st
 from hypothesis.errors import InvalidArgument
 
 from tilespec.spec.dtypes import ELEMENT_TYPES, NON_ARRAY_TYPES, bit_width
 from tilespec.spec.index import combine_groups, padded_elements
-from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+from tilespec.spec.layout import COMBINE, Dim, Layout, Shape, SplitConfig, Tile, TupleShape
 
 __all__ = [
     "ALL_FIELDS", "SIZE_FIELDS", "SPARSE_FIELDS",
@@ -76,7 +77,7 @@ SIZE_FIELDS = ("L", "E")
 
 # --- argument checks ----------------------------------------------------------
 
-def _check_int(name: str, value, min_value: int | None = None,
+def _check_int(name: str, value: object, min_value: int | None = None,
                max_value: int | None = None, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
@@ -96,26 +97,26 @@ def _check_order(low_name: str, low: int, high_name: str, high: int) -> None:
             f"{low_name}={low} must not be more than {high_name}={high}")
 
 
-def _check_bool(name: str, value) -> None:
+def _check_bool(name: str, value: object) -> None:
     if not isinstance(value, bool):
         raise InvalidArgument(f"{name}={value!r} must be True or False")
 
 
-def _check_fields(fields) -> tuple[str, ...]:
-    if isinstance(fields, str) or not hasattr(fields, "__iter__"):
+def _check_fields(fields: object) -> tuple[str, ...]:
+    if isinstance(fields, str) or not isinstance(fields, Iterable):
         raise InvalidArgument(
             f"fields={fields!r} must be a collection of layout field letters "
             f"from {ALL_FIELDS}")
-    fields = tuple(fields)
-    unknown = [f for f in fields if f not in ALL_FIELDS]
+    letters = tuple(fields)
+    unknown = [f for f in letters if f not in ALL_FIELDS]
     if unknown:
         raise InvalidArgument(
             f"fields: unknown layout field {unknown[0]!r}; choose from {ALL_FIELDS}")
-    return fields
+    return letters
 
 
-def _check_tiling(min_tiles, max_tiles, max_tile_size, max_tile_rank,
-                  allow_combine) -> None:
+def _check_tiling(min_tiles: int, max_tiles: int, max_tile_size: int, max_tile_rank: int,
+                  allow_combine: bool) -> None:
     _check_int("min_tiles", min_tiles, 0)
     _check_int("max_tiles", max_tiles, 0)
     _check_order("min_tiles", min_tiles, "max_tiles", max_tiles)
@@ -124,7 +125,7 @@ def _check_tiling(min_tiles, max_tiles, max_tile_size, max_tile_rank,
     _check_bool("allow_combine", allow_combine)
 
 
-def _check_strategy(name: str, value) -> None:
+def _check_strategy(name: str, value: object) -> None:
     if not isinstance(value, st.SearchStrategy):
         raise InvalidArgument(f"{name}={value!r} must be a Hypothesis strategy")
 
@@ -149,8 +150,8 @@ def element_types(*, sub_byte: bool = True) -> st.SearchStrategy[str]:
     return st.sampled_from(first + [t for t in names if t not in first])
 
 
-def _tile_sizes(draw, length: int, max_size: int, allow_combine: bool) -> Tile:
-    sizes = []
+def _tile_sizes(draw: st.DrawFn, length: int, max_size: int, allow_combine: bool) -> Tile:
+    sizes: list[int] = []
     for i in range(length):
         # One entry in four is '*', never the last; shrinks to no '*'.
         if allow_combine and i < length - 1 and draw(st.integers(0, 3)) == 3:
@@ -182,7 +183,7 @@ def tiles(*, rank: int | None = None, min_rank: int = 1, max_rank: int = 4,
     lengths = st.just(rank) if rank is not None else st.integers(min_rank, max_rank)
 
     @st.composite
-    def tile(draw):
+    def tile(draw: st.DrawFn) -> Tile:
         return _tile_sizes(draw, draw(lengths), max_size, allow_combine)
     return tile()
 
@@ -197,11 +198,11 @@ def _after(n: int, tile: Tile) -> int:
     return prefix + 2 * len(sizes)
 
 
-def _draw_tiles(draw, rank, min_tiles, max_tiles, max_tile_size, max_tile_rank,
-                allow_combine) -> list[Tile]:
+def _draw_tiles(draw: st.DrawFn, rank: int, min_tiles: int, max_tiles: int,
+                max_tile_size: int, max_tile_rank: int, allow_combine: bool) -> list[Tile]:
     count = draw(st.integers(min_tiles, max_tiles))
     n = rank
-    out = []
+    out: list[Tile] = []
     for _ in range(count):
         # Most often no longer than the vector; one time in four up to two
         # entries longer (leading unit dims are then assumed).
@@ -214,9 +215,9 @@ def _draw_tiles(draw, rank, min_tiles, max_tiles, max_tile_size, max_tile_rank,
     return out
 
 
-def _draw_fields(draw, rank: int, fields) -> dict:
+def _draw_fields(draw: st.DrawFn, rank: int, fields: Iterable[str]) -> dict[str, Any]:
     """Optional layout fields other than tiles and split configs."""
-    out = {}
+    out: dict[str, Any] = {}
     if "L" in fields and draw(st.booleans()):
         out["tail_padding_alignment_in_elements"] = draw(
             st.sampled_from((2, 4, 8, 128, 1024)) | st.integers(1, 100))
@@ -230,8 +231,9 @@ def _draw_fields(draw, rank: int, fields) -> dict:
     return out
 
 
-def _draw_layout(draw, rank, min_tiles, max_tiles, max_tile_size, max_tile_rank,
-                 allow_combine, fields) -> Layout:
+def _draw_layout(draw: st.DrawFn, rank: int, min_tiles: int, max_tiles: int,
+                 max_tile_size: int, max_tile_rank: int, allow_combine: bool,
+                 fields: Iterable[str]) -> Layout:
     m2m = draw(st.permutations(range(rank)))
     tiles_ = _draw_tiles(draw, rank, min_tiles, max_tiles, max_tile_size,
                          max_tile_rank, allow_combine)
@@ -240,7 +242,8 @@ def _draw_layout(draw, rank, min_tiles, max_tiles, max_tile_size, max_tile_rank,
 
 def layouts(*, rank: int, min_tiles: int = 0, max_tiles: int = 3,
             max_tile_size: int = 8, max_tile_rank: int = 6,
-            allow_combine: bool = True, fields=()) -> st.SearchStrategy[Layout]:
+            allow_combine: bool = True,
+            fields: Iterable[str] = ()) -> st.SearchStrategy[Layout]:
     """Layouts for shapes of rank ``rank``, with up to ``max_tiles`` tiling levels.
 
     Each level's tile is valid for the vector the previous level leaves: from
@@ -257,19 +260,20 @@ def layouts(*, rank: int, min_tiles: int = 0, max_tiles: int = 3,
     """
     _check_int("rank", rank, 0)
     _check_tiling(min_tiles, max_tiles, max_tile_size, max_tile_rank, allow_combine)
-    fields = _check_fields(fields)
-    if "SC" in fields:
+    letters = _check_fields(fields)
+    if "SC" in letters:
         raise InvalidArgument(
             "fields: SC needs the dim sizes; use shapes_with_layout or xla_shapes")
 
     @st.composite
-    def layout(draw):
+    def layout(draw: st.DrawFn) -> Layout:
         return _draw_layout(draw, rank, min_tiles, max_tiles, max_tile_size,
-                            max_tile_rank, allow_combine, fields)
+                            max_tile_rank, allow_combine, letters)
     return layout()
 
 
-def _split_configs(draw, dims, m2m) -> tuple[SplitConfig, ...]:
+def _split_configs(draw: st.DrawFn, dims: Sequence[Dim],
+                   m2m: Sequence[int]) -> tuple[SplitConfig, ...]:
     """Up to two split configs on distinct physical dims of known size >= 2."""
     rank = len(dims)
     size_of = {p: dims[m2m[rank - 1 - p]] for p in range(rank)}
@@ -281,6 +285,7 @@ def _split_configs(draw, dims, m2m) -> tuple[SplitConfig, ...]:
     out = []
     for p in chosen:
         size = size_of[p]
+        assert isinstance(size, int)  # usable dims have a size
         idx = draw(st.lists(st.integers(1, min(size - 1, 2**20)), max_size=3,
                             unique=True))
         out.append(SplitConfig(p, tuple(sorted(idx))))
@@ -289,9 +294,11 @@ def _split_configs(draw, dims, m2m) -> tuple[SplitConfig, ...]:
 
 # --- concrete shapes --------------------------------------------------------------
 
-def _draw_dims(draw, rank: int, max_dim: int, budget: int, allow_zero: bool):
+def _draw_dims(draw: st.DrawFn, rank: int, max_dim: int, budget: int,
+               allow_zero: bool) -> tuple[int, ...]:
     """Dims whose product is at most ``budget``; now and then a 0."""
-    dims, product = [], 1
+    dims: list[int] = []
+    product = 1
     for _ in range(rank):
         if allow_zero and draw(st.integers(0, 15)) == 15:
             dims.append(0)
@@ -331,7 +338,7 @@ def shapes_with_layout(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 1
                        min_tiles: int = 0, max_tiles: int = 3,
                        max_tile_size: int = 8, max_tile_rank: int = 6,
                        allow_combine: bool = True, allow_zero: bool = True,
-                       max_elements: int = 4096, fields=SIZE_FIELDS,
+                       max_elements: int = 4096, fields: Iterable[str] = SIZE_FIELDS,
                        dtypes: st.SearchStrategy[str] | None = None,
                        ) -> st.SearchStrategy[Shape]:
     """Concrete array shapes with a layout, small enough to enumerate.
@@ -363,7 +370,7 @@ def shapes_with_layout(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 1
     _check_strategy("dtypes", dtypes)
 
     @st.composite
-    def shape(draw):
+    def shape(draw: st.DrawFn) -> Shape:
         rank = draw(st.integers(min_rank, max_rank))
         # Leave room for padding: dims take at most a quarter of the budget
         # (all of it when the budget is tiny).
@@ -380,13 +387,19 @@ def shapes_with_layout(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 1
 
 # --- any printable shape ------------------------------------------------------------
 
-def _fit_int64(element_type: str, dims) -> tuple:
+def _int(d: Dim) -> int:
+    """A dim known to be a size."""
+    assert isinstance(d, int)
+    return d
+
+
+def _fit_int64(element_type: str, dims: Sequence[Dim]) -> tuple[Dim, ...]:
     """Halve the largest dims until the byte count fits int64, as XLA
     requires of every shape (see :class:`spec.layout.Shape`)."""
     from tilespec.spec.dtypes import storage_bits
     dims = list(dims)
 
-    def fits():
+    def fits() -> bool:
         partial = storage_bits(element_type) // 8
         for d in dims:
             partial *= d if isinstance(d, int) else 1
@@ -394,8 +407,8 @@ def _fit_int64(element_type: str, dims) -> tuple:
                 return False
         return True
     while not fits():
-        i = max((j for j, d in enumerate(dims) if isinstance(d, int)), key=lambda j: dims[j])
-        dims[i] //= 2
+        i = max((j for j, d in enumerate(dims) if isinstance(d, int)), key=lambda j: _int(dims[j]))
+        dims[i] = _int(dims[i]) // 2
     return tuple(dims)
 
 
@@ -403,7 +416,7 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
                max_tiles: int = 3, allow_combine: bool = True,
                allow_dynamic: bool = True, allow_names: bool = False,
                allow_tuples: bool = True, max_leaves: int = 8,
-               fields=ALL_FIELDS) -> st.SearchStrategy[Shape | TupleShape]:
+               fields: Iterable[str] = ALL_FIELDS) -> st.SearchStrategy[Shape | TupleShape]:
     """Any shape XLA can print: for parser and printer tests, not for enumerating.
 
     Arrays of every element type, sizes up to ``max_dim``, every layout field
@@ -433,7 +446,7 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
     names = st.from_regex(r"[a-z][a-z0-9_]{0,3}", fullmatch=True)
 
     @st.composite
-    def dim(draw):
+    def dim(draw: st.DrawFn) -> tuple[Dim, bool]:
         kind = draw(st.integers(0, 7))
         if allow_dynamic and kind == 5:
             return draw(sizes), True          # <=N
@@ -444,7 +457,7 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
         return draw(sizes), False
 
     @st.composite
-    def array(draw):
+    def array(draw: st.DrawFn) -> Shape:
         if draw(st.integers(0, 15)) == 0:
             return Shape(draw(st.sampled_from(NON_ARRAY_TYPES)), ())
         rank = draw(st.integers(min_rank, max_rank))
@@ -463,10 +476,10 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
         return array()
 
     @st.composite
-    def tree(draw):
+    def tree(draw: st.DrawFn) -> Shape | TupleShape:
         left = [max_leaves]      # arrays still allowed
 
-        def node(depth):
+        def node(depth: int) -> Shape | TupleShape:
             # Two in three nodes are arrays; tuples nest two deep, mostly
             # short, now and then long enough for /*index=5*/.
             if depth == 2 or draw(st.integers(0, 2)) < 2:
@@ -474,7 +487,7 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
                 return draw(array())
             long = draw(st.integers(0, 3)) == 3
             count = draw(st.integers(6, 7) if long else st.integers(0, 3))
-            items = []
+            items: list[Shape | TupleShape] = []
             for _ in range(count):
                 if left[0] == 0:
                     break
@@ -486,12 +499,13 @@ def xla_shapes(*, min_rank: int = 0, max_rank: int = 4, max_dim: int = 2**20,
 
 # --- indices of a given shape -------------------------------------------------------
 
-def _concrete(shape, what: str) -> tuple[int, ...]:
+def _concrete(shape: object, what: str) -> tuple[int, ...]:
     if not isinstance(shape, Shape):
         raise InvalidArgument(f"{what} needs an array Shape, not {shape!r}")
-    if not all(isinstance(d, int) for d in shape.dims):
+    sizes = tuple(d for d in shape.dims if isinstance(d, int))
+    if len(sizes) != shape.rank:
         raise InvalidArgument(f"{what}: {shape} has a dim without a size")
-    return tuple(shape.dims)
+    return sizes
 
 
 def elements(shape: Shape) -> st.SearchStrategy[tuple[int, ...]]:

@@ -46,6 +46,7 @@ tilespec.spec.errors.ParseError: memory space S(300) does not fit XLA's 8-bit fi
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
 from tilespec.spec.errors import LayoutError, ParseError, ShapeError, TilespecError
@@ -55,6 +56,15 @@ from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, Tupl
 # XLA's lexer (it prints ``/*index=5*/`` inside long tuples).
 _SKIP = r"(?:\s|/\*.*?\*/|//[^\n]*)*"
 _TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|\S)", re.S)
+_SKIP_ONLY = re.compile(_SKIP, re.S)
+
+
+def _skip_end(text: str, pos: int) -> int:
+    """Where the whitespace and comments starting at ``pos`` end (a pattern
+    that matches the empty string always matches)."""
+    m = _SKIP_ONLY.match(text, pos)
+    assert m is not None
+    return m.end()
 _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "L": "tail_padding_alignment_in_elements",
            "#": "index_primitive_type", "*": "pointer_primitive_type",
@@ -84,7 +94,7 @@ class _Reader:
 
     def error(self, message: str, pos: int | None = None) -> ParseError:
         pos = self.pos if pos is None else pos
-        pos = re.compile(_SKIP, re.S).match(self.text, pos).end()
+        pos = _skip_end(self.text, pos)
         return ParseError(message, self.text, pos + 1)
 
     def peek(self) -> str:
@@ -124,7 +134,7 @@ class _Reader:
         return value
 
     def at_end(self) -> bool:
-        return re.compile(_SKIP, re.S).match(self.text, self.pos).end() == len(self.text)
+        return _skip_end(self.text, self.pos) == len(self.text)
 
 
 def parse_shape(text: str) -> Shape | TupleShape:
@@ -172,7 +182,7 @@ def parse_layout(text: str, rank: int | None = None) -> Layout:
     return layout
 
 
-def _shape(r: _Reader):
+def _shape(r: _Reader) -> Shape | TupleShape:
     if r.accept("("):
         elements = []
         if not r.accept(")"):
@@ -214,7 +224,7 @@ def _shape(r: _Reader):
         raise
 
 
-def _dim(r: _Reader):
+def _dim(r: _Reader) -> tuple[int | str | None, bool]:
     start = r.pos
     token = r.peek()
     if token == "<=":
@@ -244,7 +254,7 @@ def _layout(r: _Reader) -> Layout:
             m2m.append(r.integer("a dim number in minor_to_major"))
             if not r.accept(","):
                 break
-    fields: dict[str, object] = {}
+    fields: dict[str, Any] = {}
     if r.accept(":"):
         last = -1
         while r.peek() != "}":
@@ -257,7 +267,7 @@ def _layout(r: _Reader) -> Layout:
                           f"{r.error('', start).column})") from None
 
 
-def _field(r: _Reader, fields: dict, last: int) -> int:
+def _field(r: _Reader, fields: dict[str, Any], last: int) -> int:
     """Read one layout field; XLA's parser takes them once each, in order."""
     start = r.pos
     key = r.take()
@@ -292,7 +302,7 @@ def _memory_space(r: _Reader) -> int:
     return value
 
 
-def _field_value(r: _Reader, key: str, fields: dict, start: int) -> None:
+def _field_value(r: _Reader, key: str, fields: dict[str, Any], start: int) -> None:
     names = _FIELDS
     if key == "T":
         tiles = [_tile(r)]
@@ -378,7 +388,7 @@ def _split_config(r: _Reader) -> SplitConfig:
     return SplitConfig(dimension, tuple(indices))
 
 
-def format_dim(d, dynamic: bool) -> str:
+def format_dim(d: int | str | None, dynamic: bool) -> str:
     if d is None:
         return "?"
     return f"<={d}" if dynamic else str(d)
@@ -412,7 +422,7 @@ def format_layout(layout: Layout) -> str:
     return "{" + m2m + (":" + "".join(parts) if parts else "") + "}"
 
 
-def format_shape(shape) -> str:
+def format_shape(shape: Shape | TupleShape) -> str:
     """XLA's printed form of a shape, with its layout."""
     if isinstance(shape, TupleShape):
         # XLA marks every fifth element's index in a comment.

@@ -19,6 +19,8 @@ element at each offset ('.' = padding), 4 per line:
 
 from __future__ import annotations
 
+import numpy as np
+
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import (
     all_offsets,
@@ -136,7 +138,7 @@ def text_map(shape: Shape) -> str | None:
     # numpy's indices() would allocate a range of each dim
     if shape.rank > 2 or total > MAP_LIMIT or any(d > MAP_LIMIT for d in dims):
         return None
-    grid = all_offsets(shape).reshape((1,) * (2 - shape.rank) + dims)
+    grid: np.ndarray = all_offsets(shape).reshape((1,) * (2 - shape.rank) + dims)
     rows, cols = grid.shape
     width = max(3, len(str(max(total - 1, 0)))) + 1
     head = ("row = dim 0, column = dim 1" if shape.rank == 2 else

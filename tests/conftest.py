@@ -33,3 +33,18 @@ settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True
                           database=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("explore" if os.environ.get("TILESPEC_HYPOTHESIS") == "explore"
                       else "ci")
+
+
+def pytest_collection_modifyitems(config, items):
+    """``slow`` tests run only when the ``-m`` expression names them.
+
+    A ``-m`` on the command line replaces the one in ``addopts`` ("not
+    slow"), so without this ``pytest -m "not integration"`` would start the
+    long campaigns.
+    """
+    if "slow" in (config.option.markexpr or ""):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]

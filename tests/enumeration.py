@@ -78,15 +78,17 @@ def stages_bijective(stages, dims) -> bool:
         if type(s) is Pad:
             continue
         n_in, n_out = int(np.prod(d_in, dtype=np.int64)), int(np.prod(d_out, dtype=np.int64))
-        for d, n, first, second, d_other in ((d_in, n_in, "f", "b", d_out),
-                                             (d_out, n_out, "b", "f", d_in)):
+
+        def forward(v, s=s, d_in=d_in):
+            return s.forward(v, d_in, INT)
+
+        def backward(v, s=s, d_in=d_in):
+            return s.backward(v, d_in, INT)[0]
+        for d, n, first, d_other in ((d_in, n_in, "f", d_out), (d_out, n_out, "b", d_in)):
             if n == 0:
                 continue
             pts = tuple(np.indices(d).reshape(len(d), -1)) if d else ()
-            go = (lambda v: s.forward(v, d_in, INT)) if first == "f" else \
-                 (lambda v: s.backward(v, d_in, INT)[0])
-            come = (lambda v: s.backward(v, d_in, INT)[0]) if first == "f" else \
-                   (lambda v: s.forward(v, d_in, INT))
+            go, come = (forward, backward) if first == "f" else (backward, forward)
             mid = tuple(np.broadcast_to(np.asarray(x), (n,)) for x in go(pts))
             if not all(((x >= 0) & (x < m)).all() for x, m in zip(mid, d_other)):
                 return False

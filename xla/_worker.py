@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import Any, cast
 
 #: Largest total bytes one batch may allocate to measure ArraySize.
 BATCH_BYTES = 64 << 20
@@ -231,7 +232,9 @@ def main() -> None:
             raise _JaxError(_message(e)) from None
         compiled = lowered.compile()
         try:
-            return [str(l) for l in compiled._executable.xla_executable.get_parameter_layouts()]
+            # jax's private executable (untyped): the only way to the parameter layouts
+            executable = cast(Any, compiled)._executable.xla_executable
+            return [str(l) for l in executable.get_parameter_layouts()]
         except Exception:
             return [None] * len(items)
 
@@ -288,7 +291,9 @@ def main() -> None:
             if it["estimate"] > ARRAY_BYTES:
                 _say(i=it["i"], note="ArraySize not measured: the array is too "
                      "large to allocate here", final=True)
-        batches, batch, total = [], [], 0
+        batches: list[list[dict]] = []
+        batch: list[dict] = []
+        total = 0
         for it in small:
             if batch and (total + it["estimate"] > BATCH_BYTES or singly
                           or len(batch) >= BATCH_ITEMS):
@@ -314,8 +319,9 @@ def main() -> None:
 
     for request, parsed in zip(requests, parsed_all):
         singly = set(request.get("singly", ()))
-        group, alone = [], []
-        for i, text in request["texts"]:
+        group: list[dict] = []
+        alone: list[dict] = []
+        for i, _text in request["texts"]:
             facts = parsed.get(i)
             if facts is None:
                 continue  # XLA's parser rejected it or aborted: already said

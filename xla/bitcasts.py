@@ -94,7 +94,8 @@ def family(count: int, seed: int = 0) -> list[tuple[str, str, tuple | None]]:
     """``count`` reshapes and transposes (about one in three a transpose),
     deterministic for a seed; each side tiled or not."""
     rng = random.Random(seed)
-    out, seen = [], set()
+    out: list = []
+    seen: set = set()
     while len(out) < count:
         et = rng.choice(sorted(TILINGS))
         n = rng.choice(sorted(SHAPES))
@@ -165,7 +166,7 @@ def compare(cases, timeout: float = 5.0) -> list[Row]:
 
 
 def summary(rows) -> dict:
-    kinds = {}
+    kinds: dict[str, int] = {}
     for r in rows:
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
     return {"cases": len(rows), **dict(sorted(kinds.items())),

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import COMBINE, Shape, TupleShape
 from tilespec.spec.size import byte_size
-from tilespec.spec.text import format_shape, parse_shape
+from tilespec.spec.text import format_shape, parse_array_shape, parse_shape
 from tilespec.xla import real
 
 #: Documented divergences between XLA's code and the layout document (or
@@ -258,7 +258,7 @@ def _size_differences(shape, answer, device, spec) -> list[Difference]:
     dev_shape = None
     if device is not None:
         try:
-            dev_shape = parse_shape(device)
+            dev_shape = parse_array_shape(device)
         except TilespecError:
             dev_shape = None
     if dev_shape is None:

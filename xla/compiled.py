@@ -89,7 +89,7 @@ def versions() -> dict:
 def _request(src: str, dst: str, transpose) -> dict:
     """What the worker needs, from tilespec's reading of the texts."""
     from tilespec.spec.text import format_shape, parse_array_shape
-    out = {}
+    out: dict[str, object] = {}
     for key, text in (("src", src), ("dst", dst)):
         s = parse_array_shape(text)
         if s.is_symbolic or any(d is None for d in s.dims):
@@ -213,7 +213,8 @@ def _entry_ops(hlo: str) -> list[tuple[str, str]]:
 
 def _entry(hlo: str) -> list[tuple[str, str, list, bool]]:
     """(name, opcode, operand names, is root) of each ENTRY instruction."""
-    out, inside = [], False
+    out: list[tuple[str, str, list, bool]] = []
+    inside = False
     for line in hlo.splitlines():
         if line.startswith("ENTRY"):
             inside = True

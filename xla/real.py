@@ -163,11 +163,11 @@ def ask(texts, validate: bool = True, measure: bool = True,
         if not isinstance(t, str):
             raise TilespecError(f"shape text must be a string, not {type(t).__name__}")
     key = (validate, measure and validate)
-    new = [t for t in dict.fromkeys(texts) if (t, *key) not in _CACHE]
+    new = [t for t in dict.fromkeys(texts) if (t,) + key not in _CACHE]
     if new:
         for t, a in zip(new, _ask(new, *key, timeout)):
-            _CACHE[(t, *key)] = a
-    return [_CACHE[(t, *key)] for t in texts]
+            _CACHE[(t,) + key] = a
+    return [_CACHE[(t,) + key] for t in texts]
 
 
 def parse(texts, timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
@@ -226,6 +226,8 @@ def _run_worker(pending, pieces, singly, validate, measure, timeout):
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         marker, done = None, False
+        # both pipes were asked for above
+        assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write(json.dumps(request) + "\n")
             proc.stdin.close()

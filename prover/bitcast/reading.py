@@ -59,6 +59,7 @@ from tilespec.spec.arith import INT
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import (
     all_offsets,
+    concrete_dims,
     delinearise,
     linear_index,
     offset,
@@ -169,7 +170,7 @@ def _edge_values(d: int, tiles) -> list[int]:
 
 def sample_elements(q: Question, rng) -> np.ndarray:
     """SRC elements to scan: edges (0, 1, last, tile edges) and random ones."""
-    dims = q.src.dims
+    dims = concrete_dims(q.src)   # sampled only where the dims are sizes
     sizes_ = sorted({t for s in (q.src, q.dst) for tile in s.layout.tiles
                      for t in tile.sizes if t != COMBINE})
     edges = [_edge_values(d, sizes_) for d in dims]
@@ -253,7 +254,9 @@ def group_pair(q: Question, e, ds, dd, ar, fresh=None):
     a name out of the terms.  Each part is (label, SRC index, SRC dims, DST
     index, DST dims, kind), for the facts that justify it.
     """
-    f, parts, defs = [], [], []
+    f: list = []
+    parts: list = []
+    defs: list = []
     for g in reshape_groups(q.src.dims, q.dst.dims):
         eg, Ds, Dd = e[g.src[0]:g.src[1]], ds[g.src[0]:g.src[1]], dd[g.dst[0]:g.dst[1]]
         if g.kind == "same":
@@ -293,7 +296,7 @@ class SymbolicBuild:
             self.facts.assume(assume(self))
         self.e = self.enc.fresh("e", q.src.rank)
         self.box = self.enc.box(self.e, self.enc.dims)
-        self.grouped = None
+        self.grouped: bool | None = None
 
     def pair(self):
         """DST's element for ``e``: per group of the reshape, with facts."""

@@ -14,7 +14,7 @@ from tilespec.spec.errors import TilespecError
 
 
 def monomial(dims):
-    coef, names = 1, Counter()
+    coef, names = 1, Counter[str]()
     for d in dims:
         if isinstance(d, str):
             names[d] += 1

@@ -50,7 +50,9 @@ def compiles(source: str, language: str) -> dict:
             "chosen to be neither keywords nor <stdint.h>'s)")))
     flags = ["-std=c99", "-pedantic-errors", "-Wall", "-Wextra", "-Werror",
              "-fsyntax-only", "-x", "c", "-"]
-    name, out = os.path.basename(cc), {}
+    name = os.path.basename(cc)
+    # per function: (why it is rejected, or None; what compiled, or None)
+    out: dict[str, tuple[str | None, str | None]] = {}
     for fn in _FUNCTIONS:
         text = source
         for other, pattern in _FUNCTIONS.items():

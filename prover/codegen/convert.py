@@ -47,7 +47,8 @@ def _replay(a: Shape, b: Shape, e) -> Counterexample | None:
     if not all(0 <= x < d for x, d in zip(e, dims)):
         return None
     src = prt_offset(a, tuple(e))
-    closed = offset(b, locate(a, src)) if locate(a, src) is not None else None
+    element = locate(a, src)
+    closed = offset(b, element) if element is not None else None
     via_prt = prt_offset(b, tuple(e))
     if closed == via_prt and offset(a, tuple(e)) == src:
         return None

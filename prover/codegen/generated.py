@@ -118,7 +118,7 @@ class _Translate:
         # ``and``/``&&`` and ``or``/``||`` stop early: what a later operand
         # evaluates must be in range only when it runs.
         conj = isinstance(n.op, ast.And)
-        parts = []
+        parts: list[str] = []
         for v in n.values:
             mark = len(self.ranges)
             term = self(v)
@@ -191,17 +191,25 @@ def _c_expr(text: str):
     return ast.parse(text.strip(), mode="eval").body
 
 
+def _found(pattern: str, text: str) -> re.Match[str]:
+    """The match of ``pattern`` in generated C, which always has it."""
+    m = re.search(pattern, text, re.S)
+    if m is None:
+        raise ProverBug(f"the generated C has no {pattern!r}")
+    return m
+
+
 def _c_parts(source: str, out: str):
-    off = re.search(r"int64_t offset\(([^)]*)\)\s*\{(.*?)\n\}", source, re.S)
-    loc = re.search(r"int locate\(([^)]*)\)\s*\{(.*?)\n\}", source, re.S)
+    off = _found(r"int64_t offset\(([^)]*)\)\s*\{(.*?)\n\}", source)
+    loc = _found(r"int locate\(([^)]*)\)\s*\{(.*?)\n\}", source)
 
     def params(text):
         return [p.split()[-1].lstrip("*") for p in text.split(",")
                 if p.strip() and p.strip() != "void"]
-    off_expr = _c_expr(re.search(r"return (.*?);", off.group(2), re.S).group(1))
+    off_expr = _c_expr(_found(r"return (.*?);", off.group(2)).group(1))
     sets = dict((int(i), _c_expr(x)) for i, x in
                 re.findall(rf"\b{out}\[(\d+)\] = (.*?);", loc.group(2), re.S))
-    test = _c_expr(re.search(r"return (.*?);", loc.group(2), re.S).group(1))
+    test = _c_expr(_found(r"return (.*?);", loc.group(2)).group(1))
     element = ast.Tuple(elts=[sets[i] for i in sorted(sets)], ctx=ast.Load())
     return params(off.group(1)), off_expr, [p for p in params(loc.group(1)) if p != out], \
         test, element

@@ -39,7 +39,7 @@ class Replay:
     def __init__(self, language: str, values: dict, int64: bool = True):
         self.c = language == "c"
         self.values, self.int64 = values, int64
-        self.fault = None
+        self.fault: dict | None = None   # the first fault met, if any
 
     def value(self, node):
         v = self._eval(node)
@@ -74,12 +74,12 @@ class Replay:
                 left = r
             return ok
         a, b = self.value(n.left), self.value(n.right)
-        op = type(n.op)
-        if op is ast.Add:
+        kind = type(n.op)
+        if kind is ast.Add:
             return a + b
-        if op is ast.Sub:
+        if kind is ast.Sub:
             return a - b
-        if op is ast.Mult:
+        if kind is ast.Mult:
             return a * b
         if b <= 0 or (self.c and a < 0):
             if self.fault is None:
@@ -89,4 +89,4 @@ class Replay:
         q = a // b
         if self.c and q < 0 and q * b != a:
             q += 1                                  # C truncates toward zero
-        return a - q * b if op is ast.Mod else q
+        return a - q * b if kind is ast.Mod else q

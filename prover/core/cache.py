@@ -62,7 +62,7 @@ def _codes(obj, out: list, top: bool = True) -> None:
                 if not name.startswith("__") or name in ("__post_init__", "__init__"):
                     _codes(value, out, False)
     elif top and isinstance(obj, types.ModuleType):
-        for name, value in sorted(vars(obj).items()):
+        for _name, value in sorted(vars(obj).items()):
             # functions whatever their origin (a monkeypatched one comes from
             # elsewhere), classes of tilespec's own
             if isinstance(value, types.FunctionType) or hasattr(value, "__wrapped__") or (
@@ -123,6 +123,7 @@ class _Watch:
     def __init__(self, objects):
         self.objects = self.given = tuple(objects)
         self.snap = None
+        self.value = ""
 
     def _snapshot(self):
         return (list(map(len, self.dicts)),

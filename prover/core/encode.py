@@ -185,6 +185,12 @@ class _Named:
     def constant(self, symbol: str):
         raise NotImplementedError
 
+    def le(self, a, b):
+        raise NotImplementedError
+
+    def value(self, model, term) -> int:
+        raise NotImplementedError
+
     def name(self, n: str):
         """The constant for the user's dim name ``n`` (made on first use,
         with its assumptions)."""
@@ -247,12 +253,12 @@ class Encoding(_Named):
         return z3.And(parts) if parts else self.ar.true()
 
     def and_(self, *ps):
-        ps = [self.ar._term(p) for p in ps]
-        return z3.And(ps) if ps else self.ar.true()
+        terms = [self.ar._term(p) for p in ps]
+        return z3.And(terms) if terms else self.ar.true()
 
     def or_(self, *ps):
-        ps = [self.ar._term(p) for p in ps]
-        return z3.Or(ps) if ps else z3.BoolVal(False, self.ctx)
+        terms = [self.ar._term(p) for p in ps]
+        return z3.Or(terms) if terms else z3.BoolVal(False, self.ctx)
 
     def not_(self, p):
         return z3.Not(self.ar._term(p))
@@ -394,12 +400,14 @@ class SmtEncoding(_Named):
         return self.and_(*parts)
 
     def and_(self, *ps):
-        ps = [smt(p) for p in ps]
-        return "true" if not ps else ps[0] if len(ps) == 1 else f"(and {' '.join(ps)})"
+        terms = [smt(p) for p in ps]
+        return "true" if not terms else terms[0] if len(terms) == 1 else \
+            f"(and {' '.join(terms)})"
 
     def or_(self, *ps):
-        ps = [smt(p) for p in ps]
-        return "false" if not ps else ps[0] if len(ps) == 1 else f"(or {' '.join(ps)})"
+        terms = [smt(p) for p in ps]
+        return "false" if not terms else terms[0] if len(terms) == 1 else \
+            f"(or {' '.join(terms)})"
 
     def not_(self, p):
         return f"(not {smt(p)})"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import z3
 
+from tilespec.prover.core.lemma import Lemma
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, decide, lemma_gap
 from tilespec.prover.core.theorems import cited_lemma
 
@@ -39,7 +40,7 @@ class Facts:
         self.assumptions = list(assumptions)
         self.timeout = timeout
         self.facts: list[tuple[str, object]] = []
-        self.lemmas: dict[str, object] = {}
+        self.lemmas: dict[str, Lemma] = {}
         self.notes: list[str] = []
 
     def fact(self, label: str, violation) -> None:

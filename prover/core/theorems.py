@@ -238,9 +238,10 @@ def _part(what: str, prove, digest) -> dict:
     hit = cache.lookup(name, digest)
     if hit is None:
         lem = prove()
-        cache.store(name, digest, {"name": lem.name, "status": lem.status,
-                                   "seconds": round(lem.seconds, 4)})
-        hit = cache.lookup(name, digest)
+        record = {"name": lem.name, "status": lem.status, "seconds": round(lem.seconds, 4)}
+        cache.store(name, digest, record)
+        # a cache that cannot be written still answers with this process's proof
+        hit = cache.lookup(name, digest) or dict(record, where="this process")
     return hit
 
 
@@ -294,7 +295,7 @@ def cite(shape, stages, prop: str) -> tuple | None:
     """
     if prop not in _NEEDS or not applies(stages):
         return None
-    steps = ()
+    steps: tuple[str, ...] = ()
     if shape.is_symbolic:
         if prop == "in_bounds":
             return None     # pad-reshape-transpose's dims are compared by Z3

@@ -147,7 +147,7 @@ def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
 
 
 class _Checker:
-    def __init__(self, module: Module, timeout: float, meant: dict):
+    def __init__(self, module: Module, timeout: float, meant: dict | None):
         self.m, self.timeout, self.meant = module, timeout, meant or {}
         self.findings: list[Finding] = []
         self.buffers: list[Buffer] = []
@@ -365,7 +365,8 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
         c.findings.append(Finding("skipped", "note", s.line, "", f"line not read: "
                                   f"{s.reason}", {"text": s.text}))
     for name in (meant or {}):
-        if module.instruction(name) is None or module.instruction(name).opcode != "bitcast":
+        named = module.instruction(name)
+        if named is None or named.opcode != "bitcast":
             raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
                                 "the module")
     c.run()

@@ -262,7 +262,9 @@ def parse_hlo(text: str) -> Module:
         raise TilespecError(f"HLO text must be a string, not {type(text).__name__}")
     name, entry_layout = None, None
     computations, skipped = [], []
-    current, cname, centry, cline = None, None, False, 0
+    # the instructions of the computation being read, None between computations
+    current: list[Instruction] | None = None
+    cname, centry, cline = "", False, 0
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _strip_line_comment(raw).strip()
         if not line:

@@ -228,9 +228,10 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
     T1 = through[first]
     for i in range(len(stages) if whole else first, len(stages)):
         st, d_in, d_out = stages[i], through[i], through[i + 1]
-        k = len(st.sizes) if isinstance(st, (Pad, Split)) else 0
+        sizes = st.sizes if isinstance(st, (Pad, Split)) else ()
+        k = len(sizes)
         for j in range(k):
-            x, t = d_in[len(d_in) - k + j], st.sizes[j]
+            x, t = d_in[len(d_in) - k + j], sizes[j]
             if isinstance(st, Pad) and t != 1:
                 S.facts.fact(f"level {st.level} pads no entry {j}: its dim stays",
                              ar._term(d_out[len(d_out) - k + j]) != ar._term(x))

@@ -16,7 +16,7 @@ from tilespec.prover.bitcast.decide import details, is_bitcast
 from tilespec.prover.core.encode import scope
 from tilespec.prover.core.linform import spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Result
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, linear_index, product
 from tilespec.spec.layout import Shape
@@ -229,12 +229,19 @@ def _text_verdict(q, ignore_element_type: bool) -> Verdict | None:
     return None
 
 
+def _refuting(r: Result) -> dict:
+    """The counterexample of a refuted result (a refutation always has one)."""
+    if r.counterexample is None:
+        raise ProverBug(f"{r.property} refuted without a counterexample")
+    return r.counterexample
+
+
 def _rule_verdict(b: "reading.SymbolicBuild"):
     """ReshapeIsBitcast's unit checks on the symbolic dims, as a Z3 formula
     (the element types were compared before, on the text)."""
     ar = b.ar
     parts = []
-    for direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
+    for _direction, x, y, dx, dy, i, u, v, defs in _unit_partners(b):
         same = ar.eq(xla_untiled_index(x, u, dx, ar), xla_untiled_index(y, v, dy, ar))
         # XLA checks only dims of size > 1, where u is inside the box
         parts.append(z3.Implies(ar.term(ar.lt(1, dx[i])),
@@ -264,7 +271,7 @@ def _unit_partners(b: "reading.SymbolicBuild"):
 def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -> Result:
     text = q.text
     where = scope(q.src) if q.src.is_symbolic else scope(q.dst)
-    steps = []
+    steps: list[str] = []
 
     def done(status, **kw):
         return Result(text, f"rule {name}", status, time.perf_counter() - start, where,
@@ -315,7 +322,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
     steps.append("where XLA says bitcast: " + yes.status + _vacuity(q, timeout))
     steps.extend(f"  {s}" for s in yes.steps)
     if yes.status == REFUTED:
-        ce = disagreement(yes.counterexample["dim_values"])
+        ce = disagreement(_refuting(yes)["dim_values"])
         if ce:
             return done(REFUTED, counterexample=ce)
     # 2. Where the rule says no, the spec refutes it at the rule's witness.

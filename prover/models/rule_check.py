@@ -152,6 +152,12 @@ class Condition:
     holds: Callable | None = None                # layout: shapes -> bool
     required: bool = True                        # False: a hint, implied by the others
 
+    def holds_for(self, *shapes) -> bool:
+        """The layout condition on these shapes."""
+        if self.holds is None:
+            raise ProverBug(f"the layout condition {self.text!r} has no test")
+        return bool(self.holds(*shapes))
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -165,7 +171,7 @@ class Rule:
     options: tuple = field(default=())           # extra arguments it takes
 
     def layout_conditions(self, shapes) -> list[tuple[str, bool]]:
-        return [(c.text, bool(c.holds(*shapes))) for c in self.conditions
+        return [(c.text, c.holds_for(*shapes)) for c in self.conditions
                 if c.kind == "layout"]
 
 
@@ -178,7 +184,7 @@ class Setup:
         self.shapes = shapes
         self.ctx = z3.Context()
         self.ar = Z3Arithmetic(self.ctx)
-        self.names = {}
+        self.names: dict = {}
         for s in shapes:
             for n in s.names:
                 self.names.setdefault(n, z3.Int(user_symbol(n), self.ctx))

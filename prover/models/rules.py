@@ -86,7 +86,7 @@ from tilespec.prover.models.nested_tiling import (
 from tilespec.prover.models.rule_check import Condition, Rule, RuleNotApplicable, level_conditions
 from tilespec.prover.result import Result
 from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape
+from tilespec.spec.layout import Shape, Tile
 from tilespec.spec.text import format_shape
 
 # XLA's functions are reached through this catalogue as well as their own modules.
@@ -247,9 +247,9 @@ def condition_family(name: str) -> list[Shape]:
         for m2m in sorted(orders):
             for tiles in _FAMILY_TILES:
                 for L in (1, 1024):
-                    s = Shape("bf16", dims, Layout(m2m, tiles=tiles,
+                    s = Shape("bf16", dims, Layout(m2m, tiles=tuple(Tile(t) for t in tiles),
                                                    tail_padding_alignment_in_elements=L))
-                    if all(c.holds(s) for c in rule.conditions
+                    if all(c.holds_for(s) for c in rule.conditions
                            if c.kind == "layout" and c.required):
                         out.append(s)
     return out

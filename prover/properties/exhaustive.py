@@ -183,7 +183,7 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
                 inside = np.ones(n, bool)
                 for v, m in zip(pts, d):
                     inside &= (v >= 0) & (v < m)
-                got = [_col(v, n) for v in run(lambda c: tuple(s.forward(c, d, INT)),
+                got = [_col(v, n) for v in run(lambda c, s=s, d=d: tuple(s.forward(c, d, INT)),
                                                 tuple(pts), n)]
                 want = [_col(v, n) for v in reshape_index(tuple(pts), d, merged, INT)]
                 bad = inside.copy() & False
@@ -191,7 +191,7 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
                     bad |= inside & (a != b)
                 if bad.any():
                     return {"e": element(np.flatnonzero(bad)[0])}
-            x, d = run(lambda c: tuple(s.forward(c, d, INT)), x, n), s.dims(d, INT)
+            x, d = run(lambda c, s=s, d=d: tuple(s.forward(c, d, INT)), x, n), s.dims(d, INT)
         return None
     raise ValueError(kind)
 
@@ -208,9 +208,10 @@ def _stage_witness(stages, through, run=_map):
             continue
         e, n = _grid(d_in)
         if n:
-            fe = tuple(_col(v, n) for v in run(lambda c: tuple(s.forward(c, d_in, INT)), e, n))
+            fe = tuple(_col(v, n) for v in run(
+                lambda c, s=s, d_in=d_in: tuple(s.forward(c, d_in, INT)), e, n))
             be = tuple(_col(v, n) for v in run(
-                lambda c: tuple(s.backward(c, d_in, INT)[0]), fe, n))
+                lambda c, s=s, d_in=d_in: tuple(s.backward(c, d_in, INT)[0]), fe, n))
             bad = ~inside(fe, d_out, n)
             for a, b in zip(be, e):
                 bad |= a != b
@@ -220,8 +221,9 @@ def _stage_witness(stages, through, run=_map):
         g, n = _grid(d_out)
         if n:
             bg = tuple(_col(v, n) for v in run(
-                lambda c: tuple(s.backward(c, d_in, INT)[0]), g, n))
-            fb = tuple(_col(v, n) for v in run(lambda c: tuple(s.forward(c, d_in, INT)), bg, n))
+                lambda c, s=s, d_in=d_in: tuple(s.backward(c, d_in, INT)[0]), g, n))
+            fb = tuple(_col(v, n) for v in run(
+                lambda c, s=s, d_in=d_in: tuple(s.forward(c, d_in, INT)), bg, n))
             bad = ~inside(bg, d_in, n)
             for a, b in zip(fb, g):
                 bad |= a != b

@@ -83,7 +83,7 @@ went, never ``proved``.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import z3
 
@@ -316,7 +316,7 @@ def _formula_equals_prt(p: _Proof):
     enc, ar = p.enc, p.ar
     steps = list(prt_steps(p.shape, enc.dims, ar))
     formula = list(zip(p.stages, p.through, p.through[1:]))
-    level_of = {}
+    level_of: dict = {}
     for s, d_in, d_out in formula:
         level_of.setdefault(s.level, []).append((s, d_in, d_out))
     per_level = [steps[0:1]] + [steps[1 + 5 * k: 6 + 5 * k]
@@ -458,18 +458,21 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
         # small enough to decide by enumeration: Z3 gets a short try first
         facts_timeout = min(timeout, QUICK_SECONDS)
+    proof: _Proof | None
+    detail: Any
     try:
-        proof = _Proof(shape, stages, facts_timeout, bounds)
-        PROPERTIES[prop](proof)
-        proof.positive_divisors()
+        built = _Proof(shape, stages, facts_timeout, bounds)
+        PROPERTIES[prop](built)
+        built.positive_divisors()
     except NotSymbolic as err:
         # a custom stage that cannot be read symbolically: no facts at all
         proof, status, detail = None, "unknown", f"not built: {err}"
     else:
-        if proof.check_text() == "proved":
+        proof = built
+        if built.check_text() == "proved":
             return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                          steps=proof.steps())
-        status, detail = proof.check()
+                          steps=built.steps())
+        status, detail = built.check()
 
     def done(status, steps=None, **kw):
         if steps is None:

@@ -11,6 +11,8 @@ on the concrete evaluator; one that does not replay is a
 
 from __future__ import annotations
 
+from typing import Any
+
 import z3
 
 from tilespec.prover.core.encode import Encoding
@@ -34,7 +36,7 @@ def replay_offset(stages, shape, element):
 
 
 def decide_whole(kind: str, shape: Shape, stages, timeout,
-                 z3_search: bool = True) -> tuple[str, object]:
+                 z3_search: bool = True) -> tuple[str, Any]:
     """(HOLDS, how) | (FAILS, replayed counterexample) | (UNDECIDED, reason)
     for ``kind`` on the concrete ``shape`` run through ``stages``."""
     from tilespec.spec.prt import prt_final_dims

@@ -100,7 +100,7 @@ class Case:
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        d = {"shape": self.shape, "class": self.klass}
+        d: dict[str, object] = {"shape": self.shape, "class": self.klass}
         if self.kind == "size":
             d.update(kind="size", **self.extra)
             return d
@@ -507,6 +507,7 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
         except rules.RuleNotApplicable:
             continue
         if r.status == "refuted":
+            assert r.counterexample is not None  # a refuted Result carries one
             out.extend(_cases_from(name, r.counterexample))
     return out
 

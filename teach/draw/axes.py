@@ -37,7 +37,8 @@ class Axis:
 
     def slots(self) -> tuple:
         """Shown indices in order, with a :class:`Gap` for each run left out."""
-        out, last = [], -1
+        out: list[int | Gap] = []
+        last = -1
         for i in self.shown:
             if i > last + 1:
                 out.append(Gap(i - last - 1))

@@ -137,7 +137,7 @@ def byte_ticks(panel, element_bits, rmap, cmap, x0, y0, start) -> list:
     """Marks on the lower part of a cell where a byte boundary falls inside
     the element stored there (bit ``b`` with ``b % 8 == 0`` strictly inside
     the cell's bits)."""
-    segs = []
+    segs: list[list[tuple[float, float]]] = []
     if panel.bits is None or element_bits <= 8:
         return segs
     for i, r in enumerate(panel.rows.shown):

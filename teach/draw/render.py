@@ -16,7 +16,12 @@ b'\x89PNG'
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 from tilespec.teach.draw.geometry import (
     boundaries,
@@ -41,7 +46,7 @@ from tilespec.teach.draw.palette import (
 )
 
 #: Matplotlib settings for every picture: real text in SVG, no timestamps.
-RC = {"svg.fonttype": "none", "svg.hashsalt": "tilespec", "font.family": "DejaVu Sans"}
+RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "tilespec", "font.family": "DejaVu Sans"}
 
 
 def _font(cell_points: float, chars: int, share: float = 0.8) -> float:
@@ -66,7 +71,7 @@ def figure(scene):
     ax.axis("off")
     pts = cell * 72
     widest = max(len(str(int(p.labels.max()))) for p in (*scene.panels, scene.memory))
-    fonts = {"number": _font(pts, widest), "small": _font(pts, 4, 0.9),
+    fonts: dict[str, Any] = {"number": _font(pts, widest), "small": _font(pts, 4, 0.9),
              "title": max(6.0, min(12.0, 0.48 * pts)), "pts": pts, "cell": cell}
     colours = colour_tiles(*(p.tiles[0] for p in (*scene.panels, scene.memory)))
     fonts["labels"] = labels = Labels(pts)

@@ -119,20 +119,20 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
     small = _font(4, 0.9)
     for k, gap in cgaps:
         cx, cy = x0 + k + 0.5, y0 + n_rows / 2
-        label, size = fitted(gap_texts(gap.count, "columns"), n_rows * CELL, small)
+        gap_label, size = fitted(gap_texts(gap.count, "columns"), n_rows * CELL, small)
         out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0 + k)}" '
                    f'y="{_n(y0)}" width="{CELL}" height="{_n(n_rows)}" fill="{GAP_FILL}"/>'
                    f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
                    f'text-anchor="middle" dominant-baseline="central" '
-                   f'transform="rotate(-90 {_n(cx)} {_n(cy)})">{label}</text></g>')
+                   f'transform="rotate(-90 {_n(cx)} {_n(cy)})">{gap_label}</text></g>')
     for k, gap in rgaps:
         cx, cy = x0 + n_cols / 2, y0 + k + 0.5
-        label, size = fitted(gap_texts(gap.count, "rows"), n_cols * CELL, small)
+        gap_label, size = fitted(gap_texts(gap.count, "rows"), n_cols * CELL, small)
         out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0)}" '
                    f'y="{_n(y0 + k)}" width="{_n(n_cols)}" height="{CELL}" fill="{GAP_FILL}"/>'
                    f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
                    'text-anchor="middle" dominant-baseline="central">'
-                   f'{label}</text></g>')
+                   f'{gap_label}</text></g>')
     for c, k in cmap.items():
         out.append(f'<text class="muted head" x="{_n(x0 + k + 0.5)}" y="{_n(y0 - 0.35)}" '
                    f'font-size="{small}" text-anchor="middle">{c}</text>')

@@ -17,6 +17,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import fuzz_cli  # noqa: E402
 
+# A campaign of CLI subprocesses.
+pytestmark = pytest.mark.integration
+
 INVOCATIONS = 1500
 
 

@@ -238,7 +238,7 @@ def test_code_arithmetic_parenthesises_by_precedence():
 
 @pytest.mark.parametrize("text", ["f32[e0,3]", "f32[int,3]", "f32[lambda,3]", "f32[o,2]"])
 def test_clashing_dim_names_give_working_code(text):
-    # Such names were refused; now the code's own names avoid them and a
+    # The code's own names avoid the dims' names and a
     # keyword is respelled (spec/naming.py), so the code runs and is right.
     g = python_functions(shape(text))
     size = 4
@@ -282,7 +282,7 @@ def test_cli_formula_c_and_json(capsys):
 @pytest.mark.parametrize("args", [
     ["f32[3,5]", "--python", "--c"],
     ["f32[3,5]", "--python", "--simplify"],
-    ["f32[?,5]", "--c"],                # was f32[e0,5]: such names now work
+    ["f32[?,5]", "--c"],                # a dim that is not a name
     ["f32[3,5", "--latex"],
 ])
 def test_cli_formula_bad_input_is_one_line_exit_2(capsys, args):

@@ -189,6 +189,7 @@ def _dtype(element_type):
             "pred": jnp.bool_}[element_type]
 
 
+@pytest.mark.integration  # starts jax (real XLA)
 @pytest.mark.parametrize("text", XLA_OK)
 def test_to_jax_gives_xla_exactly_this_layout(text):
     s = tilespec.parse_shape(text)
@@ -199,11 +200,13 @@ def test_to_jax_gives_xla_exactly_this_layout(text):
     assert back == s
 
 
+@pytest.mark.integration  # starts jax (real XLA)
 def test_major_to_minor_is_minor_to_major_reversed():
     j = tilespec.to_jax("f32[2,3,4]{0,2,1}")
     assert j.major_to_minor == (1, 2, 0)
 
 
+@pytest.mark.integration  # starts jax (real XLA)
 @settings(max_examples=80)
 @given(st.sampled_from(["f32", "bf16", "s4", "u8", "pred"]),
        st.lists(st.integers(1, 9), min_size=1, max_size=3).flatmap(
@@ -220,6 +223,7 @@ def test_from_jax_agrees_with_jax(element_type, case, tiling, bits, untiled):
     assert parse_layout(_xla_text(j, dtype), len(dims)) == s.layout
 
 
+@pytest.mark.integration  # starts jax (real XLA)
 def test_from_jax_array_and_format():
     import jax.numpy as jnp
     x = jnp.zeros((3, 5), jnp.float32)
@@ -229,6 +233,7 @@ def test_from_jax_array_and_format():
     assert str(tilespec.from_jax(jnp.zeros((4,), jnp.int4))) == "s4[4]{0}"
 
 
+@pytest.mark.integration  # starts jax (real XLA)
 def test_to_jax_format_with_a_sharding():
     from jax.sharding import SingleDeviceSharding
     sharding = SingleDeviceSharding(jax.devices()[0])
@@ -241,11 +246,13 @@ def test_to_jax_format_with_a_sharding():
     ("f32[3]{0:S(1)}", "memory_space"),
     ("s4[256]{0:T(128)}", "adds E"),
 ])
+@pytest.mark.integration  # starts jax (real XLA)
 def test_to_jax_refuses_what_jax_cannot_carry(text, words):
     with pytest.raises(LayoutError, match=words):
         tilespec.to_jax(text)
 
 
+@pytest.mark.integration  # starts jax (real XLA)
 def test_a_jax_array_with_a_chosen_layout_round_trips():
     # The layout jax really uses for an array it was asked to lay out.
     import jax.numpy as jnp

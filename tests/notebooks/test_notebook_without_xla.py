@@ -14,10 +14,14 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from locations import ROOT
+
+# Starts a Jupyter kernel.
+pytestmark = pytest.mark.integration
 
 NOTEBOOK = ROOT / "notebooks" / "08_real_xla_beside_the_spec.ipynb"
 KERNEL = "tilespec-test-no-xla"

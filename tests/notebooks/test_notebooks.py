@@ -19,6 +19,9 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from locations import ROOT
 
+# Starts a Jupyter kernel per notebook.
+pytestmark = pytest.mark.integration
+
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 KERNEL = "tilespec-test-python"

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from locations import ROOT
 
-pytestmark = pytest.mark.wheel
+pytestmark = [pytest.mark.wheel, pytest.mark.integration]
 
 FIG1 = "f32[3,5]{1,0:T(2,2)}"
 

@@ -2,10 +2,8 @@
 lead tilespec to a false "proved", a wrong answer or a traceback.
 
 Each test states the truth by brute force on the concrete evaluator (plain
-Python ints) and asks tilespec the same question.  The tests that expose an
-open defect are marked ``xfail(strict=True)``: they fail today, and the mark
-turns red the day the defect is fixed, so that whoever fixes it removes the
-mark.  The reason names the finding of the audit report (ADV-n).
+Python ints) and asks tilespec the same question: the answer is the truth,
+``unknown``, or bad input, never a false "proved" or a traceback.
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ def _not_proved_or_refused(call):
         return "bad input"
 
 
-# --- ADV-1: a judged stage that divides by a negative number ---------------------
+# --- a judged stage that divides by a negative number ---------------------
 
 @dataclass(frozen=True)
 class NegativeMod:
@@ -58,7 +56,6 @@ class NegativeMod:
         return tuple(e), ar.true()
 
 
-# ADV-1: fixed (was a strict xfail; now a regression test)
 def test_negative_divisor_in_a_stage_is_not_proved_in_bounds():
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = (NegativeMod(),) + shape_pipeline(s)
@@ -68,7 +65,7 @@ def test_negative_divisor_in_a_stage_is_not_proved_in_bounds():
         lambda: prove(s, "in_bounds", stages=stages, timeout=LONG)) != "proved"
 
 
-# --- ADV-2: a judged stage that branches on its (symbolic) index ------------------
+# --- a judged stage that branches on its (symbolic) index ------------------
 
 @dataclass(frozen=True)
 class Diagonal:
@@ -89,7 +86,6 @@ class Diagonal:
         return tuple(e), ar.true()
 
 
-# ADV-2: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("prop", ["injective", "bijective", "inverse"])
 def test_stage_branching_on_its_index_is_not_proved(prop):
     s = shape("f32[3,3]{1,0}")
@@ -100,7 +96,7 @@ def test_stage_branching_on_its_index_is_not_proved(prop):
         lambda: prove(s, prop, stages=stages, timeout=LONG)) != "proved"
 
 
-# --- ADV-3: `formula --python --prove` on a layout without tiles ----------------------
+# --- `formula --python --prove` on a layout without tiles ----------------------
 
 def _generated_python(text):
     from tilespec.prover.codegen.generated import python_source
@@ -109,7 +105,6 @@ def _generated_python(text):
     return scope_["offset"], scope_["locate"]
 
 
-# ADV-3: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("text", ["f32[3,5]{1,0}", "f32[m,n]{1,0}", "f32[2,3,4]{0,2,1}"])
 def test_formula_python_prove_without_padding(capsys, text):
     from tilespec.cli import main
@@ -123,15 +118,14 @@ def test_formula_python_prove_without_padding(capsys, text):
     assert main(["formula", "--python", "--prove", text]) == 0
 
 
-# --- ADV-4: generated C "proved" where its int64 arithmetic overflows ----------------
+# --- generated C "proved" where its int64 arithmetic overflows ----------------
 
 INT64_MAX = (1 << 63) - 1
 
 
-# ADV-4: fixed.  Both shapes the audit used are now bad input at parse time
-# (4 bytes times the dims overflow int64: XLA rejects them), so each test
-# asserts that precisely and asks the same question of a shape that parses
-# and whose offsets still overflow int64.
+# Shapes whose bytes overflow int64 are bad input at parse time (XLA rejects
+# them); a shape that parses and whose offsets still overflow int64 is not
+# proved.
 @pytest.mark.parametrize("text", ["f32[2305843009213693952,4]{1,0:T(8,128)}",
                                   "s8[144115188075855872,1]{1,0:T(1,128)}"])
 def test_generated_c_not_proved_where_int64_overflows(text):
@@ -165,9 +159,8 @@ def test_generated_c_scope_states_the_int64_limit():
         assert r.status != "proved" or r.scope != "all shapes: m >= 1, n >= 1"
 
 
-# --- ADV-5: dims beyond int64 are accepted --------------------------------------------
+# --- dims beyond int64 are accepted --------------------------------------------
 
-# ADV-5: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("text", ["f32[9223372036854775808]{0}",
                                   "f32[<=9223372036854775808]{0}",
                                   "f32[99999999999999999999999,2]{1,0}"])
@@ -178,11 +171,10 @@ def test_dims_beyond_int64_are_bad_input(capsys, text):
     assert main(["explain", text]) == 2
 
 
-# --- ADV-6: a dim named like a macro of <stdint.h> --------------------------------------
+# --- a dim named like a macro of <stdint.h> --------------------------------------
 
-# ADV-6: fixed.  The C now spells the dim INT64_MAX_ (spec/naming.py) and
-# compiles, so "proved" is right; the test now asserts what "proved" rests
-# on: the C the tool prints compiles, and never declares the macro's name.
+# The C spells the dim INT64_MAX_ (spec/naming.py): "proved" rests on the C
+# the tool prints compiling and never declaring the macro's name.
 def test_c_dim_named_like_a_stdint_macro():
     import shutil
     import subprocess
@@ -207,9 +199,8 @@ def test_c_dim_named_like_a_stdint_macro():
                               text=True).returncode == 0
 
 
-# --- ADV-7: user functions with abs, divmod, shifts ------------------------------------
+# --- user functions with abs, divmod, shifts ------------------------------------
 
-# ADV-7: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("fn", [
     lambda i, j, m, n: abs(i * n + j),
     lambda i, j, m, n: sum(divmod(i * n + j, 1)),
@@ -225,10 +216,10 @@ def test_user_function_with_unsupported_operations(fn):
         pass
 
 
-# --- ADV-8: regress writes wrong (even negative) byte offsets --------------------------
+# --- regress writes wrong (even negative) byte offsets --------------------------
 
-# ADV-8: fixed.  regress now also writes a size case (no element): it is
-# checked against byte_size instead of being skipped.
+# Every case regress writes, the size case (no element) included, holds the
+# exact byte offset (the size case: byte_size).
 def test_regress_byte_offsets_are_exact(capsys):
     import json
 
@@ -254,9 +245,8 @@ def test_regress_byte_offsets_are_exact(capsys):
     assert not wrong
 
 
-# --- ADV-9: locate refuses offsets in the L(n) tail padding ------------------------------
+# --- locate refuses offsets in the L(n) tail padding ------------------------------
 
-# ADV-9: fixed (was a strict xfail; now a regression test)
 def test_locate_in_tail_padding_is_padding(capsys):
     from tilespec.cli import main
     from tilespec.spec.index import locate
@@ -268,7 +258,7 @@ def test_locate_in_tail_padding_is_padding(capsys):
     assert main(["locate", "f32[3]{0:T(2)L(8)}", "6"]) == 0
 
 
-# --- ADV-10: a stage written with Python operators ----------------------------------------
+# --- a stage written with Python operators ----------------------------------------
 
 @dataclass(frozen=True)
 class PlainPython:
@@ -288,7 +278,6 @@ class PlainPython:
         return tuple(e), ar.true()
 
 
-# ADV-10: fixed (was a strict xfail; now a regression test)
 def test_stage_with_python_operators_is_a_verdict_or_bad_input():
     s = shape("f32[3,5]{1,0:T(2,2)}")
     stages = (PlainPython(),) + shape_pipeline(s)
@@ -296,9 +285,8 @@ def test_stage_with_python_operators_is_a_verdict_or_bad_input():
     _not_proved_or_refused(lambda: prove(s, "injective", stages=stages, timeout=LONG))
 
 
-# --- ADV-11 / ADV-12: check-rule array_size --------------------------------------------
+# --- check-rule array_size --------------------------------------------
 
-# ADV-11: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("text", ["f32[]{:T(1)(3)L(8)}", "f32[1]{0:T(1)(3)L(8)}"])
 def test_check_rule_array_size_when_alignment_absorbs_later_padding(capsys, text):
     from tilespec.cli import main
@@ -310,7 +298,6 @@ def test_check_rule_array_size_when_alignment_absorbs_later_padding(capsys, text
     assert main(["check-rule", "array_size", text]) == 0
 
 
-# ADV-12: fixed (was a strict xfail; now a regression test)
 def test_check_rule_array_size_compares_bytes(capsys):
     from tilespec.cli import main
     from tilespec.prover.models.rules import xla_array_bytes
@@ -321,9 +308,8 @@ def test_check_rule_array_size_compares_bytes(capsys):
     assert main(["check-rule", "array_size", text]) == 0
 
 
-# --- ADV-13: --symbolic names a dim like a dim the user named ----------------------------
+# --- --symbolic names a dim like a dim the user named ----------------------------
 
-# ADV-13: fixed (was a strict xfail; now a regression test)
 def test_symbolic_dim_names_never_collide_with_user_names(capsys):
     from tilespec.cli import main
     from tilespec.spec.index import dim_symbols
@@ -336,12 +322,11 @@ def test_symbolic_dim_names_never_collide_with_user_names(capsys):
     assert "ceiling(d1/2)" not in out
 
 
-# --- ADV-14: a dim named like an index symbol in `formula` ---------------------------------
+# --- a dim named like an index symbol in `formula` ---------------------------------
 
-# ADV-14: fixed.  The index is no longer always e0, e1: it is named so as
-# never to be a dim's name (here i0, i1).  The test read the index as e0, e1;
-# it now reads the index names from the printed "offset(...)" head, as a
-# reader would, and still evaluates the formula exactly as written.
+# The index is named so as never to be a dim's name (here i0, i1): the test
+# reads the index names from the printed "offset(...)" head, as a reader
+# would, and evaluates the formula exactly as written.
 def test_formula_dim_named_like_an_index(capsys):
     import re
 
@@ -364,7 +349,7 @@ def test_formula_dim_named_like_an_index(capsys):
     assert int(expr.subs({i0: 8, i1: 200, e1: 300, m: 16})) == want
 
 
-# --- ADV-15: combine_equals_reshape when the merge is not the spec's Combine class ------------
+# --- combine_equals_reshape when the merge is not the spec's Combine class ------------
 
 @dataclass(frozen=True)
 class ColumnMajorMerge:
@@ -403,7 +388,6 @@ class ColumnMajorMerge:
         return tuple(out), ar.true()
 
 
-# ADV-15: fixed (was a strict xfail; now a regression test)
 def test_combine_equals_reshape_sees_every_merge():
     from tilespec.spec.index import Combine
     s = shape("f32[2,3]{1,0:T(*,4)}")                    # the layout does combine
@@ -416,9 +400,8 @@ def test_combine_equals_reshape_sees_every_merge():
         s, "combine_equals_reshape", stages=stages, timeout=LONG)) != "proved"
 
 
-# --- ADV-16: packed bitcasts judged on element counts, not bytes ---------------------------
+# --- packed bitcasts judged on element counts, not bytes ---------------------------
 
-# ADV-16: fixed (was a strict xfail; now a regression test)
 @pytest.mark.parametrize("src, dst, perm", [
     ("s4[3,1]{0,1:E(4)}", "s4[1,3]{1,0:L(2)E(4)}", (1, 0)),
     ("s4[1]{0:T(2)E(4)}", "s4[1]{0:E(4)}", None),

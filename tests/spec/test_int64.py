@@ -74,6 +74,7 @@ _NEAR = st.one_of(st.integers(0, 5), st.sampled_from([2**k for k in range(28, 63
                   st.integers(2**30, INT64_MAX))
 
 
+@pytest.mark.integration  # asks real XLA (jaxlib)
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(["pred", "s8", "bf16", "f32", "c128", "s4"]),
        st.lists(_NEAR, min_size=1, max_size=4))

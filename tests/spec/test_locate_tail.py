@@ -1,5 +1,5 @@
-"""locate and locate_many cover the whole buffer, L(n) tail padding included
-(ADV-9): the valid offsets are [0, aligned elements)."""
+"""locate and locate_many cover the whole buffer, L(n) tail padding included:
+the valid offsets are [0, aligned elements)."""
 
 import numpy as np
 import pytest

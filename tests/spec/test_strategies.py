@@ -214,8 +214,8 @@ TEXT_COVERED = {
         isinstance(e, TupleShape) for e in x.elements),
     "the empty tuple": lambda x: format_shape(x) == "()",
     "token": lambda x: isinstance(x, Shape) and x.element_type == "token",
-    **{f"field {f}": (lambda f: lambda x: isinstance(x, Shape) and f"{f}(" in
-                      format_shape(x).split(":", 1)[-1])(f)
+    **{f"field {f}": (lambda x, f=f: isinstance(x, Shape) and f"{f}(" in
+                      format_shape(x).split(":", 1)[-1])
        for f in ("L", "E", "S", "SC", "M")},
     "a big dim": lambda x: isinstance(x, Shape) and any(
         isinstance(d, int) and d > 10000 for d in x.dims),

@@ -25,6 +25,9 @@ from tilespec.cli import main
 from tilespec.spec.index import locate, offset
 from tilespec.spec.text import parse_array_shape
 
+# Drives a headless browser.
+pytestmark = pytest.mark.integration
+
 CHROMIUM = Path("/usr/bin/chromium")
 
 needs_chromium = pytest.mark.skipif(

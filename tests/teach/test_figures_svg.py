@@ -103,7 +103,7 @@ def test_titles_do_not_overlap(tmp_path, capsys, text):
     spans = sorted(_title_spans(drawn_svg(tmp_path, text)))
     capsys.readouterr()
     assert spans
-    for (a0, a1, ay), (b0, b1, by) in zip(spans, spans[1:]):
+    for (_a0, a1, ay), (b0, _b1, by) in zip(spans, spans[1:]):
         if abs(ay - by) < 1:  # titles on one line of panels
             assert a1 <= b0, (text, spans)
 

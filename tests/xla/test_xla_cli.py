@@ -9,6 +9,9 @@ import pytest
 from tilespec.cli import main
 from tilespec.xla import real
 
+# Asks real XLA (jaxlib) in a subprocess.
+pytestmark = pytest.mark.integration
+
 needs_xla = pytest.mark.skipif(
     not real.available(), reason="real XLA is not installed (pip install 'tilespec[xla]')")
 

@@ -9,6 +9,9 @@ import pytest
 
 from tilespec.xla import bitcasts, compiled
 
+# Compiles with real XLA (jaxlib) in a subprocess.
+pytestmark = pytest.mark.integration
+
 needs_xla = pytest.mark.skipif(not compiled.available(),
                                reason="real XLA (jax, jaxlib) is not installed: "
                                "pip install 'tilespec[xla]'")

@@ -24,8 +24,11 @@ from tilespec.spec.strategies import shapes_with_layout, xla_shapes
 from tilespec.spec.text import format_dim, format_layout, format_shape
 from tilespec.xla import real
 
-pytestmark = pytest.mark.skipif(
-    not real.available(), reason="real XLA is not installed (pip install 'tilespec[xla]')")
+pytestmark = [
+    pytest.mark.integration,  # asks real XLA (jaxlib) in a subprocess
+    pytest.mark.skipif(not real.available(),
+                       reason="real XLA is not installed (pip install 'tilespec[xla]')"),
+]
 
 #: Shapes drawn by Hypothesis (slow: some 25 ms each), the variants made
 #: from each by changing dims and element type (fast), and bad texts.

@@ -1,4 +1,4 @@
-"""Bitcasts and packed types: buffers are compared in bytes (ADV-16)."""
+"""Bitcasts and packed types: buffers are compared in bytes."""
 
 import pytest
 

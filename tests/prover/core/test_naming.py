@@ -1,9 +1,9 @@
-"""User names and the prover's own names never meet (issue 8).
+"""User names and the prover's own names never meet.
 
 A dim may be called anything the parser accepts, including the names the
 prover gives its own variables (element indices ``e1_0``, fresh DST indices
-``r2_0``, ``anchor_product``, offsets ``o``).  Each test below was a false
-"proved" while user names and internal names shared one namespace.
+``r2_0``, ``anchor_product``, offsets ``o``).  Were the two in one
+namespace, each test below would be a false "proved".
 """
 
 import pytest

@@ -166,7 +166,7 @@ def test_xla_reshape_is_not_a_bitcast_when_dim0_is_most_minor():
 def test_padding_inside_the_last_byte_is_no_difference():
     # 4 padded s4 elements and 3 take the same 2 bytes: the same bytes.
     src, dst = shape("s4[3]{0:T(4)E(4)}"), shape("s4[3]{0:E(4)}")
-    # decide itself compares bytes now, as XLA's verifier does (ADV-16)
+    # decide compares bytes, as XLA's verifier does
     assert decide(src, dst, (0,)).status == "proved"
     assert is_bitcast(src, dst, (0,)).status == "proved"
     assert is_bitcast(src, dst).status == "proved"
@@ -239,7 +239,7 @@ def test_tpu_style_module_findings():
         if f.rule == "bitcast-refuted":
             d = f.data["decomposition"]
             src, dst = shape(d["src"]), shape(d["dst"])
-            confirm(src, dst, d["counterexample"], lambda a: a.reshape(dst.dims))
+            confirm(src, dst, d["counterexample"], lambda a, dst=dst: a.reshape(dst.dims))
 
 
 def test_meant_transpose_legal_only_as_trt_is_a_finding():
@@ -422,7 +422,7 @@ def test_xla_cpu_bitcast_that_tiles_make_a_copy():
     d = f.data["decomposition"]
     assert (d["src"], d["dst"]) == ("f32[16,256]{1,0:T(8,128)}", "f32[16,2,128]{2,1,0:T(8,128)}")
     src, dst = shape(d["src"]), shape(d["dst"])
-    confirm(src, dst, d["counterexample"], lambda a: a.reshape(dst.dims))
+    confirm(src, dst, d["counterexample"], lambda a, dst=dst: a.reshape(dst.dims))
 
 
 def test_live_jax_tiled_dump():

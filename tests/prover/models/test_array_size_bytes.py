@@ -1,5 +1,5 @@
-"""check-rule array_size judges bytes, as ShapeUtil::ArraySize counts them
-(ADV-12): with E(n), equal bytes may hold different element counts."""
+"""check-rule array_size judges bytes, as ShapeUtil::ArraySize counts them:
+with E(n), equal bytes may hold different element counts."""
 
 import pytest
 

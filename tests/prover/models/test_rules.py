@@ -227,7 +227,7 @@ def test_cli_conditions(capsys):
     assert code == 2
 
 
-# --- every branch of a bitcast rule (issue 8) ----------------------------------------
+# --- every branch of a bitcast rule ---------------------------------------------------
 
 def test_symbolic_rule_compares_the_element_type_branch():
     # XLA's ReshapeIsBitcast returns "no" on its first line when the element
@@ -288,7 +288,7 @@ def test_array_size_agreement_absorbed_by_L_is_not_an_internal_error():
     # A later level pads (T(2,1,1,1) doubles the tile rows) and L(2048)
     # rounds XLA's first-tile size up to the same 2048 elements: XLA and the
     # spec agree, although the level-by-level facts (sufficient, not needed)
-    # fail.  That used to raise ProverBug ("nothing replays").
+    # fail; the verdict is agreement, not a ProverBug ("nothing replays").
     s = shape("f32[8,128]{1,0:T(8,128)(2,1,1,1)L(2048)}")
     assert xla_array_size(s) == aligned_elements(s) == 2048
     r = check("array_size", [s])

@@ -11,8 +11,10 @@ packing and formula_equals_prt must judge against the spec's sizes.
 Verdicts never depend on the solver's speed (a small question Z3 does not
 settle in time is decided by enumeration), and under the default settings
 the examples are the same every run.  The 350-example campaign runs with
-``pytest -m slow tests/test_differential.py``.
+``pytest -m slow tests/prover/properties/test_differential.py``.
 """
+
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -25,15 +27,13 @@ from tilespec.prover.properties.proof import PROPERTIES, prove
 from tilespec.spec.index import shape_pipeline
 from tilespec.spec.strategies import shapes_with_layout
 
-COUNTS = {"proved": 0, "refuted": 0, "unknown": 0}
-
-
 SHAPES = shapes_with_layout(max_rank=4, max_dim=9, max_tiles=3, max_elements=512)
 KINDS = st.sampled_from([None, "off_by_one", "floor", "swap", "over_pad"])
 
 
-def check_against_enumeration(shape, kind, timeout):
-    """The prover's verdict on every property equals enumeration's.
+def check_against_enumeration(shape, kind, timeout) -> Counter:
+    """The prover's verdict on every property equals enumeration's; returns
+    how many verdicts of each status were compared.
 
     A verdict never depends on the solver's speed: a small concrete
     question the solver does not settle within its time is decided by
@@ -41,9 +41,10 @@ def check_against_enumeration(shape, kind, timeout):
     decide either (a pipeline that divides by zero, or past the limit).
     """
     stages = mutate(shape, kind) if kind else None
+    counts: Counter = Counter()
     for prop in PROPERTIES:
         result = prove(shape, prop, stages=stages, timeout=timeout)
-        COUNTS[result.status] += 1
+        counts[result.status] += 1
         if result.status == "unknown":
             assert "divides by zero" in result.reason or "limit" in result.reason, (
                 str(shape), kind, prop, result.reason)
@@ -51,6 +52,7 @@ def check_against_enumeration(shape, kind, timeout):
         with np.errstate(all="ignore"):  # broken pipelines may divide by 0
             holds = brute(shape, stages or shape_pipeline(shape), prop)
         assert (result.status == "proved") == holds, (str(shape), kind, prop, result)
+    return counts
 
 
 @settings(max_examples=40, deadline=None, database=None,
@@ -62,17 +64,17 @@ def test_prover_matches_enumeration(shape, kind):
 
 
 @pytest.mark.slow
-@settings(max_examples=350, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(shape=SHAPES, kind=KINDS)
-def test_prover_matches_enumeration_campaign(shape, kind):
-    check_against_enumeration(shape, kind, timeout=10.0)
+def test_prover_matches_enumeration_on_thousands_of_verdicts_of_both_kinds():
+    """The campaign: every verdict matches enumeration, and there are a few
+    thousand of them, proofs and refutations both."""
+    counts: Counter = Counter()
 
+    @settings(max_examples=350, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(shape=SHAPES, kind=KINDS)
+    def campaign(shape, kind):
+        counts.update(check_against_enumeration(shape, kind, timeout=10.0))
 
-@pytest.mark.slow
-def test_differential_ran_enough():
-    """Runs after the campaign in file order: a few thousand verdicts, both
-    kinds among them."""
-    if sum(COUNTS.values()) < 2000:
-        pytest.skip("run together with test_prover_matches_enumeration_campaign")
-    assert COUNTS["proved"] > 0 and COUNTS["refuted"] > 0, COUNTS
+    campaign()
+    assert sum(counts.values()) >= 2000, counts
+    assert counts["proved"] > 0 and counts["refuted"] > 0, counts

@@ -38,9 +38,9 @@ def _solver_gives_up(monkeypatch):
 # --- bounds --------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, bounds", [
-    ("f32[m,n]{1,0:T(8,128)}", {"m": 0}),            # empty: was a vacuous proof
+    ("f32[m,n]{1,0:T(8,128)}", {"m": 0}),            # empty: a proof would be vacuous
     ("f32[m,n]{1,0:T(8,128)}", {"m": (5, 2)}),       # lo > hi
-    ("f32[m,n]{1,0:T(8,128)}", {"k": 4}),            # no such dim: was ignored
+    ("f32[m,n]{1,0:T(8,128)}", {"k": 4}),            # no such dim
     ("f32[m,n]{1,0:T(8,128)}", ["m=3", "m=4"]),      # repeated
     ("f32[m,n]{1,0:T(8,128)}", {"m": -1}),
     ("f32[m,n]{1,0:T(8,128)}", {"m": "many"}),
@@ -82,8 +82,8 @@ def test_a_range_bound_is_the_scope():
 
 def test_counterexample_search_honours_the_bounds():
     # Splitting by 129 where the dims say 128 is injective for n <= 129 and
-    # not beyond; the probe sizes (257) used to be tried outside the bound,
-    # and a counterexample at n = 257 was reported for n <= 129.
+    # not beyond; no probe size outside the bound (257) may be reported as a
+    # counterexample for n <= 129.
     s = shape("f32[n]{0:T(128)}")
     stages = mutate(s, "off_by_one")
     assert prove(s, "injective", stages=stages, timeout=LONG).status == "refuted"
@@ -162,8 +162,8 @@ def test_a_custom_stage_must_return_whole_vectors():
 
 def test_packing_is_judged_against_the_spec_size():
     # Padding to 4x4 tiles and splitting 2x2 is injective, but its offsets
-    # reach past the spec's byte size (96 bytes): packing used to compare
-    # the pipeline with its own, larger, padded size.
+    # reach past the spec's byte size (96 bytes): packing compares the
+    # pipeline with the spec's size, not its own larger padded size.
     for text in ("f32[3,5]{1,0:T(2,2)}", "f32[m,n]{1,0:T(2,2)}"):
         s = shape(text)
         stages = tuple(Pad((4, 4), 1) if type(x) is Pad else x for x in shape_pipeline(s))
@@ -182,8 +182,8 @@ def test_packing_is_judged_against_the_spec_size():
 
 def test_in_bounds_is_judged_against_the_spec_buffer():
     # The same over-padding pipeline keeps its offsets below its own padded
-    # size (64) but not below the spec's (24): in_bounds used to compare the
-    # pipeline with itself.
+    # size (64) but not below the spec's (24): in_bounds compares the
+    # pipeline with the spec's buffer, not with itself.
     for text in ("f32[3,5]{1,0:T(2,2)}", "f32[m,n]{1,0:T(2,2)}"):
         s = shape(text)
         stages = tuple(Pad((4, 4), 1) if type(x) is Pad else x for x in shape_pipeline(s))

@@ -118,6 +118,7 @@ def _run_pytest(path: Path):
                           timeout=300)
 
 
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
 def test_generated_pytest_module_passes(tmp_path):
     suite = generate([shape(t) for t in SHAPES], count=500, seed=2,
                      extra=from_counterexamples())
@@ -128,6 +129,7 @@ def test_generated_pytest_module_passes(tmp_path):
     assert " passed" in done.stdout
 
 
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
 def test_generated_pytest_module_skips_nothing(tmp_path):
     # Regression: a shape with no size cases made the module report
     # "1 skipped", which reads like a problem to whoever runs it.
@@ -139,6 +141,7 @@ def test_generated_pytest_module_skips_nothing(tmp_path):
     assert "skipped" not in done.stdout
 
 
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
 def test_generated_pytest_module_catches_a_wrong_case(tmp_path):
     suite = generate([shape("f32[3,5]{1,0:T(2,2)}")], count=10, seed=0)
     text = pytest_module(suite).replace("(2, 3), 17,", "(2, 3), 18,")
@@ -162,6 +165,7 @@ struct StubSink {
 """
 
 
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
 @pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
 def test_generated_gtest_compiles(tmp_path):
     suite = generate([shape(t) for t in SHAPES[:3]], count=50, seed=1,
@@ -219,6 +223,7 @@ def byte_size(shape):
 '''
 
 
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
 def test_targeted_pytest_module_tests_the_users_code(tmp_path, capsys):
     out = tmp_path / "test_layout_regress.py"
     code, _, _ = run(capsys, "regress", "f32[3,5]{1,0:T(2,2)}", "--count", "24",
