@@ -96,7 +96,7 @@ def _rule_spec_status(src, dst, transpose) -> str:
     """The spec's verdict as check-rule reports it."""
     r = check_bitcast_rule(src, dst, transpose)
     if r.status == "refuted":
-        return "proved" if r.counterexample["spec_says_bitcast"] else "refuted"
+        return "proved" if r.counterexample.details["spec_says_bitcast"] else "refuted"
     return r.steps[1].removeprefix("spec: ")
 
 
