@@ -237,8 +237,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     where = (scope(src) if src.is_symbolic else scope(dst) if dst.is_symbolic
              else "concrete")
     tried: list[tuple[str, Result]] = []
-    common = dict(src=format_shape(src), dst=format_shape(dst),
-                  xla_permutation=xla_transpose_permutation(src, dst))
+    xla_permutation = xla_transpose_permutation(src, dst)
 
     def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=()):
         prop = "bitcast" if kind is None else f"bitcast ({TRT if kind == 'trt' else kind})"
@@ -247,7 +246,8 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
         verdict = Result(text, prop, status, time.perf_counter() - start, where,
                          counterexample=ce, reason=reason, steps=tuple(steps))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
-                             tried=tuple(tried), **common)
+                             tried=tuple(tried), src=format_shape(src),
+                             dst=format_shape(dst), xla_permutation=xla_permutation)
 
     if src.element_bits != dst.element_bits:
         return done(REFUTED, ce=one_reading.width_counterexample(src, dst), reason="no reshape, transpose or TRT pairs the "
