@@ -281,8 +281,9 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
         if any(rs.status == UNKNOWN for _, rs in tried):
             return done(UNKNOWN, trt=trt, reason=_unknowns(tried))
         ce = trt_counterexample(src, dst, _refuting(steps[1]))
-        # each reading's own counterexample, replayed: what has no field
-        readings = {n: _refuting(rs).to_json() for n, rs in tried
+        # what each reading's own replayed counterexample shows, one line
+        # each (the whole of each is in the decomposition's ``tried``)
+        readings = {n: _in_one_line(_refuting(rs)) for n, rs in tried
                     if n in (RESHAPE, "TRT reshape") or n.startswith("transpose")}
         return done(REFUTED, trt=trt, ce=ce.with_details(readings=readings),
                     reason="no reshape, transpose or TRT keeps every byte in place")
@@ -303,6 +304,17 @@ def _refuting(r: Result) -> Counterexample:
     if r.counterexample is None:
         raise ProverBug(f"{r.property} refuted without a counterexample")
     return r.counterexample
+
+
+def _in_one_line(ce: Counterexample) -> str:
+    """What differs and each side, on one line.
+
+    >>> from tilespec.prover.result import Side
+    >>> _in_one_line(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)),
+    ...                             what="the offsets differ"))
+    'the offsets differ: source offset 1; target offset 2'
+    """
+    return f"{ce.what}: " + "; ".join(f"{s.name} {s.describe()}" for s in ce.sides)
 
 
 def _unknowns(tried) -> str:
@@ -374,7 +386,8 @@ def describe_decomposition(d: Decomposition) -> str:
                      f"{d.trt['transpose1_shape']}, reshape -> {d.trt['reshape_shape']}, "
                      f"transpose {','.join(map(str, d.trt['transpose2']))}")
     if d.verdict.counterexample is not None:
-        lines += counterexample_lines(d.verdict.counterexample)
+        lines.append("  counterexample (replayed):")
+        lines += counterexample_lines(d.verdict.counterexample, "    ")
     if d.reason:
         lines.append(f"  reason: {d.reason}")
     for n, r in d.tried:

@@ -535,7 +535,8 @@ def describe(r: Result) -> str:
             UNKNOWN: "unknown"}[r.status]
     lines = [f"{head} ({r.scope}) -- {r.property}: {r.shape}  [{r.seconds:.3f} s]"]
     if r.counterexample is not None:
-        lines += counterexample_lines(r.counterexample)
+        lines.append("  counterexample (replayed):")
+        lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     if r.status == PROVED:
