@@ -11,7 +11,7 @@ decides is ``unknown``, with the reason and how far checking went.
 
 from __future__ import annotations
 
-from tilespec.prover.properties.dim_search import candidate_dims, sweep
+from tilespec.prover.properties.dim_search import candidate_dims, instance, sweep
 from tilespec.prover.properties.witness import FAILS, HOLDS, decide_whole
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
 from tilespec.spec.layout import Shape
@@ -36,7 +36,10 @@ def beyond_facts_all_shapes(prop, shape: Shape, proof, stages, ranges, model, ti
     tried, reasons = [], []
     if model is not None and proof is not None:
         for values in candidate_dims(proof, model, ranges):
-            verdict, found = decide_whole(prop, shape.instantiate(values), stages, timeout)
+            concrete = instance(shape, values)
+            if concrete is None:
+                continue
+            verdict, found = decide_whole(prop, concrete, stages, timeout)
             if verdict == FAILS:
                 return REFUTED, {"counterexample": found.at(values)}
             tried.append(values)

@@ -19,6 +19,7 @@ from tilespec.prover.core import search
 from tilespec.prover.core.bounds import within
 from tilespec.prover.properties.exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from tilespec.prover.properties.witness import FAILS, HOLDS, decide_whole
+from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape
 
 #: Work spent checking an all-shapes question size by size when the proof
@@ -50,7 +51,9 @@ def sweep(prop, shape: Shape, stages, ranges, seconds):
         for combo in itertools.product(*axes):
             if k in combo:     # smaller ones were checked at a smaller K
                 values = dict(zip(names, combo))
-                concrete = shape.instantiate(values)
+                concrete = instance(shape, values)
+                if concrete is None:
+                    continue
                 level.append((values, concrete,
                               domain_size(prop, tuple(concrete.dims), stages)))
         if any(n > EXHAUSTIVE_LIMIT for _, _, n in level):
@@ -68,6 +71,21 @@ def sweep(prop, shape: Shape, stages, ranges, seconds):
             if verdict != HOLDS:
                 return covered(ranges, done_k, f"size {k}: {found}"), None
         done_k = k
+
+
+def instance(shape: Shape, values: dict) -> Shape | None:
+    """``shape`` at these dim values, or None where they make no valid
+    shape (e.g. a split config's indices past a dim): such dims are no
+    shape of the family, so they can hold no counterexample.
+
+    >>> from tilespec.spec.text import parse_array_shape as parse
+    >>> instance(parse("s32[m,4]{1,0:SC(0:2)}"), {"m": 1}) is None
+    True
+    """
+    try:
+        return shape.instantiate(values)
+    except TilespecError:
+        return None
 
 
 def covered(ranges, k, why) -> str:

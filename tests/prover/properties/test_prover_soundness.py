@@ -228,3 +228,16 @@ def test_all_shapes_unknown_says_how_far_exhaustive_checking_went(monkeypatch):
     r = prove(s, "injective", bounds={"m": 3, "n": 4}, timeout=LONG)
     assert r.proved and "exhaustive" in r.steps[0]
     assert r.scope == "all shapes: 1 <= m <= 3, 1 <= n <= 4"
+
+
+def test_dims_that_make_no_valid_shape_are_no_counterexample(monkeypatch):
+    # SC(0:2,4) needs dim 0 > 4: the search beyond the facts must skip the
+    # smaller sizes (no shape of the family), not fail on them as bad input.
+    from tilespec.prover.core.facts import Facts
+    from tilespec.prover.properties import proof
+
+    monkeypatch.setattr(proof._Proof, "check_text", lambda self: "unknown")
+    monkeypatch.setattr(Facts, "check", lambda self, *a, **k: ("unknown", "forced"))
+    s = shape("s32[r0,x]{1,0:T(2,2)SC(0:2,4)}")
+    r = prove(s, "formula_equals_prt", timeout=1.0, bounds={"r0": (1, 6), "x": (1, 3)})
+    assert r.status == "proved" and "exhaustive enumeration" in " ".join(r.steps)
