@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_NOT_NEWLINE = re.compile(r"[^\r\n]")
+_LINE_END = re.compile(r"[^\r\n]*")
+_SPECIAL = re.compile(r"[/\"']")
 _STRING = {'"': re.compile(r'"(?:[^"\\]|\\.)*"'), "'": re.compile(r"'(?:[^'\\]|\\.)*'")}
 
 
@@ -45,11 +48,14 @@ def lex(text: str) -> Lexed:
     i, n = 0, len(text)
 
     def blank(a: int, b: int, into: list) -> None:
-        for k in range(a, b):
-            if into[k] not in "\r\n":
-                into[k] = " "
+        into[a:b] = _NOT_NEWLINE.sub(" ", text[a:b])
 
     while i < n:
+        # only '/', '"' and "'" start what the lexer treats specially
+        special = _SPECIAL.search(text, i)
+        if special is None:
+            break
+        i = special.start()
         ch = text[i]
         if ch == "/" and text.startswith("/*", i):
             end = text.find("*/", i + 2)
@@ -60,9 +66,7 @@ def lex(text: str) -> Lexed:
             blank(i, end + 2, skel)
             i = end + 2
         elif ch == "/" and text.startswith("//", i):
-            end = i
-            while end < n and text[end] not in "\r\n":
-                end += 1
+            end = _LINE_END.match(text, i).end()  # type: ignore[union-attr]
             blank(i, end, code)
             blank(i, end, skel)
             i = end
@@ -76,8 +80,7 @@ def lex(text: str) -> Lexed:
                 blank(i, end, skel)
                 i = end
                 continue
-            for k in range(i + 1, m.end() - 1):
-                skel[k] = "_"
+            skel[i + 1:m.end() - 1] = "_" * (m.end() - i - 2)
             i = m.end()
         else:
             i += 1

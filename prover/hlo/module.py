@@ -49,6 +49,7 @@ defined before its use; this reader resolves it anywhere in the computation.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -62,6 +63,8 @@ from tilespec.spec.text import parse_shape
 _parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
+_WS = re.compile(r"\s*")
+_BRACKET = re.compile(r"[()\[\]{}]")
 _PRIMITIVE = re.compile(r"[a-z][a-z0-9]*\[")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 # Where the reader resumes after text it did not understand: a line that
@@ -191,9 +194,7 @@ class _Reader:
         self.code, self.s = lexed.code, lexed.skeleton
 
     def ws(self, i: int) -> int:
-        while i < len(self.s) and self.s[i].isspace():
-            i += 1
-        return i
+        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
 
     def ident(self, i: int) -> tuple[str, int]:
         m = _IDENT.match(self.s, i)
@@ -204,14 +205,13 @@ class _Reader:
     def group_end(self, i: int) -> int:
         """Past the bracket closing the one at ``i``."""
         depth = 0
-        for k in range(i, len(self.s)):
-            ch = self.s[k]
-            if ch in "([{":
+        for m in _BRACKET.finditer(self.s, i):
+            if m.group() in "([{":
                 depth += 1
-            elif ch in ")]}":
+            else:
                 depth -= 1
                 if depth == 0:
-                    return k + 1
+                    return m.end()
         raise _NotRead(i, f"the {self.s[i]!r} here is never closed")
 
     def shape_end(self, i: int) -> int:
@@ -341,8 +341,14 @@ def keyword_at(text: str, i: int, word: str) -> bool:
     return m is not None and m.group() == word
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+class _Lines:
+    """1-based line numbers of offsets in one text."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def __call__(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
 
 
 def _line_text(text: str, offset: int) -> str:
@@ -396,7 +402,8 @@ class _ModuleReader:
         lexed = lex(text)
         self.r = _Reader(lexed)
         self.s = lexed.skeleton
-        self.skipped = [Skipped(_line_of(text, at), _line_text(text, at), reason)
+        self.line_of = _Lines(text)
+        self.skipped = [Skipped(self.line_of(at), _line_text(text, at), reason)
                         for at, reason in lexed.problems]
         self.computations: list[Computation] = []
         self.name: str | None = None
@@ -405,7 +412,7 @@ class _ModuleReader:
     def skip(self, at: int, reason: str, resume: re.Pattern = _RESUME) -> int:
         """Record the line at ``at`` as not read; the offset to resume at: the
         first match of ``resume`` on a later line."""
-        self.skipped.append(Skipped(_line_of(self.text, at), _line_text(self.text, at),
+        self.skipped.append(Skipped(self.line_of(at), _line_text(self.text, at),
                                     reason))
         nl = self.s.find("\n", at)
         m = resume.search(self.s, nl + 1) if nl >= 0 else None
@@ -453,7 +460,7 @@ class _ModuleReader:
             i = self.r.ws(self.r.shape_end(self.r.ws(i + 2)))
         if not self.s.startswith("{", i):
             raise _NotRead(i, f"expected '{{' opening computation {name}")
-        line = _line_of(self.text, start)
+        line = self.line_of(start)
         duplicate = any(c.name == name for c in self.computations)
         instructions: list[Instruction] = []
         seen: set[str] = set()
@@ -473,7 +480,7 @@ class _ModuleReader:
                 break
             at = i
             try:
-                inst, i = self.r.instruction(i, _line_of(self.text, at), name)
+                inst, i = self.r.instruction(i, self.line_of(at), name)
             except _NotRead as e:
                 i = self.skip(at, e.reason)
                 continue
