@@ -75,8 +75,7 @@ _HEADER_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*[({]")
 _COMPUTATION_LINE = re.compile(r"^[ \t]*(?:ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*[({]", re.M)
 _TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # Opcodes whose parentheses hold a literal or a number, not operands.
-_NO_OPERANDS = {"constant", "parameter", "iota", "rng-get-and-update-state",
-                "partition-id", "replica-id", "after-all"}
+_NO_OPERANDS = {"constant", "parameter"}
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """The HLO reader agrees with XLA's own parser (jaxlib's ``hlo_module_from_text``).
 
-On every module in tests/data/hlo and on mutations of them that XLA reads
+On every module in tests/data/hlo, on modules jax's CPU compiler emits for
+six programs (MLP, attention, convolution, scan, while loop, int8 matmul),
+and on mutations of them that XLA reads
 alike -- a comment between every two tokens, a line break after every ``,``
 and ``{``, instruction names reused across computations -- both must find
 the same computations and, in each, the same instructions in the same
@@ -64,6 +66,55 @@ for line in sys.stdin:
             for c in m.computations()}
     print(json.dumps(answer), flush=True)
 """
+
+
+#: Optimized modules jax's CPU compiler emits for a few kinds of program.
+PROGRAMS = r"""
+import json
+import jax, jax.numpy as jnp
+from jax import lax
+
+def mlp(x, w1, w2):
+    return jnp.tanh(x @ w1) @ w2
+
+def attention(q, k, v):
+    b, s, d = q.shape
+    q4, k4, v4 = (t.reshape(b, s, 4, d // 4).transpose(0, 2, 1, 3) for t in (q, k, v))
+    a = jax.nn.softmax(q4 @ k4.transpose(0, 1, 3, 2), axis=-1)
+    return (a @ v4).transpose(0, 2, 1, 3).reshape(b, s, d)
+
+def conv(x, w):
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                    dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+def scan(x):
+    return lax.scan(lambda c, y: (c * 2 + y, c.sum()), x[0], x)[1]
+
+def loop(x):
+    return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] @ c[1].T), (0, x))[1]
+
+def int8(a, b):
+    return jnp.matmul(a, b, preferred_element_type=jnp.int32)
+
+f32, i8 = jnp.float32, jnp.int8
+cases = [(mlp, [(16, 32), (32, 64), (64, 8)], f32),
+         (attention, [(2, 8, 16)] * 3, f32),
+         (conv, [(1, 8, 8, 3), (3, 3, 3, 4)], f32),
+         (scan, [(6, 4, 3)], f32), (loop, [(4, 4)], f32),
+         (int8, [(8, 16), (16, 4)], i8)]
+texts = []
+for fn, shapes, dtype in cases:
+    args = [jnp.ones(s, dtype) for s in shapes]
+    texts.append(jax.jit(fn).lower(*args).compile().as_text())
+print(json.dumps(texts))
+"""
+
+
+def jax_dumps() -> list[str]:
+    out = subprocess.run([sys.executable, "-c", PROGRAMS], text=True, capture_output=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
 
 
 def ask_xla(texts: list[str], modules: list[Module | None]) -> list[dict]:
@@ -138,6 +189,8 @@ def with_names_reused(text: str, module: Module) -> str:
 def _cases():
     for path in MODULES:
         yield path.stem, path.read_text()
+    for k, text in enumerate(jax_dumps()):
+        yield f"jax_program_{k}", text
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +210,8 @@ def answers():
 
 
 @pytest.mark.parametrize("kind", ["", "comments", "breaks", "reused"])
-@pytest.mark.parametrize("name", [p.stem for p in MODULES])
+@pytest.mark.parametrize("name", [p.stem for p in MODULES]
+                         + [f"jax_program_{k}" for k in range(6)])
 def test_reader_agrees_with_xla_parser(answers, name, kind):
     if (name, kind) not in answers:
         pytest.skip("one computation: no name to reuse")
@@ -176,7 +230,7 @@ def test_reader_agrees_with_xla_parser(answers, name, kind):
 
 def test_mutations_change_the_text(answers):
     # the mutated texts differ from the originals where they should
-    for name, text in _cases():
+    for name, text in [(n, answers[n, ""][0]) for n, kind in answers if kind == ""]:
         assert answers[name, "comments"][0].count("/*c*/") > 10
         assert answers[name, "breaks"][0].count("\n") > text.count("\n")
         if (name, "reused") in answers and name not in XLA_REJECTS:
