@@ -154,6 +154,8 @@ class _Checker:
         self.sizes: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
+        # bitcasts not decided: each keeps the module from being proved
+        self.undecided: list[Instruction] = []
 
     def add(self, rule, level, inst, message, **data):
         self.findings.append(Finding(rule, level, inst.line, inst.name, message, data))
@@ -195,6 +197,8 @@ class _Checker:
                 handler(inst)
             except TilespecError as e:
                 self.counts["skipped"] += 1
+                if inst.opcode == "bitcast":
+                    self.undecided.append(inst)
                 self.add("skipped", "note", inst, f"{inst.opcode} {inst.name} not "
                          f"checked: {e}")
 
@@ -357,8 +361,10 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     levels = {f.rule for f in c.findings}
     if levels & set(ERRORS):
         status = REFUTED
-    elif "bitcast-unknown" in levels or any(
+    elif "bitcast-unknown" in levels or module.skipped or c.undecided or any(
             f.rule.startswith("meant-") and f.level == "warning" for f in c.findings):
+        # text not read or a bitcast not decided may hide a bitcast that moves
+        # data: never proved
         status = UNKNOWN
     else:
         status = PROVED

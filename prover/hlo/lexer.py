@@ -1,0 +1,87 @@
+"""HLO text as XLA's lexer sees it: comments blanked, strings masked.
+
+Facts from XLA's source (the mirror of openxla/xla,
+``xla/hlo/parser/hlo_lexer.cc`` at commit fc61c13acb), ``HloLexer::LexToken``:
+``/*...*/`` is skipped between any two tokens and may span lines (unclosed, it
+is an error); ``//`` skips to the end of the line; ``"`` and ``'`` open a
+string (``HloLexer::LexString``: ``"([^"\\\\]|\\\\.)*"``, where ``.`` does not
+match a newline), so no comment opens inside a string.  No token holds a
+quote or a ``/``, so these rules can be applied character by character
+before any token is read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NOT_NEWLINE = re.compile(r"[^\r\n]")
+_LINE_END = re.compile(r"[^\r\n]*")
+_SPECIAL = re.compile(r"[/\"']")
+_STRING = {'"': re.compile(r'"(?:[^"\\]|\\.)*"'), "'": re.compile(r"'(?:[^'\\]|\\.)*'")}
+
+
+@dataclass(frozen=True)
+class Lexed:
+    """The text as XLA's lexer sees it, position for position.
+
+    ``code`` has every comment replaced by spaces (newlines kept);
+    ``skeleton`` also has every string's inside replaced by ``_``, so that
+    brackets, commas and ``=`` in it are the lexer's tokens.  ``problems``
+    are (offset, reason) of text the lexer rejects.
+
+    >>> x = lex('a /* b\\n c */ d = "x//y\\\\"z" // e')
+    >>> x.code
+    'a     \\n      d = "x//y\\\\"z"     '
+    >>> x.skeleton
+    'a     \\n      d = "_______"     '
+    """
+
+    code: str
+    skeleton: str
+    problems: tuple[tuple[int, str], ...] = ()
+
+
+def lex(text: str) -> Lexed:
+    """Blank comments and mask strings as ``HloLexer::LexToken`` reads them."""
+    code, skel, problems = list(text), list(text), []
+    i, n = 0, len(text)
+
+    def blank(a: int, b: int, into: list) -> None:
+        into[a:b] = _NOT_NEWLINE.sub(" ", text[a:b])
+
+    while i < n:
+        # only '/', '"' and "'" start what the lexer treats specially
+        special = _SPECIAL.search(text, i)
+        if special is None:
+            break
+        i = special.start()
+        ch = text[i]
+        if ch == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                problems.append((i, "a /* comment that is never closed"))
+                end = n - 2
+            blank(i, end + 2, code)
+            blank(i, end + 2, skel)
+            i = end + 2
+        elif ch == "/" and text.startswith("//", i):
+            end = _LINE_END.match(text, i).end()  # type: ignore[union-attr]
+            blank(i, end, code)
+            blank(i, end, skel)
+            i = end
+        elif ch in _STRING:
+            m = _STRING[ch].match(text, i)
+            if m is None:
+                problems.append((i, "a string that is never closed"))
+                end = text.find("\n", i)
+                end = n if end < 0 else end
+                blank(i, end, code)
+                blank(i, end, skel)
+                i = end
+                continue
+            skel[i + 1:m.end() - 1] = "_" * (m.end() - i - 2)
+            i = m.end()
+        else:
+            i += 1
+    return Lexed("".join(code), "".join(skel), tuple(problems))
