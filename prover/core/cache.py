@@ -111,10 +111,6 @@ def _canonical(k) -> str:
 _CODE_OF = attrgetter("__code__")
 
 
-def _get(getter, d):
-    return getter(d)
-
-
 def _none(d):
     return ()
 
@@ -123,21 +119,37 @@ class _Watch:
     """The digest of some objects' code, recomputed only when a namespace
     they live in gains or loses an entry, an entry is replaced (a
     monkeypatch, a reload), or a function hashed is given other code
-    (``f.__code__ = ...``): the check compares sizes and identities,
-    gathered in C (``itemgetter``, ``attrgetter``), in microseconds."""
+    (``f.__code__ = ...``).
+
+    The check compares, in C, the namespaces' sizes and their entries
+    (gathered by ``itemgetter``) and the hashed functions' code objects
+    (``attrgetter``) with the ones kept from the last hash.  The kept ones
+    are held, so they are never freed and the comparison's identity test
+    settles every unchanged entry; a replaced entry is compared with ``==``,
+    which for functions, classes and code is identity or content (any other
+    value's code is not hashed, and an error in its ``==`` counts as a
+    change)."""
 
     def __init__(self, objects):
         self.objects = self.given = tuple(objects)
-        self.snap = None
+        self.snap: tuple | None = None
         self.value = ""
 
-    def _snapshot(self):
+    def _state(self) -> tuple:
         return (list(map(len, self.dicts)),
-                list(map(id, chain.from_iterable(map(_get, self.getters, self.dicts)))),
-                list(map(id, map(_CODE_OF, self.functions))))
+                [g(d) for g, d in zip(self.getters, self.dicts)],
+                list(map(_CODE_OF, self.functions)))
+
+    def unchanged(self) -> bool:
+        if self.snap is None:
+            return False
+        try:
+            return self._state() == self.snap
+        except Exception:     # a key gone (KeyError), or a value's own ==
+            return False
 
     def digest(self) -> str:
-        if self.snap is not None and self._snapshot() == self.snap:
+        if self.unchanged():
             return self.value
         dicts: list = []
         for obj in self.objects:
@@ -148,16 +160,11 @@ class _Watch:
             keys = list(d)      # any entry: a None replaced by code counts too
             # itemgetter of one key returns the value itself, of two a tuple
             self.getters.append(itemgetter(*keys, *keys[:1]) if keys else _none)
-        # the values are kept alive, so an identity is never reused
-        self.alive = [list(d.values()) for d in dicts]
         functions: list = []
         for obj in self.objects:
             _codes(obj, functions)
         self.functions = functions
-        self.snap = self._snapshot()
-        # the code objects hashed are kept alive: a swapped-out one would
-        # be freed, and its identity could be reused by the code swapped in
-        self.alive_codes = [f.__code__ for f in functions]
+        self.snap = self._state()
         h = hashlib.sha256()
         for f in functions:
             _hash_code(f.__code__, h)

@@ -95,6 +95,11 @@ def _code():
 _CITED_FIELDS = ("solver", "proved_at")
 
 
+def fingerprint() -> str:
+    """The fingerprint of the live code the theorems are about."""
+    return cache.fingerprint(_code())
+
+
 def _solver() -> str:
     import z3
     return f"z3 {z3.get_version_string()}"

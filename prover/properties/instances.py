@@ -54,6 +54,11 @@ def _code():
     return _CODE
 
 
+def fingerprint() -> str:
+    """The fingerprint of the live code an all-shapes proof runs through."""
+    return cache.fingerprint(_code())
+
+
 def signature(shape: Shape) -> Shape | None:
     """The all-dims-named shape ``shape`` is an instance of, or None."""
     if any(shape.dynamic) or any(

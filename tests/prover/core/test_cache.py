@@ -144,3 +144,16 @@ def test_a_cache_record_with_a_missing_or_mistyped_field_is_proved_again(disk, d
     for prop in ("inverse", "packing"):
         r = prove(s, prop)
         assert r.proved and not any("disk cache" in x for x in r.steps), r.steps
+
+
+def test_the_all_shapes_proofs_code_holds_the_theorems_code():
+    # prover.properties.proof keeps citations under the instances' fingerprint
+    # alone: that is only sound if it covers everything the theorems are about
+    import sys
+
+    from tilespec.prover.properties import instances
+    modules = set(instances._MODULES)
+    for obj in theorems._code():
+        name = obj.__name__ if hasattr(obj, "__file__") else obj.__module__
+        assert name.removeprefix("tilespec.") in modules, name
+    assert all(sys.modules[f"tilespec.{m}"] for m in modules)
