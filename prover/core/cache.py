@@ -60,7 +60,7 @@ def _codes(obj, out: list, top: bool = True) -> None:
             if klass is object:
                 continue
             for name, value in sorted(vars(klass).items()):
-                if not name.startswith("__") or name in ("__post_init__", "__init__"):
+                if _hashed_member(name):
                     _codes(value, out, False)
     elif top and isinstance(obj, types.ModuleType):
         for _name, value in sorted(vars(obj).items()):
@@ -71,6 +71,11 @@ def _codes(obj, out: list, top: bool = True) -> None:
                     and "<locals>" not in value.__qualname__):
                 # (a class made inside a function is in that function's code)
                 _codes(value, out, False)
+
+
+def _hashed_member(name: str) -> bool:
+    """Is a class's entry ``name`` part of the code hashed?"""
+    return not name.startswith("__") or name in ("__post_init__", "__init__")
 
 
 def _dicts(obj, out: list, top: bool = True) -> None:
@@ -157,13 +162,18 @@ class _Watch:
         self.dicts = dicts
         self.getters = []
         for d in dicts:
-            keys = list(d)      # any entry: a None replaced by code counts too
+            # a module's every entry (a None replaced by code counts too); a
+            # class's entries whose code is hashed (an added one changes
+            # the size)
+            keys = list(d) if not isinstance(d, types.MappingProxyType) else [
+                k for k in d if _hashed_member(k)]
             # itemgetter of one key returns the value itself, of two a tuple
             self.getters.append(itemgetter(*keys, *keys[:1]) if keys else _none)
         functions: list = []
         for obj in self.objects:
             _codes(obj, functions)
-        self.functions = functions
+        # each function's code is watched once (a module lists the ones it imports)
+        self.functions = list({id(f): f for f in functions}.values())
         self.snap = self._state()
         h = hashlib.sha256()
         for f in functions:
