@@ -1,6 +1,26 @@
-"""Proving speed, printed side by side with islpy (not asserted).
+"""Proving speed, printed side by side with islpy and the bare import.
 
-Run: python benchmarks/bench_speed.py [--png PATH] [--quick]
+Run: python benchmarks/bench_speed.py [--targets-only] [--png PATH] [--quick]
+
+First the targets of issue 19, each measured in this one run (medians; the
+machine is shared, so each line also says what it was measured against):
+
+T1. First ``tilespec prove 'bf16[m,n]{1,0:T(8,128)(2,1)}'`` on a fresh
+    install (an empty user cache: only the proofs shipped in the package):
+    at most 3x ``python -c "import numpy, z3"``.
+T2. The README's catalogue (``tilespec prove``, no shape) on a fresh
+    install: under 2 s.
+T3. Warm in_bounds + injective at least 10x faster than islpy on every
+    layout of the benchmark (high-rank and unit-dim layouts included).
+T4. A fresh ``tilespec prove SHAPE`` process (warm cache): at most 2x the
+    bare import.
+T5. ``tilespec check-hlo`` on a generated 10,000-instruction module
+    (benchmarks/bench_hlo.py's), warm disk cache: under 3 s.
+T6. ``tilespec explain`` of a legal tile of 5,001 entries: under 1 s (the
+    command's own time, in a process whose imports are done; the fresh
+    process's wall time is printed beside it).
+
+Then the sections below (skipped with --targets-only).
 
 Figures (medians; "warm" = in one process after a first call; the disk
 cache of proved theorems, prover/core/cache.py, lives in $TILESPEC_CACHE_DIR,
@@ -37,7 +57,9 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))      # this tree's tilespec, not an installed one
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT / "src")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ.setdefault("TILESPEC_CACHE_DIR", os.path.join(tempfile.gettempdir(),
                                                          "tilespec-bench-cache"))
 
@@ -53,6 +75,9 @@ REPEATS = 7
 PY = sys.executable
 
 LAYOUTS = [
+    "f32[1,3,1,5,1,7,2]{6,5,4,3,2,1,0:T(8,128)}",
+    "bf16[2,1,4,1,8,1,16,256]{7,6,5,4,3,2,1,0:T(8,128)(2,1)}",
+    "f32[1,1,1,1,1,1,1]{0,1,2,3,4,5,6:T(8,128)}",
     "f32[3,5]{1,0:T(2,2)}",
     "f32[3,5]",
     "s32[29360128,10]{1,0:T(8,128)}",
@@ -75,6 +100,111 @@ def median_s(fn, repeats=REPEATS) -> float:
 
 def us(seconds: float) -> str:
     return f"{seconds * 1e6:9.0f}"
+
+
+# --- the targets ----------------------------------------------------------------
+
+def _fresh_cache_dir() -> str:
+    return tempfile.mkdtemp(prefix="tilespec-bench-fresh-")
+
+
+def _run(cmd, env=None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, check=False, env=env)
+    return time.perf_counter() - start
+
+
+def _median_run(cmd, repeats, fresh=False) -> float:
+    times = []
+    for _ in range(repeats):
+        env = dict(os.environ, TILESPEC_CACHE_DIR=_fresh_cache_dir()) if fresh else None
+        times.append(_run(cmd, env))
+    return statistics.median(times)
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def targets() -> bool:
+    """Every target of issue 19, measured in this run; True when all are met."""
+    import contextlib
+    import io
+
+    from tilespec.cli.main import main as cli
+    tilespec = [PY, "-m", "tilespec"]
+    print("Targets (issue 19), medians; every ratio against a bare import measured now")
+    results = []
+    bare = _median_run([PY, "-c", "import numpy, z3"], 7)
+    print(f"   bare python -c 'import numpy, z3'                {bare:7.3f} s")
+
+    shape = "bf16[m,n]{1,0:T(8,128)(2,1)}"
+    first = _median_run(tilespec + ["prove", "--quiet", shape], 5, fresh=True)
+    results.append(first <= 3 * bare)
+    print(f"T1 first prove, fresh install (empty user cache)   {first:7.3f} s  "
+          f"{first / bare:5.2f}x bare  (target <= 3x)  {_verdict(results[-1])}")
+
+    catalogue = _median_run(tilespec + ["prove", "--quiet"], 3, fresh=True)
+    results.append(catalogue < 2.0)
+    print(f"T2 README catalogue, fresh install                 {catalogue:7.3f} s  "
+          f"(target < 2 s)  {_verdict(results[-1])}")
+
+    try:
+        import islpy  # noqa: F401
+        ratios = []
+        for text in LAYOUTS:
+            s = parse_array_shape(text)
+            assert prove(s, "in_bounds").proved and prove(s, "injective").proved, text
+            assert isl_check(s), text
+            ours = median_s(lambda s=s: (prove(s, "in_bounds"), prove(s, "injective")), 201)
+            theirs = median_s(partial(isl_check, s), 21)
+            ratios.append(theirs / ours)
+            print(f"   {text:58} ours {ours * 1e6:7.1f} us  islpy {theirs * 1e6:8.1f} us  "
+                  f"{theirs / ours:6.1f}x")
+        results.append(min(ratios) >= 10)
+        print(f"T3 warm in_bounds + injective vs islpy, {len(LAYOUTS)} layouts: "
+              f"min {min(ratios):.1f}x, median {statistics.median(ratios):.1f}x "
+              f"(target >= 10x on every one)  {_verdict(results[-1])}")
+    except ImportError:
+        results.append(False)
+        print("T3 islpy not installed (pip install tilespec[bench]): NOT MEASURED")
+
+    warm_dir = _fresh_cache_dir()
+    env = dict(os.environ, TILESPEC_CACHE_DIR=warm_dir)
+    shape = "bf16[1024,1024]{1,0:T(8,128)(2,1)}"
+    _run(tilespec + ["prove", "--quiet", shape], env)
+    fresh = statistics.median(_run(tilespec + ["prove", "--quiet", shape], env)
+                              for _ in range(7))
+    results.append(fresh <= 2 * bare)
+    print(f"T4 fresh process, tilespec prove {shape}  {fresh:7.3f} s  "
+          f"{fresh / bare:5.2f}x bare  (target <= 2x)  {_verdict(results[-1])}")
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_hlo import module_text
+    hlo = Path(warm_dir) / "bench.hlo"
+    hlo.write_text(module_text(10000, 200))
+    cold_hlo = _run(tilespec + ["check-hlo", str(hlo)], env)
+    warm_hlo = statistics.median(_run(tilespec + ["check-hlo", str(hlo)], env)
+                                 for _ in range(3))
+    results.append(warm_hlo < 3.0)
+    print(f"T5 check-hlo, 10,000 instructions: warm {warm_hlo:.2f} s, first {cold_hlo:.2f} s "
+          f"(target warm < 3 s)  {_verdict(results[-1])}")
+
+    tile = f"f32[3,5,7,9,11]{{4,3,2,1,0:T({','.join(['1'] * 5001)})}}"
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli(["explain", "f32[3,5]{1,0:T(2,2)}"])        # imports done
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            code = cli(["explain", tile])
+            times.append(time.perf_counter() - start)
+    inside = statistics.median(times)
+    wall = _median_run(tilespec + ["explain", tile], 3)
+    results.append(inside < 1.0 and code == 0)
+    print(f"T6 explain, a tile of 5,001 entries: {inside:.3f} s (exit {code}); a fresh "
+          f"process {wall:.2f} s wall  (target < 1 s)  {_verdict(results[-1])}")
+    print(f"   {sum(results)} of {len(results)} targets met\n")
+    return all(results)
 
 
 # --- 0 ------------------------------------------------------------------------
@@ -348,7 +478,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--png", type=Path, default=ROOT / "benchmarks" / "bench_speed.png")
     ap.add_argument("--quick", action="store_true", help="batches up to 1,000 layouts")
+    ap.add_argument("--targets-only", action="store_true", help="only the targets")
     args = ap.parse_args()
+    met = targets()
+    if args.targets_only:
+        sys.exit(0 if met else 1)
     fill_cache()
     warm_properties()
     catalogue_and_many()

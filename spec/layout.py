@@ -67,7 +67,8 @@ class Tile:
         sizes = tuple(self.sizes)
         if not sizes:
             raise LayoutError("empty tile: a tile needs at least one entry")
-        sizes = tuple(_tile_entry(v, f"tile {_show(sizes)}") for v in sizes)
+        where = f"tile {_show(sizes)}"     # once: per entry it is quadratic
+        sizes = tuple(_tile_entry(v, where) for v in sizes)
         if sizes[-1] == COMBINE:
             raise LayoutError(
                 f"tile {_show(sizes)}: '*' as the most minor entry has no "

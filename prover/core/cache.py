@@ -34,18 +34,19 @@ import json
 import os
 import types
 from itertools import chain
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
-__all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file"]
+__all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file", "key",
+           "well_formed", "SHIPPED_FILE"]
 
 
 def _codes(obj, out: list, top: bool = True) -> None:
-    """The live code objects ``obj`` runs: a function's, a class's methods'
-    (properties, static and class methods too), a module's functions' and
-    classes'."""
+    """The live functions ``obj`` runs: itself, a class's methods
+    (properties, static and class methods too), a module's functions and
+    classes' methods."""
     if isinstance(obj, types.FunctionType):
-        out.append(obj.__code__)
+        out.append(obj)
     elif callable(obj) and hasattr(obj, "__wrapped__"):    # functools wrappers
         _codes(obj.__wrapped__, out, False)
     elif isinstance(obj, (staticmethod, classmethod)):
@@ -59,7 +60,7 @@ def _codes(obj, out: list, top: bool = True) -> None:
             if klass is object:
                 continue
             for name, value in sorted(vars(klass).items()):
-                if not name.startswith("__") or name in ("__post_init__", "__init__"):
+                if _hashed_member(name):
                     _codes(value, out, False)
     elif top and isinstance(obj, types.ModuleType):
         for _name, value in sorted(vars(obj).items()):
@@ -70,6 +71,11 @@ def _codes(obj, out: list, top: bool = True) -> None:
                     and "<locals>" not in value.__qualname__):
                 # (a class made inside a function is in that function's code)
                 _codes(value, out, False)
+
+
+def _hashed_member(name: str) -> bool:
+    """Is a class's entry ``name`` part of the code hashed?"""
+    return not name.startswith("__") or name in ("__post_init__", "__init__")
 
 
 def _dicts(obj, out: list, top: bool = True) -> None:
@@ -107,8 +113,7 @@ def _canonical(k) -> str:
     return f"{type(k).__name__}:{k!r}"
 
 
-def _get(getter, d):
-    return getter(d)
+_CODE_OF = attrgetter("__code__")
 
 
 def _none(d):
@@ -117,20 +122,39 @@ def _none(d):
 
 class _Watch:
     """The digest of some objects' code, recomputed only when a namespace
-    they live in gains or loses an entry, or an entry is replaced (a monkeypatch, a reload): the check compares sizes and
-    identities, gathered in C (``itemgetter``), in microseconds."""
+    they live in gains or loses an entry, an entry is replaced (a
+    monkeypatch, a reload), or a function hashed is given other code
+    (``f.__code__ = ...``).
+
+    The check compares, in C, the namespaces' sizes and their entries
+    (gathered by ``itemgetter``) and the hashed functions' code objects
+    (``attrgetter``) with the ones kept from the last hash.  The kept ones
+    are held, so they are never freed and the comparison's identity test
+    settles every unchanged entry; a replaced entry is compared with ``==``,
+    which for functions, classes and code is identity or content (any other
+    value's code is not hashed, and an error in its ``==`` counts as a
+    change)."""
 
     def __init__(self, objects):
         self.objects = self.given = tuple(objects)
-        self.snap = None
+        self.snap: tuple | None = None
         self.value = ""
 
-    def _snapshot(self):
+    def _state(self) -> tuple:
         return (list(map(len, self.dicts)),
-                list(map(id, chain.from_iterable(map(_get, self.getters, self.dicts)))))
+                [g(d) for g, d in zip(self.getters, self.dicts)],
+                list(map(_CODE_OF, self.functions)))
+
+    def unchanged(self) -> bool:
+        if self.snap is None:
+            return False
+        try:
+            return self._state() == self.snap
+        except Exception:     # a key gone (KeyError), or a value's own ==
+            return False
 
     def digest(self) -> str:
-        if self.snap is not None and self._snapshot() == self.snap:
+        if self.unchanged():
             return self.value
         dicts: list = []
         for obj in self.objects:
@@ -138,18 +162,22 @@ class _Watch:
         self.dicts = dicts
         self.getters = []
         for d in dicts:
-            keys = list(d)      # any entry: a None replaced by code counts too
+            # a module's every entry (a None replaced by code counts too); a
+            # class's entries whose code is hashed (an added one changes
+            # the size)
+            keys = list(d) if not isinstance(d, types.MappingProxyType) else [
+                k for k in d if _hashed_member(k)]
             # itemgetter of one key returns the value itself, of two a tuple
             self.getters.append(itemgetter(*keys, *keys[:1]) if keys else _none)
-        # the values are kept alive, so an identity is never reused
-        self.alive = [list(d.values()) for d in dicts]
-        self.snap = self._snapshot()
-        codes: list = []
+        functions: list = []
         for obj in self.objects:
-            _codes(obj, codes)
+            _codes(obj, functions)
+        # each function's code is watched once (a module lists the ones it imports)
+        self.functions = list({id(f): f for f in functions}.values())
+        self.snap = self._state()
         h = hashlib.sha256()
-        for c in codes:
-            _hash_code(c, h)
+        for f in functions:
+            _hash_code(f.__code__, h)
         self.value = h.hexdigest()
         return self.value
 
@@ -192,22 +220,46 @@ def memo() -> dict:
 def clear_memory() -> None:
     """Forget the in-process store (and the disk file as read), as a fresh
     process would."""
-    global _DISK
+    global _DISK, _SHIPPED
     _MEMORY.clear()
     for d in _MEMOS:
         d.clear()
     _DISK = None
+    _SHIPPED = None
 
 
 def _versions() -> str:
     from importlib import metadata
 
-    import z3
-    try:
-        mine = metadata.version("tilespec")
-    except metadata.PackageNotFoundError:
-        mine = "0+unknown"
-    return f"tilespec-{mine}-z3-{z3.get_version_string()}"
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "0+unknown"
+    # z3's version from its distribution's metadata: reading it must not
+    # import z3 (a citation needs no solver)
+    return f"tilespec-{version('tilespec')}-z3-{z3_version()}"
+
+
+_Z3_VERSION: str | None = None
+
+
+def z3_version() -> str:
+    """The installed z3's version, as ``z3.get_version_string()`` gives it,
+    read without importing z3 when its distribution says it."""
+    global _Z3_VERSION
+    if _Z3_VERSION is None:
+        import sys
+        from importlib import metadata
+        if "z3" in sys.modules:
+            _Z3_VERSION = sys.modules["z3"].get_version_string()
+        else:
+            try:
+                _Z3_VERSION = ".".join(metadata.version("z3-solver").split(".")[:3])
+            except metadata.PackageNotFoundError:
+                import z3
+                _Z3_VERSION = z3.get_version_string()
+    return _Z3_VERSION
 
 
 def cache_file() -> Path | None:
@@ -222,44 +274,108 @@ def cache_file() -> Path | None:
     return Path(root) / f"proofs-{_versions()}.json"
 
 
+#: The fields every kept record has, with their types.  A record read from
+#: a file that lacks one, or has one of another type, is not a proof: it is
+#: ignored, and the question is proved again.
+RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "question": str, "status": str, "name": str, "seconds": (int, float)}
+#: Fields some records have; when present they must have these types.
+OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "solver": str, "proved_at": str, "steps": list, "digest": str}
+
+
+def well_formed(record, needs: tuple[str, ...] = ()) -> bool:
+    """Is ``record`` a ``proved`` record with every field of the right type
+    (and the fields ``needs`` names present)?
+
+    >>> well_formed({"question": "q", "status": "proved", "name": "q", "seconds": 0.1})
+    True
+    >>> well_formed({"question": "q", "status": "proved", "name": "q", "seconds": "0.1"})
+    False
+    """
+    if not isinstance(record, dict) or record.get("status") != "proved":
+        return False
+    for field, kind in chain(RECORD_FIELDS.items(), OPTIONAL_FIELDS.items()):
+        value = record.get(field)
+        if value is None:
+            if field in RECORD_FIELDS or field in needs:
+                return False
+        elif isinstance(value, bool) or not isinstance(value, kind):
+            return False
+    steps = record.get("steps")
+    return steps is None or all(isinstance(x, str) for x in steps)
+
+
+def _read(path: Path | None) -> dict:
+    """The well-formed ``proved`` records of a JSON file (none when it is
+    missing or unreadable)."""
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and well_formed(v)}
+
+
 def _disk() -> dict:
     global _DISK
     if _DISK is None:
-        _DISK = {}
-        path = cache_file()
-        if path is not None:
-            try:
-                data = json.loads(path.read_text())
-                if isinstance(data, dict):
-                    _DISK = {k: v for k, v in data.items()
-                             if isinstance(v, dict) and v.get("status") == "proved"}
-            except (OSError, ValueError):
-                pass
+        _DISK = _read(cache_file())
     return _DISK
 
 
-def _key(question: str, digest: str) -> str:
+#: Proofs shipped in the package (``prover/core/shipped_proofs.json``, made
+#: by ``python -m tilespec.prover.properties.ship``): the generic theorems
+#: and the catalogue's all-shapes proofs, each keyed by the fingerprint of
+#: the code it is about.  One is cited only when the code that runs now has
+#: that fingerprint, and when its key is the hash of its own question and
+#: fingerprint (an edited question or fingerprint is not found).
+SHIPPED_FILE = Path(__file__).with_name("shipped_proofs.json")
+_SHIPPED: dict | None = None
+
+
+def shipped_enabled() -> bool:
+    """``TILESPEC_SHIPPED=off`` stops the shipped proofs from being cited."""
+    return os.environ.get("TILESPEC_SHIPPED", "").lower() not in ("off", "0", "no")
+
+
+def _shipped() -> dict:
+    global _SHIPPED
+    if _SHIPPED is None:
+        _SHIPPED = {k: v for k, v in _read(SHIPPED_FILE).items()
+                    if "digest" in v and key(v["question"], v["digest"]) == k}
+    return _SHIPPED if shipped_enabled() else {}
+
+
+def key(question: str, digest: str) -> str:
+    """Where a record for ``question`` about the code ``digest`` is kept."""
     return hashlib.sha256(f"{digest}\n{question}".encode()).hexdigest()
 
 
-def lookup(question: str, digest: str) -> dict | None:
+def lookup(question: str, digest: str, needs: tuple[str, ...] = ()) -> dict | None:
     """A stored ``proved`` record for ``question`` about the code ``digest``
-    (memory first, then disk), with ``"where"`` saying which."""
-    k = _key(question, digest)
+    (memory first, then disk, then the proofs shipped with tilespec), with
+    ``"where"`` saying which; ``needs`` names fields the caller reads."""
+    k = key(question, digest)
     rec = _MEMORY.get(k)
     if rec is not None:
         return rec
-    rec = _disk().get(k)
-    if rec is not None and rec.get("question") == question:
-        rec = dict(rec, where="disk cache")
-        _MEMORY[k] = rec
-        return rec
+    for where, store in (("disk cache", _disk), ("the proofs shipped with tilespec",
+                                                 _shipped)):
+        rec = store().get(k)
+        if rec is not None and rec["question"] == question and well_formed(rec, needs):
+            rec = dict(rec, where=where)
+            _MEMORY[k] = rec
+            return rec
     return None
 
 
 def store(question: str, digest: str, record: dict) -> None:
     """Keep ``record`` (in memory always; on disk when it is ``proved``)."""
-    k = _key(question, digest)
+    k = key(question, digest)
     _MEMORY[k] = dict(record, where="this process")
     if record.get("status") != "proved":
         return
@@ -267,7 +383,7 @@ def store(question: str, digest: str, record: dict) -> None:
     if path is None:
         return
     disk = _disk()
-    disk[k] = dict(record, question=question)
+    disk[k] = dict(record, question=question, digest=digest)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")

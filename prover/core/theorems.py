@@ -91,6 +91,15 @@ def _code():
     return _CODE
 
 
+#: The fields of a theorem's record that its citation reads.
+_CITED_FIELDS = ("solver", "proved_at")
+
+
+def fingerprint() -> str:
+    """The fingerprint of the live code the theorems are about."""
+    return cache.fingerprint(_code())
+
+
 def _solver() -> str:
     import z3
     return f"z3 {z3.get_version_string()}"
@@ -188,7 +197,7 @@ def stage_theorem(stage, n: int) -> dict:
             "forward, forward undoes backward, dims stay >= 0 (every dim >= 0, "
             "tile size >= 1)")
     digest = cache.fingerprint(_code())
-    hit = cache.lookup(name, digest)
+    hit = cache.lookup(name, digest, needs=_CITED_FIELDS)
     if hit is not None:
         return hit
     start = time.perf_counter()
@@ -207,7 +216,7 @@ def mixed_radix(rank: int) -> dict:
     stage theorem."""
     name = f"mixed-radix rank {rank}"
     digest = cache.fingerprint(_code())
-    hit = cache.lookup(name, digest)
+    hit = cache.lookup(name, digest, needs=_CITED_FIELDS)
     if hit is not None:
         return hit
     stale = [f for f in ("linear_index", "delinearise", "product")

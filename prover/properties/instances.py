@@ -44,6 +44,7 @@ _MODULES = ("spec.arith", "spec.index", "spec.layout", "spec.size", "spec.physic
             "prover.core.theorems", "prover.properties.instances")
 
 _CODE = None
+_PROVING: set[str] = set()     # signatures whose proof is being made now
 
 
 def _code():
@@ -51,6 +52,11 @@ def _code():
     if _CODE is None:
         _CODE = tuple(importlib.import_module(f"tilespec.{m}") for m in _MODULES)
     return _CODE
+
+
+def fingerprint() -> str:
+    """The fingerprint of the live code an all-shapes proof runs through."""
+    return cache.fingerprint(_code())
 
 
 def signature(shape: Shape) -> Shape | None:
@@ -73,15 +79,21 @@ def cite(shape: Shape, prop: str, timeout: float, prove) -> tuple | None:
     when the shape is not an instance or the signature is not proved."""
     from tilespec.spec.text import format_shape
     generic = signature(shape)
-    if generic is None or generic == shape:
-        return None     # not an instance, or the signature itself: proved as such
+    if generic is None:
+        return None     # not an instance: proved as such
     text = format_shape(generic)
     question = f"{prop} of {text} for all dims >= 1"
+    if question in _PROVING:
+        return None     # the signature itself, being proved: by Z3
     digest = cache.fingerprint(_code())
-    record = cache.lookup(question, digest)
+    record = cache.lookup(question, digest, needs=("solver", "proved_at"))
     if record is None:
         start = time.perf_counter()
-        r = prove(generic, prop, timeout=timeout)
+        _PROVING.add(question)
+        try:
+            r = prove(generic, prop, timeout=timeout)
+        finally:
+            _PROVING.discard(question)
         record = {"name": question, "status": r.status, "proved_at": _now(),
                   "seconds": round(time.perf_counter() - start, 4),
                   "solver": _solver(), "steps": list(r.steps)}
@@ -89,6 +101,10 @@ def cite(shape: Shape, prop: str, timeout: float, prove) -> tuple | None:
         record = cache.lookup(question, digest) or record
     if record["status"] != "proved":
         return None
+    if generic == shape:    # the signature itself: its own kept proof
+        return (f"the all-shapes proof of {prop} for {text} (every d_i >= 1): "
+                f"proved by {record['solver']} in {record['seconds']} s at "
+                f"{record['proved_at']} ({record['where']})", *record.get("steps", ()))
     return (f"instance of the all-shapes proof of {prop} for {text} "
             f"(every d_i >= 1): proved by {record['solver']} in {record['seconds']} s "
             f"at {record['proved_at']} ({record['where']})",

@@ -18,6 +18,7 @@ from tilespec.spec.text import parse_array_shape as shape
 def disk(tmp_path, monkeypatch):
     monkeypatch.setenv("TILESPEC_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("TILESPEC_CACHE", raising=False)
+    monkeypatch.setenv("TILESPEC_SHIPPED", "off")    # the disk store on its own
     cache.clear_memory()
     yield tmp_path
     cache.clear_memory()
@@ -59,7 +60,7 @@ def test_only_proved_records_are_read_back(disk):
     path = cache.cache_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     digest = cache.fingerprint(theorems._code())
-    key = cache._key("q", digest)
+    key = cache.key("q", digest)
     path.write_text(json.dumps({key: {"status": "refuted", "question": "q"}}))
     assert cache.lookup("q", digest) is None
 
@@ -105,3 +106,54 @@ def test_version_and_bad_input_load_no_solver():
                          check=True)
     lines = out.stdout.split("\n")
     assert lines[0].startswith("tilespec ") and lines[1:4] == ["0 []", "2 []", "2 []"], out
+
+
+def test_a_stage_given_other_code_in_the_process_is_not_cited():
+    # the same function object, other code: the fingerprint must see it
+    s = shape("f32[16,256]{1,0:T(8,128)}")
+    assert prove(s, "injective").proved
+
+    def forward(self, e, d, ar):
+        k = len(self.sizes)
+        out = list(e[:len(e) - k])
+        for x, t in zip(e[len(e) - k:], self.sizes):
+            out += [ar.floordiv(x, t), ar.floordiv(x, t)]
+        return tuple(out)
+    original = Split.forward.__code__
+    Split.forward.__code__ = forward.__code__
+    try:
+        assert prove(s, "injective").status == "refuted"
+    finally:
+        Split.forward.__code__ = original
+    assert prove(s, "injective").proved
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r.pop("solver", None), lambda r: r.pop("name"),
+    lambda r: r.update(seconds="fast"), lambda r: r.update(steps=[1, 2]),
+    lambda r: r.update(proved_at=None)])
+def test_a_cache_record_with_a_missing_or_mistyped_field_is_proved_again(disk, damage):
+    s = shape("f32[6,7]{1,0:T(2,4)}")
+    assert prove(s, "inverse").proved and prove(s, "packing").proved
+    path = cache.cache_file()
+    data = json.loads(path.read_text())
+    for record in data.values():
+        damage(record)
+    path.write_text(json.dumps(data))
+    cache.clear_memory()
+    for prop in ("inverse", "packing"):
+        r = prove(s, prop)
+        assert r.proved and not any("disk cache" in x for x in r.steps), r.steps
+
+
+def test_the_all_shapes_proofs_code_holds_the_theorems_code():
+    # prover.properties.proof keeps citations under the instances' fingerprint
+    # alone: that is only sound if it covers everything the theorems are about
+    import sys
+
+    from tilespec.prover.properties import instances
+    modules = set(instances._MODULES)
+    for obj in theorems._code():
+        name = obj.__name__ if hasattr(obj, "__file__") else obj.__module__
+        assert name.removeprefix("tilespec.") in modules, name
+    assert all(sys.modules[f"tilespec.{m}"] for m in modules)

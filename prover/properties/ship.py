@@ -1,0 +1,104 @@
+"""The proofs shipped with tilespec: made, and checked, by one command.
+
+``python -m tilespec.prover.properties.ship`` proves, from nothing (no disk
+cache, no shipped proofs, a fresh process's memory), what every user's
+first proofs cite: the stage theorems and mixed-radix lemma instances of
+:mod:`prover.core.theorems`, and the all-shapes proofs of every property of
+every layout of the catalogue (:mod:`prover.properties.instances`), and
+writes them to ``prover/core/shipped_proofs.json``
+(:data:`prover.core.cache.SHIPPED_FILE`), each keyed by the fingerprint of
+the code it is about.  ``--check`` proves them all again the same way and
+compares with the file: exit 0 when the file holds exactly what the code
+that runs proves now, 1 otherwise (a stale or edited file).
+
+>>> sorted(SHIPPED_RANKS)[:3]
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+from tilespec.prover.core import cache, theorems
+from tilespec.prover.names import PROPERTY_NAMES
+
+#: Ranks whose mixed-radix lemma is shipped (XLA's shapes rarely pass 8).
+SHIPPED_RANKS = range(0, 9)
+
+#: Fields compared by ``--check`` (the time and date of a proof differ).
+COMPARED = ("question", "digest", "status", "name")
+
+
+def prove_from_nothing() -> dict[str, dict]:
+    """Every shipped proof, proved now by Z3 in this process: ``{key: record}``."""
+    from tilespec.prover.properties.catalogue import CATALOGUE
+    from tilespec.prover.properties.proof import prove
+    from tilespec.spec.text import parse_array_shape
+    saved = {k: os.environ.get(k) for k in ("TILESPEC_CACHE_DIR", "TILESPEC_CACHE",
+                                             "TILESPEC_SHIPPED")}
+    with tempfile.TemporaryDirectory(prefix="tilespec-ship-") as root:
+        os.environ.update(TILESPEC_CACHE_DIR=root, TILESPEC_CACHE="on",
+                          TILESPEC_SHIPPED="off")
+        cache.clear_memory()
+        try:
+            for rank in SHIPPED_RANKS:
+                theorems.mixed_radix(rank)
+            for text, _ in CATALOGUE:
+                shape = parse_array_shape(text)
+                for prop in PROPERTY_NAMES:
+                    prove(shape, prop)
+            path = cache.cache_file()
+            assert path is not None
+            records = json.loads(path.read_text()) if path.exists() else {}
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            cache.clear_memory()
+    return {k: records[k] for k in sorted(records)}
+
+
+def differences(shipped: dict, now: dict) -> list[str]:
+    """What differs between the shipped records and the ones proved now."""
+    out = [f"shipped but not proved by the code that runs: {shipped[k].get('question')!r}"
+           for k in shipped if k not in now]
+    out += [f"proved now but not shipped: {now[k]['question']!r}" for k in now
+            if k not in shipped]
+    out += [f"differs: {now[k]['question']!r} ({f})" for k in now if k in shipped
+            for f in COMPARED if shipped[k].get(f) != now[k].get(f)]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tilespec.prover.properties.ship",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="prove everything again and compare with the shipped file")
+    args = ap.parse_args(argv)
+    now = prove_from_nothing()
+    if args.check:
+        try:
+            shipped = json.loads(cache.SHIPPED_FILE.read_text())
+        except (OSError, ValueError) as err:
+            print(f"{cache.SHIPPED_FILE}: unreadable ({err})")
+            return 1
+        diff = differences(shipped, now)
+        for line in diff:
+            print(line)
+        print(f"{len(now)} proofs proved now; {len(shipped)} shipped; "
+              + ("the shipped file is current" if not diff else
+                 f"{len(diff)} differences: run python -m tilespec.prover.properties.ship"))
+        return 1 if diff else 0
+    cache.SHIPPED_FILE.write_text(json.dumps(now, indent=0, sort_keys=True) + "\n")
+    print(f"{len(now)} proofs written to {cache.SHIPPED_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The proofs shipped with tilespec (prover/core/shipped_proofs.json): cited
+only for the code they are about, and current with the code in the tree.
+
+Refresh the file with ``python -m tilespec.prover.properties.ship``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import z3
+
+from tilespec.prover.core import cache, theorems
+from tilespec.prover.names import PROPERTY_NAMES
+from tilespec.prover.properties import ship
+from tilespec.prover.properties.catalogue import CATALOGUE
+from tilespec.prover.properties.proof import prove
+from tilespec.spec.index import Split
+from tilespec.spec.text import parse_array_shape as shape
+
+REFRESH = "stale: run python -m tilespec.prover.properties.ship"
+
+
+@pytest.fixture
+def shipped_only(monkeypatch):
+    """A fresh process with no disk cache: only the shipped proofs."""
+    monkeypatch.setenv("TILESPEC_CACHE", "off")
+    monkeypatch.delenv("TILESPEC_SHIPPED", raising=False)
+    cache.clear_memory()
+    yield
+    cache.clear_memory()
+
+
+def _stage_theorem_name() -> str:
+    return theorems.stage_theorem(Split((8, 128)), 3)["name"]
+
+
+def test_the_catalogue_is_proved_from_the_shipped_proofs_without_a_solver(
+        shipped_only, monkeypatch):
+    # fails when the code changed and the file was not refreshed
+    monkeypatch.setattr(z3, "Solver", None)
+    monkeypatch.setattr(z3, "SolverFor", None)
+    for text, _ in CATALOGUE:
+        s = shape(text)
+        for prop in PROPERTY_NAMES:
+            try:
+                r = prove(s, prop)
+            except TypeError as err:    # a solver was needed
+                pytest.fail(f"{prop} of {text} needs Z3 ({err}): {REFRESH}")
+            assert r.proved, (text, prop, REFRESH)
+            assert any("shipped with tilespec" in step for step in r.steps), (text, prop)
+
+
+def test_every_shipped_record_is_well_formed_and_keyed_by_its_question():
+    data = json.loads(cache.SHIPPED_FILE.read_text())
+    assert len(data) > 50
+    for key, record in data.items():
+        assert cache.well_formed(record, ("digest",)), record
+        assert key == cache.key(record["question"], record["digest"])
+
+
+def _edited_shipped_file(tmp_path, monkeypatch, edit):
+    data = json.loads(cache.SHIPPED_FILE.read_text())
+    name = _stage_theorem_name()
+    (key,) = [k for k, r in data.items() if r["question"] == name]
+    edit(data, key)
+    path = tmp_path / "shipped_proofs.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setattr(cache, "SHIPPED_FILE", path)
+    cache.clear_memory()
+    return name, key
+
+
+@pytest.mark.parametrize("edit", [
+    lambda data, k: data[k].update(question=data[k]["question"].replace("3", "4")),
+    lambda data, k: data[k].update(digest="0" * 64),
+    lambda data, k: data[k].update(status="proved?"),
+    lambda data, k: data[k].pop("seconds"),
+    lambda data, k: data.update({"0" * 64: data.pop(k)}),
+])
+def test_an_edited_shipped_entry_is_not_cited(shipped_only, tmp_path, monkeypatch, edit):
+    digest = cache.fingerprint(theorems._code())
+    name = _stage_theorem_name()
+    assert cache.lookup(name, digest)["where"] == "the proofs shipped with tilespec"
+    name, key = _edited_shipped_file(tmp_path, monkeypatch, edit)
+    assert cache.lookup(name, digest) is None
+    edited = json.loads(cache.SHIPPED_FILE.read_text())
+    for record in edited.values():      # nor under what the edit made it say
+        if isinstance(record.get("question"), str):
+            assert cache.lookup(record["question"], "0" * 64) is None
+    record = theorems.stage_theorem(Split((8, 128)), 3)     # proved again
+    assert record["status"] == "proved" and record["where"] == "this process"
+
+
+def test_shipped_proofs_about_other_code_are_not_cited(shipped_only, monkeypatch):
+    s = shape("f32[16,256]{1,0:T(8,128)}")
+    assert any("shipped with tilespec" in x for x in prove(s, "injective").steps)
+    monkeypatch.setattr(Split, "forward", lambda self, e, d, ar: tuple(e) + (0,) * len(
+        self.sizes))
+    r = prove(s, "injective")
+    assert not any("shipped with tilespec" in x for x in r.steps), r.steps
+    assert r.status == "refuted"
+
+
+@pytest.mark.integration
+def test_the_shipped_file_is_what_the_code_proves_now():
+    # one command re-proves everything from nothing and compares
+    shipped = json.loads(cache.SHIPPED_FILE.read_text())
+    assert ship.differences(shipped, ship.prove_from_nothing()) == [], REFRESH
