@@ -169,3 +169,23 @@ def test_cvc5_reads_the_texts_tilespec_writes():
         "(push)(assert (distinct (+ (* (div i.e1_0 8) 8) (mod i.e1_0 8)) i.e1_0))(check-sat)(pop)"
         "(push)(assert (>= i.e1_0 u.m))(check-sat)(pop)(check-sat)", 5)
     assert answers == ["unsat", "unsat", "sat"]
+
+
+def test_no_stored_proof_is_cited_inside_a_cross_check(monkeypatch):
+    # The facts of injective cite the mixed-radix lemma: outside the block a
+    # stored proof of it; inside, none, so it is proved again and re-checked.
+    from tilespec.prover.core import cache
+    s = shape("bf16[m,n]{1,0:T(8,128)(2,1)}")
+    assert prove(s, "injective").status == "proved"
+    found = []
+    real = cache.lookup
+
+    def looking(*a, **k):
+        found.append(real(*a, **k))
+        return found[-1]
+
+    monkeypatch.setattr(cache, "lookup", looking)
+    with cross_checking() as record:
+        r = prove(s, "injective")
+    assert r.status == "proved" and record.checked > 0 and record.disagreements == 0
+    assert found and all(rec is None for rec in found)
