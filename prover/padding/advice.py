@@ -272,7 +272,7 @@ def _candidates(shape: Shape):
     packed = PACKED_LEVEL.get(bits)
     families = [((a, b),) + ((packed,) if packed else ()) for a, b in TILE_FAMILY]
     current_tiles = tuple(t.sizes for t in shape.layout.tiles)
-    if current_tiles and current_tiles not in families:
+    if current_tiles not in families:
         families.append(current_tiles)
     m2m = shape.layout.minor_to_major
     bases = [(dims, m2m, "layout", "")]

@@ -18,6 +18,7 @@ printed as :func:`human_bytes` prints them.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -29,11 +30,12 @@ from tilespec.spec.text import format_shape
 
 
 def human_bytes(n: int) -> str:
-    """Bytes as XLA's reports print them (``tsl::strings::HumanReadableNumBytes``
-    without its ``iB``): whole bytes under 1K, one decimal for K, two above.
+    """Bytes as XLA's out-of-memory reports print them: whole bytes under
+    1K, one decimal for K, two above, truncated (the report of
+    salesforce/ctrl#38 prints 1262254080 bytes as 1.17G, not 1.18G).
 
-    >>> human_bytes(1536), human_bytes(6 * 2**30), human_bytes(0), human_bytes(10240)
-    ('1.5K', '6.00G', '0B', '10.0K')
+    >>> human_bytes(1536), human_bytes(6 * 2**30), human_bytes(0), human_bytes(1262254080)
+    ('1.5K', '6.00G', '0B', '1.17G')
     """
     if n < 1024:
         return f"{n}B"
@@ -42,7 +44,8 @@ def human_bytes(n: int) -> str:
         value /= 1024
         if value < 1024:
             break
-    return f"{value:.1f}{unit}" if unit == "K" else f"{value:.2f}{unit}"
+    decimals = 1 if unit == "K" else 2
+    return f"{math.floor(value * 10**decimals) / 10**decimals:.{decimals}f}{unit}"
 
 
 @dataclass(frozen=True)
