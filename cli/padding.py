@@ -49,11 +49,13 @@ def cmd_padding(args) -> int:
     from tilespec.cli.hlo import read_text
     from tilespec.cli.main import parse_shape_arg
     from tilespec.prover.padding.advice import advise
-    from tilespec.prover.padding.report import largest_buffers, read_report
+    from tilespec.prover.padding.report import ReportEntry, largest_buffers, read_report
+    from tilespec.spec.layout import Shape
     from tilespec.spec.text import parse_array_shape
     if not (args.shapes or args.report or args.hlo):
         raise TilespecError("padding: give shapes, --report FILE or --hlo FILE")
-    items = [(parse_shape_arg(s), None) for s in args.shapes]
+    items: list[tuple[Shape, ReportEntry | None]] = [
+        (parse_shape_arg(s), None) for s in args.shapes]
     if args.report:
         for entry in read_report(read_text(args.report)):
             items.append((parse_array_shape(entry.shape), entry))

@@ -270,7 +270,8 @@ def _candidates(shape: Shape):
     bits = storage_bits(shape.element_type)
     element_bits = sorted({shape.element_bits, bits})
     packed = PACKED_LEVEL.get(bits)
-    families = [((a, b),) + ((packed,) if packed else ()) for a, b in TILE_FAMILY]
+    families: list[tuple[tuple[int, ...], ...]] = [
+        ((a, b),) + ((packed,) if packed else ()) for a, b in TILE_FAMILY]
     current_tiles = tuple(t.sizes for t in shape.layout.tiles)
     if current_tiles not in families:
         families.append(current_tiles)
@@ -292,21 +293,24 @@ def _shape_of(shape: Shape, c: _Candidate) -> Shape:
     return Shape(shape.element_type, c.dims, layout)
 
 
-def _bitcast_verdict(src: Shape, dst: Shape, src_bytes: int, dst_bytes: int,
+def _bitcast_verdict(src: Shape, dst: Shape, sizes: tuple[int, int, int, int],
                      decide: bool, timeout: float) -> tuple[bool, bool]:
     """(bitcast, proved): the program keeps its elements in order (a layout
-    change or a reshape), so the question is the reshape reading."""
-    if src_bytes != dst_bytes:
-        return False, True   # a bitcast keeps the buffer, so its size
+    change or a reshape), so the question is the reshape reading.  ``sizes``:
+    XLA's and the spec's bytes of ``src``, then of ``dst``."""
+    if sizes[:2] != sizes[2:]:
+        # a bitcast keeps the buffer, so its size (XLA's verifier checks it)
+        return False, True
     if not decide:
         return False, False
     r = is_bitcast(src, dst, "reshape", timeout=timeout)
     return r.status == "proved", r.status in ("proved", "refuted")
 
 
-#: Alternatives no smaller than the array itself that :func:`alternatives`
-#: keeps (free reshapes worth knowing), each decided by the solver.
-SAME_SIZE_LIMIT = 2
+#: Alternatives of the array's own size that :func:`alternatives` keeps:
+#: reshapes in the dims' order with the same tiles, the ones that may be
+#: free (a bitcast), each decided by the solver.
+SAME_SIZE_LIMIT = 1
 
 
 def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = True,
@@ -314,7 +318,8 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
     """The ``limit`` cheapest other layouts and reshapes of ``shape`` by
     XLA's bytes (then the spec's; at equal bytes layouts before reshapes,
     the current tiles first), one per order of the dims; smaller than
-    ``shape``, or reshapes of its size (at most :data:`SAME_SIZE_LIMIT`).
+    ``shape``, or a reshape of its size that keeps the order and the tiles
+    (at most :data:`SAME_SIZE_LIMIT`).
     A bitcast only where :func:`is_bitcast` proved it.
 
     >>> [a.shape for a in alternatives(parse_array_shape("u32[12582912,1]{1,0:T(8,128)}"), 2)]
@@ -332,16 +337,18 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
     for estimate, *_, c in ranked:
         if len(out) >= limit or estimate > here_xla:
             break
-        if (c.dims, c.minor_to_major) in seen:
+        same_kept = (c.kind == "reshape" and c.minor_to_major == c.order
+                     and c.tiles == here_tiles and same_size < SAME_SIZE_LIMIT)
+        if (c.dims, c.minor_to_major) in seen or (estimate == here_xla and not same_kept):
             continue
         alt = _shape_of(shape, c)
         xla, spec = xla_array_bytes(alt), byte_size(alt)
-        if xla > here_xla or (xla == here_xla and (c.kind != "reshape" or spec != here_spec
-                                                   or same_size >= SAME_SIZE_LIMIT)):
+        if xla > here_xla or (xla == here_xla and not (same_kept and spec == here_spec)):
             continue
         seen.add((c.dims, c.minor_to_major))
         same_size += xla == here_xla
-        bitcast, proved = _bitcast_verdict(shape, alt, here_spec, spec, decide, timeout)
+        bitcast, proved = _bitcast_verdict(shape, alt, (here_xla, here_spec, xla, spec),
+                                           decide, timeout)
         out.append(Alternative(format_shape(alt), c.kind, xla, spec, bitcast, proved,
                                0 if bitcast else here_xla + xla, c.why or "another layout"))
     return tuple(sorted(out, key=lambda a: (a.xla_bytes, a.spec_bytes, not a.bitcast)))

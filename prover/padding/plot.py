@@ -7,6 +7,8 @@ it, the bytes of each alternative.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tilespec.prover.padding.advice import Advice
 from tilespec.spec.errors import TilespecError
 
@@ -29,8 +31,8 @@ def plot(advices: list[Advice], path: str) -> None:
         for alt in a.alternatives[:3]:
             rows.append((f"  -> {alt.shape}", [("alternative", float(alt.xla_bytes))]))
     fig, ax = plt.subplots(figsize=(10, 0.6 * len(rows) + 1.5))
-    colours = plt.get_cmap("tab10").colors
-    seen: dict[str, object] = {}
+    colours = [f"C{k}" for k in range(10)]
+    seen: dict[str, Any] = {}
     for y, (_, segments) in enumerate(reversed(rows)):
         left = 0.0
         for k, (label, width) in enumerate(segments):

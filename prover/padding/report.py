@@ -39,11 +39,10 @@ def human_bytes(n: int) -> str:
     """
     if n < 1024:
         return f"{n}B"
-    value, unit = float(n), ""
-    for unit in "KMGTPE":
-        value /= 1024
-        if value < 1024:
-            break
+    value, power = float(n), 0
+    while value >= 1024 and power < 6:
+        value, power = value / 1024, power + 1
+    unit = " KMGTPE"[power]
     decimals = 1 if unit == "K" else 2
     return f"{math.floor(value * 10**decimals) / 10**decimals:.{decimals}f}{unit}"
 
