@@ -76,6 +76,22 @@ def cmd_padding(args) -> int:
     return 0
 
 
+def count(text: str) -> int:
+    """An argparse type for ``--top`` and ``--limit``: an int >= 0.
+
+    >>> count("3")
+    3
+    """
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
 def register(command) -> None:
     from tilespec.cli.main import seconds
     c = command("padding", "why a buffer is bigger than its data: XLA's and the "
@@ -86,8 +102,8 @@ def register(command) -> None:
     c.add_argument("--report", metavar="FILE",
                    help="the text XLA printed for an out-of-memory error ('-': stdin)")
     c.add_argument("--hlo", metavar="FILE", help="an HLO dump: its largest buffers")
-    c.add_argument("--top", type=int, default=5, help="--hlo: how many buffers (default 5)")
-    c.add_argument("--limit", type=int, default=6,
+    c.add_argument("--top", type=count, default=5, help="--hlo: how many buffers (default 5)")
+    c.add_argument("--limit", type=count, default=6,
                    help="alternatives per shape (default 6)")
     c.add_argument("--timeout", type=seconds, default=2.0,
                    help="seconds for each bitcast question (default 2)")

@@ -293,11 +293,16 @@ def _shape_of(shape: Shape, c: _Candidate) -> Shape:
     return Shape(shape.element_type, c.dims, layout)
 
 
-def _bitcast_verdict(src: Shape, dst: Shape, sizes: tuple[int, int, int, int],
+def bitcast_verdict(src: Shape, dst: Shape, sizes: tuple[int, int, int, int],
                      decide: bool, timeout: float) -> tuple[bool, bool]:
     """(bitcast, proved): the program keeps its elements in order (a layout
     change or a reshape), so the question is the reshape reading.  ``sizes``:
-    XLA's and the spec's bytes of ``src``, then of ``dst``."""
+    XLA's and the spec's bytes of ``src``, then of ``dst``.
+
+    >>> a, b = parse_array_shape("f32[8,128]{1,0}"), parse_array_shape("f32[8,128]{0,1}")
+    >>> bitcast_verdict(a, b, (4096,) * 4, True, 2.0)   # the same bytes, but transposed
+    (False, True)
+    """
     if sizes[:2] != sizes[2:]:
         # a bitcast keeps the buffer, so its size (XLA's verifier checks it)
         return False, True
@@ -347,7 +352,7 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
             continue
         seen.add((c.dims, c.minor_to_major))
         same_size += xla == here_xla
-        bitcast, proved = _bitcast_verdict(shape, alt, (here_xla, here_spec, xla, spec),
+        bitcast, proved = bitcast_verdict(shape, alt, (here_xla, here_spec, xla, spec),
                                            decide, timeout)
         out.append(Alternative(format_shape(alt), c.kind, xla, spec, bitcast, proved,
                                0 if bitcast else here_xla + xla, c.why or "another layout"))

@@ -18,7 +18,7 @@ import tilespec
 from tilespec.cli.main import main
 from tilespec.prover.bitcast.decide import is_bitcast
 from tilespec.prover.models.array_size import xla_array_bytes
-from tilespec.prover.padding.advice import advise
+from tilespec.prover.padding.advice import advise, bitcast_verdict
 from tilespec.prover.padding.report import human_bytes, largest_buffers, read_report
 from tilespec.spec.size import byte_size
 from tilespec.spec.text import format_shape, parse_array_shape
@@ -144,10 +144,46 @@ def test_every_bitcast_claim_is_proved():
         assert r.status == "proved"
 
 
-def test_a_free_layout_change_is_not_called_a_bitcast_when_it_transposes():
-    # {0,1} holds the transpose of {1,0}: the same array there is a copy
-    for alt in advise("f32[1024,1024]{1,0:T(8,128)}").alternatives:
-        assert not alt.bitcast or alt.kind == "reshape"
+@pytest.mark.parametrize("src,dst", [("f32[1024,1024]{1,0:T(8,128)}", "f32[1024,1024]{0,1:T(8,128)}"),
+                                     ("f32[8,128]{1,0}", "f32[8,128]{0,1}")])
+def test_a_layout_change_that_transposes_is_a_copy_of_the_same_array(src, dst):
+    # {0,1} holds the transpose of {1,0}: XLA's reading calls it a bitcast
+    # (as a transpose), but the same array in the other order is a copy
+    a, b = parse_array_shape(src), parse_array_shape(dst)
+    assert is_bitcast(a, b).status == "proved"
+    sizes = (xla_array_bytes(a), byte_size(a), xla_array_bytes(b), byte_size(b))
+    assert bitcast_verdict(a, b, sizes, True, 5.0) == (False, True)
+
+
+def test_a_change_of_xla_size_is_never_a_bitcast():
+    # XLA counts the first tile only: 256 bytes against 512, where the spec
+    # places every element alike in 512 bytes (the reshape reading proves it)
+    a = parse_array_shape("bf16[1,128]{1,0:T(1,128)(2,1)}")
+    b = parse_array_shape("bf16[1,128]{1,0:T(2,128)(2,1)}")
+    sizes = (xla_array_bytes(a), byte_size(a), xla_array_bytes(b), byte_size(b))
+    assert sizes == (256, 512, 512, 512)
+    assert is_bitcast(a, b, "reshape").status == "proved"
+    assert bitcast_verdict(a, b, sizes, True, 5.0) == (False, True)
+
+
+def test_the_command_reads_an_hlo_dump_and_renders_json(tmp_path, capsys):
+    import json
+    dump = tmp_path / "m.hlo"
+    dump.write_text("""HloModule m
+ENTRY e {
+  p = u32[1536,1]{1,0:T(8,128)} parameter(0)
+  ROOT c = u32[1536]{0:T(1024)} reshape(p)
+}""")
+    assert main(["padding", "--hlo", str(dump), "--top", "1", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)["results"]
+    assert r["subject"] == {"shape": "u32[1536,1]{1,0:T(8,128)}"}
+    assert r["data"]["xla_bytes"] == 1536 * 128 * 4 and r["data"]["unpadded_bytes"] == 1536 * 4
+    assert r["data"]["alternatives"][0]["xla_bytes"] == 1536 * 4
+    assert {"shape", "xla_bytes", "bitcast", "proved"} <= set(r["data"]["alternatives"][0])
+
+
+def test_a_negative_count_is_bad_input(capsys):
+    assert main(["padding", "f32[3]{0}", "--limit", "-1"]) == 2
 
 
 def test_named_dims_are_bad_input():
