@@ -83,7 +83,10 @@ class Part:
             return f"L({self.entry}) rounds {self.extent} elements up to {self.padded}: {f}"
         if self.kind == "other":
             return f"{self.extent} bytes become {self.padded} for other reasons: {f}"
-        which = "a unit dim past the rank" if self.dim is None else f"dim {self.dim}"
+        if self.level > 0:
+            which = f"the previous tile's {_ordinal(self.position)} entry"
+        else:
+            which = "a unit dim past the rank" if self.dim is None else f"dim {self.dim}"
         level = "" if self.level == 0 else f" (tiling level {self.level + 1})"
         return (f"{which} ({self.extent}) padded to {self.padded} by the "
                 f"{_ordinal(self.position)} {self.entry} of {self.tile}{level}: {f}")
@@ -178,6 +181,8 @@ def breakdown(shape: Shape) -> tuple[Part, ...]:
     """
     layout = shape.layout
     dims = [int(d) for d in shape.dims]  # type: ignore[arg-type]
+    if 0 in dims:
+        return ()   # no elements, no bytes: nothing to explain
     physical = [dims[d] for d in layout.minor_to_major]  # i = 0 most minor
     parts: list[Part] = []
     previous: tuple[int, ...] | None = None

@@ -72,6 +72,10 @@ def test_a_wasteful_shape_gets_an_alternative_within_1_25x(issue, shape, size, u
     ("f32[5]{0:T(8,128)}", "dim 0 (5) padded to 128 by the minor 128 of T(8,128): 25.6x"),
     ("pred[64,512,2048]{2,1,0:T(8,128)E(32)}",
      "each element takes E(32) bits for its 8 bits of storage: 4x"),
+    ("bf16[1,128]{1,0:T(1,128)(2,1)}", "the previous tile's second-minor entry (1) padded "
+     "to 2 by the second-minor 2 of T(2,1) (tiling level 2): 2x"),
+    ("f32[3]{0:L(4)}", "L(4) rounds 3 elements up to 4: 1.33x"),
+    ("f32[0,5]{1,0:T(8,128)}", "no padding"),
 ])
 def test_the_worst_offender_is_named(shape, sentence):
     assert advise(shape).sentence == sentence
