@@ -1,8 +1,9 @@
 """Where the bytes go, as a figure (SVG or PNG, by the file's suffix).
 
-One bar per array: its data, then the waste of each source of padding (its
-share of the waste, :class:`~tilespec.prover.padding.advice.Part`); below
-it, the bytes of each alternative.
+One panel per array, on its own scale: a bar of its data followed by the
+waste of each source of padding (its share of the waste,
+:class:`~tilespec.prover.padding.advice.Part`), and below it a bar for each
+of the cheapest alternatives.
 """
 
 from __future__ import annotations
@@ -10,41 +11,55 @@ from __future__ import annotations
 from typing import Any
 
 from tilespec.prover.padding.advice import Advice
+from tilespec.prover.padding.report import human_bytes
 from tilespec.spec.errors import TilespecError
 
+#: Colours for the sources of padding (the data is grey, alternatives blue).
+PART_COLOURS = ("tab:red", "tab:orange", "tab:purple", "tab:brown", "tab:pink", "tab:olive")
 
-def plot(advices: list[Advice], path: str) -> None:
+
+def _unit(n: int) -> tuple[float, str]:
+    for power, name in ((3, "GiB"), (2, "MiB"), (1, "KiB")):
+        if n >= 1024 ** power:
+            return 1024.0 ** power, name
+    return 1.0, "bytes"
+
+
+def plot(advices: list[Advice], path: str, alternatives: int = 3) -> None:
     """Write the figure of ``advices`` to ``path`` (``.svg`` or ``.png``)."""
     if not path.lower().endswith((".svg", ".png")):
         raise TilespecError(f"--plot {path}: the file must end in .svg or .png")
+    if not advices:
+        raise TilespecError("--plot: no shape to draw")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    rows: list[tuple[str, list[tuple[str, float]]]] = []
-    for a in advices:
+    heights = [1 + min(alternatives, len(a.alternatives)) for a in advices]
+    fig, axes = plt.subplots(len(advices), 1, squeeze=False,
+                             figsize=(10, 0.55 * sum(heights) + 1.2 * len(advices)),
+                             gridspec_kw={"height_ratios": heights})
+    for ax, a in zip(axes[:, 0], advices):
+        scale, unit = _unit(max(a.xla_bytes, a.spec_bytes))
         waste = a.spec_bytes - a.unpadded_bytes
-        segments = [("data", float(a.unpadded_bytes))]
-        for p in a.breakdown:
-            if p.share > 0:
-                segments.append((p.sentence(), waste * p.share))
-        rows.append((a.shape, segments))
-        for alt in a.alternatives[:3]:
-            rows.append((f"  -> {alt.shape}", [("alternative", float(alt.xla_bytes))]))
-    fig, ax = plt.subplots(figsize=(10, 0.6 * len(rows) + 1.5))
-    colours = [f"C{k}" for k in range(10)]
-    seen: dict[str, Any] = {}
-    for y, (_, segments) in enumerate(reversed(rows)):
-        left = 0.0
-        for k, (label, width) in enumerate(segments):
-            colour = "0.6" if label == "data" else ("tab:green" if label == "alternative"
-                                                    else colours[(k + 1) % len(colours)])
-            bar = ax.barh(y, width / 2**20, left=left / 2**20, color=colour)
-            seen.setdefault(label, bar)
+        rows = [a.shape] + [f"-> {alt.shape}" for alt in a.alternatives[:alternatives]]
+        y = len(rows) - 1
+        handles: dict[str, Any] = {"data": ax.barh(y, a.unpadded_bytes / scale, color="0.6")}
+        left = a.unpadded_bytes
+        for k, p in enumerate(q for q in a.breakdown if q.share > 0):
+            width = waste * p.share
+            handles[p.sentence()] = ax.barh(y, width / scale, left=left / scale,
+                                            color=PART_COLOURS[k % len(PART_COLOURS)])
             left += width
-    ax.set_yticks(range(len(rows)), [r[0] for r in reversed(rows)], fontsize=8)
-    ax.set_xlabel("MiB")
-    ax.set_title("where the bytes go")
-    ax.legend(list(seen.values()), list(seen), fontsize=7, loc="lower right")
+        for i, alt in enumerate(a.alternatives[:alternatives]):
+            bar = ax.barh(y - 1 - i, alt.xla_bytes / scale, color="tab:blue")
+            handles.setdefault("an alternative (XLA's bytes)", bar)
+            ax.text(alt.xla_bytes / scale, y - 1 - i, " " + human_bytes(alt.xla_bytes),
+                    va="center", fontsize=7)
+        ax.set_yticks(range(len(rows)), list(reversed(rows)), fontsize=8)
+        ax.set_xlabel(unit, fontsize=8)
+        ax.set_title(f"{a.shape}: {human_bytes(a.xla_bytes)} for "
+                     f"{human_bytes(a.unpadded_bytes)} of data ({a.factor:.3g}x)", fontsize=9)
+        ax.legend(list(handles.values()), list(handles), fontsize=7, loc="best")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
