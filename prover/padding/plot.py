@@ -44,7 +44,7 @@ def plot(advices: list[Advice], path: str, alternatives: int = 3) -> None:
         rows = [a.shape] + [f"-> {alt.shape}" for alt in a.alternatives[:alternatives]]
         y = len(rows) - 1
         handles: dict[str, Any] = {"data": ax.barh(y, a.unpadded_bytes / scale, color="0.6")}
-        left = a.unpadded_bytes
+        left = float(a.unpadded_bytes)
         for k, p in enumerate(q for q in a.breakdown if q.share > 0):
             width = waste * p.share
             handles[p.sentence()] = ax.barh(y, width / scale, left=left / scale,
