@@ -20,7 +20,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
 
 
-def _read(path: str) -> str:
+def read_text(path: str) -> str:
     name = "standard input" if path == "-" else path
     try:
         if path == "-":
@@ -113,7 +113,7 @@ def _bytes(n: int) -> str:
 def cmd_check_hlo(args) -> int:
     from tilespec.prover.hlo.check import check_module
     from tilespec.prover.hlo.module import parse_hlo
-    module = parse_hlo(_read(args.file))
+    module = parse_hlo(read_text(args.file))
     report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
     fmt = "json" if args.json else args.format
     if fmt == "json":

@@ -355,6 +355,7 @@ COMMAND_MODULES = (
     "teach",      # draw, formula
     "xla",        # xla: real XLA beside tilespec
     "hlo",        # check-hlo, convert
+    "padding",    # padding: why a buffer is bigger, and smaller layouts
 )
 
 

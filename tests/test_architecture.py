@@ -33,6 +33,8 @@ MAY_IMPORT = {
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
     "prover.cute": {"spec", "interop", "prover.result", "prover.names", "prover.core"},
+    "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
+                       "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
     "cli": None,        # the command line may use everything
     "tilespec": None,   # the public namespace (src/tilespec)

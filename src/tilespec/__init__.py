@@ -49,6 +49,7 @@ _LAZY = {
     "prove_cute": (".prover.cute", "prove_cute", 1),
     "explain": (".teach.explain", "explain", 1),
     "draw": (".teach.draw.figure", "draw", 1),
+    "padding": (".prover.padding.advice", "advise", 0),
 }
 
 

@@ -41,6 +41,7 @@ RUNS = {
     "check-hlo": [(["check-hlo", str(HLO / "jax_tiled_bad.hlo")], 1),
                   (["check-hlo", str(HLO / "tpu_style.hlo")], 1)],
     "convert": [(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"], 0)],
+    "padding": [(["padding", "f32[8,8]{1,0:T(8,128)}"], 0)],
     # without the xla extra the command is bad input (exit 2), in JSON too
     "xla": [pytest.param(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2,
                          marks=pytest.mark.integration)],  # asks real XLA
