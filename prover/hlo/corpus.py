@@ -9,6 +9,8 @@ checks it (:func:`tilespec.prover.hlo.check.check_module`) and returns a
 in this process, in a pool of processes (``jobs``) or on a Dask cluster
 (``scheduler``); the results come back in the order of the paths, whatever
 order they finished in, so the output does not depend on how they ran.
+Within one run a process asks each bitcast question once
+(:func:`~tilespec.prover.bitcast.decide.remembering`), whichever module asks.
 
 >>> import pathlib, tempfile
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from tilespec.prover.bitcast.decide import remembering
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.hlo.check import Report, check_module
 from tilespec.prover.hlo.module import parse_hlo
@@ -171,10 +174,29 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if scheduler is not None:
         return _on_dask(scheduler, list(paths), unit, texts)
     if jobs == 1 or len(paths) <= 1:
-        return [unit(p, texts.get(p)) for p in paths]
+        with remembering():
+            return [unit(p, texts.get(p)) for p in paths]
     from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
+                             initializer=remember_in_this_process) as pool:
         return list(pool.map(unit, paths, [texts.get(p) for p in paths]))
+
+
+def remember_in_this_process() -> None:
+    """A worker's initializer: its bitcast decisions are remembered across
+    the modules it checks (the modules of one model share their layouts).
+    The scope is the worker's life, which is one :func:`check_files` call,
+    the same scope :func:`~tilespec.prover.bitcast.decide.remembering`
+    gives one process: it never outlives the run (a patched solver, a
+    ``--cross-check``)."""
+    scope = remembering()
+    scope.__enter__()
+    # Kept alive: a context manager collected as garbage would close its
+    # generator, and its ``finally`` would end the scope.
+    _WORKER_SCOPES.append(scope)
+
+
+_WORKER_SCOPES: list = []
 
 
 def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],

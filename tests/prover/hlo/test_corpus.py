@@ -321,3 +321,42 @@ def test_an_unreachable_scheduler_is_bad_input(capsys, monkeypatch):
 
 def _refusing_client(address, timeout=None):
     raise OSError(f"Timed out trying to connect to {address}")
+
+
+# --- one decision per question in a run ----------------------------------------------------
+
+def test_a_question_two_modules_ask_is_decided_once_in_one_process(monkeypatch, tmp_path):
+    from tilespec.prover.bitcast import reading
+    asked = []
+    decide = reading.decide
+    monkeypatch.setattr(reading, "decide", lambda *a, **k: asked.append(a) or decide(*a, **k))
+    for name in ("a.txt", "b.txt"):
+        shutil.copy(HLO / BAD, tmp_path / name)
+    check_files([str(tmp_path / "a.txt")])
+    once = len(asked)
+    asked.clear()
+    results = check_files([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")])
+    assert once > 0 and len(asked) == once
+    assert [stable(r)[1] for r in results][0] == stable(results[1])[1]
+
+
+def same_answer_twice() -> bool:
+    """In a worker: whether a question asked twice gets the one answer
+    (the memo still in force after a garbage collection)."""
+    import gc
+
+    from tilespec.prover.bitcast.decide import is_bitcast
+    from tilespec.spec.text import parse_array_shape
+    gc.collect()
+    a, b = parse_array_shape("f32[4]{0}"), parse_array_shape("f32[2,2]{1,0}")
+    return is_bitcast(a, b) is is_bitcast(a, b)
+
+
+def test_a_worker_remembers_its_decisions_for_its_whole_life():
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tilespec.prover.hlo.corpus import remember_in_this_process
+    with ProcessPoolExecutor(1, initializer=remember_in_this_process) as pool:
+        assert pool.submit(same_answer_twice).result()
+    with ProcessPoolExecutor(1) as pool:          # without it, each call decides afresh
+        assert not pool.submit(same_answer_twice).result()
