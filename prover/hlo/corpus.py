@@ -9,7 +9,7 @@ checks it (:func:`tilespec.prover.hlo.check.check_module`) and returns a
 in this process, in a pool of processes (``jobs``) or on a Dask cluster
 (``scheduler``); the results come back in the order of the paths, whatever
 order they finished in, so the output does not depend on how they ran.
-Within one run a process asks each bitcast question once
+Within one run, this process or a ``jobs`` worker asks each bitcast question once
 (:func:`~tilespec.prover.bitcast.decide.remembering`), whichever module asks.
 
 >>> import pathlib, tempfile

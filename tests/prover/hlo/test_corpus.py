@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path, PurePath
 from urllib.parse import unquote
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from locations import DATA
+from locations import DATA, ROOT
 
 from tilespec.cli.hlo import artifact_uri
 from tilespec.cli.main import main
@@ -360,3 +364,44 @@ def test_a_worker_remembers_its_decisions_for_its_whole_life():
         assert pool.submit(same_answer_twice).result()
     with ProcessPoolExecutor(1) as pool:          # without it, each call decides afresh
         assert not pool.submit(same_answer_twice).result()
+
+
+# --- the CI workflow of docs/hlo.md ---------------------------------------------------------
+
+PROGRAM = """
+import jax, jax.numpy as jnp
+x = jnp.arange(2 * 16 * 128, dtype=jnp.float32).reshape(2, 16, 128)
+jax.jit(lambda x: (x.reshape(32, 128) @ x.reshape(32, 128).T).sum())(x).block_until_ready()
+jax.jit(lambda x: jnp.tanh(x).reshape(2, 2048) * 2)(x).block_until_ready()
+"""
+
+
+@pytest.mark.integration
+def test_the_documented_ci_workflow_checks_a_real_dump(monkeypatch, capsys, tmp_path):
+    from jsonschema import Draft4Validator
+    yaml = pytest.importorskip("yaml", reason="PyYAML reads the workflow")
+    pytest.importorskip("jax", reason="the xla extra dumps a real program")
+    doc = (ROOT / "docs" / "hlo.md").read_text()
+    workflow = yaml.safe_load(doc.split("```yaml\n", 1)[1].split("```", 1)[0])
+    steps = workflow["jobs"]["check-hlo"]["steps"]
+    dumping = next(s for s in steps if "XLA_FLAGS" in s.get("env", {}))
+    (checking,) = [s for s in steps if s.get("run", "").startswith("tilespec check-hlo")]
+    (upload,) = [s for s in steps if s.get("uses", "").startswith(
+        "github/codeql-action/upload-sarif")]
+    argv = shlex.split(checking["run"])[1:]
+    assert argv[argv.index("-o") + 1] == upload["with"]["sarif_file"]
+    assert workflow["permissions"]["security-events"] == "write"
+    env = {**os.environ, **{k: str(v) for k, v in dumping["env"].items()}}
+    subprocess.run([sys.executable, "-c", PROGRAM], cwd=tmp_path, env=env, check=True,
+                   timeout=600, capture_output=True)
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    assert capsys.readouterr().out == ""
+    log = json.loads((tmp_path / upload["with"]["sarif_file"]).read_text())
+    Draft4Validator(sarif_schema()).validate(log)
+    (run_,) = log["runs"]
+    dumped = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "dump").rglob(DUMP_GLOB))
+    assert len(dumped) >= 2
+    assert [a["location"]["uri"] for a in run_["artifacts"]] == dumped
+    assert run_["invocations"][0]["exitCode"] == code
+    assert code in (0, 1, 3)        # every module read
