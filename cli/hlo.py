@@ -297,7 +297,7 @@ def register(command) -> None:
 
 def add_corpus_arguments(c) -> None:
     """check-hlo's inputs and outputs: paths, --glob, -o, --jobs, --scheduler."""
-    from tilespec.prover.hlo.corpus import DUMP_GLOB
+    from tilespec.prover.names import DUMP_GLOB  # no z3 before a command runs
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="HLO text as XLA prints it: files, directories (an XLA dump: "
                         "the modules matching --glob, recursively), '-' reads stdin")

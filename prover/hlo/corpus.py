@@ -39,13 +39,9 @@ from tilespec.prover.bitcast.decide import remembering
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.hlo.check import Report, check_module
 from tilespec.prover.hlo.module import parse_hlo
+from tilespec.prover.names import DUMP_GLOB
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
 from tilespec.spec.errors import TilespecError
-
-#: The modules of an XLA dump: the text after optimisation, not the
-#: ``...after_optimizations-buffer-assignment.txt`` (and similar) reports
-#: beside it, which are not HLO modules.
-DUMP_GLOB = "*after_optimizations.txt"
 
 #: The path that stands for standard input.
 STDIN = "-"
