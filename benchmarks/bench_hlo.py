@@ -1,7 +1,9 @@
-"""How long ``tilespec check-hlo`` takes on large modules.  Prints figures;
-asserts nothing.
+"""How long ``tilespec check-hlo`` takes on a large module and on a
+directory of modules.  Prints figures; asserts nothing.
 
-    python benchmarks/bench_hlo.py [--instructions 10000] [--layouts 200]
+    python benchmarks/bench_hlo.py [--instructions 25000] [--layouts 200]
+        [--modules 100] [--module-instructions 500] [--module-layouts 10]
+        [--jobs 2] [--corpus-dir DIR] [--parts module,corpus,isl]
 
 A synthetic module: ``--layouts`` distinct pairs of tiled shapes (reshapes
 that are bitcasts, transposes into the layout that keeps the bytes, tiled
@@ -11,6 +13,16 @@ table shows, for growing prefixes of the module, the time to read it, the
 time to check it, the decisions made and reused, and the time per
 instruction (it falls as repeats are reused) and the process's CPU time
 (wall time on a shared machine counts the neighbours too).
+
+The last row checks the whole module again, warm (imports done, Z3 started),
+the figure the target of < 3 s is about.
+
+Then a directory of ``--modules`` modules as an XLA dump names them (each
+``--module-instructions`` instructions over its own ``--module-layouts``
+distinct questions, generated here; ``--corpus-dir`` keeps it), checked by
+the work units of ``check-hlo DIR``: in one process, then in ``--jobs``
+processes, wall and CPU time side by side (CPU time includes the worker
+processes'; on a shared machine wall time counts the neighbours too).
 
 Then the same distinct bitcasts decided by islpy in one run: each side's
 offset as an integer map (quasi-affine: floor division and mod by constants,
@@ -22,12 +34,17 @@ holding when the two maps are equal.  Verdicts are compared with tilespec's
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import tempfile
 import time
+from collections import Counter
+from pathlib import Path
 
 from tilespec.prover.bitcast.decide import is_bitcast
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.hlo.check import check_module
+from tilespec.prover.hlo.corpus import check_files, module_paths
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.spec.arith import Arithmetic
 from tilespec.spec.index import evaluate, shape_pipeline
@@ -131,9 +148,9 @@ def pairs(n: int, seed: int = 0) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def module_text(n_instructions: int, n_layouts: int) -> str:
-    qs = pairs(n_layouts)
-    lines = ["HloModule bench, entry_computation_layout={()->f32[]}", "",
+def module_text(n_instructions: int, n_layouts: int, seed: int = 0) -> str:
+    qs = pairs(n_layouts, seed)
+    lines = [f"HloModule bench_{seed}, entry_computation_layout={{()->f32[]}}", "",
              "ENTRY %main () -> f32[] {"]
     params = {}
     k = 0
@@ -149,20 +166,22 @@ def module_text(n_instructions: int, n_layouts: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--instructions", type=int, default=10000)
-    p.add_argument("--layouts", type=int, default=200)
-    args = p.parse_args()
-    text = module_text(args.instructions, args.layouts)
-    print(f"module: {args.instructions} instructions, {args.layouts} distinct questions")
-    print(f"{'instructions':>12} {'read s':>8} {'check s':>8} {'decided':>8} "
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def one_module(n_instructions: int, n_layouts: int) -> None:
+    """The module, cold (the process's first proofs included), then growing
+    prefixes, then whole again, warm; each check with a fresh verdict cache."""
+    text = module_text(n_instructions, n_layouts)
+    print(f"module: {n_instructions} instructions, {n_layouts} distinct questions")
+    print(f"{'':>5} {'instructions':>12} {'read s':>8} {'check s':>8} {'decided':>8} "
           f"{'reused':>8} {'ms/instr':>9} {'cpu s':>7} {'status':>8}")
     lines = text.splitlines()
     body = lines[3:-2]
-    # the whole module first, cold (the process's first proofs included),
-    # then growing prefixes, each with a fresh cache
-    for frac in (1.0, 0.1, 0.25, 0.5, 1.0):
+    for label, frac in (("cold", 1.0), ("", 0.1), ("", 0.25), ("", 0.5), ("warm", 1.0)):
         sub = "\n".join(lines[:3] + body[:int(len(body) * frac)] + lines[-2:])
         c0 = time.process_time()
         t0 = time.perf_counter()
@@ -172,10 +191,68 @@ def main() -> None:
         t2 = time.perf_counter()
         cpu = time.process_time() - c0
         n = len(m.instructions)
-        print(f"{n:>12} {t1 - t0:>8.2f} {t2 - t1:>8.2f} {r.counts['proofs']:>8} "
+        print(f"{label:>5} {n:>12} {t1 - t0:>8.2f} {t2 - t1:>8.2f} {r.counts['proofs']:>8} "
               f"{r.counts['reused']:>8} {1000 * (t2 - t0) / n:>9.3f} {cpu:>7.2f} "
               f"{r.status:>8}")
-    compare_with_isl(args.layouts)
+    print(f"warm, read and checked: {t2 - t0:.2f} s wall, {cpu:.2f} s CPU (target < 3 s)")
+
+
+def write_corpus(directory: Path, n_modules: int, n_instructions: int,
+                 n_layouts: int) -> list[str]:
+    """``n_modules`` modules named as in an XLA dump, each over its own
+    ``n_layouts`` distinct questions (seeded by its number)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for k in range(n_modules):
+        name = f"module_{k:04d}.jit_bench_{k}.cpu_after_optimizations.txt"
+        (directory / name).write_text(module_text(n_instructions, n_layouts, seed=k))
+    return module_paths([str(directory)])
+
+
+def corpus(args) -> None:
+    """The directory checked by one process, then by ``--jobs`` processes
+    (the work units of ``check-hlo DIR --jobs N``), side by side."""
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(args.corpus_dir or tmp)
+        paths = write_corpus(where, args.modules, args.module_instructions,
+                             args.module_layouts)
+        print(f"\ncorpus: {len(paths)} modules of {args.module_instructions} instructions, "
+              f"{args.module_layouts} distinct questions each, in {where}")
+        print(f"{'jobs':>6} {'wall s':>8} {'cpu s':>8} {'modules/s':>10}  statuses")
+        figures = {}
+        for jobs in dict.fromkeys((1, args.jobs)):
+            c0, t0 = cpu_seconds(), time.perf_counter()
+            results = check_files(paths, jobs=jobs)
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+            statuses = Counter(r.status for r in results)
+            figures[jobs] = wall, [r.status for r in results]
+            print(f"{jobs:>6} {wall:>8.2f} {cpu:>8.2f} {len(paths) / wall:>10.2f}  "
+                  + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
+        if len(figures) == 2:
+            (w1, s1), (wn, sn) = figures[1], figures[args.jobs]
+            print(f"--jobs {args.jobs}: {w1 / wn:.2f}x the single process "
+                  f"(target < 60 s); same verdicts: {s1 == sn}")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--instructions", type=int, default=25000)
+    p.add_argument("--layouts", type=int, default=200)
+    p.add_argument("--modules", type=int, default=100, help="modules in the corpus")
+    p.add_argument("--module-instructions", type=int, default=500)
+    p.add_argument("--module-layouts", type=int, default=10)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--corpus-dir", help="write the corpus here and keep it "
+                   "(then: tilespec check-hlo DIR --jobs N)")
+    p.add_argument("--parts", default="module,corpus,isl",
+                   help="which figures, comma-separated (default %(default)s)")
+    args = p.parse_args()
+    parts = set(args.parts.split(","))
+    if "module" in parts:
+        one_module(args.instructions, args.layouts)
+    if "corpus" in parts:
+        corpus(args)
+    if "isl" in parts:
+        compare_with_isl(args.layouts)
 
 
 if __name__ == "__main__":

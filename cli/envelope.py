@@ -31,6 +31,7 @@ from importlib import metadata
 from typing import Any, Mapping
 
 from tilespec.prover.result import counterexample_json
+from tilespec.spec.errors import TilespecError
 
 #: The version of the JSON format (docs/json.md); a change that removes or
 #: renames a field raises it.
@@ -213,8 +214,8 @@ def convert(command: str, args, data, seconds: float) -> list:
                 payload["xla_compiled"] = compiled
             out.append(_from_result(r, subject, payload))
         return out
-    if command == "check-hlo":
-        return _hlo_results(data, seconds)
+    if command == "check-hlo":      # one module's results after another, in input order
+        return [r for module in data["files"] for r in _hlo_results(module)]
     if command == "convert":
         return [_from_result(data["proof"], {"source": data["a"], "target": data["b"]},
                              {k: data[k] for k in ("closed_form", "holds_element",
@@ -248,10 +249,15 @@ _HLO_STATUS = {"bitcast-proved": "proved", "bitcast-refuted": "refuted",
                "meant-transpose-not-bitcast": "refuted"}
 
 
-def _hlo_results(data: dict, seconds: float) -> list:
+def _hlo_results(data: dict) -> list:
     """check-hlo: one result for the module (its sizes and padding), then one
-    per finding, each naming its instruction and HLO line."""
-    module = {"module": data["module"]}
+    per finding, each naming its file, instruction and HLO line; a file not
+    read is one unknown result that says why."""
+    if "error" in data:
+        return [result({"file": data["file"]}, "check-hlo", "unknown",
+                       reason=f"not checked: {data['error']}")]
+    module = {"file": data["file"], "module": data["module"]}
+    seconds = data["seconds"]
     findings = []
     for f in data["findings"]:
         subject = {**module, "instruction": f["instruction"], "line": f["line"]}
@@ -289,7 +295,16 @@ def run(args) -> int:
     status = args.func(args)
     seconds = time.perf_counter() - start
     results = convert(args.command, args, args.emitted, seconds)
-    print(json.dumps(document(args.command, results, status), indent=2))
+    rendered = json.dumps(document(args.command, results, status), indent=2)
+    if getattr(args, "report_output", None) is None:
+        print(rendered)
+        return status
+    try:                    # -o FILE (check-hlo)
+        with open(args.report_output, "w", encoding="utf-8") as f:
+            f.write(rendered + "\n")
+    except (OSError, ValueError) as e:
+        raise TilespecError(f"cannot write {args.report_output}: "
+                            f"{getattr(e, 'strerror', None) or e}") from None
     return status
 
 

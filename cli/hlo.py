@@ -20,23 +20,6 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
 
 
-def read_text(path: str) -> str:
-    name = "standard input" if path == "-" else path
-    try:
-        if path == "-":
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise TilespecError(f"cannot read {name}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        if path == "-":
-            raise TilespecError("standard input is not UTF-8 text") from None
-        raise TilespecError(f"{path} is not UTF-8 text") from None
-    except ValueError:  # e.g. a NUL byte in the name
-        raise TilespecError(f"{path!r} is not a file name") from None
-
-
 def _meant(items) -> dict:
     out = {}
     for item in items or ():
@@ -111,19 +94,152 @@ def _bytes(n: int) -> str:
 
 
 def cmd_check_hlo(args) -> int:
-    from tilespec.prover.hlo.check import check_module
-    from tilespec.prover.hlo.module import parse_hlo
-    module = parse_hlo(read_text(args.file))
-    report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
+    from tilespec.prover.hlo.corpus import ERROR
+    results = check_paths(args)
+    status = corpus_exit_status(results)
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        emit(args, report.to_json())
+        emit(args, {"files": [module_json(r) for r in results]})
     elif fmt == "sarif":
-        uri = "stdin" if args.file == "-" else args.file
-        print(json.dumps(sarif(report, uri), indent=2))
+        write_output(args, json.dumps(sarif_log(results, status), indent=2))
     else:
-        print(text(report, args.verbose))
-    return EXIT_STATUS[report.status]
+        write_output(args, corpus_text(results, args.verbose))
+    for r in results:
+        if r.status == ERROR:
+            print(f"tilespec: error: {r.error}", file=sys.stderr)
+    return status
+
+
+# --- a corpus: input paths, parallel work units, one report -------------------------
+
+def check_paths(args) -> list:
+    """Every module ``args.paths`` names, checked (in ``--jobs`` processes
+    or on the ``--scheduler`` Dask cluster), in input order.  One module
+    that cannot be read is bad input, as it was for one file; in a corpus
+    it is reported beside the others."""
+    from tilespec.prover.hlo.corpus import STDIN, check_files, module_paths, read_text
+    paths = module_paths(args.paths, args.glob)
+    meant = _meant(args.meant)
+    if meant and len(paths) != 1:
+        raise TilespecError(f"--meant names a bitcast of one module, but {len(paths)} "
+                            "modules are given")
+    texts = {STDIN: read_text(STDIN)} if STDIN in paths else {}
+    jobs = args.jobs
+    if jobs == 0:
+        from tilespec.prover.hlo.corpus import default_jobs
+        jobs = default_jobs()
+    results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
+                          timeout=args.timeout, meant=meant, texts=texts)
+    if len(results) == 1 and results[0].error is not None:
+        raise TilespecError(results[0].error)
+    return results
+
+
+def corpus_exit_status(results) -> int:
+    """0 every module proved, 1 one refuted, 2 one not read, 3 one unknown
+    (the first that applies, in that order)."""
+    from tilespec.cli.main import EXIT_BAD_INPUT
+    from tilespec.prover.hlo.corpus import ERROR, corpus_status
+    status = corpus_status(r.status for r in results)
+    return EXIT_BAD_INPUT if status == ERROR else EXIT_STATUS[status]
+
+
+def artifact_uri(path: str) -> str:
+    """A file's SARIF artifact URI: relative paths stay relative (code
+    scanning resolves them against the repository), with ``/`` separators
+    and percent-encoding; absolute paths become ``file://`` URIs.
+
+    >>> artifact_uri("dump/module 1.txt"), artifact_uri("-")
+    ('dump/module%201.txt', 'stdin')
+    """
+    from pathlib import Path, PurePath
+    from urllib.parse import quote
+    if path == "-":
+        return "stdin"
+    if PurePath(path).is_absolute():
+        return Path(path).as_uri()
+    return quote(PurePath(path).as_posix())
+
+
+def sarif_log(results, exit_status: int) -> dict:
+    """One SARIF 2.1.0 log for every module: one run, one artifact per file,
+    each result located in its file and line (:func:`sarif` for each
+    module's results); a file not read is a tool execution notification."""
+    artifacts: list[dict] = []
+    found: list[dict] = []
+    modules: list[dict] = []
+    notes: list[dict] = []
+    rules = None
+    for r in results:
+        uri = artifact_uri(r.path)
+        index = len(artifacts)
+        artifacts.append({"location": {"uri": uri}})
+        if r.report is None:
+            notes.append({"level": "error", "message": {"text": r.error},
+                          "locations": [{"physicalLocation": {
+                              "artifactLocation": {"uri": uri, "index": index}}}]})
+            modules.append({"file": r.path, "status": r.status, "error": r.error})
+            continue
+        run = sarif(r.report, uri)["runs"][0]
+        rules = run["tool"]["driver"]["rules"]
+        for x in run["results"]:
+            for loc in x["locations"]:
+                loc["physicalLocation"]["artifactLocation"]["index"] = index
+            found.append(x)
+        modules.append({"file": r.path, **run["properties"]})
+    if rules is None:
+        from tilespec.prover.hlo.check import RULES
+        rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
+                            "rules": rules}},
+        "artifacts": artifacts,
+        "invocations": [{"executionSuccessful": exit_status in (0, 1, 3),
+                         "exitCode": exit_status,
+                         "toolExecutionNotifications": notes}],
+        "results": found,
+        "properties": {"modules": modules}}]}
+
+
+def module_json(result) -> dict:
+    """One module of ``--json``'s data: its file, and its report or error."""
+    if result.report is None:
+        return {"file": result.path, "status": result.status, "error": result.error}
+    return {"file": result.path, **result.report.to_json()}
+
+
+def corpus_text(results, verbose: bool = False) -> str:
+    """Each module's report (:func:`text`), its first line naming its file;
+    with several modules, a last line that counts them by status."""
+    from collections import Counter
+    if len(results) == 1:
+        return text(results[0].report, verbose)
+    blocks = []
+    for r in results:
+        if r.report is None:
+            blocks.append(f"{r.path}: not checked: {r.error}")
+        else:
+            blocks.append(f"{r.path}: {text(r.report, verbose)}")
+    counts = Counter(r.status for r in results)
+    seconds = sum(r.report.seconds for r in results if r.report is not None)
+    blocks.append(f"{len(results)} modules: " + ", ".join(
+        f"{counts[s]} {s}" for s in ("proved", "refuted", "unknown", "error") if counts[s])
+        + f"  [{seconds:.2f} s of checking]")
+    return "\n".join(blocks)
+
+
+def write_output(args, rendered: str) -> None:
+    """``rendered`` on stdout, or into ``-o FILE``."""
+    path = getattr(args, "report_output", None)
+    if path is None:
+        print(rendered)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(rendered + "\n")
+    except (OSError, ValueError) as e:
+        raise TilespecError(f"cannot write {path}: {getattr(e, 'strerror', None) or e}") \
+            from None
 
 
 def cmd_convert(args) -> int:
@@ -161,7 +277,7 @@ def register(command) -> None:
     from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
-    c.add_argument("file", help="HLO text as XLA prints it ('-' reads stdin)")
+    add_corpus_arguments(c)
     c.add_argument("--format", choices=("text", "sarif"), default="text",
                    help="output format (default %(default)s; --json for JSON)")
     c.add_argument("--meant", action="append", metavar="NAME=P",
@@ -177,3 +293,32 @@ def register(command) -> None:
     c.add_argument("b", help="destination layout of the same dims, e.g. 'f32[3,5]{0,1}'")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
+
+
+def add_corpus_arguments(c) -> None:
+    """check-hlo's inputs and outputs: paths, --glob, -o, --jobs, --scheduler."""
+    from tilespec.prover.names import DUMP_GLOB  # no z3 before a command runs
+    c.add_argument("paths", nargs="+", metavar="PATH",
+                   help="HLO text as XLA prints it: files, directories (an XLA dump: "
+                        "the modules matching --glob, recursively), '-' reads stdin")
+    c.add_argument("--glob", default=DUMP_GLOB, metavar="PATTERN",
+                   help="the files of a directory to check (default %(default)s)")
+    c.add_argument("-o", "--output", metavar="FILE", dest="report_output",
+                   help="write the report (text, --json or --format sarif) to FILE")
+    c.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+                   help="check modules in N processes (0: one per CPU; default 1)")
+    c.add_argument("--scheduler", metavar="ADDRESS",
+                   help="check modules on the Dask cluster at ADDRESS "
+                        "(tcp://host:port; the dask extra)")
+
+
+def _jobs(text: str) -> int:
+    """An argparse type for ``--jobs``: a number of processes, 0 for one per CPU."""
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (>= 0)")
+    return n

@@ -46,8 +46,8 @@ def format_advice(a, entry=None) -> str:
 
 def cmd_padding(args) -> int:
     from tilespec.cli.envelope import emit
-    from tilespec.cli.hlo import read_text
     from tilespec.cli.main import parse_shape_arg
+    from tilespec.prover.hlo.corpus import read_text
     from tilespec.prover.padding.advice import advise
     from tilespec.prover.padding.report import ReportEntry, largest_buffers, read_report
     from tilespec.spec.layout import Shape

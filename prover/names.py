@@ -14,3 +14,8 @@ PROPERTY_NAMES = ("in_bounds", "injective", "bijective", "inverse",
 
 #: Seconds per solver call, unless the caller gives a time limit.
 DEFAULT_TIMEOUT = 5.0
+
+#: The modules of an XLA dump directory that ``check-hlo DIR`` reads: the
+#: text after optimisation, not the ``...after_optimizations-buffer-assignment.txt``
+#: (and similar) reports beside it, which are not HLO modules.
+DUMP_GLOB = "*after_optimizations.txt"

