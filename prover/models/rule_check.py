@@ -169,6 +169,8 @@ class Rule:
     agree: tuple = ()                            # examples (shape texts)
     disagree: tuple = ()
     options: tuple = field(default=())           # extra arguments it takes
+    #: where the model was read: file, function and commit of openxla/xla
+    source: str = ""
 
     def layout_conditions(self, shapes) -> list[tuple[str, bool]]:
         return [(c.text, c.holds_for(*shapes)) for c in self.conditions
@@ -272,3 +274,21 @@ def offsets_differ(s: Shape, element, xla: int, spec: int) -> Counterexample:
 
 def _holds(condition_fn, shapes, values) -> bool:
     return all(bool(c) for _, c in condition_fn(shapes))
+
+
+def behaviour_result(rule: str, shapes, behaviour, start: float, sides=(),
+                     dim_values=None, subject: str | None = None,
+                     details=None) -> Result:
+    """A rule's result where XLA's function aborts, does something undefined
+    or wraps (:class:`~prover.result.XlaBehaviour`): not an agreement, so
+    refuted, with the behaviour as its own field and a counterexample whose
+    sides say what XLA and the spec give there (XLA: nothing, or the value
+    after wrap-around)."""
+    text = subject or " ; ".join(format_shape(s) for s in shapes)
+    where = _where(shapes)
+    if dim_values:
+        where = "concrete"
+    ce = Counterexample(dim_values or {}, tuple(sides), what=behaviour.describe(),
+                        details=details or {})
+    return Result(text, f"rule {rule}", REFUTED, time.perf_counter() - start, where,
+                  counterexample=ce, xla=behaviour)
