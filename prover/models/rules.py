@@ -74,6 +74,8 @@ from tilespec.prover.models.bitcast_rules import (
     xla_transpose_is_bitcast,
 )
 from tilespec.prover.models.data_size import check_array_data_size
+from tilespec.prover.models.decomposable import SOURCE as DECOMPOSABLE_SOURCE
+from tilespec.prover.models.decomposable import check_is_decomposable_bitcast
 from tilespec.prover.models.linear_index import (
     check_linear_index,
     index_loop_identity,
@@ -252,6 +254,19 @@ RULES: dict[str, Rule] = {
         disagree=("s32[]{:T(256)}", "f32[4,128]{1,0:T(*,128)}", "f32[0,128]{1,0:T(*,128)}"),
         source="openxla/xla xla/layout_util.cc LayoutUtil::IsUntiledLayout, commit "
                "22eee29e01 (2026-05-20)"),
+    "is_decomposable_bitcast": Rule(
+        "is_decomposable_bitcast",
+        "ShapeUtil::IsDecomposableBitcast (openxla/xla xla/shape_util.cc)",
+        "both shapes have layouts and the same element count (DecomposeBitcast returns "
+        "nothing otherwise); element types not compared",
+        2,
+        (Condition("the same element width (XLA decomposes f32[4] to bf16[4]: equal "
+                   "counts, different elements)", "layout",
+                   lambda a, b: a.element_bits == b.element_bits),),
+        agree=(("s4[3,2]{1,0}", "s8[3]{0}"), ("s4[3,2]{1,0}", "s4[6]{0}"),
+               ("f32[16,17,3]{2,1,0}", "s32[51,16]{0,1}")),
+        disagree=(("f32[4]{0}", "bf16[4]{0}"), ("s4[3,2]{1,0:E(4)}", "s8[3,2]{1,0}")),
+        source=DECOMPOSABLE_SOURCE),
     "reshape_is_bitcast": Rule(
         "reshape_is_bitcast",
         "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
@@ -383,6 +398,8 @@ def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT
         return check_array_data_size(shapes[0])
     if name == "is_untiled_layout":
         return check_is_untiled_layout(shapes[0])
+    if name == "is_decomposable_bitcast":
+        return check_is_decomposable_bitcast(shapes[0], shapes[1])
     if name == "transpose_is_bitcast":
         if transpose is None:
             raise TilespecError("rule transpose_is_bitcast needs --transpose P")

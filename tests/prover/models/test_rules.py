@@ -12,6 +12,7 @@ from tilespec.prover.models import rules
 from tilespec.prover.models.array_size import array_size_behaviour
 from tilespec.prover.models.cpp import XlaGivesNoValue
 from tilespec.prover.models.data_size import array_data_size_int64, spec_data_bytes
+from tilespec.prover.models.decomposable import is_decomposable_bitcast, spec_relabels
 from tilespec.prover.models.nested_tiling import (
     nested_delinearize_int64,
     nested_linear_index_int64,
@@ -71,6 +72,9 @@ def test_rule_disagrees_with_a_replayed_counterexample(name, example):
         xla = (array_data_size_int64(s)[0] if name == "array_data_size"
                else int(is_untiled_layout(s)))
         spec = spec_data_bytes(s) if name == "array_data_size" else int(spec_is_untiled(s))
+        assert (xla, spec) == (ce.side("xla").value, ce.side("spec").value) and xla != spec
+    elif name == "is_decomposable_bitcast":
+        xla, spec = int(is_decomposable_bitcast(*shapes)), int(spec_relabels(*shapes))
         assert (xla, spec) == (ce.side("xla").value, ce.side("spec").value) and xla != spec
     elif name == "array_size":
         xla, spec = ce.side("xla"), ce.side("spec")
