@@ -497,3 +497,17 @@ MEASURED_SPLIT_SIZES = [
 @pytest.mark.parametrize("text,size", MEASURED_SPLIT_SIZES)
 def test_array_size_with_split_configs_as_the_binary_measured(text, size):
     assert xla_array_bytes(shape(text)) == size
+
+
+@pytest.mark.parametrize("text, wrapped", [("f32[2]{0:T(2)L(4611686018427387904)}", 0),
+                                           ("f32[2]{0:T(2)L(9223372036854775807)}", -4)])
+def test_array_size_past_int64_is_xlas_wrapped_value(capsys, text, wrapped):
+    # XLA accepts these layouts; ArraySize's int64 products overflow and the
+    # binary returns the wrapped value (tests/prover/models/test_array_size_against_xla.py)
+    assert xla_array_bytes(shape(text)) == wrapped
+    code, out, _ = run(capsys, "check-rule", "array_size", text)
+    assert code == 1 and f"XLA wraps and returns {wrapped}" in out
+    assert "agrees" not in out
+    code, _, err = run(capsys, "explain", text)
+    assert code == 2 and f"wraps around (signed overflow, undefined behaviour) and " \
+        f"returns {wrapped} bytes" in err
