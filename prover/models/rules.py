@@ -73,6 +73,8 @@ from tilespec.prover.models.bitcast_rules import (
     xla_reshape_unit_checks,
     xla_transpose_is_bitcast,
 )
+from tilespec.prover.models.bitcast_tiling import SOURCE as BITCAST_TILING_SOURCE
+from tilespec.prover.models.bitcast_tiling import check_validate_tiling, compute_bitcast_dim_map
 from tilespec.prover.models.data_size import check_array_data_size
 from tilespec.prover.models.decomposable import SOURCE as DECOMPOSABLE_SOURCE
 from tilespec.prover.models.decomposable import check_is_decomposable_bitcast
@@ -267,6 +269,26 @@ RULES: dict[str, Rule] = {
                ("f32[16,17,3]{2,1,0}", "s32[51,16]{0,1}")),
         disagree=(("f32[4]{0}", "bf16[4]{0}"), ("s4[3,2]{1,0:E(4)}", "s8[3,2]{1,0}")),
         source=DECOMPOSABLE_SOURCE),
+    "validate_tiling_of_bitcast": Rule(
+        "validate_tiling_of_bitcast",
+        "ComputeBitcastDimMap + ValidateTilingOfBitcast (openxla/xla "
+        "xla/hlo/transforms/simplifiers/algebraic_simplifier.cc)",
+        "a physical dim map (splits and combinations only), then the first tiles' "
+        "entries compared dim by dim; yes at once if either side is untiled",
+        2,
+        (Condition("both sides tiled, or both untiled (with one side untiled the "
+                   "validation says yes without looking)", "layout",
+                   lambda a, b: bool(a.layout.tiles) == bool(b.layout.tiles)),
+         Condition("the dims split or combine, never re-partition ({4,4} to {2,8} has "
+                   "no map)", "layout",
+                   lambda a, b: compute_bitcast_dim_map(b, a) is not None)),
+        agree=(("f32[16,256]{1,0:T(8,128)}", "f32[2,8,256]{2,1,0:T(8,128)}"),
+               ("f32[16,256]{1,0:T(8,128)}", "f32[4,4,256]{2,1,0:T(8,128)}"),
+               ("f32[6,128]{1,0:T(2,128)}", "f32[3,2,128]{2,1,0:T(2,128)}")),
+        disagree=(("f32[4,4]{1,0}", "f32[2,8]{1,0}"),
+                  ("f32[8,2]{0,1:T(2,2)}", "f32[16]{0}"),
+                  ("f32[8,128]{1,0:T(8,128)}", "f32[1024]{0:T(1024)}")),
+        source=BITCAST_TILING_SOURCE),
     "reshape_is_bitcast": Rule(
         "reshape_is_bitcast",
         "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
@@ -400,6 +422,8 @@ def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT
         return check_is_untiled_layout(shapes[0])
     if name == "is_decomposable_bitcast":
         return check_is_decomposable_bitcast(shapes[0], shapes[1])
+    if name == "validate_tiling_of_bitcast":
+        return check_validate_tiling(shapes[0], shapes[1], timeout=timeout)
     if name == "transpose_is_bitcast":
         if transpose is None:
             raise TilespecError("rule transpose_is_bitcast needs --transpose P")
