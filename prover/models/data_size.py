@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from tilespec.prover.models.cpp import Int64, XlaGivesNoValue
+from tilespec.prover.models.linear_index import linear_index_int64
 from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_result
 from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
 from tilespec.spec.index import all_offsets, concrete_dims, product
@@ -48,45 +49,6 @@ FUNCTION = "ShapeUtil::ArrayDataSize"
 
 #: the most elements the spec's largest offset is found among by enumeration
 ENUMERATION_LIMIT = 1 << 22
-
-
-def linear_index_int64(shape: Shape, index, c: Int64) -> int:
-    """LayoutUtil::LinearIndex in ``int64_t`` (C++ division, wrap recorded
-    in ``c``): first tile only, rank 1 the index unchanged.
-
-    >>> from tilespec.spec.text import parse_array_shape as shape
-    >>> linear_index_int64(shape("f32[8,4]{1,0:T(2,2)}"), (3, 1), Int64())
-    11
-    """
-    rank = shape.rank
-    if rank == 0:
-        return 0
-    if rank == 1:
-        return int(index[0])
-    dims = concrete_dims(shape)
-    tile = shape.layout.tiles[0].sizes if shape.layout.tiles else ()
-    tile_multiplier = 1
-    for t in tile:
-        tile_multiplier = c.mul(tile_multiplier, t, "tile_multiplier *= i")
-    within, value = 1, 0
-    for minor in range(rank):
-        d = shape.layout.minor_to_major[minor]
-        size, i = dims[d], int(index[d])
-        if minor < len(tile):
-            t = tile[len(tile) - 1 - minor]
-            value = c.add(value, c.add(c.mul(tile_multiplier, c.div(i, t, "index / tile"),
-                                             "tile_multiplier * (index / tile)"),
-                                       c.mul(within, c.rem(i, t, "index % tile"),
-                                             "within_tile_multiplier * (index % tile)")),
-                          "linear_index += ...")
-            tile_multiplier = c.mul(tile_multiplier, c.ceil_of_ratio(size, t),
-                                    "tile_multiplier *= CeilOfRatio(size, tile)")
-            within = c.mul(within, t, "within_tile_multiplier *= tile")
-        else:
-            value = c.add(value, c.mul(i, tile_multiplier, "index * tile_multiplier"),
-                          "linear_index += ...")
-            tile_multiplier = c.mul(tile_multiplier, size, "tile_multiplier *= size")
-    return value
 
 
 def array_data_size_int64(shape: Shape) -> tuple[int, Int64]:

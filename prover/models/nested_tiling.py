@@ -64,15 +64,13 @@ from tilespec.prover.models.rule_check import (
     RuleNotApplicable,
     Setup,
     behaviour_result,
+    int64_check,
     no_split_configs,
     offsets_differ,
     run,
 )
 from tilespec.prover.result import (
-    PROVED,
-    REFUTED,
     UNDEFINED,
-    UNKNOWN,
     Counterexample,
     ProverBug,
     Result,
@@ -315,7 +313,7 @@ def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> 
             Side("xla", shape=format_shape(shape)),
             Side("spec", element=zero, offset=0, shape=format_shape(shape))))
     if any(t.combines for t in shape.layout.tiles):
-        return _int64_check(shape, start)
+        return int64_check("linear_index_nested", shape, nested_linear_index_int64, start)
 
     def setup(whole: bool) -> Setup:
         return _offsets_agree(shape, timeout, whole, "LinearIndexForNestedTiling = "
@@ -327,52 +325,6 @@ def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> 
 
     return run("linear_index_nested", [shape], setup(False), concrete, start,
                whole=lambda: setup(True))
-
-
-#: sizes tried for the named dims of a shape with a '*' entry (all names alike)
-PROBE_SIZES = (1, 2, 3, 5, 8, 128)
-
-
-def _int64_check(shape: Shape, start: float) -> Result:
-    """A '*' entry: LinearIndexForNestedTiling evaluated in int64 on every
-    element (or a sample), per size of the named dims tried."""
-    text = format_shape(shape)
-    instances = ([({}, shape)] if not shape.is_symbolic else
-                 [({n: v for n in shape.names}, shape.instantiate({n: v for n in shape.names}))
-                  for v in PROBE_SIZES])
-    complete = not shape.is_symbolic
-    for values, s in instances:
-        grid = _grid(s)
-        if grid is None:
-            continue
-        complete = complete and len(grid) == product(concrete_dims(s))
-        for row in grid:
-            element = tuple(int(x) for x in row)
-            value, c = nested_linear_index_int64(s, element)
-            spec = offset(s, element)
-            sides = (Side("xla", element=element, offset=value, shape=format_shape(s)),
-                     Side("spec", element=element, offset=spec, shape=format_shape(s)))
-            ub = c.undefined(value)
-            if ub is not None:
-                return behaviour_result("linear_index_nested", [s], ub, start, sides,
-                                        values, subject=text)
-            if value != spec:
-                return Result(text, "rule linear_index_nested", REFUTED,
-                              time.perf_counter() - start, "concrete",
-                              counterexample=offsets_differ(s, element, value, spec).at(values))
-    if complete:
-        return Result(text, "rule linear_index_nested", PROVED, time.perf_counter() - start,
-                      "concrete", steps=("every element enumerated in int64: no overflow, "
-                                         "the spec's offset",))
-    return Result(text, "rule linear_index_nested", UNKNOWN, time.perf_counter() - start,
-                  _scope(shape), reason="'*' entry: no overflow and no difference on the "
-                  "elements and sizes tried " + str(PROBE_SIZES) + "; whether XLA's int64 "
-                  "products overflow depends on the sizes, which were not all tried")
-
-
-def _scope(shape: Shape) -> str:
-    from tilespec.prover.core.encode import scope
-    return scope(shape) if shape.is_symbolic else "concrete"
 
 
 def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> Result:

@@ -174,8 +174,8 @@ RULES: dict[str, Rule] = {
         "LayoutUtil::LinearIndex (openxla/xla xla/layout_util.cc)",
         "offset from the first tile only; rank 1 unchanged, rank 0 zero",
         1,
-        (Condition("no '*' in the first tile (XLA does not handle it)", "layout",
-                   _no_combine_first),
+        (Condition("no '*' in the first tile (INT64_MIN: the tile multiplier's product "
+                   "overflows, undefined behaviour)", "layout", _no_combine_first),
          Condition("a single tiling level (or later levels that change nothing: "
                    "the size condition)", "layout", lambda s: len(s.layout.tiles) <= 1,
                    required=False),
@@ -185,7 +185,7 @@ RULES: dict[str, Rule] = {
                "f32[m,n]{1,0:T(2,8,128)}", "f32[5]{0:T(128)}", "s32[]{:T(128)}",
                "f32[m,n]{1,0:T(8,128)(1,1)}"),
         disagree=("bf16[16,256]{1,0:T(8,128)(2,1)}", "f32[200]{0:T(8,128)}",
-                  "bf16[256]{0:T(128)(2,1)}"),
+                  "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(*,2)}"),
         source="openxla/xla xla/layout_util.cc LayoutUtil::LinearIndex, commit 22eee29e01 "
                "(2026-05-20)"),
     "linear_index_nested": Rule(

@@ -11,16 +11,17 @@ from tilespec.prover.bitcast.reading import decide_concrete, question
 from tilespec.prover.models import rules
 from tilespec.prover.models.array_size import array_size_behaviour
 from tilespec.prover.models.bitcast_tiling import simplifier_keeps
-from tilespec.prover.models.cpp import XlaGivesNoValue
+from tilespec.prover.models.cpp import Int64, XlaGivesNoValue
 from tilespec.prover.models.data_size import array_data_size_int64, spec_data_bytes
 from tilespec.prover.models.decomposable import is_decomposable_bitcast, spec_relabels
+from tilespec.prover.models.linear_index import SOURCE as linear_index_source
+from tilespec.prover.models.linear_index import linear_index_int64
 from tilespec.prover.models.nested_tiling import (
     nested_delinearize_int64,
     nested_linear_index_int64,
 )
 from tilespec.prover.models.rules import (
     RULES,
-    RuleNotApplicable,
     check,
     loop_identity,
     xla_array_bytes,
@@ -111,9 +112,13 @@ def xla_behaviour_of(name, s, ce):
         if name == "array_data_size":
             value, c = array_data_size_int64(s)
             return c.undefined(value)
-        if name == "linear_index_nested":
+        if name in ("linear_index_nested", "linear_index"):
             element = ce.side("xla").element or (0,) * s.rank
-            value, c = nested_linear_index_int64(s, element)
+            if name == "linear_index":
+                c = Int64("LayoutUtil::LinearIndex", linear_index_source)
+                value = linear_index_int64(s, element, c)
+            else:
+                value, c = nested_linear_index_int64(s, element)
             return c.undefined(value)
         if name == "delinearize_nested":
             nested_delinearize_int64(s, 0)
@@ -149,8 +154,10 @@ def test_linear_index_values():
     assert xla_linear_index(shape("f32[3,5]{1,0:T(2,2)}"), (2, 3)) == 17
     assert xla_linear_index(shape("f32[200]{0:T(8,128)}"), (130,)) == 130  # rank 1: unchanged
     assert xla_linear_index(shape("s32[]{:T(128)}"), ()) == 0
-    with pytest.raises(RuleNotApplicable):
-        check("linear_index", [shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}")])
+    # '*' in the first tile: the tile multiplier starts at a product with
+    # INT64_MIN and overflows (undefined), a verdict rather than "not applicable"
+    r = check("linear_index", [shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}")])
+    assert r.status == "refuted" and r.xla.kind == "undefined"
 
 
 @pytest.mark.parametrize("kind,text", [
@@ -251,8 +258,8 @@ def test_cli_check_rule(capsys):
     assert lines["spec"].endswith("element (0, 1), offset 2")
     code, out, _ = run(capsys, "check-rule", "array_size", "f32[m,n]{1,0:T(8,128)}", "--json")
     assert code == 0 and json.loads(out)["results"][0]["status"] == "proved"
-    code, _, err = run(capsys, "check-rule", "linear_index", "f32[2,6]{1,0:T(*,2)}")
-    assert code == 2 and "does not handle" in err
+    code, out, _ = run(capsys, "check-rule", "linear_index", "f32[2,6]{1,0:T(*,2)}")
+    assert code == 1 and "undefined behaviour in LayoutUtil::LinearIndex" in out
     code, _, err = run(capsys, "check-rule", "nonsense", "f32[2]")
     assert code == 2 and "unknown rule" in err
     code, out, _ = run(capsys, "check-rule", "transpose_is_bitcast", "f32[8,256]{1,0:T(8,128)}",
