@@ -39,7 +39,7 @@ from tilespec.prover.models.rule_check import (
     prove_loop_identity,
     run,
 )
-from tilespec.prover.result import Counterexample, Result, Side, XlaBehaviour
+from tilespec.prover.result import WRAPS, Counterexample, Result, Side, XlaBehaviour
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
 from tilespec.spec.layout import COMBINE, Shape
@@ -174,6 +174,27 @@ def array_size_int64(shape: Shape) -> tuple[int, Int64]:
     return c.mul(n, shape.element_bits // 8, "num_of_elements * ByteSizeOfPrimitiveType"), c
 
 
+def split_index_wraps(shape: Shape) -> XlaBehaviour | None:
+    """MaxSplitSize reads each split index into a C++ ``int``: an index past
+    2^31-1 wraps (defined, modulo 2^32, since C++20), and ArraySize is
+    computed from the wrapped index.  None where no index wraps.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> b = split_index_wraps(shape("f32[4294967296]{0:T(2)SC(0:3000000000)}"))
+    >>> b.kind, b.value
+    ('wraps', 22359738368)
+    """
+    for config in shape.layout.split_configs:
+        for index in config.split_indices:
+            if wrap32(index) != index:
+                return XlaBehaviour(
+                    WRAPS, "LayoutUtil::MaxSplitSize",
+                    f"split index {index} read as a 32-bit int is {wrap32(index)}, so "
+                    "ShapeUtil::ArraySize sizes the split from it", xla_array_bytes(shape),
+                    SOURCE)
+    return None
+
+
 def array_size_behaviour(shape: Shape) -> XlaBehaviour | None:
     """How ArraySize overflows on this concrete shape (None if it does
     not): the operation and the wrapped value XLA returns.
@@ -245,7 +266,7 @@ def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT,
     value XLA returns (:attr:`Result.xla`)."""
     start = time.perf_counter()
     if not shape.is_symbolic:
-        wrapped = array_size_behaviour(shape)
+        wrapped = array_size_behaviour(shape) or split_index_wraps(shape)
         if wrapped is not None:
             text = format_shape(shape)
             return behaviour_result("array_size", [shape], wrapped, start, (

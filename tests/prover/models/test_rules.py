@@ -9,7 +9,7 @@ import pytest
 from tilespec.cli import main
 from tilespec.prover.bitcast.reading import decide_concrete, question
 from tilespec.prover.models import rules
-from tilespec.prover.models.array_size import array_size_behaviour
+from tilespec.prover.models.array_size import array_size_behaviour, split_index_wraps
 from tilespec.prover.models.bitcast_tiling import simplifier_keeps
 from tilespec.prover.models.cpp import Int64, XlaGivesNoValue
 from tilespec.prover.models.data_size import array_data_size_int64, spec_data_bytes
@@ -108,7 +108,7 @@ def xla_behaviour_of(name, s, ce):
     (at the counterexample's element, where it names one)."""
     try:
         if name == "array_size":
-            return array_size_behaviour(s)
+            return array_size_behaviour(s) or split_index_wraps(s)
         if name == "array_data_size":
             value, c = array_data_size_int64(s)
             return c.undefined(value)
