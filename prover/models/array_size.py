@@ -1,10 +1,11 @@
 """``ShapeUtil::ArraySize`` and ``LayoutUtil::MaxSplitSize`` against the spec.
 
-As openxla/xla's code states them (``xla/shape_util.cc`` ``ShapeUtil::ArraySize``,
-``ShapeUtil::ByteSizeOfElements``; ``xla/layout_util.cc``
-``LayoutUtil::MaxSplitSize``; ``xla/util.h`` ``RoundUpTo`` over
-``tsl::MathUtil::CeilOfRatio``), checked against the binary in jaxlib 0.10.2
-(``on_device_size_in_bytes()`` on the CPU):
+Transcribed from openxla/xla at commit 22eee29e01 (2026-05-20):
+``xla/shape_util.cc`` ``ShapeUtil::ArraySize`` and
+``ShapeUtil::ByteSizeOfElements``, ``xla/layout_util.cc``
+``LayoutUtil::MaxSplitSize``, ``xla/util.h`` ``RoundUpTo`` over
+``tsl::MathUtil::CeilOfRatio`` (facts carried over, no code); checked against
+the binary in jaxlib 0.10.2 (``on_device_size_in_bytes()`` on the CPU):
 
 * untiled: ``ByteSizeOfElements``, the element count times the width (or
   ``ceil(count * E / 8)`` with ``E(n)``); ``L(n)`` is not applied
@@ -20,7 +21,12 @@ As openxla/xla's code states them (``xla/shape_util.cc`` ``ShapeUtil::ArraySize`
   ``RoundUpTo(d, INT64_MIN)`` is ``CeilOfRatio(d, INT64_MIN) * INT64_MIN = 0``
   for every ``d >= 0``, so ArraySize is 0.  jaxlib 0.10.2 does not get that
   far: its layout check rejects a negative tile entry (``RET_CHECK dimension
-  >= 0``, ``xla/layout.h``).
+  >= 0``, ``xla/layout.h``);
+* every step is ``int64_t``: past 2^63-1 a product overflows (undefined
+  behaviour) and the binary returns the wrapped value, which
+  :func:`xla_array_bytes` returns too (``f32[2]{0:T(2)L(4611686018427387904)}``:
+  0 bytes; ``...L(9223372036854775807)}``: -4, which the CPU client reports
+  as the unsigned 2^64-4); :func:`array_size_behaviour` names the overflow.
 """
 
 from __future__ import annotations
