@@ -55,7 +55,6 @@ import time
 import numpy as np
 import z3
 
-from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import internal_symbol
 from tilespec.prover.core.linform import Form, add_same_offset, spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
@@ -64,6 +63,7 @@ from tilespec.prover.models.rule_check import (
     RuleNotApplicable,
     Setup,
     behaviour_result,
+    element_grid,
     int64_check,
     no_split_configs,
     offsets_differ,
@@ -78,7 +78,7 @@ from tilespec.prover.result import (
     XlaBehaviour,
 )
 from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.index import concrete_dims, delinearise, offset, offsets, product
+from tilespec.spec.index import concrete_dims, delinearise, offset, offsets
 from tilespec.spec.layout import COMBINE, Shape
 from tilespec.spec.text import format_shape
 
@@ -376,17 +376,8 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
                whole=lambda: setup(True))
 
 
-def _grid(s: Shape):
-    dims = concrete_dims(s)
-    if product(dims) == 0:
-        return None
-    if product(dims) <= reading.EXHAUSTIVE:
-        return np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
-    return reading.sample_elements(reading.Question(s, s), np.random.default_rng(0))
-
-
 def _index_counterexample(s: Shape):
-    grid = _grid(s)
+    grid = element_grid(s)
     if grid is None:
         return None
     cols = tuple(grid[:, i] for i in range(grid.shape[1]))
@@ -403,7 +394,7 @@ def _index_counterexample(s: Shape):
 
 
 def _delinearize_counterexample(s: Shape):
-    grid = _grid(s)
+    grid = element_grid(s)
     if grid is None:
         return None
     for row in grid[:4096]:
