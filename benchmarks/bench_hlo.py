@@ -98,7 +98,7 @@ def compare_with_isl(n_layouts: int) -> None:
     t1 = time.process_time()
     theirs = [isl_same_offsets(s, d, p) for s, d, p in qs]
     t2 = time.process_time()
-    agree = sum((r.counterexample is None or "src_offset" not in r.counterexample) == i
+    agree = sum((r.counterexample is None or r.counterexample.side("source").offset is None) == i
                 for r, i in zip(ours, theirs) if r.status != "unknown")
     print(f"\n{n_layouts} distinct questions, offsets compared (CPU s): "
           f"tilespec {t1 - t0:.2f}, islpy {t2 - t1:.2f}; "

@@ -145,7 +145,7 @@ def _canonical(text):
         return text
 
 
-def _from_result(r: dict, subject: dict, data=None) -> dict:
+def _from_result(r: dict, subject: dict, data=None) -> Finding:
     """A prover ``Result.to_json()`` in the envelope."""
     return result(subject, r["property"], r["status"], scope=r.get("scope", "concrete"),
                   seconds=r.get("seconds", 0.0), counterexample=r.get("counterexample"),

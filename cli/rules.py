@@ -49,19 +49,9 @@ def cmd_bitcast(args) -> int:
         # No reading asked: decided as XLA's DecomposeBitcast does; the
         # record of that decision says which readings were tried.
         d = decompose(src, dst, timeout=args.timeout)
-        return _print(args, d.to_json(),
-                      describe_decomposition(d) + _counterexample_text(d.verdict))
+        return _print(args, d.to_json(), describe_decomposition(d))
     r = is_bitcast(src, dst, _perm(args.transpose) or "reshape", timeout=args.timeout)
-    return _print(args, r, describe(r) + _counterexample_text(r))
-
-
-def _counterexample_text(r) -> str:
-    """The counterexample as every command prints it: the lines of the typed
-    form its JSON renders."""
-    if r.counterexample is None:
-        return ""
-    return "\n  counterexample (replayed):\n" + "\n".join(
-        counterexample_lines(r.counterexample, "    "))
+    return _print(args, r, describe(r))
 
 
 def _rule_list(args) -> int:

@@ -113,8 +113,8 @@ def _replay(shape, enc, model, e) -> Counterexample:
     if all(0 <= x < d for x, d in zip(element, concrete.dims)):
         ours, theirs = spec_offset(concrete, element), layout(element)
         if ours != theirs:
-            return Counterexample(values, (Side("spec", element=element, offset=ours),
-                                           Side("cute", element=element, offset=theirs)),
+            return Counterexample(values, (Side("spec", element=tuple(element), offset=ours),
+                                           Side("cute", element=tuple(element), offset=theirs)),
                                   what="the offsets differ", details=details)
     sizes = padded_elements(concrete), cute_size(layout)
     if sizes[0] != sizes[1]:

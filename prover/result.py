@@ -153,7 +153,8 @@ class Counterexample:
             out.append("dim_values: " + ", ".join(f"{k}={v}" for k, v in self.dim_values.items()))
         for s in self.sides:
             out.append(f"{s.name}: {s.describe()}")
-        out += [f"{k}: {v}" for k, v in self.details.items()]
+        # details as their JSON, so the text shows the values --json shows
+        out += [f"{k}: {json.dumps(_plain(v))}" for k, v in self.details.items()]
         return out
 
     def side(self, name: str) -> Side:
@@ -287,11 +288,8 @@ JSON_KEYS = frozenset({"dim_values", "elements", "offsets", "sides", "reading", 
 
 
 def counterexample_json(ce) -> dict:
-    """A counterexample as JSON; JSON already rendered stays as it is; a
-    bitcast's dict form is read by :func:`from_bitcast_dict`.
+    """A counterexample as JSON; JSON already rendered stays as it is.
 
-    >>> counterexample_json({"src_offset": 1, "note": 2})["details"]
-    {'note': 2}
     >>> ce = Counterexample({}, (Side("a", offset=1),)).to_json()
     >>> counterexample_json(ce) == ce
     True
@@ -300,29 +298,4 @@ def counterexample_json(ce) -> dict:
         return ce.to_json()
     if set(ce) == JSON_KEYS:
         return dict(ce)
-    return from_bitcast_dict(ce).to_json()
-
-
-def from_bitcast_dict(ce: dict) -> Counterexample:
-    """A bitcast's counterexample in its dict form (``src_``/``dst_`` keys,
-    ``sizes`` and ``element_bits`` by ``src``/``dst``: the form of
-    :mod:`prover.bitcast` and :mod:`prover.models.bitcast_rules`, which are
-    to build the typed one themselves) as the typed one: a fixed mapping of
-    that one form, every other key kept in ``details``.
-
-    >>> from_bitcast_dict({"src_element": [0, 128], "dst_element": [128],
-    ...                    "src_offset": 1024, "dst_offset": 128}).offsets
-    {'source': 1024, 'target': 128}
-    """
-    ce = dict(ce)
-    bits = ce.pop("element_bits", None)
-    sides = tuple(Side(name, element=ce.pop(f"{p}_element", None),
-                       offset=ce.pop(f"{p}_offset", None),
-                       byte_offset=ce.pop(f"{p}_byte_offset", None),
-                       shape=ce.pop(f"{p}_shape", None),
-                       value=None if bits is None else bits[p])
-                  for p, name in (("src", "source"), ("dst", "target")))
-    what = ("the element widths differ" if bits is not None
-            else "the sizes differ" if "sizes" in ce else "the offsets differ")
-    return Counterexample(ce.pop("dim_values", {}), sides, what=what, details=ce)
-
+    raise TypeError(f"not a counterexample: {sorted(ce)}")

@@ -31,6 +31,8 @@ XLA's ``ShapeUtil::ArraySize`` applies it only to tiled layouts (see
 
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import (
     concrete_dims,
@@ -47,7 +49,8 @@ def num_elements(shape: Shape) -> int:
     return int(product(concrete_dims(shape)))
 
 
-def padded_count(shape: Shape, dims=None, ar: Arithmetic = INT):
+def padded_count(shape: Shape, dims: Sequence[Any] | None = None,
+                 ar: Arithmetic = INT) -> Any:
     """Elements the tiled array occupies, padding included (before
     ``L(n)``), for ``dims`` (the shape's own when None) on ``ar``.
 
@@ -60,7 +63,7 @@ def padded_count(shape: Shape, dims=None, ar: Arithmetic = INT):
     return product(dims_through(shape_pipeline(shape), dims, ar)[-1], ar)
 
 
-def round_up(n, alignment: int, ar: Arithmetic = INT):
+def round_up(n: Any, alignment: int, ar: Arithmetic = INT) -> Any:
     """``n`` rounded up to a multiple of ``alignment`` (``L(n)``'s rounding).
 
     >>> round_up(24, 1024), round_up(24, 1)
@@ -69,7 +72,7 @@ def round_up(n, alignment: int, ar: Arithmetic = INT):
     return n if alignment == 1 else ar.mul(ar.ceildiv(n, alignment), alignment)
 
 
-def bytes_of(elements, bits: int, ar: Arithmetic = INT):
+def bytes_of(elements: Any, bits: int, ar: Arithmetic = INT) -> Any:
     """Whole bytes that ``elements`` elements of ``bits`` bits each take.
 
     >>> bytes_of(3, 4), bytes_of(3, 8)
@@ -78,13 +81,15 @@ def bytes_of(elements, bits: int, ar: Arithmetic = INT):
     return ar.ceildiv(ar.mul(elements, bits), 8)
 
 
-def aligned_elements(shape: Shape, dims=None, ar: Arithmetic = INT):
+def aligned_elements(shape: Shape, dims: Sequence[Any] | None = None,
+                     ar: Arithmetic = INT) -> Any:
     """Padded elements rounded up to a multiple of ``L(n)``."""
     return round_up(padded_count(shape, dims, ar),
                     shape.layout.tail_padding_alignment_in_elements, ar)
 
 
-def byte_size(shape: Shape, dims=None, ar: Arithmetic = INT):
+def byte_size(shape: Shape, dims: Sequence[Any] | None = None,
+              ar: Arithmetic = INT) -> Any:
     """Bytes the array occupies: aligned elements times element bits, in bytes."""
     return bytes_of(aligned_elements(shape, dims, ar), shape.element_bits, ar)
 

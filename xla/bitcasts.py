@@ -38,6 +38,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from tilespec.prover.result import Counterexample
 from tilespec.spec.text import format_shape, parse_array_shape
 
 #: (element type, tilings that fit it); a tiling is applied to both sides
@@ -68,14 +69,15 @@ class Row:
     kind: str                # agree / conservative / finding / model / unanswered
     memory: str | None = None
     ops: tuple = ()
-    spec_counterexample: dict | None = None
+    spec_counterexample: Counterexample | None = None
 
     def to_json(self) -> dict:
         return {"src": self.src, "dst": self.dst,
                 "transpose": list(self.transpose) if self.transpose else None,
                 "compiler": self.compiler, "model_says_bitcast": self.model,
                 "spec": self.spec, "kind": self.kind, "memory": self.memory,
-                "ops": list(self.ops), "spec_counterexample": self.spec_counterexample}
+                "ops": list(self.ops), "spec_counterexample": None if self.spec_counterexample is None
+                else self.spec_counterexample.to_json()}
 
 
 def _layout(rank: int, rng: random.Random, tiling) -> str:
@@ -137,7 +139,6 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
-    from tilespec.prover.bitcast.decide import details
     from tilespec.prover.models.bitcast_rules import spec_verdict
     from tilespec.xla import compiled
     decisions = compiled.decide(cases)
@@ -160,7 +161,7 @@ def compare(cases, timeout: float = 5.0) -> list[Row]:
             kind = "finding"        # a finding whatever the model says
         rows.append(Row(format_shape(a), format_shape(b), t, d.verdict, model,
                         spec.status, kind, d.memory, d.ops,
-                        details(spec) if spec.status == "refuted"
+                        spec.counterexample if spec.status == "refuted"
                         else None))
     return rows
 

@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 
 from tilespec.prover.bitcast import reading as one_reading
 from tilespec.prover.bitcast.decompose import (
+    TRT,
     inverse,
     major_to_minor,
     normalized,
     transpose_candidates,
     trt_counterexample,
-    with_bytes,
     xla_transpose_permutation,
 )
 from tilespec.prover.bitcast.reshape_groups import monomial
@@ -55,16 +55,14 @@ from tilespec.prover.result import (
     Counterexample,
     ProverBug,
     Result,
-    Side,
     counterexample_json,
+    counterexample_lines,
 )
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape
-from tilespec.spec.size import byte_size
 from tilespec.spec.text import format_shape
 
 RESHAPE = "reshape"
-TRT = "transpose-reshape-transpose"
 #: Dims tried for named dims, beyond the readings' own counterexamples.
 MAX_CANDIDATES = 12
 
@@ -84,36 +82,12 @@ def reading_name(reading) -> str:
 
 # --- one reading ---------------------------------------------------------------------------
 
-def typed_counterexample(ce: dict, src: Shape, dst: Shape,
-                         reading: str | None) -> Counterexample:
-    """A per-reading counterexample (:func:`reading.decide`'s dict) as a
-    :class:`Counterexample`; ``details`` keeps the dict, with byte offsets."""
-    ce = with_bytes(ce, src, dst)
-    values = dict(ce.get("dim_values") or {})
-    s = src.instantiate(values) if values else src
-    d = dst.instantiate(values) if values else dst
-    if "src_element" in ce:
-        sides = tuple(Side(name, element=tuple(ce[f"{p}_element"]), offset=ce[f"{p}_offset"],
-                           byte_offset=ce[f"{p}_byte_offset"],
-                           bit_offset=ce[f"{p}_bit_offset"] % 8, shape=format_shape(x))
-                      for name, p, x in (("source", "src", s), ("target", "dst", d)))
-        what = "an element moves"
-    elif "element_bits" in ce:
-        sides = (Side("source", shape=format_shape(s), value=ce["element_bits"]["src"]),
-                 Side("target", shape=format_shape(d), value=ce["element_bits"]["dst"]))
-        what = "the elements take different bits"
-    else:
-        sides = (Side("source", shape=format_shape(s), value=byte_size(s)),
-                 Side("target", shape=format_shape(d), value=byte_size(d)))
-        what = "the buffers take different bytes"
-    return Counterexample(values, sides, reading, what, ce)
-
-
-def _typed(r: Result, src: Shape, dst: Shape, reading: str) -> Result:
-    if not isinstance(r.counterexample, dict):
+def _named(r: Result, reading: str) -> Result:
+    """``r`` with its counterexample naming the reading tried."""
+    if r.counterexample is None:
         return r
     return dataclasses.replace(
-        r, counterexample=typed_counterexample(r.counterexample, src, dst, reading))
+        r, counterexample=dataclasses.replace(r.counterexample, reading=reading))
 
 
 def decide_reading(src: Shape, dst: Shape, reading=RESHAPE, *,
@@ -170,7 +144,7 @@ def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result
                       steps=("SRC and DST are one shape and the pairing is the "
                              "identity: every element keeps its offset",))
     r = one_reading.decide(src, dst, transpose, timeout=timeout)
-    return _typed(r, src, dst, name)
+    return _named(r, name)
 
 
 # --- XLA's order -----------------------------------------------------------------------------
@@ -197,9 +171,8 @@ class Decomposition:
         return self.verdict.status
 
     @property
-    def counterexample(self) -> dict | None:
-        """The counterexample as a flat dict (the text renderings use it)."""
-        return None if self.verdict.counterexample is None else details(self.verdict)
+    def counterexample(self) -> Counterexample | None:
+        return self.verdict.counterexample
 
     @property
     def reason(self) -> str | None:
@@ -225,22 +198,6 @@ class Decomposition:
                 else counterexample_json(self.verdict.counterexample),
                 "reason": self.reason,
                 "seconds": round(self.seconds, 6)}
-
-
-def details(r: Result) -> dict:
-    """``r``'s counterexample as a flat dict (``src_element``,
-    ``src_byte_offset``, ``dim_values``, ...); empty if there is none."""
-    ce = r.counterexample
-    return dict(ce.details) if isinstance(ce, Counterexample) else dict(ce or {})
-
-
-def flat_json(r: Result) -> dict:
-    """``r.to_json()`` with the counterexample as the flat dict the text and
-    JSON renderings print (``src_element``, ``src_byte_offset``, ...)."""
-    d = r.to_json()
-    if r.counterexample is not None:
-        d["counterexample"] = details(r)
-    return d
 
 
 def _check_pair(src: Shape, dst: Shape) -> None:
@@ -280,8 +237,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     where = (scope(src) if src.is_symbolic else scope(dst) if dst.is_symbolic
              else "concrete")
     tried: list[tuple[str, Result]] = []
-    common = dict(src=format_shape(src), dst=format_shape(dst),
-                  xla_permutation=xla_transpose_permutation(src, dst))
+    xla_permutation = xla_transpose_permutation(src, dst)
 
     def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=()):
         prop = "bitcast" if kind is None else f"bitcast ({TRT if kind == 'trt' else kind})"
@@ -290,13 +246,11 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
         verdict = Result(text, prop, status, time.perf_counter() - start, where,
                          counterexample=ce, reason=reason, steps=tuple(steps))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
-                             tried=tuple(tried), **common)
+                             tried=tuple(tried), src=format_shape(src),
+                             dst=format_shape(dst), xla_permutation=xla_permutation)
 
     if src.element_bits != dst.element_bits:
-        ce = typed_counterexample({"element_bits": {"src": src.element_bits,
-                                                    "dst": dst.element_bits}},
-                                  src, dst, None)
-        return done(REFUTED, ce=ce, reason="no reshape, transpose or TRT pairs the "
+        return done(REFUTED, ce=one_reading.width_counterexample(src, dst), reason="no reshape, transpose or TRT pairs the "
                     "elements: element widths differ")
     r = decide_reading(src, dst, RESHAPE, timeout=timeout)
     tried.append((RESHAPE, r))
@@ -326,23 +280,41 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     if not (src.is_symbolic or dst.is_symbolic):
         if any(rs.status == UNKNOWN for _, rs in tried):
             return done(UNKNOWN, trt=trt, reason=_unknowns(tried))
-        flat = trt_counterexample(src, dst, details(steps[1]))
-        flat["readings"] = {n: details(rs) for n, rs in tried
-                            if n in (RESHAPE, "TRT reshape") or n.startswith("transpose")}
-        return done(REFUTED, trt=trt, ce=typed_counterexample(flat, src, dst, TRT),
+        ce = trt_counterexample(src, dst, _refuting(steps[1]))
+        # what each reading's own replayed counterexample shows, one line
+        # each (the whole of each is in the decomposition's ``tried``)
+        readings = {n: _in_one_line(_refuting(rs)) for n, rs in tried
+                    if n in (RESHAPE, "TRT reshape") or n.startswith("transpose")}
+        return done(REFUTED, trt=trt, ce=ce.with_details(readings=readings),
                     reason="no reshape, transpose or TRT keeps every byte in place")
     # Named dims: a counterexample must refute every reading at the same dims.
     found, tried_dims = _all_readings_fail(src, dst, tried, timeout)
     if found is not None:
         values, d = found
-        flat = details(d.verdict)
-        flat.update(dim_values=values, src_shape=d.src, dst_shape=d.dst)
-        return done(REFUTED, trt=trt, ce=typed_counterexample(flat, src, dst, TRT),
+        return done(REFUTED, trt=trt, ce=_refuting(d.verdict).at(values),
                     reason=f"at {_show(values)} no reshape, transpose or TRT keeps "
                     "every byte in place (each replayed there)")
     why = _unknowns(tried) or "no reading proved for every size"
     return done(UNKNOWN, trt=trt, reason=f"{why}; every reading failed together at none "
                 f"of the dims {', '.join(map(_show, tried_dims))}")
+
+
+def _refuting(r: Result) -> Counterexample:
+    """The counterexample of a refuted reading (a refutation carries one)."""
+    if r.counterexample is None:
+        raise ProverBug(f"{r.property} refuted without a counterexample")
+    return r.counterexample
+
+
+def _in_one_line(ce: Counterexample) -> str:
+    """What differs and each side, on one line.
+
+    >>> from tilespec.prover.result import Side
+    >>> _in_one_line(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)),
+    ...                             what="the offsets differ"))
+    'the offsets differ: source offset 1; target offset 2'
+    """
+    return f"{ce.what}: " + "; ".join(f"{s.name} {s.describe()}" for s in ce.sides)
 
 
 def _unknowns(tried) -> str:
@@ -358,8 +330,8 @@ def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
     try there fails, each with a replayed counterexample -- and the dims
     tried: the readings' own counterexamples' dims first, then probes."""
     names = tuple(dict.fromkeys(src.names + dst.names))
-    candidates = [details(rs)["dim_values"] for _, rs in tried
-                  if rs.status == REFUTED and details(rs).get("dim_values")]
+    candidates = [dict(rs.counterexample.dim_values) for _, rs in tried
+                  if rs.counterexample is not None and rs.counterexample.dim_values]
     candidates += list(probe_values(names))
     seen: list[dict] = []
     for values in candidates:
@@ -396,10 +368,7 @@ def is_bitcast(src: Shape, dst: Shape, reading=None, *,
 
 def describe(r: Result) -> str:
     """A few lines for a person."""
-    ce = r.counterexample
-    flat = r if not isinstance(ce, Counterexample) else dataclasses.replace(
-        r, counterexample=dict(ce.details))
-    return one_reading.describe(flat)
+    return one_reading.describe(r)
 
 
 def describe_decomposition(d: Decomposition) -> str:
@@ -416,17 +385,9 @@ def describe_decomposition(d: Decomposition) -> str:
         lines.append(f"  TRT: transpose {','.join(map(str, d.trt['transpose1']))} -> "
                      f"{d.trt['transpose1_shape']}, reshape -> {d.trt['reshape_shape']}, "
                      f"transpose {','.join(map(str, d.trt['transpose2']))}")
-    ce = d.counterexample or {}
-    if "dim_values" in ce:
-        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items()))
-    if "src_element" in ce:
-        lines.append(f"  SRC element ({','.join(map(str, ce['src_element']))}) at byte "
-                     f"{ce['src_byte_offset']} (element offset {ce['src_offset']}); "
-                     f"DST element ({','.join(map(str, ce['dst_element']))}) at byte "
-                     f"{ce['dst_byte_offset']} (element offset {ce['dst_offset']})")
-    if "sizes" in ce:
-        lines.append(f"  sizes differ: SRC {ce['sizes']['src']['aligned_elements']} "
-                     f"elements, DST {ce['sizes']['dst']['aligned_elements']}")
+    if d.verdict.counterexample is not None:
+        lines.append("  counterexample (replayed):")
+        lines += counterexample_lines(d.verdict.counterexample, "    ")
     if d.reason:
         lines.append(f"  reason: {d.reason}")
     for n, r in d.tried:

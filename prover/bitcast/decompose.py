@@ -26,11 +26,13 @@ this order and judged on bytes, is :func:`tilespec.prover.bitcast.decide.is_bitc
 
 from __future__ import annotations
 
-from tilespec.prover.result import ProverBug
-from tilespec.spec.index import offset
-from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+import dataclasses
 
+from tilespec.prover.bitcast.reading import moved_element, size_counterexample
+from tilespec.prover.result import Counterexample
+from tilespec.spec.layout import Shape
+
+TRT = "transpose-reshape-transpose"
 #: At most this many permutations are tried for a transpose (repeated dims).
 MAX_PERMUTATIONS = 24
 
@@ -105,37 +107,22 @@ def normalized(shape: Shape) -> Shape:
 
 # --- counterexamples in SRC and DST elements --------------------------------------------
 
-def with_bytes(ce: dict, src: Shape, dst: Shape) -> dict:
-    """Add the byte (and bit) offsets of a counterexample's two elements."""
-    if "src_offset" not in ce:
-        return ce
-    out = dict(ce)
-    for side, shape in (("src", src), ("dst", dst)):
-        if ce.get("dim_values"):
-            shape = shape.instantiate(ce["dim_values"])
-        bit = ce[f"{side}_offset"] * shape.element_bits
-        out[f"{side}_bit_offset"] = bit
-        out[f"{side}_byte_offset"] = bit // 8
-    return out
-
-
-def trt_counterexample(src: Shape, dst: Shape, reshape_ce: dict) -> dict:
+def trt_counterexample(src: Shape, dst: Shape, reshape_ce: Counterexample) -> Counterexample:
     """The TRT's counterexample in SRC and DST elements, from the middle
-    reshape's; replayed on the spec's offsets (ProverBug if it does not)."""
-    ce = dict(reshape_ce)
-    if "src_element" not in ce:
-        return ce
-    values = ce.get("dim_values") or {}
+    reshape's (between the physically ordered shapes); replayed on the
+    spec's offsets (ProverBug if it does not).  A reshape refuted on its
+    sizes is refuted on SRC's and DST's (the same bytes)."""
+    values = dict(reshape_ce.dim_values)
     s, d = (src.instantiate(values), dst.instantiate(values)) if values else (src, dst)
+    ce = dataclasses.replace(reshape_ce, reading=TRT)
+    source, target = reshape_ce.side("source"), reshape_ce.side("target")
+    if source.element is None or target.element is None:
+        size = size_counterexample(s, d)
+        return ce if size is None else dataclasses.replace(size, dim_values=values, reading=TRT)
     e, f = [0] * src.rank, [0] * dst.rank
     for i, x in enumerate(major_to_minor(src)):
-        e[x] = ce["src_element"][i]
+        e[x] = source.element[i]
     for k, x in enumerate(major_to_minor(dst)):
-        f[x] = ce["dst_element"][k]
-    a, b = offset(s, tuple(e)), offset(d, tuple(f))
-    if a == b:
-        raise ProverBug(f"TRT witness {e} -> {f} does not replay: both at {a}")
-    ce.update(src_element=e, dst_element=f, src_offset=a, dst_offset=b)
-    if values:
-        ce.update(src_shape=format_shape(s), dst_shape=format_shape(d))
-    return with_bytes(ce, src, dst)
+        f[x] = target.element[k]
+    moved = moved_element(s, d, e, f, TRT)
+    return dataclasses.replace(ce, sides=moved.sides)

@@ -34,7 +34,7 @@ shown; one that does not replay raises :class:`~prover.result.ProverBug`.
 >>> decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
 'proved'
 >>> r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
->>> r.status, r.counterexample["src_offset"] != r.counterexample["dst_offset"]
+>>> r.status, r.counterexample.offsets["source"] != r.counterexample.offsets["target"]
 ('refuted', True)
 >>> decide(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), transpose=(1, 0)).status
 'proved'
@@ -42,6 +42,7 @@ shown; one that does not replay raises :class:`~prover.result.ProverBug`.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -54,7 +55,16 @@ from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.linform import Form, add_same_offset, constant, horner_for, spec_form
 from tilespec.prover.core.search import drive
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
+    counterexample_lines,
+)
 from tilespec.spec.arith import INT
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import (
@@ -218,25 +228,75 @@ def scan(q: Question, seed: int = 0):
     return replay(q, tuple(int(x) for x in E[bad[0]])), False
 
 
-def replay(q: Question, e) -> dict:
+def replay(q: Question, e) -> Counterexample:
     """The counterexample for SRC element ``e``, from the concrete evaluator;
     ProverBug if the offsets agree there."""
     e = tuple(int(x) for x in e)
-    f = tuple(int(x) for x in q.pair(e, INT))
-    a, b = offset(q.src, e), offset(q.dst, f)
+    return moved_element(q.src, q.dst, e, tuple(int(x) for x in q.pair(e, INT)))
+
+
+def element_side(name: str, shape: Shape, element, at: int) -> Side:
+    """One side of a bitcast counterexample: the element, its offset in
+    elements, bytes and (sub-byte elements) the bit inside its byte.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> element_side("source", shape("s4[4]{0:E(4)}"), (3,), 3).bit_offset
+    4
+    """
+    bit = at * shape.element_bits
+    return Side(name, element=tuple(element), offset=at, byte_offset=bit // 8,
+                bit_offset=bit % 8 if shape.element_bits < 8 else None,
+                shape=format_shape(shape))
+
+
+def moved_element(src: Shape, dst: Shape, e, f, reading: str | None = None) -> Counterexample:
+    """SRC element ``e`` paired with DST element ``f`` at different offsets
+    (concrete shapes), replayed on :func:`spec.index.offset`; ProverBug if
+    the offsets agree.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> ce = moved_element(shape("f32[8,256]{1,0:T(8,128)}"), shape("f32[2048]{0}"), (0, 128), (128,))
+    >>> ce.what, ce.side("source").byte_offset, ce.side("target").byte_offset
+    ('the offsets differ', 4096, 512)
+    """
+    e, f = tuple(int(x) for x in e), tuple(int(x) for x in f)
+    a, b = offset(src, e), offset(dst, f)
     if a == b:
         raise ProverBug(f"bitcast witness {e} -> {f} does not replay: both at {a}")
-    return {"src_element": list(e), "dst_element": list(f),
-            "src_offset": a, "dst_offset": b}
+    return Counterexample({}, (element_side("source", src, e, a),
+                               element_side("target", dst, f, b)),
+                          reading, "the offsets differ")
 
 
-def _size_counterexample(q: Question) -> dict | None:
-    # bytes, as XLA's verifier compares them; each element's bits are
-    # judged by its offset and the element bits
-    a, b = sizes(q.src), sizes(q.dst)
-    if a["byte_size"] != b["byte_size"]:
-        return {"sizes": {"src": a, "dst": b}}
-    return None
+def size_counterexample(src: Shape, dst: Shape) -> Counterexample | None:
+    """The buffers' bytes, as XLA's verifier compares them, where they
+    differ (concrete shapes); each side's ``value`` is its byte size and
+    ``details["sizes"]`` the element counts behind it.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> ce = size_counterexample(shape("f32[8,128]{1,0:T(8,128)}"), shape("f32[4,256]{1,0:T(8,128)}"))
+    >>> ce.what, ce.side("source").value, ce.side("target").value
+    ('the sizes differ', 4096, 8192)
+    """
+    a, b = sizes(src), sizes(dst)
+    if a["byte_size"] == b["byte_size"]:
+        return None
+    return Counterexample({}, (Side("source", shape=format_shape(src), value=a["byte_size"]),
+                               Side("target", shape=format_shape(dst), value=b["byte_size"])),
+                          what="the sizes differ", details={"sizes": {"source": a, "target": b}})
+
+
+def width_counterexample(src: Shape, dst: Shape) -> Counterexample:
+    """The elements take different bits: each side's ``value`` is its
+    element width in bits.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> width_counterexample(shape("f32[2]{0}"), shape("bf16[2]{0}")).lines()[0]
+    'what: the element widths differ'
+    """
+    return Counterexample({}, (Side("source", shape=format_shape(src), value=src.element_bits),
+                               Side("target", shape=format_shape(dst), value=dst.element_bits)),
+                          what="the element widths differ")
 
 
 # --- the solver's part -----------------------------------------------------------------
@@ -392,7 +452,7 @@ def _z3_concrete(q: Question, timeout: float):
         return "unknown", detail
     failed, model = detail
     e = [b.enc.value(model, x) for x in b.e]
-    size = _size_counterexample(q)
+    size = size_counterexample(q.src, q.dst)
     if any("offset" in f or "index group" in f for f in failed) and not q.empty:
         return "refuted", replay(q, e)
     if size:
@@ -410,14 +470,13 @@ def decide_concrete(q: Question, timeout: float, start: float, prove: bool = Tru
         return Result(text, what, status, time.perf_counter() - start, where, **kw)
 
     if q.src.element_bits != q.dst.element_bits:
-        return done(REFUTED, counterexample={"element_bits": {
-            "src": q.src.element_bits, "dst": q.dst.element_bits}})
+        return done(REFUTED, counterexample=width_counterexample(q.src, q.dst))
     found, exhaustive = scan(q)
-    size = _size_counterexample(q)
+    size = size_counterexample(q.src, q.dst)
     if found or size:
-        ce = dict(found or {})
-        if size:
-            ce.update(size)
+        # a moved element, with the sizes too where they also differ
+        ce = size if found is None else found if size is None else dataclasses.replace(
+            found.with_details(**size.details), what="the offsets and the sizes differ")
         return done(REFUTED, counterexample=ce,
                     steps=("numpy scan of " + ("every element" if exhaustive else
                                                "edge and random elements"),))
@@ -438,8 +497,9 @@ def decide(src: Shape, dst: Shape, transpose=None, *,
 
     ``proved``: for these dims, or for every size of the named dims.
     ``refuted``: ``counterexample`` names the SRC and DST elements and their
-    offsets (``src_offset``, ``dst_offset``), or the differing ``sizes``, with
-    the names' ``dim_values`` where dims are names -- replayed.
+    offsets (sides ``source`` and ``target``), or the differing sizes or
+    element widths, with the names' ``dim_values`` where dims are names --
+    replayed.
     ``unknown``: ``reason`` says what was tried.
     """
     start = time.perf_counter()
@@ -456,10 +516,9 @@ def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> R
     def refute(values):
         inst = q.instantiate(values)
         r = decide_concrete(inst, timeout, start, prove=False)
-        if r.status != REFUTED:
+        if r.status != REFUTED or r.counterexample is None:
             return None
-        return {"dim_values": values, **r.counterexample,
-                "src_shape": format_shape(inst.src), "dst_shape": format_shape(inst.dst)}
+        return r.counterexample.at(values)
 
     # The grouped facts can fail where the offsets still agree (dims that
     # pair differently, [m,n] -> [n,m]): then the whole formula is tried.
@@ -475,22 +534,9 @@ def describe(r: Result) -> str:
     head = {PROVED: "bitcast: proved", REFUTED: "not a bitcast: refuted",
             UNKNOWN: "unknown"}[r.status]
     lines = [f"{head} ({r.scope}) -- {r.property}: {r.shape}  [{r.seconds:.3f} s]"]
-    ce = r.counterexample or {}
-    if "dim_values" in ce:
-        lines.append("  at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items())
-                     + f": {ce['src_shape']} -> {ce['dst_shape']}")
-    if "src_element" in ce:
-        lines.append(f"  SRC element ({','.join(map(str, ce['src_element']))}) is DST "
-                     f"element ({','.join(map(str, ce['dst_element']))})")
-        lines.append(f"  offset in SRC: {ce['src_offset']}, in DST: {ce['dst_offset']}")
-    if "sizes" in ce:
-        s, d = ce["sizes"]["src"], ce["sizes"]["dst"]
-        lines.append(f"  sizes differ: SRC {s['aligned_elements']} elements "
-                     f"(padded {s['padded_elements']}), DST {d['aligned_elements']} "
-                     f"(padded {d['padded_elements']})")
-    if "element_bits" in ce:
-        lines.append(f"  element sizes differ: SRC {ce['element_bits']['src']} bits, "
-                     f"DST {ce['element_bits']['dst']} bits")
+    if r.counterexample is not None:
+        lines.append("  counterexample (replayed):")
+        lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     if r.status == PROVED:

@@ -38,7 +38,14 @@ import numpy as np
 from tilespec.prover.codegen.replay import INT64_MAX, INT64_MIN
 from tilespec.prover.properties.exhaustive import EXHAUSTIVE_LIMIT
 from tilespec.spec.arith import INT
-from tilespec.spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
+from tilespec.spec.index import (
+    concrete_dims,
+    dims_through,
+    evaluate,
+    product,
+    shape_pipeline,
+    unevaluate,
+)
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import Names
 
@@ -62,7 +69,7 @@ def size(shape: Shape) -> int:
 def elements(shape: Shape) -> tuple:
     """Every element of ``shape``, as one column of Python ints per dim
     (row-major)."""
-    dims = tuple(shape.dims)
+    dims = tuple(int(d) for d in concrete_dims(shape))
     if not dims:
         return ()
     grid = np.indices(dims, dtype=np.int64).reshape(len(dims), -1).astype(object)

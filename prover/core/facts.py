@@ -75,7 +75,8 @@ class Facts:
         gap = self.lemma_gap()
         if gap:
             return "unknown", gap
-        return decide(*self.formulas(avoid, names), self.ctx, self.timeout)
+        facts, parts = self.formulas(avoid, names)
+        return decide(facts, parts, self.ctx, self.timeout)
 
     def lemma_gap(self) -> str | None:
         """Why the cited lemmas are not all proved, or None."""

@@ -37,15 +37,13 @@ from dataclasses import asdict, dataclass, field
 from tilespec.prover.bitcast.decide import (
     Decomposition,
     decompose,
-    details,
-    flat_json,
     is_bitcast,
 )
 from tilespec.prover.bitcast.decompose import transpose_candidates
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.hlo.module import Instruction, Module
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, counterexample_lines
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, TupleShape
 from tilespec.spec.size import byte_size, num_elements
@@ -168,7 +166,7 @@ class _Checker:
         self.counts["proofs"] += 1
         value = compute()
         self.cache[key] = value, (value.to_json() if isinstance(value, Decomposition)
-                                  else flat_json(value))
+                                  else value.to_json())
         return self.cache[key]
 
     def text(self, shape: Shape) -> str:
@@ -235,8 +233,8 @@ class _Checker:
             level = "error" if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
                      f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
-                     + (f" ({_ce_text(details(r))})"
-                        if r.counterexample else ""), result=flat_json(r))
+                     + (f" ({_ce_text(r.counterexample)})"
+                        if r.counterexample else ""), result=r.to_json())
             return
         if perm is None:
             # Any transpose that lines the dims up will do.  The decomposition
@@ -254,7 +252,7 @@ class _Checker:
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
                                 f"{what}: whether a transpose keeps the bytes is unknown")
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
-            ce = next((details(r) for _, r in tried if r.counterexample), None)
+            ce = next((r.counterexample for _, r in tried if r.counterexample), None)
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", "error", inst,
@@ -274,7 +272,7 @@ class _Checker:
         level = "error" if r.status == REFUTED else "warning"
         self.add("meant-transpose-not-bitcast", level, inst,
                  f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
-                 + (f" ({_ce_text(details(r))})"
+                 + (f" ({_ce_text(r.counterexample)})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
                  result=rj)
@@ -300,7 +298,7 @@ class _Checker:
                      result=rj)
         elif r.status == REFUTED:
             self.add("moves-data", "note", inst,
-                     f"{what} moves data ({_ce_text(details(r))})",
+                     f"{what} moves data ({_ce_text(r.counterexample)})",
                      result=rj)
         else:
             self.add("moves-data", "note", inst, f"{what}: whether it moves data is "
@@ -334,24 +332,10 @@ def _leaves(shape) -> list[Shape]:
     return [x for e in shape.elements for x in _leaves(e)]
 
 
-def _ce_text(ce: dict | None) -> str:
-    ce = ce or {}
-    if "src_element" in ce:
-        at = (" at " + ", ".join(f"{k}={v}" for k, v in ce["dim_values"].items())
-              if ce.get("dim_values") else "")
-        return (f"SRC element ({','.join(map(str, ce['src_element']))}) at byte "
-                f"{ce.get('src_byte_offset', '?')}, DST element "
-                f"({','.join(map(str, ce['dst_element']))}) at byte "
-                f"{ce.get('dst_byte_offset', '?')}{at}; replayed")
-    if "sizes" in ce:
-        return (f"sizes differ: {ce['sizes']['src']['aligned_elements']} and "
-                f"{ce['sizes']['dst']['aligned_elements']} elements")
-    if "element_bits" in ce:
-        return (f"element widths differ: {ce['element_bits']['src']} and "
-                f"{ce['element_bits']['dst']} bits")
-    if "element_counts" in ce:
-        return "element counts differ"
-    return "no counterexample"
+def _ce_text(ce: Counterexample | None) -> str:
+    """The counterexample on one line: its lines (the one text rendering)."""
+    return "" if ce is None else "; ".join(counterexample_lines(ce, ""))
+
 
 
 def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,

@@ -12,11 +12,19 @@ from dataclasses import dataclass, field
 import z3
 
 from tilespec.prover.bitcast import reading
-from tilespec.prover.bitcast.decide import details, is_bitcast
+from tilespec.prover.bitcast.decide import is_bitcast
 from tilespec.prover.core.encode import scope
 from tilespec.prover.core.linform import spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, ProverBug, Result
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
+)
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, linear_index, product
 from tilespec.spec.layout import Shape
@@ -153,7 +161,7 @@ def spec_verdict(a: Shape, b: Shape, transpose, timeout) -> Result:
 
 
 def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout,
-                          ignore_element_type: bool = False) -> dict | None:
+                          ignore_element_type: bool = False) -> Counterexample | None:
     """Concrete: the rule's verdict against the spec's; a replayed
     counterexample where they differ, else None.  The counterexample names
     the return of XLA's function that gave its verdict (``xla_branch``)."""
@@ -163,15 +171,21 @@ def _bitcast_disagreement(a: Shape, b: Shape, transpose, timeout,
         return None
     if v.bitcast == (spec.status == PROVED):
         return None
-    ce = {"src": format_shape(a), "dst": format_shape(b), "xla_says_bitcast": v.bitcast,
-          "spec_says_bitcast": spec.status == PROVED, "xla_branch": v.branch}
+    # the sides are the spec's replayed counterexample where it refutes the
+    # bitcast, else the two shapes; XLA's verdict has no field: details
+    said = {"xla_says_bitcast": v.bitcast, "spec_says_bitcast": spec.status == PROVED,
+            "xla_branch": v.branch}
     if v.detail:
-        ce["xla_failing_check"] = v.detail
+        said["xla_failing_check"] = v.detail
+    what = (f"XLA says {'bitcast' if v.bitcast else 'not a bitcast'}, "
+            f"the spec {spec.status} it")
     if spec.status == REFUTED:
-        ce["spec_counterexample"] = details(spec)
-    else:
-        ce["spec_proof"] = list(spec.steps)
-    return ce
+        sc = _refuting(spec)
+        return Counterexample({}, sc.sides, sc.reading, f"{what}: {sc.what}",
+                              {**said, **sc.details})
+    return Counterexample({}, (Side("source", shape=format_shape(a)),
+                               Side("target", shape=format_shape(b))),
+                          what=what, details={**said, "spec_proof": list(spec.steps)})
 
 
 def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TIMEOUT,
@@ -189,7 +203,7 @@ def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TI
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> r = check_bitcast_rule(shape("f32[m]{0}"), shape("s32[m]{0}"))
-    >>> r.status, r.counterexample["xla_branch"]
+    >>> r.status, r.counterexample.details["xla_branch"]
     ('refuted', 'element types')
     """
     start = time.perf_counter()
@@ -229,7 +243,7 @@ def _text_verdict(q, ignore_element_type: bool) -> Verdict | None:
     return None
 
 
-def _refuting(r: Result) -> dict:
+def _refuting(r: Result) -> Counterexample:
     """The counterexample of a refuted result (a refutation always has one)."""
     if r.counterexample is None:
         raise ProverBug(f"{r.property} refuted without a counterexample")
@@ -281,7 +295,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
         inst = q.instantiate(values)
         ce = _bitcast_disagreement(inst.src, inst.dst, q.transpose, timeout,
                                    ignore_element_type)
-        return None if ce is None else {"dim_values": values, **ce}
+        return None if ce is None else ce.at(values)
 
     def first_disagreement(extra=()):
         for values in list(extra) + list(probe_values(q.names)):
@@ -301,7 +315,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
             steps.extend(f"  {s}" for s in spec.steps)
             if spec.status == PROVED:
                 return done(PROVED)
-            ce = first_disagreement([details(spec)["dim_values"]]
+            ce = first_disagreement([dict(_refuting(spec).dim_values)]
                                     if spec.status == REFUTED else [])
             if ce:
                 return done(REFUTED, counterexample=ce)
@@ -322,7 +336,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
     steps.append("where XLA says bitcast: " + yes.status + _vacuity(q, timeout))
     steps.extend(f"  {s}" for s in yes.steps)
     if yes.status == REFUTED:
-        ce = disagreement(_refuting(yes)["dim_values"])
+        ce = disagreement(dict(_refuting(yes).dim_values))
         if ce:
             return done(REFUTED, counterexample=ce)
     # 2. Where the rule says no, the spec refutes it at the rule's witness.

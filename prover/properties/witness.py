@@ -271,8 +271,8 @@ def _replay_stage(shape: Shape, stages, found) -> Counterexample:
         b_e = list(s.backward(tuple(f_e), d_in, INT)[0])
         if inside(v, d_in) and not (inside(f_e, d_out) and b_e == v):
             return Counterexample(
-                {}, (Side("index", element=v), Side("forward", element=f_e),
-                     Side("backward_of_forward", element=b_e)),
+                {}, (Side("index", element=tuple(v)), Side("forward", element=tuple(f_e)),
+                     Side("backward_of_forward", element=tuple(b_e))),
                 what=f"stage {i} ({s.name}) is not a bijection of its box {list(d_in)}",
                 details={"stage": i, "stage_name": s.name, "box": list(d_in)})
     else:
@@ -280,8 +280,8 @@ def _replay_stage(shape: Shape, stages, found) -> Counterexample:
         f_b = list(s.forward(tuple(b_g), d_in, INT))
         if inside(v, d_out) and not (inside(b_g, d_in) and f_b == v):
             return Counterexample(
-                {}, (Side("index", element=v), Side("backward", element=b_g),
-                     Side("forward_of_backward", element=f_b)),
+                {}, (Side("index", element=tuple(v)), Side("backward", element=tuple(b_g)),
+                     Side("forward_of_backward", element=tuple(f_b))),
                 what=f"stage {i} ({s.name}) is not a bijection onto its box {list(d_out)}",
                 details={"stage": i, "stage_name": s.name, "box": list(d_out)})
     raise ProverBug(f"bijective witness at stage {i} does not replay")

@@ -530,13 +530,15 @@ def _cases_from(rule: str, ce) -> list[Case]:
     if rule not in ("reshape_is_bitcast", "transpose_is_bitcast"):
         return []          # the other rules' answers are not offsets or sizes of one shape
     out = []
-    sc = ce.get("spec_counterexample") or {}
-    a, b = parse_array_shape(ce["src"]), parse_array_shape(ce["dst"])
-    what = "bitcast" if ce.get("xla_says_bitcast") else "not a bitcast"
-    if "src_element" in sc:
-        out.append(_offset_case(a, f"counterexample: {rule} says {what} (SRC)", sc["src_element"]))
-        out.append(_offset_case(b, f"counterexample: {rule} says {what} (DST)", sc["dst_element"]))
-    if "sizes" in sc:
+    source, target = ce.side("source"), ce.side("target")
+    a, b = parse_array_shape(source.shape), parse_array_shape(target.shape)
+    what = "bitcast" if ce.details.get("xla_says_bitcast") else "not a bitcast"
+    if source.element is not None and target.element is not None:
+        out.append(_offset_case(a, f"counterexample: {rule} says {what} (SRC)",
+                                list(source.element)))
+        out.append(_offset_case(b, f"counterexample: {rule} says {what} (DST)",
+                                list(target.element)))
+    if "sizes" in ce.details:
         for s, side in ((a, "SRC"), (b, "DST")):
             out.append(size_case(s, f"counterexample: {rule} says {what} ({side} size)"))
     return out

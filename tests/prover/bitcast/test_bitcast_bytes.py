@@ -23,9 +23,12 @@ def test_packed_bitcast_sizes_are_bytes(src, dst, status):
     assert r.status == status, r
     if status == "refuted":
         ce = r.counterexample
-        values = ce.get("dim_values", {})
+        values = dict(ce.dim_values)
         a, b = shape(src).instantiate(values), shape(dst).instantiate(values)
         concrete_dims(a)
         assert byte_size(a) != byte_size(b)
-        assert (ce["sizes"]["src"]["byte_size"], ce["sizes"]["dst"]["byte_size"]) == \
+        sizes = ce.details["sizes"]
+        assert (sizes["source"]["byte_size"], sizes["target"]["byte_size"]) == \
+            (byte_size(a), byte_size(b))
+        assert (ce.side("source").value, ce.side("target").value) == \
             (byte_size(a), byte_size(b))

@@ -96,7 +96,7 @@ def _rule_spec_status(src, dst, transpose) -> str:
     """The spec's verdict as check-rule reports it."""
     r = check_bitcast_rule(src, dst, transpose)
     if r.status == "refuted":
-        return "proved" if r.counterexample["spec_says_bitcast"] else "refuted"
+        return "proved" if r.counterexample.details["spec_says_bitcast"] else "refuted"
     return r.steps[1].removeprefix("spec: ")
 
 
@@ -195,3 +195,39 @@ def test_counterexample_is_typed_with_bytes_and_bits():
         x = ce.side(side)
         assert x.shape == s and x.bit_offset == (x.offset * 4) % 8
         assert x.byte_offset == x.offset * 4 // 8
+
+
+@pytest.mark.parametrize("src,dst,reading", [
+    ("f32[8,128]{1,0:T(8,128)}", "f32[2,512]{1,0:T(8,128)}", None),      # TRT, element moves
+    ("f32[8,256]{1,0:T(8,128)}", "f32[256,8]{0,1:T(2,128)}", (1, 0)),    # one transpose
+    ("f32[3,128]{1,0:T(8,128)}", "f32[384]{0}", "reshape"),              # sizes only
+    ("f32[4]{0}", "bf16[4]{0}", None),                                   # element widths
+    ("f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}", "reshape"),  # named dims
+])
+def test_bitcast_text_and_json_show_the_same_counterexample(src, dst, reading):
+    """describe, describe_decomposition, check-hlo's message and --json all
+    render the one typed counterexample: its lines appear in each text, and
+    the JSON is its to_json."""
+    from tilespec.prover.bitcast.decide import describe, describe_decomposition
+    s, d = shape(src), shape(dst)
+    r = is_bitcast(s, d, reading)
+    assert r.status == "refuted"
+    ce = r.counterexample
+    assert isinstance(ce, Counterexample) and ce.what.startswith("the ")
+    assert {x.name for x in ce.sides} == {"source", "target"}
+    text = describe(r) if reading is not None else describe_decomposition(decompose(s, d))
+    for line in ce.lines():
+        assert line in text
+    assert r.to_json()["counterexample"] == ce.to_json()
+    if reading is None:
+        report = check_module(parse_hlo(_hlo_module([(src, dst)])))
+        message = next(f.message for f in report.findings if f.rule == "bitcast-refuted")
+        assert "; ".join(ce.lines()) in message
+
+
+def test_a_byte_sized_element_has_no_bit_offset():
+    ce = is_bitcast(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[4096]{0}"),
+                    "reshape").counterexample
+    source = ce.side("source")
+    assert (source.element, source.offset, source.byte_offset) == ((0, 128), 1024, 4096)
+    assert source.bit_offset is None and ce.what == "the offsets differ"

@@ -23,6 +23,7 @@ from tilespec.prover.bitcast.decompose import (
 from tilespec.prover.bitcast.reading import decide
 from tilespec.prover.hlo.check import RULES, check_module, meant_op
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction, shape_prefix
+from tilespec.prover.result import Counterexample
 from tilespec.spec.layout import TupleShape
 from tilespec.spec.physical import from_physical, physical_size, to_physical
 from tilespec.spec.text import format_shape
@@ -178,10 +179,12 @@ def confirm(src, dst, ce, paired):
     """The counterexample, confirmed without the index arithmetic: the memory
     images of numbered arrays (pad-reshape-transpose), and the bitcast as a
     reinterpretation of SRC's bytes as DST."""
-    if "sides" in ce:     # the typed counterexample's JSON
-        side = {x["name"]: x for x in ce["sides"]}
-        ce = {f"{p}_{k}": side[name][k] for p, name in (("src", "source"), ("dst", "target"))
-              for k in ("element", "offset", "byte_offset")}
+    if isinstance(ce, Counterexample):
+        ce = ce.to_json()
+    # the counterexample's JSON, read by side
+    side = {x["name"]: x for x in ce["sides"]}
+    ce = {f"{p}_{k}": side[name][k] for p, name in (("src", "source"), ("dst", "target"))
+          for k in ("element", "offset", "byte_offset")}
     a = np.arange(1, int(np.prod(src.dims)) + 1).reshape(src.dims)
     e, f = tuple(ce["src_element"]), tuple(ce["dst_element"])
     img = to_physical(a, src, pad_value=0)

@@ -97,10 +97,10 @@ def test_rule_disagrees_with_a_replayed_counterexample(name, example):
         assert xla_linear_index(s, xla.element) == xla.offset
         assert offset(s, spec.element) == spec.offset != xla.offset
     else:
-        a, b = shape(ce["src"]), shape(ce["dst"])
+        a, b = shape(ce.side("source").shape), shape(ce.side("target").shape)
         xla = (xla_reshape_is_bitcast(a, b) if t is None
                else xla_transpose_is_bitcast(a, b, t))
-        assert xla == ce["xla_says_bitcast"] != ce["spec_says_bitcast"]
+        assert xla == ce.details["xla_says_bitcast"] != ce.details["spec_says_bitcast"]
 
 
 def xla_behaviour_of(name, s, ce):
@@ -235,7 +235,7 @@ def test_symbolic_reshape_rule():
     assert r.status in ("proved", "unknown")
     r = check("reshape_is_bitcast", [shape("f32[m,n]{1,0:T(8,128)}"),
                                       shape("f32[m,n,1]{2,1,0:T(8,128)}")])
-    assert r.status == "refuted" and r.counterexample["xla_says_bitcast"] is True
+    assert r.status == "refuted" and r.counterexample.details["xla_says_bitcast"] is True
 
 
 # --- the command line ----------------------------------------------------------------------
@@ -296,9 +296,9 @@ def test_symbolic_rule_compares_the_element_type_branch():
     r = check("reshape_is_bitcast", [shape("f32[m]{0}"), shape("s32[m]{0}")])
     assert r.status == "refuted", r.steps
     ce = r.counterexample
-    assert ce["xla_branch"] == "element types"
-    assert ce["xla_says_bitcast"] is False and ce["spec_says_bitcast"] is True
-    src, dst = shape(ce["src"]), shape(ce["dst"])
+    assert ce.details["xla_branch"] == "element types"
+    assert ce.details["xla_says_bitcast"] is False and ce.details["spec_says_bitcast"] is True
+    src, dst = shape(ce.side("source").shape), shape(ce.side("target").shape)
     assert not xla_reshape_is_bitcast(src, dst)
     assert decide_concrete(question(src, dst), 5, 0, prove=False).status != "refuted"
 
@@ -306,10 +306,10 @@ def test_symbolic_rule_compares_the_element_type_branch():
 def test_equal_width_element_types_are_a_disagreement_not_an_error():
     r = check("reshape_is_bitcast", [shape("f32[4]{0}"), shape("s32[4]{0}")])
     assert r.status == "refuted"
-    assert r.counterexample["xla_failing_check"] == {"element_types": ["f32", "s32"]}
+    assert r.counterexample.details["xla_failing_check"] == {"element_types": ["f32", "s32"]}
     r = check("transpose_is_bitcast", [shape("f32[2,3]{1,0}"), shape("s32[3,2]{0,1}")],
               transpose=(1, 0))
-    assert r.status == "refuted" and r.counterexample["xla_branch"] == "element types"
+    assert r.status == "refuted" and r.counterexample.details["xla_branch"] == "element types"
 
 
 def test_ignore_element_type_is_xlas_argument():
@@ -331,7 +331,7 @@ def test_transpose_rule_that_says_no_for_every_size_is_not_proved_vacuously():
     # empty.  Where the spec says bitcast at some size, that is a disagreement.
     r = check("transpose_is_bitcast", [shape("f32[1,n]{1,0}"), shape("f32[n,1]{1,0}")],
               transpose=(1, 0))
-    assert r.status == "refuted" and r.counterexample["xla_branch"] == "minor_to_major"
+    assert r.status == "refuted" and r.counterexample.details["xla_branch"] == "minor_to_major"
     assert any("never happens" in s for s in r.steps)
 
 
