@@ -202,6 +202,7 @@ def convert(command: str, args, data, seconds: float) -> list:
         for r in data:
             conditions = r.pop("layout_conditions", None)
             compiled = r.pop("xla_compiled", None)
+            behaviour = r.pop("xla_behaviour", None)
             if two:
                 subject = {"source": _canonical(args.shapes[0]),
                            "target": _canonical(args.shapes[1])}
@@ -212,6 +213,8 @@ def convert(command: str, args, data, seconds: float) -> list:
                 payload["layout_conditions"] = conditions
             if compiled is not None:    # --against-xla: the compiler's decision
                 payload["xla_compiled"] = compiled
+            if behaviour is not None:   # XLA aborts, is undefined or wraps here
+                payload["xla_behaviour"] = behaviour
             out.append(_from_result(r, subject, payload))
         return out
     if command == "check-hlo":      # one module's results after another, in input order

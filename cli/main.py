@@ -124,8 +124,9 @@ def output_file(text: str) -> str:
 MAX_RANK = 32
 
 
-def parse_shape_arg(text: str):
-    """An array shape given on the command line, of rank at most MAX_RANK.
+def parse_shape_arg(text: str, *, int64_size: bool = True):
+    """An array shape given on the command line, of rank at most MAX_RANK
+    (and, unless ``int64_size`` is false, a padded size that fits int64).
 
     >>> parse_shape_arg("f32[" + "1," * 32 + "1]")
     Traceback (most recent call last):
@@ -137,7 +138,8 @@ def parse_shape_arg(text: str):
     if shape.rank > MAX_RANK:
         raise ShapeError(f"the commands take ranks up to {MAX_RANK}; "
                          f"this shape has rank {shape.rank}")
-    _check_size(shape)
+    if int64_size:
+        _check_size(shape)
     return shape
 
 
@@ -148,7 +150,7 @@ def _check_size(shape) -> None:
 
     >>> parse_shape_arg("s8[144115188075855872,1]{1,0:T(1,128)}")
     Traceback (most recent call last):
-    tilespec.spec.errors.ShapeError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 bytes, does not fit int64 (at most 2^63-1)
+    tilespec.spec.errors.ShapeError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 bytes, does not fit int64 (at most 2^63-1); XLA's ShapeUtil::ArraySize wraps around (signed overflow, undefined behaviour) and returns 0 bytes (tilespec check-rule array_size SHAPE)
     """
     from tilespec.spec.errors import ShapeError
     from tilespec.spec.text import format_shape
@@ -159,7 +161,21 @@ def _check_size(shape) -> None:
     padded = byte_size(shape)
     if padded > 2**63 - 1:
         raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
-                         "does not fit int64 (at most 2^63-1)")
+                         "does not fit int64 (at most 2^63-1)" + _what_xla_makes_of(shape))
+
+
+def _what_xla_makes_of(shape) -> str:
+    """What XLA's ArraySize returns for a size past int64: the wrapped value."""
+    from tilespec.prover.models.array_size import array_size_behaviour
+    try:
+        wrapped = array_size_behaviour(shape)
+    except TilespecError:
+        return ""
+    if wrapped is None:
+        return ""
+    return (f"; XLA's ShapeUtil::ArraySize wraps around (signed overflow, undefined "
+            f"behaviour) and returns {wrapped.value} bytes "
+            "(tilespec check-rule array_size SHAPE)")
 
 
 def check_bounded(shape) -> None:

@@ -15,9 +15,9 @@ from tilespec.prover.result import (
 from tilespec.spec.errors import TilespecError
 
 
-def _shape(text):
+def _shape(text, int64_size: bool = True):
     from tilespec.cli.main import check_bounded, parse_shape_arg
-    shape = parse_shape_arg(text)
+    shape = parse_shape_arg(text, int64_size=int64_size)
     check_bounded(shape)
     return shape
 
@@ -58,7 +58,7 @@ def _rule_list(args) -> int:
     from tilespec.prover.models.rules import RULES
     if args.json:
         emit(args, [{"name": r.name, "xla": r.xla, "summary": r.summary,
-                           "shapes": r.shapes,
+                           "source": r.source, "shapes": r.shapes,
                            "conditions": [{"text": c.text, "kind": c.kind}
                                           for c in r.conditions],
                            "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
@@ -71,6 +71,7 @@ def _rule_list(args) -> int:
         extra = " --transpose P" if "transpose" in r.options else ""
         print(f"{r.name} {shapes}{extra}")
         print(f"    {r.xla}: {r.summary}")
+        print(f"    source: {r.source}")
         print("    agrees with the spec when:")
         for c in r.conditions:
             print(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
@@ -88,11 +89,17 @@ def _describe_rule(r, rule, shapes) -> str:
     head = {"proved": "agrees with the spec: proved",
             "refuted": "disagrees with the spec: refuted",
             "unknown": "unknown"}[r.status]
-    if r.status == "proved" and r.scope.endswith("vacuous)"):
+    if r.xla is not None:
+        # XLA gives no value to compare, or one only by wrap-around: a verdict
+        # of its own, never "agrees" and never "not described"
+        head = r.xla.describe()
+    elif r.status == "proved" and r.scope.endswith("vacuous)"):
         # a vacuous implication is not agreement: say that nothing was compared
         head = "proved only vacuously (nothing compared: the size conditions hold for no dims)"
     lines = [f"rule {rule.name} ({rule.xla})", f"  {head} ({r.scope}) on {r.shape}"
              f"  [{r.seconds:.3f} s]"]
+    if r.xla is not None and r.xla.source:
+        lines.append(f"  source: {r.xla.source}")
     for text, holds in rule.layout_conditions(shapes):
         lines.append(f"  condition {'holds' if holds else 'FAILS'}: {text}")
     for c in rule.conditions:
@@ -119,7 +126,8 @@ def cmd_check_rule(args) -> int:
     rule = RULES[args.name]
     if args.conditions:
         return _conditions(args, rule)
-    shapes = [_shape(t) for t in args.shapes]
+    # XLA's rules take sizes past int64: what XLA does with them is the verdict
+    shapes = [_shape(t, int64_size=False) for t in args.shapes]
     if not shapes:
         raise TilespecError(f"rule {rule.name} needs {rule.shapes} shape(s)")
     if rule.shapes == 1:

@@ -182,6 +182,54 @@ def _plain(value):
     return str(value)
 
 
+#: What an XLA function does beyond returning a value (:class:`XlaBehaviour`).
+ABORTS = "aborts"
+UNDEFINED = "undefined"
+WRAPS = "wraps"
+
+
+@dataclass(frozen=True)
+class XlaBehaviour:
+    """What a C++ function of XLA does on an input where it does not simply
+    return a value: it aborts (``what`` names the failing CHECK), its
+    behaviour is undefined (``what`` names the operation; ``value`` is what
+    two's-complement wrap-around makes it return, where that is what happens
+    in practice), or it silently wraps (``value`` is what it returns).
+    ``function`` names the function and ``source`` the file and commit.
+
+    >>> b = XlaBehaviour(ABORTS, "LayoutUtil::LinearIndexForNestedTiling",
+    ...                  "CHECK_LE(tile_rank, current_shape.size())")
+    >>> b.describe()
+    'XLA aborts: CHECK_LE(tile_rank, current_shape.size()) fails in LayoutUtil::LinearIndexForNestedTiling'
+    >>> XlaBehaviour(WRAPS, "ShapeUtil::ArraySize", "int64 product", value=0).describe()
+    'XLA silently wraps: int64 product in ShapeUtil::ArraySize; it returns 0'
+    """
+
+    kind: str
+    function: str
+    what: str
+    value: int | None = None
+    source: str = ""
+
+    def __post_init__(self):
+        if self.kind not in (ABORTS, UNDEFINED, WRAPS):
+            raise ValueError(f"unknown XLA behaviour {self.kind!r}")
+
+    def describe(self) -> str:
+        if self.kind == ABORTS:
+            return f"XLA aborts: {self.what} fails in {self.function}"
+        if self.kind == UNDEFINED:
+            text = f"undefined behaviour in {self.function}: {self.what}"
+            if self.value is not None:
+                text += (f"; with two's-complement wrap-around (what the binary does) "
+                         f"XLA wraps and returns {self.value}")
+            return text
+        return f"XLA silently wraps: {self.what} in {self.function}; it returns {self.value}"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
 @dataclass(frozen=True)
 class Result:
     """The outcome of proving one property of one shape (or shape family).
@@ -201,6 +249,9 @@ class Result:
     counterexample: Counterexample | None = None
     reason: str | None = None
     steps: tuple = field(default=())
+    #: what XLA's function does where it does not return a value to compare
+    #: (aborts, undefined behaviour, wrap-around); None where it returns one
+    xla: XlaBehaviour | None = None
 
     # the field ``property`` names the builtin decorator in this class body
     @builtins.property
@@ -214,6 +265,7 @@ class Result:
         d["counterexample"] = (None if self.counterexample is None
                                else counterexample_json(self.counterexample))
         d["steps"] = [str(s) for s in self.steps]
+        d["xla_behaviour"] = None if self.xla is None else self.xla.to_json()
         return d
 
 

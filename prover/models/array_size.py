@@ -1,10 +1,11 @@
 """``ShapeUtil::ArraySize`` and ``LayoutUtil::MaxSplitSize`` against the spec.
 
-As openxla/xla's code states them (``xla/shape_util.cc`` ``ShapeUtil::ArraySize``,
-``ShapeUtil::ByteSizeOfElements``; ``xla/layout_util.cc``
-``LayoutUtil::MaxSplitSize``; ``xla/util.h`` ``RoundUpTo`` over
-``tsl::MathUtil::CeilOfRatio``), checked against the binary in jaxlib 0.10.2
-(``on_device_size_in_bytes()`` on the CPU):
+Transcribed from openxla/xla at commit 22eee29e01 (2026-05-20):
+``xla/shape_util.cc`` ``ShapeUtil::ArraySize`` and
+``ShapeUtil::ByteSizeOfElements``, ``xla/layout_util.cc``
+``LayoutUtil::MaxSplitSize``, ``xla/util.h`` ``RoundUpTo`` over
+``tsl::MathUtil::CeilOfRatio`` (facts carried over, no code); checked against
+the binary in jaxlib 0.10.2 (``on_device_size_in_bytes()`` on the CPU):
 
 * untiled: ``ByteSizeOfElements``, the element count times the width (or
   ``ceil(count * E / 8)`` with ``E(n)``); ``L(n)`` is not applied
@@ -20,7 +21,12 @@ As openxla/xla's code states them (``xla/shape_util.cc`` ``ShapeUtil::ArraySize`
   ``RoundUpTo(d, INT64_MIN)`` is ``CeilOfRatio(d, INT64_MIN) * INT64_MIN = 0``
   for every ``d >= 0``, so ArraySize is 0.  jaxlib 0.10.2 does not get that
   far: its layout check rejects a negative tile entry (``RET_CHECK dimension
-  >= 0``, ``xla/layout.h``).
+  >= 0``, ``xla/layout.h``);
+* every step is ``int64_t``: past 2^63-1 a product overflows (undefined
+  behaviour) and the binary returns the wrapped value, which
+  :func:`xla_array_bytes` returns too (``f32[2]{0:T(2)L(4611686018427387904)}``:
+  0 bytes; ``...L(9223372036854775807)}``: -4, which the CPU client reports
+  as the unsigned 2^64-4); :func:`array_size_behaviour` names the overflow.
 """
 
 from __future__ import annotations
@@ -29,25 +35,26 @@ import time
 
 from tilespec.prover.core.linform import group
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.models.cpp import Int64, wrap32, wrap64
 from tilespec.prover.models.rule_check import (
     RuleNotApplicable,
     Setup,
+    behaviour_result,
     level_conditions,
     physical,
     prove_loop_identity,
     run,
 )
-from tilespec.prover.result import Counterexample, Side
+from tilespec.prover.result import WRAPS, Counterexample, Result, Side, XlaBehaviour
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
 from tilespec.spec.layout import COMBINE, Shape
 from tilespec.spec.size import aligned_elements, byte_size
 from tilespec.spec.text import format_shape
 
-
-def _int32(v: int) -> int:
-    """A C++ ``int`` holding an int64 value (two's complement wrap)."""
-    return (v + 2**31) % 2**32 - 2**31
+SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArraySize, ByteSizeOfElements) and "
+          "xla/layout_util.cc (LayoutUtil::MaxSplitSize), commit 22eee29e01 (2026-05-20)")
+ARRAY_SIZE = "ShapeUtil::ArraySize"
 
 
 def max_split_size(shape: Shape, dim: int, dims=None, ar: Arithmetic = INT):
@@ -70,7 +77,7 @@ def max_split_size(shape: Shape, dim: int, dims=None, ar: Arithmetic = INT):
                 f"split config on dim {dim}, whose size is a name: give it a size")
         best, last = 0, 0
         for index in config.split_indices:
-            index = _int32(index)
+            index = wrap32(index)
             best, last = max(best, index - last), index
         return max(best, dims[dim] - last)
     return dims[dim]
@@ -119,11 +126,91 @@ def xla_array_size(shape: Shape, dims=None, ar: Arithmetic = INT):
 
 
 def xla_array_bytes(shape: Shape) -> int:
-    """ArraySize in bytes: ceil(N*E/8) with E(n), else N times the byte width."""
-    n = xla_array_size(shape)
-    if shape.layout.element_size_in_bits:
-        return -(-n * shape.layout.element_size_in_bits // 8)
-    return n * (shape.element_bits // 8)
+    """ArraySize in bytes, as XLA returns it: ceil(N*E/8) with E(n), else N
+    times the byte width, every step in int64 (wrapped where it overflows:
+    :func:`array_size_int64` says where).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> xla_array_bytes(shape("f32[2]{0:T(2)L(4611686018427387904)}"))
+    0
+    >>> xla_array_bytes(shape("f32[2]{0:T(2)L(9223372036854775807)}"))
+    -4
+    """
+    return array_size_int64(shape)[0]
+
+
+def array_size_int64(shape: Shape) -> tuple[int, Int64]:
+    """ShapeUtil::ArraySize in bytes on concrete dims, step by step in
+    ``int64_t`` (``RoundUpTo(v, t)`` is ``CeilOfRatio(v, t) * t``): the
+    value XLA returns (two's-complement wrap-around where a product
+    overflows) and the evaluation, whose :meth:`~.cpp.Int64.undefined` names
+    the first overflow.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> v, c = array_size_int64(shape("f32[2]{0:T(2)L(4611686018427387904)}"))
+    >>> v, c.overflow
+    (0, 'num_of_elements * ByteSizeOfPrimitiveType = 18446744073709551616 overflows int64')
+    """
+    c = Int64(ARRAY_SIZE, SOURCE)
+    dims = concrete_dims(shape)
+    layout = shape.layout
+    if not layout.tiles:
+        n = 1
+        for d in dims:
+            n = c.mul(n, d, "ElementsIn")
+    else:
+        P = _split_physical(shape, dims, INT)
+        t = layout.tiles[0].sizes
+        k, r = len(t), len(P)
+        n = 1
+        for i in range(k):
+            d = P[i] if i < r else 1
+            n = c.mul(n, c.mul(c.ceil_of_ratio(d, t[k - 1 - i], "RoundUpTo(dim_size, tile)"),
+                               t[k - 1 - i], "RoundUpTo(dim_size, tile)"),
+                      "num_of_elements *= RoundUpTo(...)")
+        for i in range(k, r):
+            n = c.mul(n, P[i], "num_of_elements *= dim_size")
+        L = layout.tail_padding_alignment_in_elements
+        if L != 1:
+            n = c.mul(c.ceil_of_ratio(n, L, "RoundUpTo(num_of_elements, L)"), L,
+                      "RoundUpTo(num_of_elements, L)")
+    if layout.element_size_in_bits:
+        bits = c.mul(n, layout.element_size_in_bits, "num_elements * element_size_in_bits")
+        return c.ceil_of_ratio(bits, 8, "CeilOfRatio(num_bits, CHAR_BIT)"), c
+    return c.mul(n, shape.element_bits // 8, "num_of_elements * ByteSizeOfPrimitiveType"), c
+
+
+def split_index_wraps(shape: Shape) -> XlaBehaviour | None:
+    """MaxSplitSize reads each split index into a C++ ``int``: an index past
+    2^31-1 wraps (defined, modulo 2^32, since C++20), and ArraySize is
+    computed from the wrapped index.  None where no index wraps.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> b = split_index_wraps(shape("f32[4294967296]{0:T(2)SC(0:3000000000)}"))
+    >>> b.kind, b.value
+    ('wraps', 22359738368)
+    """
+    for config in shape.layout.split_configs:
+        for index in config.split_indices:
+            if wrap32(index) != index:
+                return XlaBehaviour(
+                    WRAPS, "LayoutUtil::MaxSplitSize",
+                    f"split index {index} read as a 32-bit int is {wrap32(index)}, so "
+                    "ShapeUtil::ArraySize sizes the split from it", xla_array_bytes(shape),
+                    SOURCE)
+    return None
+
+
+def array_size_behaviour(shape: Shape) -> XlaBehaviour | None:
+    """How ArraySize overflows on this concrete shape (None if it does
+    not): the operation and the wrapped value XLA returns.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> array_size_behaviour(shape("f32[2]{0:T(2)L(9223372036854775807)}")).value
+    -4
+    """
+    value, c = array_size_int64(shape)
+    return c.undefined(value)
 
 
 def xla_size_form(shape: Shape, dims, ar) -> tuple[tuple, bool]:
@@ -167,7 +254,7 @@ def size_loop_identity(layout, rank: int, element_type: str = "f32"):
 # array_size ------------------------------------------------------------------------
 
 def _size_values(shape: Shape) -> tuple[dict, dict]:
-    xla = {"elements": xla_array_size(shape), "bytes": xla_array_bytes(shape)}
+    xla = {"elements": wrap64(xla_array_size(shape)), "bytes": xla_array_bytes(shape)}
     spec = {"elements": aligned_elements(shape), "bytes": byte_size(shape)}
     return xla, spec
 
@@ -178,8 +265,21 @@ def _size_conditions(shape: Shape, dims=None, ar=INT):
                             ar, set(levels), order=False)
 
 
-def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions=False):
+def check_array_size(shape: Shape, *, timeout=DEFAULT_TIMEOUT,
+                     assume_conditions=False) -> Result:
+    """ArraySize in bytes = the spec's byte size; on a concrete shape where
+    XLA's int64 arithmetic overflows, the result says so and gives the
+    value XLA returns (:attr:`Result.xla`)."""
     start = time.perf_counter()
+    if not shape.is_symbolic:
+        wrapped = array_size_behaviour(shape) or split_index_wraps(shape)
+        if wrapped is not None:
+            text = format_shape(shape)
+            return behaviour_result("array_size", [shape], wrapped, start, (
+                Side("xla", shape=text, value=wrapped.value),
+                Side("spec", shape=text, value=byte_size(shape))),
+                details={"elements": {"xla": wrap64(xla_array_size(shape)),
+                                      "spec": aligned_elements(shape)}})
 
     def concrete(shapes):
         (s,) = shapes

@@ -1,5 +1,15 @@
 """``ShapeUtil::ReshapeIsBitcast`` and ``ShapeUtil::TransposeIsBitcast``
-(openxla/xla xla/shape_util.cc) against the spec's bitcast decision
+against the spec's bitcast decision.
+
+Transcribed from openxla/xla ``xla/shape_util.cc`` at commit 22eee29e01
+(2026-05-20), facts carried over: both CHECK that the shapes are arrays with
+layouts; no if the element types differ (``SameElementType``, unless
+``ignore_element_type``); ReshapeIsBitcast then says no if the element
+counts differ, yes if there are none, and otherwise compares the physical
+position of every unit index in both directions; TransposeIsBitcast compares
+``ComposePermutations(mapping, output minor_to_major)`` with the input's
+``minor_to_major``.  Tiles, ``L`` and ``E`` are not read.  Compared with the
+spec's bitcast decision
 (:func:`prover.bitcast.decide.is_bitcast`, asked for the rule's reading).  A
 rule's "bitcast" branch is proved with the rule's verdict as an assumption,
 on the per-reading facts (:mod:`prover.bitcast.reading`)."""

@@ -1,4 +1,17 @@
-"""``LayoutUtil::LinearIndex`` (openxla/xla xla/layout_util.cc) against the spec."""
+"""``LayoutUtil::LinearIndex`` against the spec.
+
+Transcribed from openxla/xla ``xla/layout_util.cc`` (``LayoutUtil::LinearIndex``),
+commit 22eee29e01 (2026-05-20), facts carried over: rank 0 gives 0, rank 1
+the index itself (whatever the tiles); otherwise only the *first* tile is
+read: the multiplier starts at the tile's element count, and for each
+physical dim from the most minor, while tile entries remain (from the last),
+``index / t`` times the tile multiplier plus ``index % t`` times the
+within-tile multiplier, the tile multiplier growing by ``CeilOfRatio(d, t)``
+and the within-tile one by ``t``; past the tile, ``index`` times the tile
+multiplier, growing by ``d``.  All in ``int64_t``
+(:func:`linear_index_int64`): a ``*`` entry (INT64_MIN) makes the starting
+multiplier's product overflow (undefined behaviour; the binaries wrap).
+"""
 
 from __future__ import annotations
 
@@ -11,9 +24,11 @@ from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol
 from tilespec.prover.core.linform import Form, add_same_offset, spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
+from tilespec.prover.models.cpp import Int64
 from tilespec.prover.models.rule_check import (
     RuleNotApplicable,
     Setup,
+    int64_check,
     level_conditions,
     no_split_configs,
     offsets_differ,
@@ -24,6 +39,48 @@ from tilespec.prover.result import Counterexample, ProverBug
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, offset, offsets, product
 from tilespec.spec.layout import COMBINE, Shape
+
+SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
+
+
+def linear_index_int64(shape: Shape, index, c: Int64) -> int:
+    """LayoutUtil::LinearIndex in ``int64_t`` (C++ division, wrap recorded
+    in ``c``): first tile only, rank 1 the index unchanged.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> linear_index_int64(shape("f32[8,4]{1,0:T(2,2)}"), (3, 1), Int64())
+    11
+    """
+    rank = shape.rank
+    if rank == 0:
+        return 0
+    if rank == 1:
+        return int(index[0])
+    dims = concrete_dims(shape)
+    tile = shape.layout.tiles[0].sizes if shape.layout.tiles else ()
+    tile_multiplier = 1
+    for t in tile:
+        tile_multiplier = c.mul(tile_multiplier, t, "tile_multiplier *= i")
+    within, value = 1, 0
+    for minor in range(rank):
+        d = shape.layout.minor_to_major[minor]
+        size, i = dims[d], int(index[d])
+        if minor < len(tile):
+            t = tile[len(tile) - 1 - minor]
+            value = c.add(value, c.add(c.mul(tile_multiplier, c.div(i, t, "index / tile"),
+                                             "tile_multiplier * (index / tile)"),
+                                       c.mul(within, c.rem(i, t, "index % tile"),
+                                             "within_tile_multiplier * (index % tile)")),
+                          "linear_index += ...")
+            tile_multiplier = c.mul(tile_multiplier, c.ceil_of_ratio(size, t),
+                                    "tile_multiplier *= CeilOfRatio(size, tile)")
+            within = c.mul(within, t, "within_tile_multiplier *= tile")
+        else:
+            value = c.add(value, c.mul(i, tile_multiplier, "index * tile_multiplier"),
+                          "linear_index += ...")
+            tile_multiplier = c.mul(tile_multiplier, size, "tile_multiplier *= size")
+    return value
+
 
 
 def _first_tile(shape: Shape) -> tuple:
@@ -124,6 +181,8 @@ def _index_conditions(shape: Shape, dims=None, ar=INT):
 def check_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, assume_conditions=False):
     start = time.perf_counter()
     no_split_configs(shape)
+    if shape.layout.tiles and shape.layout.tiles[0].combines and shape.rank > 1:
+        return int64_check("linear_index", shape, _evaluate_int64, start)
     _first_tile(shape)
 
     def concrete(shapes):
@@ -200,3 +259,8 @@ def _replay_index(s: Shape, element) -> Counterexample:
         raise ProverBug(f"linear_index witness {element} does not replay: both {xla}")
     return offsets_differ(s, element, xla, spec)
 
+
+
+def _evaluate_int64(s: Shape, element) -> tuple[int, Int64]:
+    c = Int64("LayoutUtil::LinearIndex", SOURCE)
+    return linear_index_int64(s, element, c), c

@@ -1,31 +1,40 @@
 """XLA's nested-tiling index functions against the spec.
 
-``LayoutUtil::LinearIndexForNestedTiling`` and
-``LayoutUtil::DelinearizeIndexForNestedTiling`` were added to openxla/xla's
-``xla/layout_util.cc`` in 2026.  Neither definition is in the stored
-snapshot of openxla/xla that this project can read (only callers, in
-downstream repositories), and jaxlib 0.10.2 does not contain them (its
-``xla::LayoutUtil`` symbols stop at ``LinearIndex`` and ``MaxSplitSize``), so
-no binary can answer for them here.  They are modelled as their callers and
-a downstream port (zml's ``tiledElementOffset``, which says it follows the
-function) describe them:
+Transcribed from openxla/xla ``xla/layout_util.cc`` at commit 22eee29e01
+(2026-05-20), functions ``LayoutUtil::LinearIndexForNestedTiling`` and
+``LayoutUtil::DelinearizeIndexForNestedTiling`` (facts carried over, no
+code):
 
+* rank 0: the offset is 0 (the element list is empty), before any tile is
+  looked at;
 * the physical dims, major to minor (``minor_to_major`` reversed), and the
   index likewise;
-* each tile in turn: while there are fewer dims than the tile has entries,
-  a unit dim (index 0) goes in front; the tile's ``k`` entries split the
-  last ``k`` dims, each into a tile count ``ceil(d/t)`` (index ``i / t``) kept
-  in place and a within-tile dim ``t`` (index ``i % t``) appended at the end;
-* the offset is the row-major position in the final dims.
+* each tile in turn: ``CHECK_LE(tile_rank, current_shape.size())`` -- a
+  tile longer than the current dims aborts (no unit dims are prepended:
+  ``f32[200]{0:T(8,128)}`` aborts XLA); its ``k`` entries split the last
+  ``k`` dims, each into a tile count ``CeilOfRatio(d, t)`` (index ``e / t``)
+  kept in place and a within-tile dim ``t`` (index ``e % t``) appended;
+* the offset is the row-major position in the final dims, in ``int64_t``.
 
-That is the document's pad-reshape-transpose for tiles without ``*``: a
-later tile splits the previous tile's within-tile dims (``(8,128)(2,1)``
-pairs rows inside each tile).  A ``*`` entry (INT64_MIN) has no described
-meaning there (the port rejects it), so the rules here do not apply to it
-(exit 2); which CHECKs XLA's functions make cannot be read from the
-available source and is not claimed.  ``DelinearizeIndexForNestedTiling``
-is modelled as the inverse: the offset's digits in the final dims, each
-split undone (``count * t + within``) from the last tile back.
+A ``*`` entry is INT64_MIN there: ``CeilOfRatio(d, INT64_MIN)`` is 0,
+``e / INT64_MIN`` is 0 and ``e % INT64_MIN`` is ``e``, and the running
+multiplier of the linearisation becomes INT64_MIN, whose next product
+overflows (undefined behaviour; the binaries wrap).
+
+``DelinearizeIndexForNestedTiling`` makes no CHECK on the tile rank: a tile
+longer than the dims reads ``current_shape`` before its start (undefined
+behaviour).  It takes the offset's digits in the final dims with ``%`` and
+``/`` (so an offset past the padded size wraps around in the most major dim,
+and a negative one gives negative digits), a ``*`` entry makes a final dim 0
+(``% 0``: division by zero), and it undoes each split as ``count * t +
+within`` from the last tile back: a padding offset gives indices outside the
+dims, returned without a word.
+
+:func:`xla_nested_linear_index` and :func:`xla_nested_delinearize` run the
+transcription over any :class:`~spec.arith.Arithmetic` (ints, numpy columns,
+Z3 terms: the proofs); :func:`nested_linear_index_int64` and
+:func:`nested_delinearize_int64` run it in ``int64_t`` (C++ division, wrap,
+overflow recorded) for the verdicts beyond agree/disagree.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> s = shape("bf16[16,256]{1,0:T(8,128)(2,1)}")
@@ -33,6 +42,10 @@ split undone (``count * t + within``) from the last tile back.
 (2, 1)
 >>> xla_nested_delinearize(s, 2)
 (0, 1)
+>>> xla_nested_linear_index(shape("f32[200]{0:T(8,128)}"), (0,))
+Traceback (most recent call last):
+...
+tilespec.prover.models.cpp.XlaGivesNoValue: XLA aborts: CHECK_LE(tile_rank, current_shape.size()) (tile 1 (8,128) has 2 entries, the dims 1) fails in LayoutUtil::LinearIndexForNestedTiling
 """
 
 from __future__ import annotations
@@ -42,30 +55,76 @@ import time
 import numpy as np
 import z3
 
-from tilespec.prover.bitcast import reading
 from tilespec.prover.core.encode import internal_symbol
 from tilespec.prover.core.linform import Form, add_same_offset, spec_form
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.models.cpp import Int64, XlaGivesNoValue, check
 from tilespec.prover.models.rule_check import (
     RuleNotApplicable,
     Setup,
+    behaviour_result,
+    element_grid,
+    int64_check,
     no_split_configs,
     offsets_differ,
     run,
 )
-from tilespec.prover.result import Counterexample, ProverBug, Result, Side
+from tilespec.prover.result import (
+    UNDEFINED,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
+    XlaBehaviour,
+)
 from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.index import concrete_dims, delinearise, offset, offsets, product
+from tilespec.spec.index import concrete_dims, delinearise, offset, offsets
 from tilespec.spec.layout import COMBINE, Shape
 from tilespec.spec.text import format_shape
 
+SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
+LINEAR = "LayoutUtil::LinearIndexForNestedTiling"
+DELINEARIZE = "LayoutUtil::DelinearizeIndexForNestedTiling"
 
-def _tiles(shape: Shape) -> tuple:
+
+def tile_ranks_fit(shape: Shape) -> bool:
+    """Every tile is no longer than the dims it splits (a rank-0 shape
+    returns before its tiles are read).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> tile_ranks_fit(shape("bf16[256]{0:T(128)(2,1)}")), tile_ranks_fit(shape("f32[2]{0:T(2,2)}"))
+    (True, False)
+    """
+    return _first_long_tile(shape) is None
+
+
+def _first_long_tile(shape: Shape):
+    if shape.rank == 0:
+        return None
+    n = shape.rank
+    for level, t in enumerate(shape.layout.tiles, 1):
+        if len(t.sizes) > n:
+            return level, t.sizes, n
+        n += len(t.sizes)
+    return None
+
+
+def check_tile_ranks(shape: Shape) -> None:
+    """LinearIndexForNestedTiling's ``CHECK_LE(tile_rank, current_shape.size())``."""
+    long = _first_long_tile(shape)
+    if long is not None:
+        level, t, n = long
+        entries = ",".join("*" if x == COMBINE else str(x) for x in t)
+        check(False, LINEAR, "CHECK_LE(tile_rank, current_shape.size())", SOURCE,
+              f"tile {level} ({entries}) has {len(t)} entries, the dims {n}")
+
+
+def _no_combine(shape: Shape) -> tuple:
     tiles = tuple(t.sizes for t in shape.layout.tiles)
     if any(COMBINE in t for t in tiles):
         raise RuleNotApplicable(
-            "'*' (kCombineDimension) in a tile: what LinearIndexForNestedTiling does "
-            "with it is not described by any available source")
+            "'*' (INT64_MIN) in a tile: the index arithmetic is int64 there "
+            "(nested_linear_index_int64), not over an Arithmetic")
     return tiles
 
 
@@ -74,11 +133,11 @@ def nested_form(shape: Shape, index, dims, ar: Arithmetic = INT) -> Form:
     m2m = shape.layout.minor_to_major
     W = [dims[d] for d in reversed(m2m)]
     V = [index[d] for d in reversed(m2m)]
-    for t in _tiles(shape):
+    if not m2m:
+        return Form((), ())
+    check_tile_ranks(shape)
+    for t in _no_combine(shape):
         k = len(t)
-        while len(W) < k:
-            W.insert(0, 1)
-            V.insert(0, 0)
         start = len(W) - k
         for j, tj in enumerate(t):
             d = start + j
@@ -96,37 +155,131 @@ def xla_nested_linear_index(shape: Shape, index, dims=None, ar: Arithmetic = INT
     return nested_form(shape, index, dims, ar).offset(ar)
 
 
-def xla_nested_delinearize(shape: Shape, position, dims=None, ar: Arithmetic = INT) -> tuple:
-    """LayoutUtil::DelinearizeIndexForNestedTiling: the element at ``position``
-    (for a padding position, the indices the splits give, which may lie
-    outside the dims)."""
-    no_split_configs(shape)
-    dims = concrete_dims(shape) if dims is None else tuple(dims)
-    m2m = shape.layout.minor_to_major
-    W = [dims[d] for d in reversed(m2m)]
-    steps = []                                   # (start, tile, units prepended)
-    for t in _tiles(shape):
-        k, units = len(t), 0
-        while len(W) < k:
-            W.insert(0, 1)
-            units += 1
+def _final_dims(shape: Shape, dims, ar) -> tuple[list, list]:
+    """The final dims (major to minor) and each tile's start."""
+    W = [dims[d] for d in reversed(shape.layout.minor_to_major)]
+    steps = []
+    for t in _no_combine(shape):
+        k = len(t)
         start = len(W) - k
         for j, tj in enumerate(t):
             W.append(tj)
             W[start + j] = ar.ceildiv(W[start + j], tj)
-        steps.append((start, t, units))
-    V = list(delinearise(position, tuple(W), ar))
-    for start, t, units in reversed(steps):
+        steps.append((start, t))
+    return W, steps
+
+
+def xla_nested_delinearize(shape: Shape, position, dims=None, ar: Arithmetic = INT) -> tuple:
+    """LayoutUtil::DelinearizeIndexForNestedTiling: the element at ``position``
+    (for a padding position, the indices the splits give, which may lie
+    outside the dims).  A tile longer than the dims is undefined behaviour
+    (a read before ``current_shape``): :class:`~.cpp.XlaGivesNoValue`."""
+    no_split_configs(shape)
+    if shape.rank == 0:
+        return ()
+    _delinearize_reads_in_bounds(shape)
+    dims = concrete_dims(shape) if dims is None else tuple(dims)
+    W, steps = _final_dims(shape, dims, ar)
+    return _reassemble(shape, list(delinearise(position, tuple(W), ar)), steps, ar)
+
+
+def _reassemble(shape: Shape, V: list, steps, ar) -> tuple:
+    for start, t in reversed(steps):
         k = len(t)
         within = V[len(V) - k:]
         del V[len(V) - k:]
         for j, tj in enumerate(t):
             V[start + j] = ar.add(ar.mul(V[start + j], tj), within[j])
-        del V[:units]
+    m2m = shape.layout.minor_to_major
     out = [None] * len(m2m)
     for p, d in enumerate(reversed(m2m)):
         out[d] = V[p]
     return tuple(out)
+
+
+def _delinearize_reads_in_bounds(shape: Shape) -> None:
+    long = _first_long_tile(shape)
+    if long is not None:
+        level, t, n = long
+        raise XlaGivesNoValue(XlaBehaviour(
+            UNDEFINED, DELINEARIZE,
+            f"tile {level} has {len(t)} entries, the dims {n}: there is no CHECK, "
+            f"suffix_start is {n - len(t)} and current_shape[suffix_start + i] reads "
+            "before the vector (out of bounds)", None, SOURCE))
+
+
+# --- int64, as the binary computes -------------------------------------------------------
+
+def nested_linear_index_int64(shape: Shape, index) -> tuple[int, Int64]:
+    """LinearIndexForNestedTiling in ``int64_t`` on concrete dims: the value
+    (wrapped) and the evaluation (its first overflow, if any).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> v, c = nested_linear_index_int64(shape("f32[3,5]{1,0:T(*,2)}"), (1, 4))
+    >>> v, c.overflow is not None
+    (2, True)
+    """
+    c = Int64(LINEAR, SOURCE)
+    if shape.rank == 0:
+        return 0, c
+    check_tile_ranks(shape)
+    dims = concrete_dims(shape)
+    m2m = shape.layout.minor_to_major
+    W = [dims[d] for d in reversed(m2m)]
+    V = [int(index[d]) for d in reversed(m2m)]
+    for t in shape.layout.tiles:
+        k = len(t.sizes)
+        start = len(W) - k
+        W = (W[:start] + [c.ceil_of_ratio(W[start + j], x, "CeilOfRatio(d, t)")
+                          for j, x in enumerate(t.sizes)] + list(t.sizes))
+        V = (V[:start] + [c.div(V[start + j], x, "e / t") for j, x in enumerate(t.sizes)]
+             + [c.rem(V[start + j], x, "e % t") for j, x in enumerate(t.sizes)])
+    value, multiplier = 0, 1
+    for i in range(len(W) - 1, -1, -1):
+        value = c.add(value, c.mul(V[i], multiplier, "current_indices[i] * multiplier"),
+                      "linear_index += ...")
+        multiplier = c.mul(multiplier, W[i], "multiplier *= current_shape[i]")
+    return value, c
+
+
+def nested_delinearize_int64(shape: Shape, position: int) -> tuple[tuple, Int64]:
+    """DelinearizeIndexForNestedTiling in ``int64_t`` on concrete dims.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> s = shape("f32[3]{0:T(2)}")
+    >>> nested_delinearize_int64(s, 3)[0], nested_delinearize_int64(s, 4)[0]
+    ((3,), (0,))
+    """
+    c = Int64(DELINEARIZE, SOURCE)
+    if shape.rank == 0:
+        return (), c
+    _delinearize_reads_in_bounds(shape)
+    dims = concrete_dims(shape)
+    W = [dims[d] for d in reversed(shape.layout.minor_to_major)]
+    steps: list[tuple[int, tuple[int, ...]]] = []
+    for t in shape.layout.tiles:
+        k = len(t.sizes)
+        start = len(W) - k
+        W = (W[:start] + [c.ceil_of_ratio(W[start + j], x, "CeilOfRatio(d, t)")
+                          for j, x in enumerate(t.sizes)] + list(t.sizes))
+        steps.append((start, t.sizes))
+    V = [0] * len(W)
+    rest = int(position)
+    for i in range(len(W) - 1, -1, -1):
+        V[i] = c.rem(rest, W[i], "remaining_index % current_shape[i]")
+        rest = c.div(rest, W[i], "remaining_index /= current_shape[i]")
+    for start, sizes in reversed(steps):
+        k = len(sizes)
+        within = V[len(V) - k:]
+        del V[len(V) - k:]
+        for j, x in enumerate(sizes):
+            V[start + j] = c.add(c.mul(V[start + j], x, "outer_idx * tile_dim"), within[j],
+                                 "+ inner_idx")
+    m2m = shape.layout.minor_to_major
+    out = [0] * len(m2m)
+    for p, d in enumerate(reversed(m2m)):
+        out[d] = V[p]
+    return tuple(out), c
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -147,10 +300,20 @@ def _offsets_agree(shape: Shape, timeout, whole: bool, label: str):
 
 
 def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> Result:
-    """LinearIndexForNestedTiling = the spec's offset, for every element."""
+    """LinearIndexForNestedTiling = the spec's offset, for every element.
+    Where XLA aborts (a tile longer than the dims) or overflows (a ``*``
+    entry), the result says so (:attr:`Result.xla`)."""
     start = time.perf_counter()
     no_split_configs(shape)
-    _tiles(shape)
+    try:
+        check_tile_ranks(shape)
+    except XlaGivesNoValue as stop:
+        zero = (0,) * shape.rank
+        return behaviour_result("linear_index_nested", [shape], stop.behaviour, start, (
+            Side("xla", shape=format_shape(shape)),
+            Side("spec", element=zero, offset=0, shape=format_shape(shape))))
+    if any(t.combines for t in shape.layout.tiles):
+        return int64_check("linear_index_nested", shape, nested_linear_index_int64, start)
 
     def setup(whole: bool) -> Setup:
         return _offsets_agree(shape, timeout, whole, "LinearIndexForNestedTiling = "
@@ -169,10 +332,24 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
     element e: the spec's offset (= LinearIndexForNestedTiling, facts as in
     :func:`check_nested_linear_index`) has the final indices V as its digits
     in the final dims W (the mixed-radix lemma, V in the box of W), and
-    undoing the splits of V gives e back (division by constants)."""
+    undoing the splits of V gives e back (division by constants).  A tile
+    longer than the dims (an out-of-bounds read) and a ``*`` entry (``% 0``)
+    are undefined behaviour for every size: the result says so."""
     start = time.perf_counter()
     no_split_configs(shape)
-    _tiles(shape)
+    text = format_shape(shape)
+    try:
+        _delinearize_reads_in_bounds(shape)
+        if any(t.combines for t in shape.layout.tiles) and shape.rank:
+            ones = shape.instantiate({n: 1 for n in shape.names})
+            nested_delinearize_int64(ones, 0)
+            raise ProverBug(f"DelinearizeIndexForNestedTiling divides by a nonzero "
+                            f"'*' count on {text}")
+    except XlaGivesNoValue as stop:
+        return behaviour_result("delinearize_nested", [shape], stop.behaviour, start,
+                                (Side("xla", shape=text),
+                                 Side("spec", element=(0,) * shape.rank, offset=0,
+                                      shape=text)))
 
     def setup(whole: bool) -> Setup:
         S, e, box, B = _offsets_agree(shape, timeout, whole, "the spec's offset = "
@@ -184,7 +361,8 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
         S.facts.fact("every final index lies in its final dim (so the offset's digits "
                      "are the final indices: mixed-radix lemma)",
                      z3.And(box, z3.Not(z3.And(inside)) if inside else False))
-        back = _undo_splits(shape, list(B.vector), ar)
+        _, steps = _final_dims(shape, S.dims[0], ar) if shape.rank else ([], [])
+        back = _reassemble(shape, list(B.vector), steps, ar)
         differs = [ar._term(x) != ar._term(y) for x, y in zip(back, e)]
         S.facts.fact("undoing each tile's split of the final indices gives the element",
                      z3.And(box, z3.Or(differs)) if differs else False)
@@ -198,42 +376,8 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
                whole=lambda: setup(True))
 
 
-def _undo_splits(shape: Shape, V: list, ar) -> tuple:
-    """The element whose final indices are V: the splits undone (the same
-    reassembly as :func:`xla_nested_delinearize`, after its digits)."""
-    m2m = shape.layout.minor_to_major
-    n, steps = len(m2m), []
-    for t in _tiles(shape):
-        k, units = len(t), 0
-        while n < k:
-            n += 1
-            units += 1
-        steps.append((n - k, t, units))
-        n += k
-    for start, t, units in reversed(steps):
-        k = len(t)
-        within = V[len(V) - k:]
-        del V[len(V) - k:]
-        for j, tj in enumerate(t):
-            V[start + j] = ar.add(ar.mul(V[start + j], tj), within[j])
-        del V[:units]
-    out = [None] * len(m2m)
-    for p, d in enumerate(reversed(m2m)):
-        out[d] = V[p]
-    return tuple(out)
-
-
-def _grid(s: Shape):
-    dims = concrete_dims(s)
-    if product(dims) == 0:
-        return None
-    if product(dims) <= reading.EXHAUSTIVE:
-        return np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
-    return reading.sample_elements(reading.Question(s, s), np.random.default_rng(0))
-
-
 def _index_counterexample(s: Shape):
-    grid = _grid(s)
+    grid = element_grid(s)
     if grid is None:
         return None
     cols = tuple(grid[:, i] for i in range(grid.shape[1]))
@@ -250,7 +394,7 @@ def _index_counterexample(s: Shape):
 
 
 def _delinearize_counterexample(s: Shape):
-    grid = _grid(s)
+    grid = element_grid(s)
     if grid is None:
         return None
     for row in grid[:4096]:

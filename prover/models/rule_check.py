@@ -169,6 +169,8 @@ class Rule:
     agree: tuple = ()                            # examples (shape texts)
     disagree: tuple = ()
     options: tuple = field(default=())           # extra arguments it takes
+    #: where the model was read: file, function and commit of openxla/xla
+    source: str = ""
 
     def layout_conditions(self, shapes) -> list[tuple[str, bool]]:
         return [(c.text, c.holds_for(*shapes)) for c in self.conditions
@@ -272,3 +274,84 @@ def offsets_differ(s: Shape, element, xla: int, spec: int) -> Counterexample:
 
 def _holds(condition_fn, shapes, values) -> bool:
     return all(bool(c) for _, c in condition_fn(shapes))
+
+
+def behaviour_result(rule: str, shapes, behaviour, start: float, sides=(),
+                     dim_values=None, subject: str | None = None,
+                     details=None) -> Result:
+    """A rule's result where XLA's function aborts, does something undefined
+    or wraps (:class:`~prover.result.XlaBehaviour`): not an agreement, so
+    refuted, with the behaviour as its own field and a counterexample whose
+    sides say what XLA and the spec give there (XLA: nothing, or the value
+    after wrap-around)."""
+    text = subject or " ; ".join(format_shape(s) for s in shapes)
+    where = _where(shapes)
+    if dim_values:
+        where = "concrete"
+    ce = Counterexample(dim_values or {}, tuple(sides), what=behaviour.describe(),
+                        details=details or {})
+    return Result(text, f"rule {rule}", REFUTED, time.perf_counter() - start, where,
+                  counterexample=ce, xla=behaviour)
+
+
+#: sizes tried for the named dims where XLA's int64 arithmetic is evaluated
+#: (all names alike): whether a product overflows depends on the sizes
+PROBE_SIZES = (1, 2, 3, 5, 8, 128)
+
+
+def element_grid(s: Shape):
+    """Every element of a concrete shape (rows), or a sample of a large one;
+    None with no elements."""
+    import numpy as np
+
+    from tilespec.prover.bitcast import reading
+    from tilespec.spec.index import concrete_dims, product
+    dims = concrete_dims(s)
+    if product(dims) == 0:
+        return None
+    if product(dims) <= reading.EXHAUSTIVE:
+        return np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
+    return reading.sample_elements(reading.Question(s, s), np.random.default_rng(0))
+
+
+def int64_check(rule: str, shape: Shape, evaluate: Callable, start: float) -> Result:
+    """An index function evaluated in int64 (``evaluate(shape, element) ->
+    (value, Int64)``) on every element (or a sample) against the spec's
+    offset, at the given sizes or, for named dims, at :data:`PROBE_SIZES`:
+    the first overflow is undefined behaviour (with the wrapped value), a
+    different value a disagreement; every element equal and no overflow is
+    agreement for a concrete shape enumerated whole, else unknown."""
+    from tilespec.spec.index import concrete_dims, offset, product
+    text = format_shape(shape)
+    if shape.is_symbolic:
+        instances = [({n: v for n in shape.names},
+                      shape.instantiate({n: v for n in shape.names})) for v in PROBE_SIZES]
+    else:
+        instances = [({}, shape)]
+    complete = not shape.is_symbolic
+    for values, s in instances:
+        grid = element_grid(s)
+        if grid is None:
+            continue
+        complete = complete and len(grid) == product(concrete_dims(s))
+        for row in grid:
+            element = tuple(int(x) for x in row)
+            value, c = evaluate(s, element)
+            spec = offset(s, element)
+            sides = (Side("xla", element=element, offset=value, shape=format_shape(s)),
+                     Side("spec", element=element, offset=spec, shape=format_shape(s)))
+            ub = c.undefined(value)
+            if ub is not None:
+                return behaviour_result(rule, [s], ub, start, sides, values, subject=text)
+            if value != spec:
+                return Result(text, f"rule {rule}", REFUTED, time.perf_counter() - start,
+                              "concrete",
+                              counterexample=offsets_differ(s, element, value, spec).at(values))
+    if complete:
+        return Result(text, f"rule {rule}", PROVED, time.perf_counter() - start, "concrete",
+                      steps=("every element evaluated in int64: no overflow, the spec's "
+                             "offset",))
+    return Result(text, f"rule {rule}", UNKNOWN, time.perf_counter() - start, _where([shape]),
+                  reason=f"no overflow and no difference on the elements and sizes tried "
+                  f"{PROBE_SIZES}; whether XLA's int64 products overflow depends on the "
+                  "sizes, which were not all tried")

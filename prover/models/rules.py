@@ -60,6 +60,7 @@ by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 from __future__ import annotations
 
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.models.array_size import SOURCE as ARRAY_SIZE_SOURCE
 from tilespec.prover.models.array_size import (
     check_array_size,
     size_loop_identity,
@@ -72,18 +73,26 @@ from tilespec.prover.models.bitcast_rules import (
     xla_reshape_unit_checks,
     xla_transpose_is_bitcast,
 )
+from tilespec.prover.models.bitcast_tiling import SOURCE as BITCAST_TILING_SOURCE
+from tilespec.prover.models.bitcast_tiling import check_validate_tiling, compute_bitcast_dim_map
+from tilespec.prover.models.data_size import check_array_data_size
+from tilespec.prover.models.decomposable import SOURCE as DECOMPOSABLE_SOURCE
+from tilespec.prover.models.decomposable import check_is_decomposable_bitcast
 from tilespec.prover.models.linear_index import (
     check_linear_index,
     index_loop_identity,
     xla_linear_index,
 )
+from tilespec.prover.models.nested_tiling import SOURCE as NESTED_SOURCE
 from tilespec.prover.models.nested_tiling import (
     check_nested_delinearize,
     check_nested_linear_index,
+    tile_ranks_fit,
     xla_nested_delinearize,
     xla_nested_linear_index,
 )
 from tilespec.prover.models.rule_check import Condition, Rule, RuleNotApplicable, level_conditions
+from tilespec.prover.models.untiled import check_is_untiled_layout
 from tilespec.prover.result import Result
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, Tile
@@ -111,6 +120,15 @@ def _no_combine_any(s: Shape) -> bool:
     return not any(t.combines for t in s.layout.tiles)
 
 
+def _untiled_ranks_fit(s: Shape) -> bool:
+    n = s.rank
+    for t in s.layout.tiles:
+        if len(t.sizes) > n:
+            return False
+        n += len(t.sizes)
+    return True
+
+
 def _no_combine_first(s: Shape) -> bool:
     return not (s.layout.tiles and s.layout.tiles[0].combines)
 
@@ -126,9 +144,9 @@ RULES: dict[str, Rule] = {
     "array_size": Rule(
         "array_size",
         "ShapeUtil::ArraySize (openxla/xla xla/shape_util.cc; checked against jaxlib "
-        "0.10.2)",
+        "0.10.2, wrapped values included)",
         "padded elements from the first tile only; L(n) only when tiled; each dim "
-        "its LayoutUtil::MaxSplitSize",
+        "its LayoutUtil::MaxSplitSize; int64 products (XLA wraps where they overflow)",
         1,
         (Condition("tiled, or L(1): XLA applies L(n) only to tiled layouts", "layout",
                    lambda s: bool(s.layout.tiles) or
@@ -139,20 +157,26 @@ RULES: dict[str, Rule] = {
          Condition("no split config (SC): XLA sizes the largest split "
                    "(LayoutUtil::MaxSplitSize), the document has no splits", "layout",
                    lambda s: not s.layout.split_configs),
-         Condition("levels after the first add no padding", "size")),
+         Condition("levels after the first add no padding", "size"),
+         Condition("the byte size fits in int64 (XLA's products overflow past 2^63-1: "
+                   "undefined behaviour; the binary wraps)", "size")),
         agree=("f32[m,n]{1,0:T(8,128)}", "bf16[m,n]{1,0:T(8,128)(2,1)}",
                "f32[]{:T(128)}", "f32[m]{0}"),
         disagree=("f32[3]{0:L(4)}", "f32[8,128]{1,0:T(8,128)(2,1,1,1)}",
                   "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
                   "bf16[16,128]{1,0:T(8,128)(3,1)}",
-                  "f32[10,6]{1,0:T(2,2)SC(0:3,5)}")),
+                  "f32[10,6]{1,0:T(2,2)SC(0:3,5)}",
+                  "f32[2]{0:T(2)L(4611686018427387904)}",
+                  "f32[2]{0:T(2)L(9223372036854775807)}",
+                  "f32[4294967296]{0:T(2)SC(0:3000000000)}"),
+        source=ARRAY_SIZE_SOURCE),
     "linear_index": Rule(
         "linear_index",
         "LayoutUtil::LinearIndex (openxla/xla xla/layout_util.cc)",
         "offset from the first tile only; rank 1 unchanged, rank 0 zero",
         1,
-        (Condition("no '*' in the first tile (XLA does not handle it)", "layout",
-                   _no_combine_first),
+        (Condition("no '*' in the first tile (INT64_MIN: the tile multiplier's product "
+                   "overflows, undefined behaviour)", "layout", _no_combine_first),
          Condition("a single tiling level (or later levels that change nothing: "
                    "the size condition)", "layout", lambda s: len(s.layout.tiles) <= 1,
                    required=False),
@@ -162,28 +186,110 @@ RULES: dict[str, Rule] = {
                "f32[m,n]{1,0:T(2,8,128)}", "f32[5]{0:T(128)}", "s32[]{:T(128)}",
                "f32[m,n]{1,0:T(8,128)(1,1)}"),
         disagree=("bf16[16,256]{1,0:T(8,128)(2,1)}", "f32[200]{0:T(8,128)}",
-                  "bf16[256]{0:T(128)(2,1)}")),
+                  "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(*,2)}"),
+        source="openxla/xla xla/layout_util.cc LayoutUtil::LinearIndex, commit 22eee29e01 "
+               "(2026-05-20)"),
     "linear_index_nested": Rule(
         "linear_index_nested",
-        "LayoutUtil::LinearIndexForNestedTiling (openxla/xla xla/layout_util.cc, 2026; "
-        "not in the stored source nor in jaxlib 0.10.2: modelled as described)",
-        "offset from every tile in turn, each splitting the previous tile's dims",
+        "LayoutUtil::LinearIndexForNestedTiling (openxla/xla xla/layout_util.cc)",
+        "offset from every tile in turn, each splitting the previous tile's dims; "
+        "CHECK_LE(tile_rank, current_shape.size()) per tile; int64",
         1,
-        (Condition("no '*' in any tile (no source describes what the function does "
-                   "with it)", "layout", _no_combine_any),),
+        (Condition("every tile no longer than the dims it splits (else XLA aborts: "
+                   "CHECK_LE(tile_rank, current_shape.size()))", "layout", tile_ranks_fit),
+         Condition("no '*' in any tile (INT64_MIN: the linearisation's products "
+                   "overflow, undefined behaviour)", "layout", _no_combine_any)),
         agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
                "bf16[256]{0:T(128)(2,1)}", "f32[a,m,n]{0,2,1:T(2,8,128)(2,1,1)}",
-               "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}")),
+               "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}"),
+        disagree=("f32[200]{0:T(8,128)}", "bf16[16]{0:T(8,128)(2,1)}",
+                  "u8[1000]{0:T(32,128)(4,1)}", "f32[3,5]{1,0:T(*,2)}"),
+        source=f"{NESTED_SOURCE} LayoutUtil::LinearIndexForNestedTiling"),
     "delinearize_nested": Rule(
         "delinearize_nested",
-        "LayoutUtil::DelinearizeIndexForNestedTiling (openxla/xla xla/layout_util.cc, "
-        "2026; not in the stored source nor in jaxlib 0.10.2: modelled as the inverse)",
-        "the element at an offset: digits in the final dims, each tile's split undone",
+        "LayoutUtil::DelinearizeIndexForNestedTiling (openxla/xla xla/layout_util.cc)",
+        "the element at an offset: digits in the final dims, each tile's split undone; "
+        "no CHECK on the tile rank",
         1,
-        (Condition("no '*' in any tile (no source describes what the function does "
-                   "with it)", "layout", _no_combine_any),),
+        (Condition("every tile no longer than the dims it splits (else an out-of-bounds "
+                   "read: undefined behaviour)", "layout", tile_ranks_fit),
+         Condition("no '*' in any tile (a final dim of 0: remaining_index % 0, "
+                   "undefined behaviour)", "layout", _no_combine_any),
+         Condition("offsets of elements only: a padding offset gives indices outside "
+                   "the dims and an offset past the padded size wraps around, "
+                   "without a word", "layout", lambda s: True, required=False)),
         agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
-               "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}")),
+               "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}"),
+        disagree=("f32[200]{0:T(8,128)}", "f32[3,5]{1,0:T(*,2)}"),
+        source=f"{NESTED_SOURCE} LayoutUtil::DelinearizeIndexForNestedTiling"),
+    "array_data_size": Rule(
+        "array_data_size",
+        "ShapeUtil::ArrayDataSize (openxla/xla xla/shape_util.cc)",
+        "LinearIndex (first tile only; rank 1: the index) of the last element, plus "
+        "one, in bytes; int64",
+        1,
+        (Condition("a single tiling level, or later levels that move no element past "
+                   "the last one", "layout", lambda s: len(s.layout.tiles) <= 1,
+                   required=False),
+         Condition("rank 1: no tile longer than 1 entry (LinearIndex returns the index, "
+                   "the spec prepends unit dims)", "layout",
+                   lambda s: s.rank != 1 or all(len(t.sizes) <= 1 for t in s.layout.tiles)),
+         Condition("at least one element (with none, the last index is -1 in every dim "
+                   "and LinearIndex of it is not 0)", "size")),
+        agree=("f32[28,1,1]{2,1,0:T(2,128)}", "f32[3,200]{1,0:T(2,128)}",
+               "bf16[16,256]{1,0:T(8,128)(2,1)}", "s4[7]{0:E(4)}"),
+        disagree=("f32[200]{0:T(8,128)}", "f32[0,5]{1,0:T(8,128)}", "f32[3,5]{1,0:T(*,2)}"),
+        source="openxla/xla xla/shape_util.cc ShapeUtil::ArrayDataSize and "
+               "xla/layout_util.cc LayoutUtil::LinearIndex, commit 22eee29e01 (2026-05-20)"),
+    "is_untiled_layout": Rule(
+        "is_untiled_layout",
+        "LayoutUtil::IsUntiledLayout (openxla/xla xla/layout_util.cc)",
+        "each tile divides its dims, and after an entry other than 1 every tile count "
+        "is 1; CHECK_LE(tile_ndims, dims), CHECK_GT(entry, 0)",
+        1,
+        (Condition("every tile no longer than the dims it splits (else XLA aborts: "
+                   "CHECK_LE(tile_ndims, current_shape.size()))", "layout",
+                   lambda s: _untiled_ranks_fit(s)),
+         Condition("no '*' in any tile (d % INT64_MIN is d: no for a nonzero dim, "
+                   "CHECK_GT aborts for a zero one)", "layout", _no_combine_any)),
+        agree=("f32[24,128]{1,0:T(8,128)}", "f32[4,256]{1,0:T(1,128)}",
+               "f32[2,3,4]{2,1,0:T(8,128)}", "bf16[16,128]{1,0:T(8,128)(2,1)}"),
+        disagree=("s32[]{:T(256)}", "f32[4,128]{1,0:T(*,128)}", "f32[0,128]{1,0:T(*,128)}"),
+        source="openxla/xla xla/layout_util.cc LayoutUtil::IsUntiledLayout, commit "
+               "22eee29e01 (2026-05-20)"),
+    "is_decomposable_bitcast": Rule(
+        "is_decomposable_bitcast",
+        "ShapeUtil::IsDecomposableBitcast (openxla/xla xla/shape_util.cc)",
+        "both shapes have layouts and the same element count (DecomposeBitcast returns "
+        "nothing otherwise); element types not compared",
+        2,
+        (Condition("the same element width (XLA decomposes f32[4] to bf16[4]: equal "
+                   "counts, different elements)", "layout",
+                   lambda a, b: a.element_bits == b.element_bits),),
+        agree=(("s4[3,2]{1,0}", "s8[3]{0}"), ("s4[3,2]{1,0}", "s4[6]{0}"),
+               ("f32[16,17,3]{2,1,0}", "s32[51,16]{0,1}")),
+        disagree=(("f32[4]{0}", "bf16[4]{0}"), ("s4[3,2]{1,0:E(4)}", "s8[3,2]{1,0}")),
+        source=DECOMPOSABLE_SOURCE),
+    "validate_tiling_of_bitcast": Rule(
+        "validate_tiling_of_bitcast",
+        "ComputeBitcastDimMap + ValidateTilingOfBitcast (openxla/xla "
+        "xla/hlo/transforms/simplifiers/algebraic_simplifier.cc)",
+        "a physical dim map (splits and combinations only), then the first tiles' "
+        "entries compared dim by dim; yes at once if either side is untiled",
+        2,
+        (Condition("both sides tiled, or both untiled (with one side untiled the "
+                   "validation says yes without looking)", "layout",
+                   lambda a, b: bool(a.layout.tiles) == bool(b.layout.tiles)),
+         Condition("the dims split or combine, never re-partition ({4,4} to {2,8} has "
+                   "no map)", "layout",
+                   lambda a, b: compute_bitcast_dim_map(b, a) is not None)),
+        agree=(("f32[16,256]{1,0:T(8,128)}", "f32[2,8,256]{2,1,0:T(8,128)}"),
+               ("f32[16,256]{1,0:T(8,128)}", "f32[4,4,256]{2,1,0:T(8,128)}"),
+               ("f32[6,128]{1,0:T(2,128)}", "f32[3,2,128]{2,1,0:T(2,128)}")),
+        disagree=(("f32[4,4]{1,0}", "f32[2,8]{1,0}"),
+                  ("f32[8,2]{0,1:T(2,2)}", "f32[16]{0}"),
+                  ("f32[8,128]{1,0:T(8,128)}", "f32[1024]{0:T(1024)}")),
+        source=BITCAST_TILING_SOURCE),
     "reshape_is_bitcast": Rule(
         "reshape_is_bitcast",
         "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
@@ -201,7 +307,9 @@ RULES: dict[str, Rule] = {
                ("f32[2,m]{1,0}", "f32[m,2]{1,0}")),
         disagree=(("f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}"),
                   ("f32[3,128]{1,0:T(8,128)}", "f32[384]{0}"),
-                  ("f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}"))),
+                  ("f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}")),
+        source="openxla/xla xla/shape_util.cc ShapeUtil::ReshapeIsBitcast, commit "
+               "22eee29e01 (2026-05-20)"),
     "transpose_is_bitcast": Rule(
         "transpose_is_bitcast",
         "ShapeUtil::TransposeIsBitcast (openxla/xla xla/shape_util.cc)",
@@ -218,7 +326,9 @@ RULES: dict[str, Rule] = {
                ("f32[m,n]{1,0}", "f32[n,m]{0,1}", (1, 0))),
         disagree=(("f32[8,256]{1,0:T(8,128)}", "f32[256,8]{0,1:T(2,128)}", (1, 0)),
                   ("f32[1,n]{1,0}", "f32[n,1]{1,0}", (1, 0))),
-        options=("transpose",)),
+        options=("transpose",),
+        source="openxla/xla xla/shape_util.cc ShapeUtil::TransposeIsBitcast, commit "
+               "22eee29e01 (2026-05-20)"),
 }
 
 
@@ -307,6 +417,14 @@ def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT
         return check_nested_linear_index(shapes[0], timeout=timeout)
     if name == "delinearize_nested":
         return check_nested_delinearize(shapes[0], timeout=timeout)
+    if name == "array_data_size":
+        return check_array_data_size(shapes[0])
+    if name == "is_untiled_layout":
+        return check_is_untiled_layout(shapes[0])
+    if name == "is_decomposable_bitcast":
+        return check_is_decomposable_bitcast(shapes[0], shapes[1])
+    if name == "validate_tiling_of_bitcast":
+        return check_validate_tiling(shapes[0], shapes[1], timeout=timeout)
     if name == "transpose_is_bitcast":
         if transpose is None:
             raise TilespecError("rule transpose_is_bitcast needs --transpose P")

@@ -1,0 +1,116 @@
+"""``LayoutUtil::IsUntiledLayout`` against the spec.
+
+Transcribed from openxla/xla ``xla/layout_util.cc`` (``LayoutUtil::IsUntiledLayout``),
+commit 22eee29e01 (2026-05-20), facts carried over.  It takes the tiles and
+the physical dims (major to minor) and says whether the tiling is the same
+as no tiles; its header says it may answer no for unusual tilings that are.
+Each tile in turn:
+
+* ``CHECK_LE(tile_ndims, current_shape.size())``: a tile longer than the
+  current dims aborts (``s32[]{:T(256)}``);
+* each entry: a dim not divisible by it gives *false* at once (``d %
+  INT64_MIN`` is ``d``, so a ``*`` entry on a nonzero dim says no); then
+  ``CHECK_GT(tile entry, 0)`` (a ``*`` entry on a zero dim aborts there);
+  once an entry other than 1 has been seen, a later entry whose tile count is
+  not 1 gives *false*;
+* the tiled dims are replaced by the counts, then the tile.
+
+The spec's answer: the layout's offsets are the untiled row-major offsets
+for every element, and it pads nothing (``L`` left out, as the function
+does not see it).
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> is_untiled_layout(shape("f32[24,128]{1,0:T(8,128)}")), spec_is_untiled(shape("f32[24,128]{1,0:T(8,128)}"))
+(True, True)
+>>> is_untiled_layout(shape("f32[4,128]{1,0:T(*,128)}")), spec_is_untiled(shape("f32[4,128]{1,0:T(*,128)}"))
+(False, True)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tilespec.prover.models.cpp import Int64, XlaGivesNoValue, check
+from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_result
+from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
+from tilespec.spec.index import all_offsets, concrete_dims, product
+from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.size import padded_count
+from tilespec.spec.text import format_shape
+
+SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
+FUNCTION = "LayoutUtil::IsUntiledLayout"
+
+#: the most elements the spec's offsets are compared on
+ENUMERATION_LIMIT = 1 << 22
+
+
+def is_untiled_layout(shape: Shape) -> bool:
+    """LayoutUtil::IsUntiledLayout(tiles, physical dims major to minor);
+    raises :class:`~.cpp.XlaGivesNoValue` where XLA aborts."""
+    c = Int64(FUNCTION, SOURCE)
+    current = [int(d) for d in concrete_dims(shape)]
+    current = [current[d] for d in reversed(shape.layout.minor_to_major)]
+    for level, tile in enumerate(shape.layout.tiles, 1):
+        t = tile.sizes
+        k = len(t)
+        check(k <= len(current), FUNCTION, "CHECK_LE(tile_ndims, current_shape.size())",
+              SOURCE, f"tile {level} has {k} entries, the dims {len(current)}")
+        tiled = current[len(current) - k:]
+        counts = []
+        allow_multiple = True
+        for i in range(k):
+            if c.rem(tiled[i], t[i], "tiled_shape[i] % tile.dimension(i)") != 0:
+                return False
+            entry = "*" if t[i] == COMBINE else str(t[i])
+            check(t[i] > 0, FUNCTION, "CHECK_GT(tile.dimension(i), 0)", SOURCE,
+                  f"tile {level} entry {i} is {entry}")
+            counts.append(tiled[i] // t[i])
+            if not allow_multiple and counts[i] != 1:
+                return False
+            if t[i] != 1:
+                allow_multiple = False
+        current = current[:len(current) - k] + counts + list(t)
+    return True
+
+
+def spec_is_untiled(shape: Shape) -> bool:
+    """The spec: every element's offset is its untiled row-major offset and
+    nothing is padded (``L`` left out)."""
+    flat = shape.with_layout(shape.layout.replace(tail_padding_alignment_in_elements=1))
+    plain = flat.with_layout(flat.layout.replace(tiles=()))
+    n = product(concrete_dims(shape))
+    if n > ENUMERATION_LIMIT:
+        raise RuleNotApplicable(f"{n} elements: more than the {ENUMERATION_LIMIT} whose "
+                                "offsets the spec compares")
+    if padded_count(flat) != padded_count(plain):
+        return False
+    return n == 0 or bool(np.array_equal(all_offsets(flat), all_offsets(plain)))
+
+
+def check_is_untiled_layout(shape: Shape, **_) -> Result:
+    """IsUntiledLayout = the spec's answer, on a concrete shape."""
+    start = time.perf_counter()
+    if shape.is_symbolic:
+        raise RuleNotApplicable("is_untiled_layout is evaluated on concrete sizes: "
+                                "give every dim a size")
+    text = format_shape(shape)
+    try:
+        xla = is_untiled_layout(shape)
+    except XlaGivesNoValue as stop:
+        return behaviour_result("is_untiled_layout", [shape], stop.behaviour, start,
+                                (Side("xla", shape=text),
+                                 Side("spec", shape=text, value=int(spec_is_untiled(shape)))))
+    spec = spec_is_untiled(shape)
+    seconds = time.perf_counter() - start
+    if xla == spec:
+        return Result(text, "rule is_untiled_layout", PROVED, seconds, "concrete",
+                      steps=(f"IsUntiledLayout and the spec both say {xla}",))
+    return Result(text, "rule is_untiled_layout", REFUTED, seconds, "concrete",
+                  counterexample=Counterexample(
+                      {}, (Side("xla", shape=text, value=int(xla)),
+                           Side("spec", shape=text, value=int(spec))),
+                      what=f"IsUntiledLayout says {str(xla).lower()}, the spec "
+                      f"{'untiled' if spec else 'tiled'} (1 = untiled)"))
