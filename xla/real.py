@@ -149,6 +149,11 @@ def versions() -> dict:
 _CACHE: dict[tuple[str, bool, bool], Answer] = {}
 
 
+def forget() -> None:
+    """Drop every remembered answer, so that the next question asks XLA."""
+    _CACHE.clear()
+
+
 def ask(texts, validate: bool = True, measure: bool = True,
         timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
     """XLA's answer for each text, in order (repeated texts asked once).
