@@ -167,7 +167,11 @@ def main() -> None:
     import jax.numpy as jnp
     import numpy as np
     from jax._src.lib import xla_client as xc
-    from jax.experimental.layout import Format, Layout
+    try:
+        from jax.experimental.layout import Format, Layout
+    except ImportError:  # jax before 0.6: Layout was DeviceLocalLayout, Format was Layout
+        from jax.experimental.layout import DeviceLocalLayout as Layout
+        from jax.experimental.layout import Layout as Format
     from jax.sharding import SingleDeviceSharding
 
     # Parse before the CPU client exists: parse_all forks, and a process
@@ -189,7 +193,10 @@ def main() -> None:
         """
 
         def __init__(self, major_to_minor, text):
-            super().__init__(major_to_minor, tiling=((1,),))
+            try:
+                super().__init__(major_to_minor, tiling=((1,),))
+            except TypeError:  # jax before 0.6 named it _tiling
+                super().__init__(major_to_minor, _tiling=((1,),))
             self.text = text
 
         def _to_xla_layout(self, dtype):

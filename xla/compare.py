@@ -144,11 +144,11 @@ def compare(texts, measure: bool = True,
     (``measure=False``: without XLA's ArraySize, much faster)."""
     texts = list(texts)
     answers = real.ask(texts, measure=measure, timeout=timeout)
-    devices = [_device_text(t, a) for t, a in zip(texts, answers)]
+    devices = [device_text(t, a) for t, a in zip(texts, answers)]
     return [_compare(t, a, d) for t, a, d in zip(texts, answers, devices)]
 
 
-def _device_text(text: str, answer: real.Answer) -> str | None:
+def device_text(text: str, answer: real.Answer) -> str | None:
     """The shape with the layout the CPU compiler kept."""
     if answer.device_layout is None or not answer.printed:
         return None

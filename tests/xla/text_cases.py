@@ -1,4 +1,4 @@
-"""Held-out shape texts for the text differential (tests/xla/test_xla_text.py
+"""Held-out shape texts for the text differential, and how to judge them (tests/xla/test_xla_text.py
 and tools/xla_versions.py): tuples and buffers, every element type,
 whitespace and comments of every kind, odd tiles, big and negative numbers,
 tokens with dims, parser slack.  Drawn afresh from a seed, never from the
@@ -11,8 +11,12 @@ cases tilespec's own tests were written against.
 from __future__ import annotations
 
 import random
+import re
 
 from tilespec.spec.dtypes import ELEMENT_TYPES
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.text import format_shape, read_shape
+from tilespec.xla import real
 
 BIG = [2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1]
 #: Characters and comments between tokens: XLA skips space, tab, \n, \r and
@@ -129,3 +133,82 @@ def held_out(seed: int, count: int) -> tuple[list[str], dict[str, list[str]]]:
         text = "".join(t + _gap(rng, odd) for t in tokens)
         texts.setdefault(text, leaves if tokens[0] in ("(", "b") else [])
     return list(texts), {t: a for t, a in texts.items() if a}
+
+
+# --- judging tilespec's reading against XLA's -------------------------------------
+
+#: tilespec's words for text XLA reads only by parser slack or wrap-around.
+ALLOWED = ("XLA's parser lets this pass", "XLA's lexer wraps it", "8-bit field")
+#: XLA's parser reads it but building the array aborts or fails (element
+#: count beyond int64): both refuse it, at different steps.
+OVERFLOW = "overflows int64"
+
+
+def tilespec_reads(text: str) -> tuple[str | None, str | None]:
+    try:
+        return format_shape(read_shape(text)), None
+    except TilespecError as e:
+        return None, str(e)
+
+
+def claim_holds(error: str, answer: real.Answer) -> bool:
+    """Where tilespec's message names XLA's reading, XLA prints exactly that."""
+    m = re.search(r"and reads (.*)\) at column \d+ in ", error)
+    if m and m.group(1) != answer.printed:
+        return False
+    m = re.search(r"8-bit field then holds (S\(-?\d+\)|no memory space)", error) or \
+        re.search(r"XLA would read it as (S\(-?\d+\)|no memory space)", error)
+    if m and answer.printed is not None:
+        space = m.group(1)
+        if space == "no memory space":
+            return "S(" not in answer.printed
+        return space in answer.printed
+    return True
+
+
+#: Types jax cannot hand to XLA as themselves; XLA's layout validator does
+#: not look at the element type (xla/layout_util.cc, ValidateLayoutForShape),
+#: so an array of another type with the same layout answers for them.
+STAND_IN = {"s1": "s8", "u1": "u8", "f6e2m3fn": "u8", "f6e3m2fn": "u8"}
+
+
+def stand_in(text: str) -> str:
+    """The array with a type and dims jax can give XLA's validator."""
+    text = re.sub(r"\b(" + "|".join(STAND_IN) + r")\b", lambda m: STAND_IN[m.group(1)], text)
+    return re.sub(r"\?", "<=64", text)
+
+
+def evidence(text: str, leaves) -> list[str]:
+    """Arrays whose validity XLA can be asked, standing in for ``text``'s."""
+    return [stand_in(a) for a in leaves.get(text, [text])]
+
+
+def verdicts(texts, leaves, python=None):
+    """Each text's class: 'agree', 'allowed' or a description of a difference,
+    and XLA's answers (``python``: the interpreter whose jaxlib answers)."""
+    alone = sorted({a for t in texts for a in evidence(t, leaves)} - set(texts))
+    answers = dict(zip(texts + alone, real.ask(texts + alone, measure=False, python=python)))
+    out = {}
+    for text in texts:
+        x = answers[text]
+        printed, error = tilespec_reads(text)
+        if error is None and x.accepted:
+            out[text] = "agree" if printed == x.printed else (
+                f"printed {printed!r}, XLA {x.printed!r}")
+        elif error is not None and not x.accepted:
+            out[text] = "agree"
+        elif error is None:
+            out[text] = f"tilespec accepts; {x.verdict}"
+        elif any(w in error for w in ALLOWED):
+            out[text] = "allowed" if claim_holds(error, x) else (
+                f"wrong claim: {error}; {x.verdict}")
+        elif OVERFLOW in error and x.valid is None:
+            out[text] = "agree"  # XLA cannot build it either (int64-dims)
+        elif x.valid is None and any(tilespec_reads(a)[1] and not answers[a].accepted
+                                     for a in evidence(text, leaves)):
+            # XLA's validator was not asked (a tuple, buffer, or a type or
+            # dim jax cannot give it); it rejects the array standing in.
+            out[text] = "agree"
+        else:
+            out[text] = f"tilespec rejects: {error}; {x.verdict} ({x.note})"
+    return out, answers
