@@ -164,14 +164,15 @@ def _message(error: Exception) -> str:
 def main() -> None:
     import jax
     jax.config.update("jax_enable_x64", True)  # s64/f64/c128 stay themselves
+    import jax.experimental.layout as jax_layout
     import jax.numpy as jnp
     import numpy as np
     from jax._src.lib import xla_client as xc
-    try:
-        from jax.experimental.layout import Format, Layout
-    except ImportError:  # jax before 0.6: Layout was DeviceLocalLayout, Format was Layout
-        from jax.experimental.layout import DeviceLocalLayout as Layout
-        from jax.experimental.layout import Layout as Format
+    # jax before 0.6 named today's Layout DeviceLocalLayout and Format Layout
+    # (untyped here: the names differ between the releases asked).
+    old = hasattr(jax_layout, "DeviceLocalLayout")
+    Layout: Any = jax_layout.DeviceLocalLayout if old else jax_layout.Layout
+    Format: Any = jax_layout.Layout if old else jax_layout.Format
     from jax.sharding import SingleDeviceSharding
 
     # Parse before the CPU client exists: parse_all forks, and a process
@@ -193,10 +194,7 @@ def main() -> None:
         """
 
         def __init__(self, major_to_minor, text):
-            try:
-                super().__init__(major_to_minor, tiling=((1,),))
-            except TypeError:  # jax before 0.6 named it _tiling
-                super().__init__(major_to_minor, _tiling=((1,),))
+            super().__init__(major_to_minor, **{"_tiling" if old else "tiling": ((1,),)})
             self.text = text
 
         def _to_xla_layout(self, dtype):
