@@ -171,7 +171,8 @@ def main() -> None:
     # jax before 0.6 named today's Layout DeviceLocalLayout and Format Layout
     # (untyped here: the names differ between the releases asked).
     old = hasattr(jax_layout, "DeviceLocalLayout")
-    Layout: Any = jax_layout.DeviceLocalLayout if old else jax_layout.Layout
+    old_name = "DeviceLocalLayout"
+    Layout: Any = getattr(jax_layout, old_name) if old else jax_layout.Layout
     Format: Any = jax_layout.Layout if old else jax_layout.Format
     from jax.sharding import SingleDeviceSharding
 
