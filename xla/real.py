@@ -196,7 +196,7 @@ def array_size(texts, timeout: float = DEFAULT_TIMEOUT) -> list[int | None]:
 # --- the subprocess -------------------------------------------------------------
 
 def _ask(texts: list[str], validate: bool, measure: bool, timeout: float,
-         python: str) -> list[Answer]:
+         python: str = sys.executable) -> list[Answer]:
     pending = dict(enumerate(texts))
     pieces: dict[int, dict] = {i: {} for i in pending}
     singly: set[int] = set()

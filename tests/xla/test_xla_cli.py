@@ -95,7 +95,7 @@ def test_an_abort_in_a_batch_is_pinned_on_one_input(monkeypatch):
     own, and only the one it dies on is answered 'XLA aborts on this input'."""
     calls = []
 
-    def worker(pending, pieces, singly, validate, measure, timeout):
+    def worker(pending, pieces, singly, validate, measure, timeout, python):
         calls.append(set(singly))
         for i in pending:
             pieces[i].update(parsed=True, printed=f"f32[{i}]{{0}}", kind="array")
