@@ -191,7 +191,7 @@ def combine_groups(tile: Tile, prefix: int) -> tuple[tuple[int, ...], tuple[int,
     ((1, 1, 1), (8, 128))
     """
     groups, sizes, run = [1] * prefix, [], 0
-    for t in tile.sizes:
+    for t in tile.combinable().sizes:
         run += 1
         if t != COMBINE:
             groups.append(run)

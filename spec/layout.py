@@ -59,6 +59,11 @@ class Tile:
     """One level of tiling: sizes of the most minor physical dims.
 
     ``COMBINE`` at an entry merges that dim into the next more minor one.
+    XLA reads, prints and validates ``*`` as the most minor entry too, so a
+    tile holds it; the spec gives it no meaning (:meth:`combinable`).
+
+    >>> Tile((2, "*")).sizes == (2, COMBINE)
+    True
     """
 
     sizes: tuple[int, ...]
@@ -69,11 +74,23 @@ class Tile:
             raise LayoutError("empty tile: a tile needs at least one entry")
         where = f"tile {_show(sizes)}"     # once: per entry it is quadratic
         sizes = tuple(_tile_entry(v, where) for v in sizes)
-        if sizes[-1] == COMBINE:
-            raise LayoutError(
-                f"tile {_show(sizes)}: '*' as the most minor entry has no "
-                "more minor dim to combine into")
         object.__setattr__(self, "sizes", sizes)
+
+    def combinable(self) -> "Tile":
+        """The tile, if each ``*`` has a more minor entry to merge into; the
+        index map and sizes of the spec need that.
+
+        >>> Tile((2, "*")).combinable()
+        Traceback (most recent call last):
+        ...
+        tilespec.spec.errors.LayoutError: tile (2,*): '*' as the most minor entry has no more minor dim to combine into (XLA reads and validates it; the layout document gives it no meaning)
+        """
+        if self.sizes[-1] == COMBINE:
+            raise LayoutError(
+                f"tile {self}: '*' as the most minor entry has no more minor dim "
+                "to combine into (XLA reads and validates it; the layout "
+                "document gives it no meaning)")
+        return self
 
     def __len__(self) -> int:
         return len(self.sizes)
@@ -146,10 +163,17 @@ class Layout:
             raise LayoutError(
                 "tail padding alignment L("
                 f"{self.tail_padding_alignment_in_elements}) must be at least 1")
-        for name in ("element_size_in_bits", "memory_space",
-                     "dynamic_shape_metadata_prefix_bytes"):
-            if getattr(self, name) < 0:
-                raise LayoutError(f"{name} {getattr(self, name)} is negative")
+        if self.element_size_in_bits < 0:
+            raise LayoutError(f"element_size_in_bits {self.element_size_in_bits} "
+                              "is negative")
+        # XLA keeps the memory space in an int8_t (Layout::memory_space_, xla/layout.h)
+        # and M in an int64_t that may be negative (then never printed).
+        if not -128 <= self.memory_space <= 127:
+            raise LayoutError(f"memory_space {self.memory_space} does not fit "
+                              "XLA's 8-bit field (-128 to 127)")
+        if not -(2**63) <= self.dynamic_shape_metadata_prefix_bytes <= INT64_MAX:
+            raise LayoutError("dynamic_shape_metadata_prefix_bytes "
+                              f"{self.dynamic_shape_metadata_prefix_bytes} does not fit int64")
 
     @classmethod
     def default(cls, rank: int) -> "Layout":
@@ -318,10 +342,30 @@ def _check_extent_product(element_type: str, dims: Sequence[Dim]) -> None:
 
 
 @dataclass(frozen=True)
+class BufferShape:
+    """XLA's buffer shape ``b(f32[8]{0})``: the buffer of an array shape.
+
+    >>> BufferShape(Shape("f32", [8])).array.dims
+    (8,)
+    """
+
+    array: Shape
+
+    def __post_init__(self) -> None:
+        # ShapeUtil::MakeValidatedBufferShape (xla/shape_util.cc): an array inside.
+        if not isinstance(self.array, Shape) or self.array.element_type in NON_ARRAY_TYPES:
+            raise ShapeError("a buffer shape b(...) holds an array shape")
+
+    def __str__(self) -> str:
+        from tilespec.spec.text import format_shape
+        return format_shape(self)
+
+
+@dataclass(frozen=True)
 class TupleShape:
     """A tuple of shapes, ``(f32[2]{0}, s32[])``."""
 
-    elements: tuple[Shape | TupleShape, ...] = field(default=())
+    elements: tuple[Shape | TupleShape | BufferShape, ...] = field(default=())
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "elements", tuple(self.elements))

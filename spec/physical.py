@@ -57,7 +57,7 @@ def prt_levels(shape: Shape, dims: Sequence[Value] | None = None,
     current: tuple[Value, ...] = tuple(given[i] for i in reversed(shape.layout.minor_to_major))
     levels = []
     for tile in shape.layout.tiles:
-        t = tile.sizes
+        t = tile.combinable().sizes
         unit = max(0, len(t) - len(current))
         current = (1,) * unit + current
         head, window = current[:len(current) - len(t)], current[len(current) - len(t):]

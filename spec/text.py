@@ -38,7 +38,7 @@ tilespec.spec.errors.ParseError: expected ',' or ']' after a dim at column 8 in 
 >>> parse_shape("f32[3]{0:S(300)}")
 Traceback (most recent call last):
 ...
-tilespec.spec.errors.ParseError: memory space S(300) does not fit XLA's 8-bit field (at most 127); XLA would read it as S(44) at column 12 in 'f32[3]{0:S(300)}'
+tilespec.spec.errors.ParseError: memory space S(300) does not fit XLA's 8-bit field (-128 to 127); XLA would read it as S(44) at column 12 in 'f32[3]{0:S(300)}'
 >>> format_shape(parse_shape("f32[3]{0:D(C)}"))
 'f32[3]{0}'
 """
@@ -46,16 +46,27 @@ tilespec.spec.errors.ParseError: memory space S(300) does not fit XLA's 8-bit fi
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
 from tilespec.spec.errors import LayoutError, ParseError, ShapeError, TilespecError
-from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+from tilespec.spec.layout import (
+    COMBINE,
+    BufferShape,
+    Layout,
+    Shape,
+    SplitConfig,
+    Tile,
+    TupleShape,
+)
 
 # Whitespace and C-style comments may stand between any two tokens, as in
-# XLA's lexer (it prints ``/*index=5*/`` inside long tuples).
-_SKIP = r"(?:\s|/\*.*?\*/|//[^\n]*)*"
-_TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|\S)", re.S)
+# XLA's lexer (it prints ``/*index=5*/`` inside long tuples).  Whitespace is
+# exactly space, tab, \n and \r: HloLexer::LexToken (openxla/xla
+# xla/hlo/parser/hlo_lexer.cc) skips those four and no other character, so
+# \v, \f and U+00A0 are not whitespace; a // comment ends at \n or \r.
+_SKIP = r"(?:[ \t\n\r]|/\*.*?\*/|//[^\n\r]*)*"
+_TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|[^ \t\n\r])", re.S)
 _SKIP_ONLY = re.compile(_SKIP, re.S)
 
 
@@ -76,21 +87,49 @@ _ORDER = tuple(_FIELDS)
 INT64_MAX = 2**63 - 1
 #: XLA keeps a memory space in 8 bits: S(128) prints as S(-128), S(300) as S(44).
 MEMORY_SPACE_MAX = 127
-#: XLA's parser lets a missing ')' in a layout field pass (it reads on as
-#: if the ')' were there); tilespec rejects it and says so.
-_LENIENT = " (XLA's parser would read on as if it were there)"
+MEMORY_SPACE_MIN = -128
+#: XLA's lexer reads a non-negative integer as uint64 and bit-casts it to
+#: int64 (HloLexer::LexInt64Impl, xla/hlo/parser/hlo_lexer.cc): 2^63 to 2^64-1
+#: wrap to negative numbers; from 2^64 on, and below -2^63, it is an error.
+UINT64_END = 2**64
+INT64_MIN = -(2**63)
 #: Fields XLA's layout validator allows only on sparse arrays; XLA no longer
 #: has sparse arrays (its parser reads D(...) and drops it), so never valid.
 _SPARSE_ONLY = {"#": "index_primitive_type", "*": "pointer_primitive_type",
                 "P": "physical_shape"}
 
 
-class _Reader:
-    """A cursor over the text that reports errors with a 1-based column."""
+class Slack(Exception):
+    """A layout field's parser failed on a token; XLA's parser drops that
+    verdict and reads on (HloParserImpl::ParseLayout ignores what its field
+    parsers return).  ``error`` is tilespec's message, ``resume`` where XLA
+    reads on, ``place`` the field's place in XLA's order."""
 
-    def __init__(self, text: str):
+    def __init__(self, error: ParseError, resume: int):
+        super().__init__(str(error))
+        self.error = error
+        self.resume = resume
+        self.place = -1
+
+
+class _Reader:
+    """A cursor over the text that reports errors with a 1-based column.
+
+    ``lenient``: read on past a layout field's syntax error, as XLA does.
+    """
+
+    def __init__(self, text: str, lenient: bool = False):
         self.text = text
         self.pos = 0
+        self.lenient = lenient
+
+    def slack(self, message: str) -> Slack:
+        """A field's syntax error at the next token, where XLA reads on."""
+        return Slack(self.error(message), self.pos)
+
+    def expect_field(self, token: str, context: str) -> None:
+        if not self.accept(token):
+            raise self.slack(f"expected {token!r} {context}")
 
     def error(self, message: str, pos: int | None = None) -> ParseError:
         pos = self.pos if pos is None else pos
@@ -118,7 +157,12 @@ class _Reader:
         if not self.accept(token):
             raise self.error(f"expected {token!r} {context}")
 
-    def integer(self, what: str, minimum: int = 0) -> int:
+    def integer(self, what: str, minimum: int = 0,
+                wrapped: Callable[[int], str] | None = None) -> int:
+        """An int64 as XLA's lexer reads it.  Text from 2^63 to 2^64-1 wraps
+        to a negative int64 in XLA; it is rejected here with what XLA then
+        makes of it: ``wrapped(value)`` says so for this field (else: the
+        value is below ``minimum``, which XLA rejects too)."""
         start = self.pos
         token = self.take()
         if not re.fullmatch(r"-?[0-9]+", token):
@@ -126,22 +170,34 @@ class _Reader:
         if len(token) > 100:  # Python refuses int() of 4300 digits; nothing needs 100
             raise self.error(f"{what} has {len(token.lstrip('-'))} digits", start)
         value = int(token)
+        if value >= UINT64_END or value < INT64_MIN:
+            raise self.error(f"{what} {value} does not fit int64 (nor uint64); "
+                             "XLA's parser rejects it", start)
+        if value > INT64_MAX:
+            xla = value - UINT64_END
+            then = wrapped(xla) if wrapped else f"which is below {minimum}, and XLA rejects it"
+            raise self.error(f"{what} {value} does not fit int64: XLA's lexer wraps "
+                             f"it to {xla}, {then}", start)
         if value < minimum:
             raise self.error(f"{what} {value} is below {minimum}", start)
-        if value > INT64_MAX:
-            raise self.error(f"{what} {value} does not fit int64 (at most 2^63-1; "
-                             "XLA's parser rejects it)", start)
         return value
 
     def at_end(self) -> bool:
         return _skip_end(self.text, self.pos) == len(self.text)
 
 
-def parse_shape(text: str) -> Shape | TupleShape:
-    """Parse one shape (array or tuple) in XLA's text form."""
+def read_shape(text: str) -> Shape | TupleShape | BufferShape:
+    """Read one shape in XLA's text form, buffer shapes ``b(f32[8])`` included.
+
+    >>> format_shape(read_shape("(b(f32[3]), s32[])"))
+    '(b(f32[3]{0}), s32[])'
+    """
     if not isinstance(text, str):
         raise ShapeError(f"shape text must be a string, not {type(text).__name__}")
-    r = _Reader(text)
+    return _strictly(_read_shape, text)
+
+
+def _read_shape(r: _Reader) -> Shape | TupleShape | BufferShape:
     try:
         shape = _shape(r)
     except RecursionError:
@@ -149,6 +205,51 @@ def parse_shape(text: str) -> Shape | TupleShape:
     if not r.at_end():
         raise r.error("unexpected text after the shape")
     return shape
+
+
+_Read = TypeVar("_Read", Layout, "Shape | TupleShape | BufferShape")
+
+
+def _strictly(read: Callable[[_Reader], _Read], text: str) -> _Read:
+    """``read(text)``, rejecting what XLA reads only by parser slack: then
+    the message says what XLA reads instead (found by reading as XLA does)
+    or, where XLA's parser fails anyway, nothing more."""
+    try:
+        return read(_Reader(text))
+    except Slack as slack:
+        error = slack.error
+    try:
+        xla = read(_Reader(text, lenient=True))
+    except Slack:
+        raise error from None
+    except TilespecError as then:
+        if isinstance(then, ParseError) and "XLA" not in then.message:
+            raise error from None  # XLA's parser fails further on, as tilespec's
+        # XLA's parser reads on; what it then meets, tilespec refuses too.
+        raise ParseError(f"{error.message} (XLA's parser reads on from there, where "
+                         f"tilespec then finds: {then})", error.text, error.column) from None
+    shown = format_layout(xla) if isinstance(xla, Layout) else format_shape(xla)
+    raise ParseError(f"{error.message} (XLA's parser lets this pass: it reads on "
+                     f"from there and reads {shown})", error.text, error.column) from None
+
+
+def parse_shape(text: str) -> Shape | TupleShape:
+    """Parse one shape (array or tuple) in XLA's text form.
+
+    Text with a buffer shape ``b(...)`` is read (see :func:`read_shape`) but
+    refused here: tilespec lays out arrays.
+    """
+    shape = read_shape(text)
+    if _holds_buffer(shape):
+        raise ShapeError(f"{text!r} holds a buffer shape b(...), which XLA reads; "
+                         "tilespec lays out arrays: give the array shape inside")
+    return shape  # type: ignore[return-value]  # no buffer inside, checked above
+
+
+def _holds_buffer(shape: Shape | TupleShape | BufferShape) -> bool:
+    if isinstance(shape, TupleShape):
+        return any(_holds_buffer(e) for e in shape.elements)
+    return isinstance(shape, BufferShape)
 
 
 def parse_array_shape(text: str) -> Shape:
@@ -168,21 +269,25 @@ def parse_layout(text: str, rank: int | None = None) -> Layout:
     >>> parse_layout("{}", 0).minor_to_major
     ()
     """
-    r = _Reader(text)
-    if r.accept("{") and r.accept("}"):
-        layout = Layout(minor_to_major=())
-    else:
-        r = _Reader(text)
-        layout = _layout(r)
-    if not r.at_end():
-        raise r.error("unexpected text after the layout")
+    layout = _strictly(_read_layout, text)
     if rank is not None and len(layout.minor_to_major) != rank:
         raise LayoutError(f"layout has {len(layout.minor_to_major)} entries "
                           f"for a rank-{rank} shape")
     return layout
 
 
-def _shape(r: _Reader) -> Shape | TupleShape:
+def _read_layout(r: _Reader) -> Layout:
+    if r.accept("{") and r.accept("}"):
+        layout = Layout(minor_to_major=())
+    else:
+        r.pos = 0
+        layout = _layout(r)
+    if not r.at_end():
+        raise r.error("unexpected text after the layout")
+    return layout
+
+
+def _shape(r: _Reader) -> Shape | TupleShape | BufferShape:
     if r.accept("("):
         elements = []
         if not r.accept(")"):
@@ -195,9 +300,16 @@ def _shape(r: _Reader) -> Shape | TupleShape:
     start = r.pos
     name = r.take()
     if name == "b" and r.peek() == "(":
-        # XLA's parser reads b(f32[8]) as a buffer shape; tilespec lays out arrays.
-        raise r.error("buffer shapes b(...) are not supported: tilespec lays out "
-                      "arrays; give the array shape inside", start)
+        # HloParserImpl::ParseShape reads b(shape); ShapeUtil::MakeValidatedBufferShape
+        # takes an array inside, never a tuple, token, opaque or buffer.
+        r.take()
+        inner_pos = r.pos
+        inner = _shape(r)
+        if not isinstance(inner, Shape) or inner.element_type in NON_ARRAY_TYPES:
+            raise r.error("a buffer shape b(...) holds an array shape, and XLA's "
+                          "parser rejects anything else", inner_pos)
+        r.expect(")", "to close the buffer shape b(...)")
+        return BufferShape(inner)
     if name not in BIT_WIDTHS and name not in NON_ARRAY_TYPES:
         if not name:
             raise r.error("expected an element type", start)
@@ -214,6 +326,12 @@ def _shape(r: _Reader) -> Shape | TupleShape:
             if not r.accept(","):
                 raise r.error("expected ',' or ']' after a dim")
     layout_pos = r.pos
+    # XLA's parser takes '{' as a layout only if an integer or ':' follows.
+    has_layout = r.peek() == "{" and _after_brace(r) not in ("}", "")
+    if name in NON_ARRAY_TYPES and (dims or has_layout):
+        raise r.error(f"{name} with dims or a layout: XLA aborts reading it (Check "
+                      "failed: buffer != nullptr, in Shape::"
+                      "array_state_maybe_underneath_buffer, xla/shape.h)", start)
     layout = _layout(r) if r.peek() == "{" else None
     try:
         return Shape(name, tuple(dims), layout, tuple(dynamic))
@@ -224,17 +342,40 @@ def _shape(r: _Reader) -> Shape | TupleShape:
         raise
 
 
+def _after_brace(r: _Reader) -> str:
+    """The token after the '{' at the cursor, the cursor left in place."""
+    pos = r.pos
+    r.take()
+    token = r.peek()
+    r.pos = pos
+    return token
+
+
+def _negative_size(value: int) -> str:
+    return "a negative size, which XLA's parser rejects"
+
+
+def _negative_bound(value: int) -> str:
+    return ("which XLA reads as an unbounded dim '?'" if value == INT64_MIN
+            else "a negative bound, which XLA's parser rejects")
+
+
 def _dim(r: _Reader) -> tuple[int | str | None, bool]:
     start = r.pos
     token = r.peek()
     if token == "<=":
         r.take()
-        return r.integer("a bound after '<='"), True
+        if r.peek() == str(INT64_MIN):
+            # Shape::kUnboundedSize (INT64_MIN) as a bound is an unbounded
+            # dim: Shape::IsValidDimensionSize allows it when dynamic.
+            r.take()
+            return None, True
+        return r.integer("a bound after '<='", wrapped=_negative_bound), True
     if token == "?":
         r.take()
         return None, True
     if re.fullmatch(r"-?[0-9]+", token):
-        return r.integer("a dim size"), False
+        return r.integer("a dim size", wrapped=_negative_size), False
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token):
         r.take()
         return token, False
@@ -251,28 +392,47 @@ def _layout(r: _Reader) -> Layout:
     m2m = []
     if r.peek() not in (":", "}"):
         while True:
-            m2m.append(r.integer("a dim number in minor_to_major"))
+            m2m.append(r.integer("a dim number in minor_to_major", wrapped=lambda v: (
+                "a negative dim number, which XLA's layout validator rejects")))
             if not r.accept(","):
                 break
     fields: dict[str, Any] = {}
     if r.accept(":"):
         last = -1
         while r.peek() != "}":
-            last = _field(r, fields, last)
+            try:
+                last = _field(r, fields, last)
+            except Slack as slack:
+                if not r.lenient:
+                    raise
+                # HloParserImpl::ParseLayout drops the field parser's verdict
+                # and goes on to the next fields from the token that failed.
+                r.pos, last = slack.resume, slack.place
     r.expect("}", "to close the layout")
     try:
-        return Layout(tuple(m2m), **fields)
+        return Layout(tuple(m2m), **_finished(fields))
     except LayoutError as e:
         raise LayoutError(f"{e} (layout at column "
                           f"{r.error('', start).column})") from None
+
+
+def _finished(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields as Layout takes them (tiles and split configs are read
+    into lists, so that a field cut short keeps what was read, as in XLA)."""
+    out = dict(fields)
+    if "tiles" in out:
+        out["tiles"] = tuple(Tile(tuple(t)) for t in out["tiles"])
+    if "split_configs" in out:
+        out["split_configs"] = tuple(SplitConfig(d, tuple(i))
+                                     for d, i in out["split_configs"])
+    return out
 
 
 def _field(r: _Reader, fields: dict[str, Any], last: int) -> int:
     """Read one layout field; XLA's parser takes them once each, in order."""
     start = r.pos
     key = r.take()
-    names = _FIELDS
-    if key not in names:
+    if key not in _FIELDS:
         raise r.error(f"unknown layout field {key!r}" if key else
                       "expected a layout field or '}'", start)
     place = _ORDER.index(key)
@@ -281,7 +441,11 @@ def _field(r: _Reader, fields: dict[str, Any], last: int) -> int:
     if place < last:
         raise r.error(f"layout field {key} must come before {_ORDER[last]} "
                       f"(XLA's order is {', '.join(_ORDER)})", start)
-    _field_value(r, key, fields, start)
+    try:
+        _field_value(r, key, fields, start)
+    except Slack as slack:
+        slack.place = place
+        raise
     return place
 
 
@@ -290,102 +454,159 @@ def _sparse_only(r: _Reader, key: str, start: int) -> ParseError:
                    "sparse arrays; XLA rejects it on a dense array", start)
 
 
+def _as_memory_space(value: int) -> str:
+    """What XLA keeps of S(value): its int8 field, after two's complement."""
+    wrapped = (value + 128) % 256 - 128
+    return "no memory space" if wrapped == 0 else f"S({wrapped})"
+
+
 def _memory_space(r: _Reader) -> int:
     start = r.pos
-    value = r.integer("a memory space in S(...)", -(2**63))
-    if not 0 <= value <= MEMORY_SPACE_MAX:
-        wrapped = (value + 128) % 256 - 128
-        why = ("is negative" if value < 0 else
-               f"does not fit XLA's 8-bit field (at most {MEMORY_SPACE_MAX})")
-        raise r.error(f"memory space S({value}) {why}; XLA would read it as "
-                      + ("no memory space" if wrapped == 0 else f"S({wrapped})"), start)
+    value = r.integer("a memory space in S(...)", INT64_MIN, wrapped=lambda v: (
+        f"and XLA's 8-bit field then holds {_as_memory_space(v)}"))
+    if not MEMORY_SPACE_MIN <= value <= MEMORY_SPACE_MAX:
+        raise r.error(f"memory space S({value}) does not fit XLA's 8-bit field "
+                      f"({MEMORY_SPACE_MIN} to {MEMORY_SPACE_MAX}); XLA would read "
+                      f"it as {_as_memory_space(value)}", start)
     return value
 
 
+def _is_int(token: str) -> bool:
+    return re.fullmatch(r"-?[0-9]+", token) is not None
+
+
 def _field_value(r: _Reader, key: str, fields: dict[str, Any], start: int) -> None:
-    names = _FIELDS
+    """Read a field's value.  Where XLA's field parser fails on a token (and
+    XLA reads on), raise :class:`Slack`; the values read so far stay in
+    ``fields``, as they do in XLA."""
     if key == "T":
-        tiles = [_tile(r)]
-        while r.peek() == "(":
-            tiles.append(_tile(r))
-        fields["tiles"] = tuple(tiles)
-        return
+        tiles: list[list[int]] = []
+        fields["tiles"] = tiles
+        while True:
+            tiles.append([])  # XLA adds the tile, then reads its entries
+            _tile(r, tiles[-1])
+            if r.peek() != "(":
+                return
     if key == "SC":
-        configs = [_split_config(r)]
-        while r.peek() == "(":
-            configs.append(_split_config(r))
-        fields["split_configs"] = tuple(configs)
-        return
-    r.expect("(", f"after layout field {key}")
+        configs: list[tuple[int, list[int]]] = []
+        fields["split_configs"] = configs
+        while True:
+            _split_config(r, configs)
+            if r.peek() != "(":
+                return
+    if key in ("#", "*"):
+        _primitive_type_field(r, key, start)
+    r.expect_field("(", f"after layout field {key}")
     if key == "D":
         # XLA's parser checks the letters, then drops the field: it has no
-        # sparse arrays any more, and its printer never writes D(...).
-        while True:
-            t_start = r.pos
-            token = r.take()
-            if not re.fullmatch(r"[DCSH]", token):
-                raise r.error(f"unknown dim level type {token!r}", t_start)
-            while r.peek() in ("+", "~"):
+        # sparse arrays any more, and its printer never writes D(...).  The
+        # list may be empty; each letter may carry one '+', then one '~'
+        # (HloParserImpl::ParseDimLevelTypes).
+        if r.peek() != ")":
+            while True:
+                if not re.fullmatch(r"[DCSH]", r.peek()):
+                    raise r.slack(f"unknown dim level type {r.peek()!r}")
                 r.take()
-            if not r.accept(","):
-                break
-    elif key in ("#", "*"):
-        t_start = r.pos
-        token = r.take()
-        if token not in UNSIGNED_TYPES:
-            raise r.error(f"{key}(...) needs an unsigned integer type, "
-                          f"not {token!r}", t_start)
-        raise _sparse_only(r, key, start)
+                r.accept("+")
+                r.accept("~")
+                if not r.accept(","):
+                    break
     elif key == "P":
         _shape(r)
         raise _sparse_only(r, key, start)
-    elif key == "S":
-        fields["memory_space"] = _memory_space(r)
-    elif key == "M":
-        m_start = r.pos
-        value = r.integer("a number in M(...)", -(2**63))
-        if value < 0:
-            raise r.error(f"M({value}) is negative; XLA would drop it", m_start)
-        fields[names[key]] = value
     else:
-        minimum = 1 if key == "L" else 0
-        fields[names[key]] = r.integer(f"a number in {key}(...)", minimum)
-    r.expect(")", f"to close {key}(...){_LENIENT}")
+        if not _is_int(r.peek()):
+            raise r.slack(f"expected a number in {key}(...)")
+        fields[_FIELDS[key]] = _number(r, key)
+    r.expect_field(")", f"to close {key}(...)")
 
 
-def _tile(r: _Reader) -> Tile:
-    r.expect("(", "to open a tile")
-    entries = []
+def _primitive_type_field(r: _Reader, key: str, start: int) -> None:
+    """``#(u8)`` or ``*(u8)``.  XLA's parser takes its three parts one by one
+    whatever became of the one before ('(', a type, ')'), so ``{0:*}`` reads
+    as no field at all.  Any type read is kept (ParseUnsignedIntegerType
+    stores it before it checks it is unsigned) and makes the layout
+    sparse-only, which XLA's layout validator rejects."""
+    failed = []
+    if not r.accept("("):
+        failed.append(r.error(f"expected '(' after layout field {key}"))
+    token = r.peek()
+    if token in BIT_WIDTHS or token in NON_ARRAY_TYPES:
+        if token not in UNSIGNED_TYPES:
+            raise r.error(f"{key}(...) needs an unsigned integer type, not {token!r} "
+                          "(XLA keeps it, and its layout validator rejects a "
+                          f"{_SPARSE_ONLY[key]} on a dense array)")
+        raise _sparse_only(r, key, start)
+    failed.append(r.error(f"expected an unsigned integer type in {key}(...)"))
+    if not r.accept(")"):
+        failed.append(r.error(f"expected ')' to close {key}(...)"))
+    raise Slack(failed[0], r.pos)
+
+
+def _number(r: _Reader, key: str) -> int:
+    if key == "S":
+        return _memory_space(r)
+    if key == "M":
+        # A negative M is kept and never printed (Layout::Print writes M
+        # only when it is positive).
+        return r.integer("a number in M(...)", INT64_MIN, wrapped=lambda v: (
+            "negative, which XLA keeps and does not print"))
+    if key == "L":
+        return r.integer("a number in L(...)", 1, wrapped=lambda v: (
+            "and XLA aborts (Check failed: value >= 1)"))
+    return r.integer(f"a number in {key}(...)", 0, wrapped=lambda v: (
+        "negative, which XLA's layout validator rejects"))
+
+
+def _tile(r: _Reader, entries: list[int]) -> None:
+    r.expect_field("(", "to open a tile")
+    if r.peek() == ")":
+        raise r.error("an empty tile: XLA's parser reads it and its layout "
+                      "validator rejects it ('layout has invalid tiles')")
     while True:
         start = r.pos
         if r.accept("*"):
             entries.append(COMBINE)
+        elif not _is_int(r.peek()):
+            raise r.slack("expected a tile size or '*'")
         else:
-            value = r.integer("a tile size or '*'", -(2**63))
-            if value <= 0:
+            value = r.integer("a tile size or '*'", INT64_MIN, wrapped=lambda v: (
+                "which XLA reads as '*'" if v == INT64_MIN else
+                "a negative tile entry other than '*', on which XLA aborts"))
+            if value == INT64_MIN:
+                # Tile::kCombineDimension, which XLA prints as '*'.
+                entries.append(COMBINE)
+            elif value <= 0:
                 raise r.error(f"tile entry {value} must be positive or '*'", start)
-            entries.append(value)
+            else:
+                entries.append(value)
         if r.accept(")"):
-            break
-        r.expect(",", f"or ')' in a tile{_LENIENT}")
-    try:
-        return Tile(tuple(entries))
-    except LayoutError as e:
-        # The only error left: '*' as the last entry; point at it.
-        raise r.error(str(e), start) from None
+            return
+        if not r.accept(","):
+            raise r.slack("expected ',' or ')' in a tile")
 
 
-def _split_config(r: _Reader) -> SplitConfig:
-    r.expect("(", "after SC")
-    dimension = r.integer("a dimension in SC(...)", 0)
-    r.expect(":", "after the dimension in SC(...)")
-    indices = []
-    if re.fullmatch(r"-?[0-9]+", r.peek()):
-        indices.append(r.integer("a split index", 0))
-        while r.accept(","):
-            indices.append(r.integer("a split index", 0))
-    r.expect(")", f"to close SC(...){_LENIENT}")
-    return SplitConfig(dimension, tuple(indices))
+def _split_config(r: _Reader, configs: list[tuple[int, list[int]]]) -> None:
+    r.expect_field("(", "after SC")
+    if not _is_int(r.peek()):
+        raise r.slack("expected a dimension in SC(...)")
+    dimension = r.integer("a dimension in SC(...)", 0, wrapped=lambda v: (
+        "negative, which XLA's layout validator rejects"))
+    indices: list[int] = []
+    configs.append((dimension, indices))
+    r.expect_field(":", "after the dimension in SC(...)")
+    if r.peek() != ")":
+        while True:
+            if not _is_int(r.peek()):
+                raise r.slack("expected a split index")
+            indices.append(r.integer("a split index", 0, wrapped=_negative_split))
+            if not r.accept(","):
+                break
+    r.expect_field(")", "to close SC(...)")
+
+
+def _negative_split(value: int) -> str:
+    return "negative, which XLA's layout validator rejects"
 
 
 def format_dim(d: int | str | None, dynamic: bool) -> str:
@@ -416,14 +637,16 @@ def format_layout(layout: Layout) -> str:
             for sc in layout.split_configs))
     if layout.physical_shape is not None:
         parts.append(f"P({format_shape(layout.physical_shape)})")
-    if layout.dynamic_shape_metadata_prefix_bytes:
+    if layout.dynamic_shape_metadata_prefix_bytes > 0:
         parts.append(f"M({layout.dynamic_shape_metadata_prefix_bytes})")
     m2m = ",".join(map(str, layout.minor_to_major))
     return "{" + m2m + (":" + "".join(parts) if parts else "") + "}"
 
 
-def format_shape(shape: Shape | TupleShape) -> str:
+def format_shape(shape: Shape | TupleShape | BufferShape) -> str:
     """XLA's printed form of a shape, with its layout."""
+    if isinstance(shape, BufferShape):
+        return f"b({format_shape(shape.array)})"
     if isinstance(shape, TupleShape):
         # XLA marks every fifth element's index in a comment.
         return "(" + "".join(
@@ -437,5 +660,5 @@ def format_shape(shape: Shape | TupleShape) -> str:
 
 
 def canonical(text: str) -> str:
-    """The canonical text of a shape: parse then print."""
-    return format_shape(parse_shape(text))
+    """The canonical text of a shape: read then print."""
+    return format_shape(read_shape(text))

@@ -146,26 +146,34 @@ def versions() -> dict:
     return out
 
 
-_CACHE: dict[tuple[str, bool, bool], Answer] = {}
+_CACHE: dict[tuple[str, bool, bool, str], Answer] = {}
+
+
+def forget() -> None:
+    """Drop every remembered answer, so that the next question asks XLA."""
+    _CACHE.clear()
 
 
 def ask(texts, validate: bool = True, measure: bool = True,
-        timeout: float = DEFAULT_TIMEOUT) -> list[Answer]:
+        timeout: float = DEFAULT_TIMEOUT, python: str | None = None) -> list[Answer]:
     """XLA's answer for each text, in order (repeated texts asked once).
 
     ``validate=False`` asks the parser and printer only; ``measure=False``
     skips allocating arrays for ArraySize (the slow part: some 15 ms an
-    array, where validating takes well under 1 ms).
+    array, where validating takes well under 1 ms).  ``python``: the
+    interpreter whose jaxlib answers (another venv's), by default this one.
     """
-    require()
+    if python is None:
+        require()
     texts = list(texts)
     for t in texts:
         if not isinstance(t, str):
             raise TilespecError(f"shape text must be a string, not {type(t).__name__}")
-    key = (validate, measure and validate)
+    key = (validate, measure and validate, python or "")
     new = [t for t in dict.fromkeys(texts) if (t,) + key not in _CACHE]
     if new:
-        for t, a in zip(new, _ask(new, *key, timeout)):
+        for t, a in zip(new, _ask(new, validate, measure and validate, timeout,
+                                  python or sys.executable)):
             _CACHE[(t,) + key] = a
     return [_CACHE[(t,) + key] for t in texts]
 
@@ -187,16 +195,20 @@ def array_size(texts, timeout: float = DEFAULT_TIMEOUT) -> list[int | None]:
 
 # --- the subprocess -------------------------------------------------------------
 
-def _ask(texts: list[str], validate: bool, measure: bool, timeout: float) -> list[Answer]:
+def _ask(texts: list[str], validate: bool, measure: bool, timeout: float,
+         python: str = sys.executable) -> list[Answer]:
     pending = dict(enumerate(texts))
     pieces: dict[int, dict] = {i: {} for i in pending}
     singly: set[int] = set()
     while pending:
         done, marker, last_words = _run_worker(pending, pieces, singly,
-                                               validate, measure, timeout)
+                                               validate, measure, timeout, python)
         if done:
             break
         # The process died (or hung) while asking the marked question.
+        if marker is None and "Unknown flags in XLA_FLAGS" in last_words and \
+                _drop_unknown_flags(python, last_words):
+            continue  # an older XLA: ask again without the flags it lacks
         if marker is None:
             raise XlaWorkerError(f"the XLA subprocess failed to start: {last_words}")
         items = [marker["i"]] if marker["at"] == "parse" else marker["items"]
@@ -214,13 +226,27 @@ _FAST = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes
          "--xla_cpu_use_fusion_emitters=false")
 
 
-def _run_worker(pending, pieces, singly, validate, measure, timeout):
+#: The speed flags each interpreter's XLA knows (older XLAs lack some).
+_FLAGS: dict[str, list[str]] = {}
+
+
+def _drop_unknown_flags(python: str, last_words: str) -> bool:
+    """Forget the flags XLA named as unknown; False if none was ours."""
+    flags = _FLAGS.setdefault(python, _FAST.split())
+    unknown = [f for f in flags if f.split("=")[0] in last_words]
+    for f in unknown:
+        flags.remove(f)
+    return bool(unknown)
+
+
+def _run_worker(pending, pieces, singly, validate, measure, timeout, python):
+    fast = " ".join(_FLAGS.get(python, _FAST.split()))
     env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="1",
-               XLA_FLAGS=(os.environ.get("XLA_FLAGS", "") + " " + _FAST).strip())
+               XLA_FLAGS=(os.environ.get("XLA_FLAGS", "") + " " + fast).strip())
     request = {"texts": [[i, t] for i, t in pending.items()], "validate": validate,
                "measure": measure, "singly": sorted(singly & set(pending))}
     with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, str(_WORKER)], env=env,
+        proc = subprocess.Popen([python, str(_WORKER)], env=env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=err, text=True)
         timer = threading.Timer(timeout, proc.kill)

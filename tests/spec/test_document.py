@@ -379,8 +379,15 @@ def test_combine_marker_minus_one_and_int64_min():
 
 def test_combine_marker_not_valid_as_a_size():
     """"-1 ... is not otherwise valid in a tile as a dimension size": other
-    negative values and 0 are rejected, and '*' cannot be the last entry."""
+    negative values and 0 are rejected, and '*' as the last entry has no
+    meaning for the spec (XLA reads and validates it, so a Tile holds it)."""
     from tilespec.spec import LayoutError
-    for bad in [(0, 2), (-2, 2), (2, -1), (2, "*")]:
+    from tilespec.spec.index import offset
+    for bad in [(0, 2), (-2, 2)]:
         with pytest.raises(LayoutError):
             Tile(bad)
+    for last in [(2, -1), (2, "*")]:
+        with pytest.raises(LayoutError, match="most minor entry"):
+            Tile(last).combinable()
+        with pytest.raises(LayoutError, match="most minor entry"):
+            offset(Shape("f32", [3, 5], Layout((1, 0), tiles=[last])), (0, 0))
