@@ -62,6 +62,13 @@ DIVERGENCES = {
         "XLA keeps S(n) in 8 bits (S(300) prints as S(44)); tilespec rejects "
         "what does not fit and says what XLA would read",
         "openxla/xla xla/layout.h, class Layout, member memory_space_ (int8_t)"),
+    "array-size-wraps": (
+        "XLA accepts L(n) up to 2^63-1, and ShapeUtil::ArraySize computes the "
+        "padded size in int64 with no overflow check: past 2^63-1 bytes it "
+        "wraps (undefined behaviour in C++; two's complement on the binary) and "
+        "XLA allocates by the wrapped value; the spec's size is the true one "
+        "(an XLA defect: docs/xla.md, array-size-wraps)",
+        "openxla/xla xla/shape_util.cc, ShapeUtil::ArraySize"),
     "int64-wrap": (
         "XLA's lexer reads 2^63 to 2^64-1 as uint64 and bit-casts it to int64, "
         "so such a number wraps to a negative one (2^63 as a tile entry is '*'); "
@@ -255,6 +262,10 @@ def _why_tilespec_rejects(text, error) -> str | None:
 
 def _size_differences(shape, answer, device, spec) -> list[Difference]:
     measured = answer.array_size
+    if measured is not None and measured >= 2**63:
+        # The CPU client reports ArraySize through an unsigned size_t: the
+        # int64 XLA computed is the same bits read as signed.
+        measured -= 2**64
     out = []
     dev_shape = None
     if device is not None:
@@ -282,6 +293,8 @@ def _size_differences(shape, answer, device, spec) -> list[Difference]:
         reasons.append("first-tile-only")
     if layout.split_configs:
         reasons.append("split-configs")
+    if spec >= 2**63:   # past int64: XLA's ArraySize has wrapped
+        reasons.append("array-size-wraps")
     explained = model == measured and reasons
     if not explained:
         out.append(_bug("array_size (spec)", spec, measured,

@@ -118,3 +118,16 @@ def test_xla_timeout_is_checked_like_every_command(capsys):
     thread (found by the fuzzer): it is bad input, as for every command."""
     assert main(["xla", "f32[3]{0}", "--timeout", "1e300"]) == 2
     assert "at most" in capsys.readouterr().err
+
+
+@needs_xla
+def test_an_array_size_past_int64_is_the_documented_wrap_not_a_bug(capsys):
+    """The CPU client reports ArraySize through an unsigned size_t: -4 arrives
+    as 2^64-4.  The model's int64 value equals XLA's; the spec's true size
+    differs by the documented divergence."""
+    texts = ["f32[2]{0:T(2)L(9223372036854775807)}", "f32[2]{0:T(2)L(4611686018427387904)}"]
+    assert main(["xla", "--json", *texts]) == 0
+    for r, model in zip(json.loads(capsys.readouterr().out)["results"], (-4, 0)):
+        data = r["data"]
+        assert data["model_bytes"] == model
+        assert [d["name"] for d in data["differences"]] == ["array-size-wraps"]
