@@ -24,15 +24,23 @@ layouts costs a proof per distinct pair.
 ...   ROOT %b = f32[8,4]{1,0} bitcast(%p), metadata={op_name="jit(f)/transpose"}
 ... }''')
 >>> r = check_module(m)
->>> r.status, [f.rule for f in r.findings if f.level == "error"]
-('refuted', ['meant-transpose-not-bitcast'])
+>>> r.status, [(f.rule, f.level) for f in r.findings if f.rule.startswith("meant")]
+('proved', [('meant-transpose-not-bitcast', 'warning')])
+
+Levels: ``error`` only for what is wrong whatever the program meant (a
+bitcast that moves bytes or changes the element count, byte size or type, a
+``bitcast-convert`` whose layouts break XLA's rules, a layout XLA's
+validator rejects, and what the user stated with ``meant``); what op_name
+suggests is at most a ``warning``.  :func:`select_findings` filters a report
+as a linter's options do (``--select``, ``--ignore``, ``--min-level``,
+``--baseline``) and recomputes its status from what remains.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from tilespec.prover.bitcast.decide import (
     Decomposition,
@@ -42,30 +50,38 @@ from tilespec.prover.bitcast.decide import (
 from tilespec.prover.bitcast.decompose import transpose_candidates
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.hlo.module import Instruction, Module
+from tilespec.prover.hlo.module import Instruction, Module, shape_prefix
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, counterexample_lines
-from tilespec.spec.errors import TilespecError
+from tilespec.spec.dtypes import bit_width
+from tilespec.spec.errors import LayoutError, TilespecError
 from tilespec.spec.layout import Shape, TupleShape
 from tilespec.spec.size import byte_size, num_elements
-from tilespec.spec.text import format_shape
+from tilespec.spec.text import format_shape, parse_shape
 
 #: Rules: id -> one line saying what the finding means.
 RULES = {
     "bitcast-proved": "a bitcast proved to keep every byte in place",
     "bitcast-refuted": "a bitcast that no reshape, transpose or TRT makes a physical no-op",
     "bitcast-unknown": "a bitcast neither proved nor refuted",
+    "bitcast-size-mismatch": "a bitcast whose operand and result differ in element "
+                             "count or element type",
+    "bitcast-convert-layout": "a bitcast-convert whose shapes or layouts break XLA's "
+                              "rules for it",
+    "invalid-layout": "a layout XLA's layout validator rejects",
     "meant-transpose-not-bitcast": "a bitcast recorded as a transpose, but that "
                                    "transpose moves bytes",
     "meant-reshape-not-bitcast": "a bitcast recorded as a reshape, but that reshape "
                                  "moves bytes",
     "could-be-bitcast": "a copy, transpose or reshape whose result is physically its "
                         "operand: it could be a bitcast",
+    "layout-change": "a copy between identical layouts, or a transpose or reshape "
+                     "whose result a copy moves: no data moves here",
     "moves-data": "a copy, transpose or reshape that moves data",
     "padding": "an array value whose layout pads it",
     "skipped": "an instruction not checked, and why",
 }
-#: Findings whose presence makes the module refuted.
-ERRORS = ("bitcast-refuted", "meant-transpose-not-bitcast", "meant-reshape-not-bitcast")
+#: The levels a finding takes, most severe last.
+LEVELS = ("note", "warning", "error")
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,18 @@ class Finding:
     instruction: str
     message: str
     data: dict = field(default_factory=dict)
+    #: False when the finding reports a question not decided (unknown).
+    decided: bool = True
+
+    def key(self, module: str) -> str:
+        """What identifies the finding across runs (not its line): module,
+        rule, instruction and the shapes its message names.
+
+        >>> Finding("bitcast-refuted", "error", 7, "b", "bitcast b: f32[4]{0} -> ...").key("m")
+        'm|bitcast-refuted|b|f32[4]{0}'
+        """
+        shapes = re.findall(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?", self.message)
+        return "|".join([module, self.rule, self.instruction, *shapes])
 
 
 @dataclass(frozen=True)
@@ -154,9 +182,15 @@ class _Checker:
         self.sizes: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
+        # (computation, name) of every value a copy reads: a transpose into a
+        # layout that keeps the bytes, then a copy, is how XLA writes a
+        # physical transpose.
+        self.copied = {(i.computation, o) for i in module.instructions
+                       if i.opcode == "copy" for o in i.operands}
 
-    def add(self, rule, level, inst, message, **data):
-        self.findings.append(Finding(rule, level, inst.line, inst.name, message, data))
+    def add(self, rule, level, inst, message, decided=True, **data):
+        self.findings.append(Finding(rule, level, inst.line, inst.name, message, data,
+                                     decided))
 
     def cached(self, key, compute):
         """(verdict, its JSON): decided once per key, reused after."""
@@ -187,22 +221,31 @@ class _Checker:
         for inst in self.m.instructions:
             self.counts["instructions"] += 1
             self.buffer(inst)
-            handler = {"bitcast": self.bitcast, "copy": self.data_op,
-                       "transpose": self.data_op, "reshape": self.data_op}.get(inst.opcode)
+            handler = {"bitcast": self.bitcast, "bitcast-convert": self.bitcast_convert,
+                       "copy": self.data_op, "transpose": self.data_op,
+                       "reshape": self.data_op}.get(inst.opcode)
             if handler is None:
                 continue
             try:
                 handler(inst)
             except TilespecError as e:
                 self.counts["skipped"] += 1
-                self.add("skipped", "note", inst, f"{inst.opcode} {inst.name} not "
-                         f"checked: {e}")
+                # a bitcast not checked is a claim not decided: unknown
+                claim = inst.opcode in ("bitcast", "bitcast-convert")
+                self.add("skipped", "warning" if claim else "note", inst,
+                         f"{inst.opcode} {inst.name} not checked: {e}",
+                         decided=not claim)
 
     # --- bitcasts ---------------------------------------------------------------
 
     def bitcast(self, inst: Instruction) -> None:
         src, dst = self.operand(inst)
         self.counts["bitcasts"] += 1
+        wrong = size_mismatch(src, dst)
+        if wrong:
+            self.add("bitcast-size-mismatch", "error", inst,
+                     f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}")
+            return
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
@@ -216,25 +259,34 @@ class _Checker:
                      f"{what} moves bytes: {_ce_text(d.counterexample)}", **data)
         else:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
-                     **data)
+                     decided=False, **data)
         self.meant_check(inst, src, dst, d)
 
     def meant_check(self, inst, src, dst, d: Decomposition) -> None:
         op, perm = meant_op(inst)
-        if inst.name in self.meant:
+        stated = inst.name in self.meant
+        if stated:
             op, perm = "transpose", tuple(self.meant[inst.name])
         if op is None:
+            return
+        # The user's statement is checked as a claim (error); op_name is a
+        # hint XLA passes on to neighbouring ops, so it is at most a warning,
+        # and a transpose can only be meant between permuted dims.
+        wrong = "error" if stated else "warning"
+        if op == "transpose" and not stated and (
+                sorted(map(str, src.dims)) != sorted(map(str, dst.dims))):
             return
         what = f"bitcast {inst.name} (recorded as {inst.op_name or op})"
         if op == "reshape":
             r = d.result("reshape")
             if r is None or r.status == PROVED:
                 return
-            level = "error" if r.status == REFUTED else "warning"
+            level = wrong if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
                      f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
                      + (f" ({_ce_text(r.counterexample)})"
-                        if r.counterexample else ""), result=r.to_json())
+                        if r.counterexample else ""), decided=r.status == REFUTED,
+                     result=r.to_json())
             return
         if perm is None:
             # Any transpose that lines the dims up will do.  The decomposition
@@ -250,12 +302,13 @@ class _Checker:
                 tried.append((p, r))
             if any(r.status == UNKNOWN for _, r in tried):
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
-                                f"{what}: whether a transpose keeps the bytes is unknown")
+                                f"{what}: whether a transpose keeps the bytes is unknown",
+                                decided=False)
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
             ce = next((r.counterexample for _, r in tried if r.counterexample), None)
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
-            self.add("meant-transpose-not-bitcast", "error", inst,
+            self.add("meant-transpose-not-bitcast", wrong, inst,
                      f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried])
@@ -263,19 +316,27 @@ class _Checker:
         try:
             question(src, dst, perm)
         except TilespecError as e:
-            return self.add("meant-transpose-not-bitcast", "error", inst, f"{what}: {e}")
+            return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}")
         key = ("transpose", self.text(src), self.text(dst), perm)
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
         if r.status == PROVED:
             return
-        level = "error" if r.status == REFUTED else "warning"
+        level = wrong if r.status == REFUTED else "warning"
         self.add("meant-transpose-not-bitcast", level, inst,
                  f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
                  + (f" ({_ce_text(r.counterexample)})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
-                 result=rj)
+                 decided=r.status == REFUTED, result=rj)
+
+    def bitcast_convert(self, inst: Instruction) -> None:
+        src, dst = self.operand(inst)
+        wrong = bitcast_convert_mismatch(src, dst)
+        if wrong:
+            self.add("bitcast-convert-layout", "error", inst,
+                     f"bitcast-convert {inst.name}: {self.text(src)} -> {self.text(dst)}: "
+                     f"{wrong}")
 
     # --- copies, transposes, reshapes ---------------------------------------------------
 
@@ -292,7 +353,15 @@ class _Checker:
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
         what = f"{inst.opcode} {inst.name}: {key[1]} -> {key[2]}"
-        if r.status == PROVED:
+        if r.status == PROVED and inst.opcode == "copy" and key[1] == key[2]:
+            self.add("layout-change", "note", inst,
+                     f"{what} copies between identical layouts (a copy for buffer "
+                     "ownership): no reordering", result=rj)
+        elif r.status == PROVED and (inst.computation, inst.name) in self.copied:
+            self.add("layout-change", "note", inst,
+                     f"{what} keeps every byte in place; the copy that follows moves "
+                     "the data (proved)", result=rj)
+        elif r.status == PROVED:
             self.add("could-be-bitcast", "warning", inst,
                      f"{what} keeps every byte in place: it could be a bitcast (proved)",
                      result=rj)
@@ -326,6 +395,154 @@ class _Checker:
                          f"({100 * b.waste / b.bytes:.1f}%)", bytes=b.bytes, waste=b.waste)
 
 
+def size_mismatch(src: Shape, dst: Shape) -> str | None:
+    """Why no reading of a bitcast from ``src`` to ``dst`` exists (element
+    types or element counts differ: XLA's verifier rejects it), or None.
+
+    Byte sizes that differ at equal counts are decided by
+    :func:`~tilespec.prover.bitcast.decide.decompose`, which refutes the
+    bitcast with a replayed counterexample.
+
+    >>> from tilespec.spec.text import parse_shape as p
+    >>> size_mismatch(p("f32[8,16]{1,0}"), p("f32[2,32]{1,0}"))
+    'element counts differ: 128 against 64'
+    >>> size_mismatch(p("f32[8,16]{1,0}"), p("f16[8,32]{1,0}"))
+    'element types differ: f32 against f16'
+    >>> size_mismatch(p("f32[8,16]{1,0}"), p("f32[128]{0}")) is None
+    True
+    >>> size_mismatch(p("f32[2,2,2,3]{3,2,1,0}"), p("f32[5,5]{1,0}"))
+    'element counts differ: 24 against 25'
+    """
+    if src.is_symbolic or dst.is_symbolic:
+        return None
+    if src.element_type != dst.element_type:
+        return f"element types differ: {src.element_type} against {dst.element_type}"
+    a, b = num_elements(src), num_elements(dst)
+    if a != b:
+        return f"element counts differ: {a} against {b}"
+    return None
+
+
+def _order(shape: Shape) -> str:
+    return "{" + ",".join(map(str, shape.layout.minor_to_major)) + "}"
+
+
+def bitcast_convert_mismatch(src: Shape, dst: Shape) -> str | None:
+    """Why XLA rejects a ``bitcast-convert`` from ``src`` to ``dst``, or None.
+
+    Shapes as ``ShapeInference::InferBitcastConvertShape`` infers them (a
+    wider type gains a minor dim of the width ratio, a narrower one loses it);
+    layouts as layout assignment constrains them (bitcast-convert cannot
+    change layout: equal ranks share the layout; otherwise the extra dim is
+    the most minor and the other dims keep their order); and equal byte
+    sizes, so sub-byte packing (``E(n)``) must agree.
+
+    >>> from tilespec.spec.text import parse_shape as p
+    >>> bitcast_convert_mismatch(p("f32[8]{0}"), p("u8[8,4]{1,0}")) is None
+    True
+    >>> bitcast_convert_mismatch(p("f32[8]{0}"), p("u8[8,4]{0,1}"))
+    'the new dim 1 must be the most minor: layout {0,1}'
+    >>> bitcast_convert_mismatch(p("s8[8]{0}"), p("s4[8,2]{1,0}"))
+    'byte sizes differ: 8 against 16'
+    >>> bitcast_convert_mismatch(p("s8[8]{0}"), p("s4[8,2]{1,0:E(4)}")) is None
+    True
+    """
+    if src.is_symbolic or dst.is_symbolic:
+        return None
+    complex_ = ("c64", "c128")
+    if (src.element_type in complex_) != (dst.element_type in complex_):
+        return "a conversion between complex and real types"
+    # primitive_util::StorageBitWidth: the bit width, a byte for pred
+    a, b = (8 if t == "pred" else bit_width(t) for t in (src.element_type, dst.element_type))
+    if max(a, b) % min(a, b):
+        return f"bit widths {a} and {b} do not divide"
+    ratio = max(a, b) // min(a, b)
+    wide, narrow = (src, dst) if a > b else (dst, src)
+    if a == b:
+        if src.dims != dst.dims:
+            return "dims differ"
+        if src.layout != dst.layout:
+            return f"layouts differ: {_order(src)} against {_order(dst)}"
+    else:
+        if narrow.rank != wide.rank + 1 or narrow.dims[:-1] != wide.dims:
+            return (f"dims must be the wider type's dims and {ratio}: "
+                    f"{list(wide.dims)} against {list(narrow.dims)}")
+        if narrow.dims[-1] != ratio:
+            return f"the last dim {narrow.dims[-1]} is not the bit-width ratio {ratio}"
+        order = narrow.layout.minor_to_major
+        if order[0] != narrow.rank - 1:
+            return (f"the new dim {narrow.rank - 1} must be the most minor: "
+                    f"layout {_order(narrow)}")
+        if order[1:] != wide.layout.minor_to_major:
+            return (f"the other dims must keep their order: {_order(narrow)} against "
+                    f"{_order(wide)}")
+    x, y = byte_size(src), byte_size(dst)
+    if x != y:
+        return f"byte sizes differ: {x} against {y}"
+    return None
+
+
+def invalid_layout(text: str) -> str | None:
+    """The validator's reason when ``text``, an instruction line, has a
+    result layout it rejects; None when the line fails for another reason.
+
+    >>> invalid_layout("%q = f32[4,8]{1,1} parameter(1)")
+    'minor_to_major {1,1} is not a permutation of 0..1 (layout at column 9)'
+    >>> invalid_layout("%q = f32[4,8]{1,0} frobnicate[") is None
+    True
+    """
+    _, eq, rest = text.partition("=")
+    if not eq:
+        return None
+    try:
+        parse_shape(shape_prefix(rest)[0])
+    except LayoutError as e:
+        return str(e)
+    except TilespecError:
+        return None
+    return None
+
+
+def status_of(findings) -> str:
+    """refuted if an error-level finding, else unknown if an undecided one,
+    else proved."""
+    if any(f.level == "error" for f in findings):
+        return REFUTED
+    if any(not f.decided for f in findings):
+        return UNKNOWN
+    return PROVED
+
+
+def select_findings(report: Report, *, select=None, ignore=None,
+                    min_level: str = "note", baseline=frozenset()) -> Report:
+    """The report with only the findings a linter's options keep: rules in
+    ``select`` (all when None), none in ``ignore``, at ``min_level`` or
+    above, keys (:meth:`Finding.key`) not in ``baseline``.  The status is
+    recomputed from what remains.
+
+    >>> from tilespec.prover.hlo.module import parse_hlo
+    >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[8,16]) -> f32[2,32] {
+    ...   %p = f32[8,16]{1,0} parameter(0)
+    ...   ROOT %b = f32[2,32]{1,0} bitcast(%p)
+    ... }'''))
+    >>> r.status, select_findings(r, ignore={"bitcast-size-mismatch"}).status
+    ('refuted', 'proved')
+    """
+    for name in (*(select or ()), *(ignore or ())):
+        if name not in RULES:
+            raise TilespecError(f"unknown rule {name!r}; the rules are "
+                                + ", ".join(RULES))
+    if min_level not in LEVELS:
+        raise TilespecError(f"unknown level {min_level!r}; the levels are "
+                            + ", ".join(LEVELS))
+    floor = LEVELS.index(min_level)
+    kept = tuple(f for f in report.findings
+                 if (select is None or f.rule in select) and f.rule not in (ignore or ())
+                 and LEVELS.index(f.level) >= floor
+                 and f.key(report.module) not in baseline)
+    return replace(report, findings=kept, status=status_of(kept))
+
+
 def _leaves(shape) -> list[Shape]:
     if isinstance(shape, Shape):
         return [shape]
@@ -346,6 +563,12 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     c = _Checker(module, timeout, meant)
     for s in module.skipped:
         c.counts["skipped"] += 1
+        bad = invalid_layout(s.text)
+        if bad is not None:
+            name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
+            c.findings.append(Finding("invalid-layout", "error", s.line, name,
+                                      f"{name}: {bad}", {"text": s.text}))
+            continue
         c.findings.append(Finding("skipped", "note", s.line, "", f"line not read: "
                                   f"{s.reason}", {"text": s.text}))
     for name in (meant or {}):
@@ -354,14 +577,6 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
             raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
                                 "the module")
     c.run()
-    levels = {f.rule for f in c.findings}
-    if levels & set(ERRORS):
-        status = REFUTED
-    elif "bitcast-unknown" in levels or any(
-            f.rule.startswith("meant-") and f.level == "warning" for f in c.findings):
-        status = UNKNOWN
-    else:
-        status = PROVED
     findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
-    return Report(module.name, status, tuple(findings), tuple(c.buffers), c.counts,
-                  time.perf_counter() - start)
+    return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
+                  c.counts, time.perf_counter() - start)
