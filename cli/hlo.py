@@ -3,8 +3,9 @@
 
 Output: text, ``--json``, or SARIF 2.1.0
 (``--format sarif``) with the HLO line of each finding as its region.
-Exit status: 0 every bitcast proved, 1 one refuted (or a bitcast recorded as a
-transpose or reshape that does not keep the bytes), 2 bad input, 3 unknown.
+Exit status: 1 if an error-level finding remains after ``--select``,
+``--ignore``, ``--min-level`` and ``--baseline``; 3 if something is unknown;
+2 bad input; 0 otherwise.
 """
 
 from __future__ import annotations
@@ -79,11 +80,9 @@ def text(report, verbose: bool = False) -> str:
     lines = [f"module {report.module}: {report.status} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
-    shown = ("bitcast-refuted", "bitcast-unknown", "meant-transpose-not-bitcast",
-             "meant-reshape-not-bitcast", "could-be-bitcast", "skipped", "bitcast-proved",
-             "moves-data")
     for f in report.findings:
-        if f.rule in shown and (verbose or f.rule not in ("moves-data",)):
+        if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
+                                                              "layout-change")):
             lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
     worst = report.worst()
     if worst:
@@ -110,11 +109,53 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
+def _codes(text: str | None) -> frozenset[str] | None:
+    return None if text is None else frozenset(
+        c.strip() for c in text.split(",") if c.strip())
+
+
+def lint_filter(args, report):
+    """(the report as ``--select``, ``--ignore``, ``--min-level`` and
+    ``--baseline`` leave it, the line to print when the baseline was just
+    written or None).  An unknown rule code or level is bad input; a
+    baseline FILE that does not exist is written with the findings that
+    remain, and then nothing is new."""
+    from tilespec.prover.hlo.check import select_findings
+    report = select_findings(report, select=_codes(args.select),
+                             ignore=_codes(args.ignore), min_level=args.min_level)
+    if not args.baseline:
+        return report, None
+    keys = [f.key(report.module) for f in report.findings]
+    try:
+        with open(args.baseline, encoding="utf-8") as f:
+            data = json.load(f)
+        baseline = frozenset(data["findings"])
+    except FileNotFoundError:
+        try:
+            with open(args.baseline, "w", encoding="utf-8") as f:
+                json.dump({"version": 1, "findings": sorted(set(keys))}, f, indent=1)
+        except OSError as e:
+            raise TilespecError(f"cannot write baseline {args.baseline}: "
+                                f"{e.strerror or e}") from None
+        return (select_findings(report, baseline=frozenset(keys)),
+                f"baseline {args.baseline}: {len(set(keys))} finding(s) written")
+    except OSError as e:
+        raise TilespecError(f"cannot read baseline {args.baseline}: "
+                            f"{e.strerror or e}") from None
+    except (ValueError, KeyError, TypeError):
+        raise TilespecError(f"baseline {args.baseline} is not a tilespec baseline "
+                            "(JSON with a 'findings' list)") from None
+    return select_findings(report, baseline=baseline), None
+
+
 def cmd_check_hlo(args) -> int:
     from tilespec.prover.hlo.check import check_module
     from tilespec.prover.hlo.module import parse_hlo
     module = parse_hlo(_read(args.file))
     report = check_module(module, timeout=args.timeout, meant=_meant(args.meant))
+    report, written = lint_filter(args, report)
+    if written is not None:
+        print(written, file=sys.stderr)
     fmt = "json" if args.json else args.format
     if fmt == "json":
         emit(args, report.to_json())
@@ -168,6 +209,15 @@ def register(command) -> None:
                    help="bitcast NAME stands for the transpose P (repeatable)")
     c.add_argument("--verbose", action="store_true",
                    help="also list every op that moves data")
+    c.add_argument("--select", metavar="RULES",
+                   help="report only these rule codes (comma-separated)")
+    c.add_argument("--ignore", metavar="RULES",
+                   help="do not report these rule codes (comma-separated)")
+    c.add_argument("--min-level", choices=("note", "warning", "error"), default="note",
+                   help="report findings at this level or above (default %(default)s)")
+    c.add_argument("--baseline", metavar="FILE",
+                   help="report only findings not in FILE; if FILE does not exist, "
+                        "write the current findings to it")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 
