@@ -194,3 +194,10 @@ def test_a_baseline_that_is_not_one_is_bad_input(capsys, tmp_path):
     code, _, err = run(capsys, "check-hlo", str(DATA / "findings_copy_identical.hlo"),
                        "--baseline", str(base))
     assert code == 2 and err.count("\n") == 1
+
+
+def test_docs_table_lists_every_rule_code():
+    from locations import ROOT
+    table = (ROOT / "docs" / "hlo.md").read_text()
+    missing = [r for r in RULES if f"| `{r}` |" not in table]
+    assert not missing
