@@ -242,14 +242,18 @@ class _Checker:
         src, dst = self.operand(inst)
         self.counts["bitcasts"] += 1
         wrong = size_mismatch(src, dst)
-        if wrong:
-            self.add("bitcast-size-mismatch", "error", inst,
-                     f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}")
-            return
+        mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
+        if wrong and num_elements(src) != num_elements(dst):
+            # no reading exists between different counts: nothing to decide
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
         data = {"decomposition": dj}
+        if wrong and d.status != REFUTED:
+            # another element type at equal counts: an error even where the
+            # bytes line up (a refutation says more: its counterexample)
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")

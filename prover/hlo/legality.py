@@ -18,8 +18,8 @@ from tilespec.spec.text import parse_shape
 
 
 def size_mismatch(src: Shape, dst: Shape) -> str | None:
-    """Why no reading of a bitcast from ``src`` to ``dst`` exists (element
-    types or element counts differ: XLA's verifier rejects it), or None.
+    """Why a bitcast from ``src`` to ``dst`` is wrong whatever its bytes
+    (element types or element counts differ), or None.
 
     Byte sizes that differ at equal counts are decided by
     :func:`~tilespec.prover.bitcast.decide.decompose`, which refutes the

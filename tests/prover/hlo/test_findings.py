@@ -201,3 +201,16 @@ def test_docs_table_lists_every_rule_code():
     table = (ROOT / "docs" / "hlo.md").read_text()
     missing = [r for r in RULES if f"| `{r}` |" not in table]
     assert not missing
+
+
+def test_another_element_type_is_an_error_whether_or_not_the_bytes_line_up():
+    # f32 -> s32: same widths, every byte in place, still not a bitcast's job
+    m = parse_hlo("ENTRY %e (p: f32[8,16]) -> s32[8,16] {\n"
+                  "  %p = f32[8,16]{1,0} parameter(0)\n"
+                  "  %a = bf16[8,16]{1,0} bitcast(%p)\n"
+                  "  ROOT %b = s32[8,16]{1,0} bitcast(%p)\n}")
+    levels = {(f.instruction, f.rule, f.level) for f in check_module(m).findings
+              if f.level != "note"}
+    # the width change is refuted with its counterexample
+    assert levels == {("a", "bitcast-refuted", "error"),
+                      ("b", "bitcast-size-mismatch", "error")}
