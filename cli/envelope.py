@@ -243,7 +243,8 @@ def convert(command: str, args, data, seconds: float) -> list:
 _HLO_STATUS = {"bitcast-proved": "proved", "bitcast-refuted": "refuted",
                "bitcast-unknown": "unknown", "meant-reshape-not-bitcast": "refuted",
                "meant-transpose-not-bitcast": "refuted", "bitcast-size-mismatch": "refuted",
-               "bitcast-convert-layout": "refuted", "invalid-layout": "refuted"}
+               "bitcast-convert-layout": "refuted", "invalid-layout": "refuted",
+               "bitcast-memory-space": "refuted"}
 
 
 def _hlo_results(data: dict, seconds: float) -> list:

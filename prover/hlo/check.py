@@ -67,6 +67,8 @@ RULES = {
                              "count or element type",
     "bitcast-convert-layout": "a bitcast-convert whose shapes or layouts break XLA's "
                               "rules for it",
+    "bitcast-memory-space": "a bitcast between host memory (S(5)) and another memory "
+                            "space",
     "invalid-layout": "a layout XLA's layout validator rejects",
     "meant-transpose-not-bitcast": "a bitcast recorded as a transpose, but that "
                                    "transpose moves bytes",
@@ -80,6 +82,8 @@ RULES = {
     "padding": "an array value whose layout pads it",
     "skipped": "an instruction not checked, and why",
 }
+#: Layout::kHostMemorySpace.
+HOST = 5
 #: The levels a finding takes, most severe last.
 LEVELS = ("note", "warning", "error")
 
@@ -241,6 +245,11 @@ class _Checker:
     def bitcast(self, inst: Instruction) -> None:
         src, dst = self.operand(inst)
         self.counts["bitcasts"] += 1
+        if (src.layout.memory_space == HOST) != (dst.layout.memory_space == HOST) and (
+                not self.constant(inst)):
+            self.add("bitcast-memory-space", "error", inst,
+                     f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
+                     "one side in host memory S(5), the other not")
         wrong = size_mismatch(src, dst)
         mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
         if wrong and num_elements(src) != num_elements(dst):
@@ -265,6 +274,20 @@ class _Checker:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
                      decided=False, **data)
         self.meant_check(inst, src, dst, d)
+
+    def constant(self, inst: Instruction) -> bool:
+        """Whether the operand is a constant, through copies (the verifier
+        lets a constant's bitcast change memory space)."""
+        seen = set()
+        while inst.operands and inst.name not in seen:
+            seen.add(inst.name)
+            o = self.m.instruction(inst.operands[0])
+            if o is None:
+                return False
+            if o.opcode != "copy":
+                return o.opcode == "constant"
+            inst = o
+        return False
 
     def meant_check(self, inst, src, dst, d: Decomposition) -> None:
         op, perm = meant_op(inst)

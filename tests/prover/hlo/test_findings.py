@@ -44,6 +44,7 @@ CLASSES = {
     "bitcast_element_count": ({("bad.1", "bitcast-size-mismatch", "error"),
                                ("bad.2", "bitcast-size-mismatch", "error")}, 1),
     "bitcast_element_type": ({("bad", "bitcast-size-mismatch", "error")}, 1),
+    "bitcast_memory_space": ({("bad", "bitcast-memory-space", "error")}, 1),
     "bitcast_convert": ({(n, "bitcast-convert-layout", "error")
                          for n in ("minor", "order", "layout", "packing", "ratio")}, 1),
     "invalid_layout": ({("p", "invalid-layout", "error"),
