@@ -249,7 +249,9 @@ def convert(command: str, args, data, seconds: float) -> list:
 #: check-hlo's findings with a verdict; every other finding is "ok" (a note).
 _HLO_STATUS = {"bitcast-proved": "proved", "bitcast-refuted": "refuted",
                "bitcast-unknown": "unknown", "meant-reshape-not-bitcast": "refuted",
-               "meant-transpose-not-bitcast": "refuted"}
+               "meant-transpose-not-bitcast": "refuted", "bitcast-size-mismatch": "refuted",
+               "bitcast-convert-layout": "refuted", "invalid-layout": "refuted",
+               "bitcast-memory-space": "refuted"}
 
 
 def _hlo_results(data: dict) -> list:

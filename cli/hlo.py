@@ -3,8 +3,9 @@
 
 Output: text, ``--json``, or SARIF 2.1.0
 (``--format sarif``) with the HLO line of each finding as its region.
-Exit status: 0 every bitcast proved, 1 one refuted (or a bitcast recorded as a
-transpose or reshape that does not keep the bytes), 2 bad input, 3 unknown.
+Exit status: 1 if an error-level finding remains after ``--select``,
+``--ignore``, ``--min-level`` and ``--baseline``; 3 if something is unknown;
+2 bad input; 0 otherwise.
 """
 
 from __future__ import annotations
@@ -62,11 +63,9 @@ def text(report, verbose: bool = False) -> str:
     lines = [f"module {report.module}: {report.status} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
-    shown = ("bitcast-refuted", "bitcast-unknown", "meant-transpose-not-bitcast",
-             "meant-reshape-not-bitcast", "could-be-bitcast", "skipped", "bitcast-proved",
-             "moves-data")
     for f in report.findings:
-        if f.rule in shown and (verbose or f.rule not in ("moves-data",)):
+        if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
+                                                              "layout-change")):
             lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
     worst = report.worst()
     if worst:
@@ -93,9 +92,57 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
+def _codes(text: str | None) -> frozenset[str] | None:
+    return None if text is None else frozenset(
+        c.strip() for c in text.split(",") if c.strip())
+
+
+def lint_filter(args, results):
+    """(the modules' results as ``--select``, ``--ignore``, ``--min-level``
+    and ``--baseline`` leave their reports, the line to print when the
+    baseline was just written or None).  An unknown rule code or level is
+    bad input; a baseline FILE that does not exist is written with the
+    findings that remain in every module, and then nothing is new."""
+    from dataclasses import replace
+
+    from tilespec.prover.hlo.check import select_findings
+
+    def each(baseline=frozenset()):
+        return [r if r.report is None else replace(r, report=select_findings(
+            r.report, select=_codes(args.select), ignore=_codes(args.ignore),
+            min_level=args.min_level, baseline=baseline)) for r in results]
+
+    results = each()
+    if not args.baseline:
+        return results, None
+    keys = sorted({f.key(r.report.module) for r in results if r.report is not None
+                   for f in r.report.findings})
+    try:
+        with open(args.baseline, encoding="utf-8") as f:
+            data = json.load(f)
+        baseline = frozenset(data["findings"])
+    except FileNotFoundError:
+        try:
+            with open(args.baseline, "w", encoding="utf-8") as f:
+                json.dump({"version": 1, "findings": keys}, f, indent=1)
+        except OSError as e:
+            raise TilespecError(f"cannot write baseline {args.baseline}: "
+                                f"{e.strerror or e}") from None
+        return (each(frozenset(keys)),
+                f"baseline {args.baseline}: {len(keys)} finding(s) written")
+    except OSError as e:
+        raise TilespecError(f"cannot read baseline {args.baseline}: "
+                            f"{e.strerror or e}") from None
+    except (ValueError, KeyError, TypeError):
+        raise TilespecError(f"baseline {args.baseline} is not a tilespec baseline "
+                            "(JSON with a 'findings' list)") from None
+    return each(baseline), None
+
+
 def cmd_check_hlo(args) -> int:
-    from tilespec.prover.hlo.corpus import ERROR
-    results = check_paths(args)
+    results, written = lint_filter(args, check_paths(args))
+    if written is not None:
+        print(written, file=sys.stderr)
     status = corpus_exit_status(results)
     fmt = "json" if args.json else args.format
     if fmt == "json":
@@ -104,9 +151,6 @@ def cmd_check_hlo(args) -> int:
         write_output(args, json.dumps(sarif_log(results, status), indent=2))
     else:
         write_output(args, corpus_text(results, args.verbose))
-    for r in results:
-        if r.status == ERROR:
-            print(f"tilespec: error: {r.error}", file=sys.stderr)
     return status
 
 
@@ -114,9 +158,9 @@ def cmd_check_hlo(args) -> int:
 
 def check_paths(args) -> list:
     """Every module ``args.paths`` names, checked (in ``--jobs`` processes
-    or on the ``--scheduler`` Dask cluster), in input order.  One module
-    that cannot be read is bad input, as it was for one file; in a corpus
-    it is reported beside the others."""
+    or on the ``--scheduler`` Dask cluster), in input order.  When no module
+    can be read that is bad input; otherwise a module not read is reported
+    beside the others, and it keeps the corpus from being proved."""
     from tilespec.prover.hlo.corpus import STDIN, check_files, module_paths, read_text
     paths = module_paths(args.paths, args.glob)
     meant = _meant(args.meant)
@@ -130,18 +174,18 @@ def check_paths(args) -> list:
         jobs = default_jobs()
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts)
-    if len(results) == 1 and results[0].error is not None:
-        raise TilespecError(results[0].error)
+    unread = [r for r in results if r.error is not None]
+    if len(unread) == len(results):
+        # nothing to report: bad input, one line (the first, and how many more)
+        more = f" (and {len(unread) - 1} more modules not read)" if len(unread) > 1 else ""
+        raise TilespecError(f"{unread[0].error}{more}")
     return results
 
 
 def corpus_exit_status(results) -> int:
-    """0 every module proved, 1 one refuted, 2 one not read, 3 one unknown
-    (the first that applies, in that order)."""
-    from tilespec.cli.main import EXIT_BAD_INPUT
-    from tilespec.prover.hlo.corpus import ERROR, corpus_status
-    status = corpus_status(r.status for r in results)
-    return EXIT_BAD_INPUT if status == ERROR else EXIT_STATUS[status]
+    """1 if a module is refuted, else 3 if one is unknown or not read, else 0."""
+    from tilespec.prover.hlo.corpus import corpus_status
+    return EXIT_STATUS[corpus_status(r.status for r in results)]
 
 
 def artifact_uri(path: str) -> str:
@@ -284,6 +328,15 @@ def register(command) -> None:
                    help="bitcast NAME stands for the transpose P (repeatable)")
     c.add_argument("--verbose", action="store_true",
                    help="also list every op that moves data")
+    c.add_argument("--select", metavar="RULES",
+                   help="report only these rule codes (comma-separated)")
+    c.add_argument("--ignore", metavar="RULES",
+                   help="do not report these rule codes (comma-separated)")
+    c.add_argument("--min-level", choices=("note", "warning", "error"), default="note",
+                   help="report findings at this level or above (default %(default)s)")
+    c.add_argument("--baseline", metavar="FILE",
+                   help="report only findings not in FILE; if FILE does not exist, "
+                        "write the current findings to it")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 

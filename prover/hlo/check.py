@@ -24,15 +24,23 @@ layouts costs a proof per distinct pair.
 ...   ROOT %b = f32[8,4]{1,0} bitcast(%p), metadata={op_name="jit(f)/transpose"}
 ... }''')
 >>> r = check_module(m)
->>> r.status, [f.rule for f in r.findings if f.level == "error"]
-('refuted', ['meant-transpose-not-bitcast'])
+>>> r.status, [(f.rule, f.level) for f in r.findings if f.rule.startswith("meant")]
+('proved', [('meant-transpose-not-bitcast', 'warning')])
+
+Levels: ``error`` only for what is wrong whatever the program meant (a
+bitcast that moves bytes or changes the element count, byte size or type, a
+``bitcast-convert`` whose layouts break XLA's rules, a layout XLA's
+validator rejects, and what the user stated with ``meant``); what op_name
+suggests is at most a ``warning``.  :func:`select_findings` filters a report
+as a linter's options do (``--select``, ``--ignore``, ``--min-level``,
+``--baseline``) and recomputes its status from what remains.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from tilespec.prover.bitcast.decide import (
     Decomposition,
@@ -42,6 +50,7 @@ from tilespec.prover.bitcast.decide import (
 from tilespec.prover.bitcast.decompose import transpose_candidates
 from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
+from tilespec.prover.hlo.legality import bitcast_convert_mismatch, invalid_layout, size_mismatch
 from tilespec.prover.hlo.module import Instruction, Module
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, counterexample_lines
 from tilespec.spec.errors import TilespecError
@@ -54,18 +63,29 @@ RULES = {
     "bitcast-proved": "a bitcast proved to keep every byte in place",
     "bitcast-refuted": "a bitcast that no reshape, transpose or TRT makes a physical no-op",
     "bitcast-unknown": "a bitcast neither proved nor refuted",
+    "bitcast-size-mismatch": "a bitcast whose operand and result differ in element "
+                             "count or element type",
+    "bitcast-convert-layout": "a bitcast-convert whose shapes or layouts break XLA's "
+                              "rules for it",
+    "bitcast-memory-space": "a bitcast between host memory (S(5)) and another memory "
+                            "space",
+    "invalid-layout": "a layout XLA's layout validator rejects",
     "meant-transpose-not-bitcast": "a bitcast recorded as a transpose, but that "
                                    "transpose moves bytes",
     "meant-reshape-not-bitcast": "a bitcast recorded as a reshape, but that reshape "
                                  "moves bytes",
     "could-be-bitcast": "a copy, transpose or reshape whose result is physically its "
                         "operand: it could be a bitcast",
+    "layout-change": "a copy between identical layouts, or a transpose or reshape "
+                     "whose result a copy moves: no data moves here",
     "moves-data": "a copy, transpose or reshape that moves data",
     "padding": "an array value whose layout pads it",
     "skipped": "an instruction not checked, and why",
 }
-#: Findings whose presence makes the module refuted.
-ERRORS = ("bitcast-refuted", "meant-transpose-not-bitcast", "meant-reshape-not-bitcast")
+#: Layout::kHostMemorySpace.
+HOST = 5
+#: The levels a finding takes, most severe last.
+LEVELS = ("note", "warning", "error")
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,18 @@ class Finding:
     instruction: str
     message: str
     data: dict = field(default_factory=dict)
+    #: False when the finding reports a question not decided (unknown).
+    decided: bool = True
+
+    def key(self, module: str) -> str:
+        """What identifies the finding across runs (not its line): module,
+        rule, instruction and the shapes its message names.
+
+        >>> Finding("bitcast-refuted", "error", 7, "b", "bitcast b: f32[4]{0} -> ...").key("m")
+        'm|bitcast-refuted|b|f32[4]{0}'
+        """
+        shapes = re.findall(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?", self.message)
+        return "|".join([module, self.rule, self.instruction, *shapes])
 
 
 @dataclass(frozen=True)
@@ -154,11 +186,15 @@ class _Checker:
         self.sizes: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
-        # bitcasts not decided: each keeps the module from being proved
-        self.undecided: list[Instruction] = []
+        # (computation, name) of every value a copy reads: a transpose into a
+        # layout that keeps the bytes, then a copy, is how XLA writes a
+        # physical transpose.
+        self.copied = {(i.computation, o) for i in module.instructions
+                       if i.opcode == "copy" for o in i.operands}
 
-    def add(self, rule, level, inst, message, **data):
-        self.findings.append(Finding(rule, level, inst.line, inst.name, message, data))
+    def add(self, rule, level, inst, message, decided=True, **data):
+        self.findings.append(Finding(rule, level, inst.line, inst.name, message, data,
+                                     decided))
 
     def cached(self, key, compute):
         """(verdict, its JSON): decided once per key, reused after."""
@@ -189,28 +225,44 @@ class _Checker:
         for inst in self.m.instructions:
             self.counts["instructions"] += 1
             self.buffer(inst)
-            handler = {"bitcast": self.bitcast, "copy": self.data_op,
-                       "transpose": self.data_op, "reshape": self.data_op}.get(inst.opcode)
+            handler = {"bitcast": self.bitcast, "bitcast-convert": self.bitcast_convert,
+                       "copy": self.data_op, "transpose": self.data_op,
+                       "reshape": self.data_op}.get(inst.opcode)
             if handler is None:
                 continue
             try:
                 handler(inst)
             except TilespecError as e:
                 self.counts["skipped"] += 1
-                if inst.opcode == "bitcast":
-                    self.undecided.append(inst)
-                self.add("skipped", "note", inst, f"{inst.opcode} {inst.name} not "
-                         f"checked: {e}")
+                # a bitcast not checked is a claim not decided: unknown
+                claim = inst.opcode in ("bitcast", "bitcast-convert")
+                self.add("skipped", "warning" if claim else "note", inst,
+                         f"{inst.opcode} {inst.name} not checked: {e}",
+                         decided=not claim)
 
     # --- bitcasts ---------------------------------------------------------------
 
     def bitcast(self, inst: Instruction) -> None:
         src, dst = self.operand(inst)
         self.counts["bitcasts"] += 1
+        if (src.layout.memory_space == HOST) != (dst.layout.memory_space == HOST) and (
+                not self.constant(inst)):
+            self.add("bitcast-memory-space", "error", inst,
+                     f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
+                     "one side in host memory S(5), the other not")
+        wrong = size_mismatch(src, dst)
+        mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
+        if wrong and num_elements(src) != num_elements(dst):
+            # no reading exists between different counts: nothing to decide
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
         data = {"decomposition": dj}
+        if wrong and d.status != REFUTED:
+            # another element type at equal counts: an error even where the
+            # bytes line up (a refutation says more: its counterexample)
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
@@ -220,25 +272,48 @@ class _Checker:
                      f"{what} moves bytes: {_ce_text(d.counterexample)}", **data)
         else:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
-                     **data)
+                     decided=False, **data)
         self.meant_check(inst, src, dst, d)
+
+    def constant(self, inst: Instruction) -> bool:
+        """Whether the operand is a constant, through copies (the verifier
+        lets a constant's bitcast change memory space)."""
+        seen = set()
+        while inst.operands and inst.name not in seen:
+            seen.add(inst.name)
+            o = self.m.instruction(inst.operands[0])
+            if o is None:
+                return False
+            if o.opcode != "copy":
+                return o.opcode == "constant"
+            inst = o
+        return False
 
     def meant_check(self, inst, src, dst, d: Decomposition) -> None:
         op, perm = meant_op(inst)
-        if inst.name in self.meant:
+        stated = inst.name in self.meant
+        if stated:
             op, perm = "transpose", tuple(self.meant[inst.name])
         if op is None:
+            return
+        # The user's statement is checked as a claim (error); op_name is a
+        # hint XLA passes on to neighbouring ops, so it is at most a warning,
+        # and a transpose can only be meant between permuted dims.
+        wrong = "error" if stated else "warning"
+        if op == "transpose" and not stated and (
+                sorted(map(str, src.dims)) != sorted(map(str, dst.dims))):
             return
         what = f"bitcast {inst.name} (recorded as {inst.op_name or op})"
         if op == "reshape":
             r = d.result("reshape")
             if r is None or r.status == PROVED:
                 return
-            level = "error" if r.status == REFUTED else "warning"
+            level = wrong if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
                      f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
                      + (f" ({_ce_text(r.counterexample)})"
-                        if r.counterexample else ""), result=r.to_json())
+                        if r.counterexample else ""), decided=r.status == REFUTED,
+                     result=r.to_json())
             return
         if perm is None:
             # Any transpose that lines the dims up will do.  The decomposition
@@ -254,12 +329,13 @@ class _Checker:
                 tried.append((p, r))
             if any(r.status == UNKNOWN for _, r in tried):
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
-                                f"{what}: whether a transpose keeps the bytes is unknown")
+                                f"{what}: whether a transpose keeps the bytes is unknown",
+                                decided=False)
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
             ce = next((r.counterexample for _, r in tried if r.counterexample), None)
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
-            self.add("meant-transpose-not-bitcast", "error", inst,
+            self.add("meant-transpose-not-bitcast", wrong, inst,
                      f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried])
@@ -267,19 +343,27 @@ class _Checker:
         try:
             question(src, dst, perm)
         except TilespecError as e:
-            return self.add("meant-transpose-not-bitcast", "error", inst, f"{what}: {e}")
+            return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}")
         key = ("transpose", self.text(src), self.text(dst), perm)
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
         if r.status == PROVED:
             return
-        level = "error" if r.status == REFUTED else "warning"
+        level = wrong if r.status == REFUTED else "warning"
         self.add("meant-transpose-not-bitcast", level, inst,
                  f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
                  + (f" ({_ce_text(r.counterexample)})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
-                 result=rj)
+                 decided=r.status == REFUTED, result=rj)
+
+    def bitcast_convert(self, inst: Instruction) -> None:
+        src, dst = self.operand(inst)
+        wrong = bitcast_convert_mismatch(src, dst)
+        if wrong:
+            self.add("bitcast-convert-layout", "error", inst,
+                     f"bitcast-convert {inst.name}: {self.text(src)} -> {self.text(dst)}: "
+                     f"{wrong}")
 
     # --- copies, transposes, reshapes ---------------------------------------------------
 
@@ -296,7 +380,15 @@ class _Checker:
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
         what = f"{inst.opcode} {inst.name}: {key[1]} -> {key[2]}"
-        if r.status == PROVED:
+        if r.status == PROVED and inst.opcode == "copy" and key[1] == key[2]:
+            self.add("layout-change", "note", inst,
+                     f"{what} copies between identical layouts (a copy for buffer "
+                     "ownership): no reordering", result=rj)
+        elif r.status == PROVED and (inst.computation, inst.name) in self.copied:
+            self.add("layout-change", "note", inst,
+                     f"{what} keeps every byte in place; the copy that follows moves "
+                     "the data (proved)", result=rj)
+        elif r.status == PROVED:
             self.add("could-be-bitcast", "warning", inst,
                      f"{what} keeps every byte in place: it could be a bitcast (proved)",
                      result=rj)
@@ -330,6 +422,49 @@ class _Checker:
                          f"({100 * b.waste / b.bytes:.1f}%)", bytes=b.bytes, waste=b.waste)
 
 
+def status_of(findings) -> str:
+    """refuted if an error-level finding, else unknown if an undecided one,
+    else proved."""
+    if any(f.level == "error" for f in findings):
+        return REFUTED
+    if any(not f.decided for f in findings):
+        return UNKNOWN
+    return PROVED
+
+
+def select_findings(report: Report, *, select=None, ignore=None,
+                    min_level: str = "note", baseline=frozenset()) -> Report:
+    """The report with only the findings a linter's options keep: rules in
+    ``select`` (all when None), none in ``ignore``, at ``min_level`` or
+    above, keys (:meth:`Finding.key`) not in ``baseline``.  The status is
+    recomputed from what remains.
+
+    >>> from tilespec.prover.hlo.module import parse_hlo
+    >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[8,16]) -> f32[2,32] {
+    ...   %p = f32[8,16]{1,0} parameter(0)
+    ...   ROOT %b = f32[2,32]{1,0} bitcast(%p)
+    ... }'''))
+    >>> r.status, select_findings(r, ignore={"bitcast-size-mismatch"}).status
+    ('refuted', 'proved')
+    """
+    for name in (*(select or ()), *(ignore or ())):
+        if name not in RULES:
+            raise TilespecError(f"unknown rule {name!r}; the rules are "
+                                + ", ".join(RULES))
+    if min_level not in LEVELS:
+        raise TilespecError(f"unknown level {min_level!r}; the levels are "
+                            + ", ".join(LEVELS))
+    floor = LEVELS.index(min_level)
+    kept = tuple(f for f in report.findings
+                 if (select is None or f.rule in select) and f.rule not in (ignore or ())
+                 and LEVELS.index(f.level) >= floor
+                 and f.key(report.module) not in baseline)
+    # Options silence findings, never a question left undecided: what was
+    # not read or not decided keeps the module from being proved.
+    undecided = tuple(f for f in report.findings if not f.decided and f not in kept)
+    return replace(report, findings=kept, status=status_of(kept + undecided))
+
+
 def _leaves(shape) -> list[Shape]:
     if isinstance(shape, Shape):
         return [shape]
@@ -350,24 +485,21 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     c = _Checker(module, timeout, meant)
     for s in module.skipped:
         c.counts["skipped"] += 1
-        c.findings.append(Finding("skipped", "note", s.line, "", f"line not read: "
-                                  f"{s.reason}", {"text": s.text}))
+        bad = invalid_layout(s.text)
+        if bad is not None:
+            name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
+            c.findings.append(Finding("invalid-layout", "error", s.line, name,
+                                      f"{name}: {bad}", {"text": s.text}))
+            continue
+        # text not read may hide a bitcast that moves data: never proved
+        c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "
+                                  f"{s.reason}", {"text": s.text}, False))
     for name in (meant or {}):
         named = module.instruction(name)
         if named is None or named.opcode != "bitcast":
             raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
                                 "the module")
     c.run()
-    levels = {f.rule for f in c.findings}
-    if levels & set(ERRORS):
-        status = REFUTED
-    elif "bitcast-unknown" in levels or module.skipped or c.undecided or any(
-            f.rule.startswith("meant-") and f.level == "warning" for f in c.findings):
-        # text not read or a bitcast not decided may hide a bitcast that moves
-        # data: never proved
-        status = UNKNOWN
-    else:
-        status = PROVED
     findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
-    return Report(module.name, status, tuple(findings), tuple(c.buffers), c.counts,
-                  time.perf_counter() - start)
+    return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
+                  c.counts, time.perf_counter() - start)

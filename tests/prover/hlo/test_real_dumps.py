@@ -43,18 +43,8 @@ pytestmark = [
                        "installed: pip install 'tilespec[xla]'"),
 ]
 
-#: Programs whose modules get a false error today: a plain reshape whose
-#: op_name comes from the transpose before it, reported as
-#: ``meant-transpose-not-bitcast`` at error level although the ranks differ.
-FALSE_TRANSPOSE_ERRORS = {"attention", "attention_grad", "column_major", "int8_matmul",
-                          "sharded_attention", "transformer", "transformer_train",
-                          "vmap_batched"}
-fixed_by_findings = pytest.mark.xfail(strict=True, reason="fixed by the findings change")
-
-
-def by_program(names_failing_today=frozenset()):
-    return [pytest.param(n, marks=fixed_by_findings) if n in names_failing_today else n
-            for n in sorted(dumps.PROGRAMS)]
+def by_program():
+    return sorted(dumps.PROGRAMS)
 
 
 # --- the dumps, read once per session ---------------------------------------------------
@@ -240,7 +230,7 @@ def test_every_bitcast_that_moves_data_is_an_error(bitcasts, reports, truth):
         assert reports[b.program].status == "refuted", b
 
 
-@pytest.mark.parametrize("program", by_program(FALSE_TRANSPOSE_ERRORS))
+@pytest.mark.parametrize("program", by_program())
 def test_no_error_on_a_bitcast_that_moves_no_data(program, bitcasts, reports, truth):
     # Every error in a real dump is on a bitcast that moves data: a copy, a
     # transpose or the metadata of a bitcast that keeps its bytes is no error.
@@ -249,7 +239,7 @@ def test_no_error_on_a_bitcast_that_moves_no_data(program, bitcasts, reports, tr
     assert [f for f in errors if f.line not in moving] == []
 
 
-@pytest.mark.parametrize("program", by_program(FALSE_TRANSPOSE_ERRORS))
+@pytest.mark.parametrize("program", by_program())
 def test_correct_module_exits_0(program, hlo, bitcasts, truth, tmp_path, capsys):
     path = tmp_path / f"{program}.txt"
     path.write_text(hlo[program])
@@ -259,7 +249,6 @@ def test_correct_module_exits_0(program, hlo, bitcasts, truth, tmp_path, capsys)
     assert code == (0 if correct else 1), out[-2000:]
 
 
-@fixed_by_findings
 def test_copies_between_identical_layouts_are_notes(modules, reports):
     # XLA copies a buffer onto the same layout for ownership (donation,
     # loop state): nothing anyone can act on, so no warning.
@@ -274,7 +263,6 @@ def test_copies_between_identical_layouts_are_notes(modules, reports):
     assert seen
 
 
-@fixed_by_findings
 def test_transposes_realised_by_a_following_copy_are_notes(modules, reports):
     # A fusion transposes by relabelling the dims (a transpose whose result
     # is physically its operand) and moves the data in the copy after it:

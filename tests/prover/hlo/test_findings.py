@@ -1,0 +1,218 @@
+"""check-hlo's findings are true: error level only for what is wrong whatever
+the program meant, metadata at most a warning, notes for what nobody can act
+on; and the linter options (--select, --ignore, --min-level, --baseline).
+
+Each class has a hand-written module in tests/data/hlo/findings_*.hlo.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from locations import DATA as TEST_DATA
+
+from tilespec.cli.main import main
+from tilespec.prover.hlo.check import RULES, check_module, select_findings
+from tilespec.prover.hlo.legality import bitcast_convert_mismatch, size_mismatch
+from tilespec.prover.hlo.module import parse_hlo
+from tilespec.spec.text import parse_array_shape as shape
+
+DATA = TEST_DATA / "hlo"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def report(name: str):
+    return check_module(parse_hlo((DATA / f"findings_{name}.hlo").read_text()))
+
+
+def above_notes(r) -> set:
+    return {(f.instruction, f.rule, f.level) for f in r.findings if f.level != "note"}
+
+
+# name -> (the warnings and errors, the exit status)
+CLASSES = {
+    "bitcast_moves_data": ({("bad", "bitcast-refuted", "error")}, 1),
+    "bitcast_byte_size": ({("bad", "bitcast-refuted", "error")}, 1),
+    "bitcast_element_count": ({("bad.1", "bitcast-size-mismatch", "error"),
+                               ("bad.2", "bitcast-size-mismatch", "error")}, 1),
+    "bitcast_element_type": ({("bad", "bitcast-size-mismatch", "error")}, 1),
+    "bitcast_memory_space": ({("bad", "bitcast-memory-space", "error")}, 1),
+    "bitcast_convert": ({(n, "bitcast-convert-layout", "error")
+                         for n in ("minor", "order", "layout", "packing", "ratio")}, 1),
+    "invalid_layout": ({("p", "invalid-layout", "error"),
+                        ("q", "invalid-layout", "error")}, 1),
+    "meant_transpose_hint": ({("b", "meant-transpose-not-bitcast", "warning")}, 0),
+    "meant_rank_change": (set(), 0),
+    "copy_identical": (set(), 0),
+    "could_be_bitcast": ({("t", "could-be-bitcast", "warning")}, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_each_class_has_its_rule_level_and_exit_status(name, capsys):
+    expected, code = CLASSES[name]
+    assert above_notes(report(name)) == expected
+    assert run(capsys, "check-hlo", str(DATA / f"findings_{name}.hlo"))[0] == code
+
+
+def test_every_finding_has_a_known_rule_a_level_and_one_line():
+    for path in sorted(DATA.glob("*.hlo")):
+        for f in check_module(parse_hlo(path.read_text())).findings:
+            assert f.rule in RULES and f.level in ("note", "warning", "error")
+            assert f.message and "\n" not in f.message
+
+
+def test_an_inherited_transpose_op_name_on_a_rank_change_is_no_error():
+    # XLA's own output: the bitcast after the copy that realises a transpose
+    # carries the transpose's op_name; ranks 4 -> 3 cannot be a transpose
+    r = report("meant_rank_change")
+    assert r.status == "proved"
+    assert not [f for f in r.findings if f.rule.startswith("meant-")]
+    # the transpose a copy realises is a note, not a could-be-bitcast warning
+    assert ("transpose.1", "layout-change") in {(f.instruction, f.rule) for f in r.findings}
+
+
+def test_the_users_statement_is_an_error_level_check(capsys):
+    path = str(DATA / "findings_meant_rank_change.hlo")
+    code, out, _ = run(capsys, "check-hlo", path, "--meant", "bitcast.1=0,1,2")
+    assert code == 1 and "error: [meant-transpose-not-bitcast]" in out
+    path = str(DATA / "findings_meant_transpose_hint.hlo")
+    code, out, _ = run(capsys, "check-hlo", path, "--meant", "b=1,0")
+    assert code == 1 and "error: [meant-transpose-not-bitcast]" in out
+
+
+def test_a_copy_between_identical_layouts_is_a_note():
+    (f,) = [f for f in report("copy_identical").findings if f.rule != "padding"]
+    assert (f.rule, f.level) == ("layout-change", "note")
+
+
+def test_size_mismatch_names_the_issue_examples():
+    assert "24 against 25" in size_mismatch(shape("f32[2,2,2,3]{3,2,1,0}"),
+                                            shape("f32[5,5]{1,0}"))
+    assert "128 against 64" in size_mismatch(shape("f32[8,16]{1,0}"), shape("f32[2,32]{1,0}"))
+    assert "f32 against f16" in size_mismatch(shape("f32[8,16]{1,0}"),
+                                              shape("f16[8,32]{1,0}"))
+
+
+WIDTHS = {"f32": 32, "s16": 16, "u8": 8, "s4": 4}
+
+
+@given(st.sampled_from(sorted(WIDTHS)), st.sampled_from(sorted(WIDTHS)),
+       st.permutations(range(3)), st.lists(st.integers(1, 4), min_size=3, max_size=3))
+def test_bitcast_convert_as_xla_infers_it_is_accepted_and_a_moved_minor_dim_is_not(
+        a, b, order, dims):
+    # build the result as ShapeInference and layout assignment do
+    wa, wb = WIDTHS[a], WIDTHS[b]
+    m2m = ",".join(map(str, order))
+    e = lambda t: ":E(4)" if t == "s4" else ""  # noqa: E731  (sub-byte packing)
+    src = shape(f"{a}[{','.join(map(str, dims))}]{{{m2m}{e(a)}}}")
+    if wa == wb:
+        dst = shape(f"{b}[{','.join(map(str, dims))}]{{{m2m}{e(b)}}}")
+    elif wa > wb:
+        new = ",".join(map(str, (3, *order)))
+        dst = shape(f"{b}[{','.join(map(str, (*dims, wa // wb)))}]{{{new}{e(b)}}}")
+    else:
+        src = shape(f"{a}[{','.join(map(str, (*dims, wb // wa)))}]"
+                    f"{{{','.join(map(str, (3, *order)))}{e(a)}}}")
+        dst = shape(f"{b}[{','.join(map(str, dims))}]{{{m2m}{e(b)}}}")
+    assert bitcast_convert_mismatch(src, dst) is None
+    if wa != wb:
+        narrow, wide = (dst, src) if wa > wb else (src, dst)
+        moved = list(narrow.layout.minor_to_major[1:]) + [narrow.rank - 1]
+        bad = shape(f"{narrow.element_type}[{','.join(map(str, narrow.dims))}]"
+                    f"{{{','.join(map(str, moved))}{e(narrow.element_type)}}}")
+        pair = (wide, bad) if wa > wb else (bad, wide)
+        assert bitcast_convert_mismatch(*pair) is not None
+
+
+# --- options ------------------------------------------------------------------------
+
+def test_select_and_ignore_keep_only_the_named_rules(capsys):
+    path = str(DATA / "findings_bitcast_convert.hlo")
+    code, out, _ = run(capsys, "check-hlo", path, "--ignore", "bitcast-convert-layout")
+    assert code == 0 and "bitcast-convert-layout" not in out
+    code, out, _ = run(capsys, "check-hlo", path, "--select", "padding,skipped")
+    assert code == 0 and "error" not in out
+    code, out, _ = run(capsys, "check-hlo", path, "--select", "bitcast-convert-layout")
+    assert code == 1 and out.count("[bitcast-convert-layout]") == 5
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_an_unknown_rule_code_is_bad_input(option, capsys):
+    code, _, err = run(capsys, "check-hlo", str(DATA / "findings_copy_identical.hlo"),
+                       option, "bitcast-refuted,no-such-rule")
+    assert code == 2 and "no-such-rule" in err and err.count("\n") == 1
+
+
+def test_min_level_drops_lower_levels_and_recomputes_the_exit_status(capsys):
+    r = report("meant_transpose_hint")
+    assert {f.level for f in select_findings(r, min_level="warning").findings} == {"warning"}
+    assert select_findings(r, min_level="error").findings == ()
+    code, out, _ = run(capsys, "check-hlo", str(DATA / "findings_bitcast_moves_data.hlo"),
+                       "--min-level", "error")
+    assert code == 1 and "note:" not in out
+
+
+def test_options_silence_findings_never_an_undecided_question():
+    m = parse_hlo("ENTRY %e (p: f32[4]) -> f32[4] {\n"
+                  "  %p = f32[4]{0} parameter(0)\n"
+                  "  ROOT %c = f32[4]{0} bitcast(%missing)\n}")
+    r = check_module(m)
+    assert r.status == "unknown"
+    assert select_findings(r, min_level="note").status == "unknown"
+    ignored = select_findings(r, ignore={"skipped"})
+    assert ignored.findings == () and ignored.status == "unknown"
+
+
+def test_baseline_is_written_once_then_only_new_findings_count(capsys, tmp_path):
+    hlo, base = tmp_path / "m.hlo", tmp_path / "baseline.json"
+    old = (DATA / "findings_bitcast_element_count.hlo").read_text()
+    hlo.write_text(old)
+    code, _, err = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
+    assert code == 0 and "written" in err
+    keys = json.loads(base.read_text())["findings"]
+    assert any("bitcast-size-mismatch|bad.1" in k for k in keys)
+    # the same findings on other lines: nothing new
+    hlo.write_text(old.replace("ENTRY", "// a comment that moves every line\nENTRY"))
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
+    assert code == 0 and "error" not in out
+    # a new illegal bitcast is reported
+    hlo.write_text(old.replace("  ROOT", "  %bad.3 = f16[8,32]{1,0} bitcast(%q)\n  ROOT"))
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
+    assert code == 1 and "bad.3" in out and "bad.1" not in out
+
+
+def test_a_baseline_that_is_not_one_is_bad_input(capsys, tmp_path):
+    base = tmp_path / "b.json"
+    base.write_text("not json")
+    code, _, err = run(capsys, "check-hlo", str(DATA / "findings_copy_identical.hlo"),
+                       "--baseline", str(base))
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_docs_table_lists_every_rule_code():
+    from locations import ROOT
+    table = (ROOT / "docs" / "hlo.md").read_text()
+    missing = [r for r in RULES if f"| `{r}` |" not in table]
+    assert not missing
+
+
+def test_another_element_type_is_an_error_whether_or_not_the_bytes_line_up():
+    # f32 -> s32: same widths, every byte in place, still not a bitcast's job
+    m = parse_hlo("ENTRY %e (p: f32[8,16]) -> s32[8,16] {\n"
+                  "  %p = f32[8,16]{1,0} parameter(0)\n"
+                  "  %a = bf16[8,16]{1,0} bitcast(%p)\n"
+                  "  ROOT %b = s32[8,16]{1,0} bitcast(%p)\n}")
+    levels = {(f.instruction, f.rule, f.level) for f in check_module(m).findings
+              if f.level != "note"}
+    # the width change is refuted with its counterexample
+    assert levels == {("a", "bitcast-refuted", "error"),
+                      ("b", "bitcast-size-mismatch", "error")}
