@@ -153,5 +153,30 @@ class SympyArithmetic(Arithmetic):
         return sympy.true
 
 
+class NumpyArithmetic(Arithmetic):
+    """Python's operators on int64 arrays, with division and remainder by a
+    power of two as a shift and a mask: the same floor semantics (two's
+    complement), several times faster than numpy's integer division.
+
+    >>> import numpy as np
+    >>> x = np.array([-9, -1, 0, 7, 130])
+    >>> NUMPY.floordiv(x, 8).tolist(), NUMPY.mod(x, 8).tolist()
+    ([-2, -1, 0, 0, 16], [7, 7, 0, 7, 2])
+    """
+
+    name = "numpy"
+
+    def floordiv(self, a: Value, b: Value) -> Value:
+        if type(b) is int and b > 0 and b & (b - 1) == 0:
+            return a >> (b.bit_length() - 1)
+        return a // b
+
+    def mod(self, a: Value, b: Value) -> Value:
+        if type(b) is int and b > 0 and b & (b - 1) == 0:
+            return a & (b - 1)
+        return a % b
+
+
 INT = Arithmetic()
 SYMPY = SympyArithmetic()
+NUMPY = NumpyArithmetic()

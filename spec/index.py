@@ -40,7 +40,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from tilespec.spec.arith import INT, SYMPY, Arithmetic, Value
+from tilespec.spec.arith import INT, NUMPY, SYMPY, Arithmetic, Value
 from tilespec.spec.errors import OutOfRangeError, ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Layout, Shape, Tile
 
@@ -395,7 +395,7 @@ def offsets(shape: Shape, elements: Any) -> np.ndarray:
         where = tuple(int(x) for x in np.argwhere(bad)[0])
         raise OutOfRangeError(f"element index at {where} is out of range for {shape}")
     cols = tuple(idx[..., i] for i in range(len(dims)))
-    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims), dtype=np.int64)
+    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims, NUMPY), dtype=np.int64)
     result: np.ndarray = np.broadcast_to(out, idx.shape[:-1]).copy()
     return result
 
@@ -427,7 +427,7 @@ def all_offsets(shape: Shape) -> np.ndarray:
     dims = concrete_dims(shape)
     grids = np.indices(dims, dtype=np.int64) if dims else np.zeros((0,), np.int64)
     cols = tuple(grids[i] for i in range(len(dims)))
-    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims), dtype=np.int64)
+    out = np.asarray(evaluate(shape_pipeline(shape), cols, dims, NUMPY), dtype=np.int64)
     result: np.ndarray = np.broadcast_to(out, dims).copy()
     return result
 

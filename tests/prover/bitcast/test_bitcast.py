@@ -197,6 +197,8 @@ def test_unknown_is_reported(monkeypatch):
     from tilespec.prover.core import solve
 
     monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
+    # and no enumeration decides it either: the question stays open
+    monkeypatch.setattr("tilespec.prover.bitcast.reading.exact_in_int64", lambda q: False)
     r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
     assert r.status == "unknown"
     assert "no counterexample" in r.reason
@@ -224,6 +226,27 @@ def test_cli_exit_statuses(capsys, monkeypatch):
     assert code == 0 and json.loads(out)["results"][0]["status"] == "proved"
     from tilespec.prover.core import solve
     monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
+    # and no enumeration decides it either: the question stays open
+    monkeypatch.setattr("tilespec.prover.bitcast.reading.exact_in_int64", lambda q: False)
     code, out, _ = run(capsys, "bitcast", "f32[m,n]{1,0:T(8,128)}", "f32[1,m,n]{2,1,0:T(8,128)}",
                        "--reshape")
     assert code == 3 and out.startswith("unknown")
+
+
+def test_a_small_concrete_bitcast_is_proved_by_enumeration_without_the_solver(monkeypatch):
+    from tilespec.prover.core import solve
+
+    def no_solver(*a, **k):
+        raise AssertionError("the solver was asked")
+
+    monkeypatch.setattr(solve, "search", no_solver)
+    monkeypatch.setattr(solve, "decide", no_solver)
+    r = decide(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[2,8,256]{2,1,0:T(8,128)}"))
+    assert r.status == "proved" and "exhaustive" in r.steps[0]
+
+
+def test_enumeration_is_no_proof_where_int64_could_wrap():
+    huge = shape("f32[2,2]{1,0:T(1,2305843009213693952)}")
+    assert not reading.exact_in_int64(reading.question(huge, huge))
+    r = decide(huge, huge, (0, 1))
+    assert r.status == "proved" and not any("enumeration" in s for s in r.steps)
