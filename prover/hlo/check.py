@@ -183,6 +183,7 @@ class _Checker:
         self.buffers: list[Buffer] = []
         self.cache: dict = {}
         self.texts: dict = {}
+        self.ce_texts: dict = {}
         self.sizes: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
@@ -268,8 +269,11 @@ class _Checker:
                             if d.kind == "transpose" else "")
             self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved", **data)
         elif d.status == REFUTED:
-            self.add("bitcast-refuted", "error", inst,
-                     f"{what} moves bytes: {_ce_text(d.counterexample)}", **data)
+            moved = self.ce_texts.get(key)
+            if moved is None:     # one rendering per question, however often it recurs
+                moved = self.ce_texts[key] = _ce_text(d.counterexample)
+            self.add("bitcast-refuted", "error", inst, f"{what} moves bytes: {moved}",
+                     **data)
         else:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
                      decided=False, **data)
