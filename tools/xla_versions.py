@@ -13,7 +13,7 @@ worker (xla/_worker.py) runs in that venv.  For each release:
 Then what each release answers differently from the others, text by text.
 
     python tools/xla_versions.py --versions 0.4.38 0.7.2 0.10.2 --count 2500 \\
-        --out /tmp/xla_versions.json
+        --out xla_versions.json
 
 Slow (minutes per release); the findings are written up in docs/xla.md.
 """
