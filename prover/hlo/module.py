@@ -191,6 +191,16 @@ class _Reader:
 
     def __init__(self, lexed: Lexed):
         self.code, self.s = lexed.code, lexed.skeleton
+        # Where the bracket opened at each position closes, found in one pass
+        # over the text (depth only, as the reader counts it): a search per
+        # group would make the reading quadratic in nested text.
+        self.closing: dict[int, int] = {}
+        opened: list[int] = []
+        for m in _BRACKET.finditer(self.s):
+            if m.group() in "([{":
+                opened.append(m.start())
+            elif opened:
+                self.closing[opened.pop()] = m.end()
 
     def ws(self, i: int) -> int:
         return _WS.match(self.s, i).end()  # type: ignore[union-attr]
@@ -203,15 +213,10 @@ class _Reader:
 
     def group_end(self, i: int) -> int:
         """Past the bracket closing the one at ``i``."""
-        depth = 0
-        for m in _BRACKET.finditer(self.s, i):
-            if m.group() in "([{":
-                depth += 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    return m.end()
-        raise _NotRead(i, f"the {self.s[i]!r} here is never closed")
+        end = self.closing.get(i)
+        if end is None:
+            raise _NotRead(i, f"the {self.s[i]!r} here is never closed")
+        return end
 
     def shape_end(self, i: int) -> int:
         """Past the shape at ``i`` (``HloParserImpl::ParseShape``)."""
