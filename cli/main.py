@@ -178,6 +178,27 @@ def _what_xla_makes_of(shape) -> str:
             "(tilespec check-rule array_size SHAPE)")
 
 
+def array_size_wrap_note(shape) -> str | None:
+    """What XLA's ArraySize does on ``shape`` when it overflows int64 (None
+    when it does not, or when tilespec's model gives no value).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> print(array_size_wrap_note(shape("f32[2]{0:T(2)L(4611686018427387904)}")))
+    XLA's ArraySize wraps to 0 (undefined behaviour: signed int64 overflow in ShapeUtil::ArraySize; docs/xla.md, array-size-wraps)
+    >>> print(array_size_wrap_note(shape("f32[3]{0:L(4)}")))
+    None
+    """
+    from tilespec.prover.models.array_size import array_size_behaviour
+    try:
+        wrapped = array_size_behaviour(shape)
+    except TilespecError:
+        return None
+    if wrapped is None:
+        return None
+    return (f"XLA's ArraySize wraps to {wrapped.value} (undefined behaviour: signed int64 "
+            "overflow in ShapeUtil::ArraySize; docs/xla.md, array-size-wraps)")
+
+
 def check_bounded(shape) -> None:
     """The prover reasons about sizes or names; a '?' dim has neither."""
     if any(d is None for d in shape.dims):
@@ -207,8 +228,13 @@ def _emit(args, data, text: str) -> None:
 def cmd_explain(args) -> int:
     from tilespec.prover.models.rules import xla_array_bytes
     from tilespec.teach.explain import explain, format_explain, text_map
-    shape = _shape(args.shape)
+    # A padded size past int64 is a valid layout whose ArraySize wraps in
+    # XLA: explain answers it (the spec's size beside XLA's wrapped one).
+    shape = parse_shape_arg(args.shape, int64_size=False)
     info = explain(shape, xla_model=xla_array_bytes)
+    wraps = array_size_wrap_note(shape)
+    if wraps is not None:
+        info["xla_array_size_note"] = wraps
     drawing = text_map(shape)
     info["text_map"] = drawing
     text = format_explain(info)

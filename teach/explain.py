@@ -119,9 +119,10 @@ def format_explain(info: dict) -> str:
         f"aligned elements {info['aligned_elements']}",
         f"element bits     {info['element_bits']}",
         f"byte size        {info['byte_size']}",
-        *([f"XLA ArraySize    {info['xla_array_size']} (as tilespec models "
-           "XLA's ShapeUtil::ArraySize)"] if info.get("xla_array_size") is not None
-          else []),
+        *([f"XLA ArraySize    {info['xla_array_size']}  " + (
+            info.get("xla_array_size_note")
+            or "(as tilespec models XLA's ShapeUtil::ArraySize)")]
+          if info.get("xla_array_size") is not None else []),
         f"padding          {100 * info['padding_fraction']:.2f}%",
     ]
     return "\n".join(lines)

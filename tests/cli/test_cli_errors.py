@@ -2,6 +2,7 @@
 traceback; an internal error is exit 4 with one line (--debug: traceback)."""
 
 import importlib
+import json
 
 import pytest
 
@@ -262,6 +263,30 @@ def test_size_at_int64_is_accepted(capsys):
     assert (code, err) == (0, "")
     code, out, err = run(capsys, "explain", "f32[0,9223372036854775807,2]{2,1,0}")
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("shape,wrapped,true_size", [
+    ("f32[2]{0:T(2)L(4611686018427387904)}", 0, 2**64),
+    ("f32[2]{0:T(2)L(9223372036854775807)}", -4, 4 * (2**63 - 1)),
+])
+def test_explain_answers_where_xla_array_size_wraps(capsys, shape, wrapped, true_size):
+    # a valid layout (XLA's validator accepts it): the spec's size, and XLA's wrapped one
+    code, out, err = run(capsys, "explain", shape)
+    assert (code, err) == (0, "")
+    assert f"byte size        {true_size}\n" in out
+    assert (f"XLA ArraySize    {wrapped}  XLA's ArraySize wraps to {wrapped} (undefined "
+            "behaviour: signed int64 overflow in ShapeUtil::ArraySize; docs/xla.md, "
+            "array-size-wraps)") in out
+    code, out, err = run(capsys, "explain", shape, "--json")
+    data = json.loads(out)["results"][0]["data"]
+    assert code == 0 and data["byte_size"] == true_size and data["xla_array_size"] == wrapped
+    assert data["xla_array_size_note"].startswith(f"XLA's ArraySize wraps to {wrapped} ")
+
+
+def test_explain_notes_nothing_where_xla_array_size_fits(capsys):
+    code, out, _ = run(capsys, "explain", "f32[3]{0:L(4)}", "--json")
+    data = json.loads(out)["results"][0]["data"]
+    assert (code, data["xla_array_size"], data["xla_array_size_note"]) == (0, 12, None)
 
 
 @pytest.mark.parametrize("argv", [

@@ -19,7 +19,8 @@ HLO = DATA / "hlo"
 
 RUNS = {
     "explain": [(["explain", "f32[3,5]{1,0:T(2,2)}"], 0),
-                (["explain", "f32[m,n]{1,0:T(2,2)}", "--dims", "m=3,n=5"], 0)],
+                (["explain", "f32[m,n]{1,0:T(2,2)}", "--dims", "m=3,n=5"], 0),
+                (["explain", "f32[2]{0:T(2)L(4611686018427387904)}"], 0)],  # ArraySize wraps
     "offset": [(["offset", "f32[3,5]{1,0:T(2,2)}", "2,3"], 0)],
     "locate": [(["locate", "f32[3,5]{1,0:T(2,2)}", "9"], 0)],
     "prove": [(["prove", "--quiet", "--property", "injective", "f32[m,n]{1,0:T(8,128)}"], 0),

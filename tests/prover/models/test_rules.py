@@ -521,6 +521,8 @@ def test_array_size_past_int64_is_xlas_wrapped_value(capsys, text, wrapped):
     code, out, _ = run(capsys, "check-rule", "array_size", text)
     assert code == 1 and f"XLA wraps and returns {wrapped}" in out
     assert "agrees" not in out
-    code, _, err = run(capsys, "explain", text)
+    code, out, _ = run(capsys, "explain", text)   # a valid layout: answered, the wrap said
+    assert code == 0 and f"XLA's ArraySize wraps to {wrapped} (undefined behaviour" in out
+    code, _, err = run(capsys, "offset", text, "0")  # offsets past int64: still refused
     assert code == 2 and f"wraps around (signed overflow, undefined behaviour) and " \
         f"returns {wrapped} bytes" in err
