@@ -45,8 +45,8 @@ import time
 from tilespec.prover.bitcast.decide import is_bitcast
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.models.cpp import check
-from tilespec.prover.models.rule_check import RuleNotApplicable
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, Side
+from tilespec.prover.models.rule_check import require_concrete, yes_no_verdict
+from tilespec.prover.result import PROVED, UNKNOWN, Result
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
 from tilespec.spec.text import format_shape
@@ -143,9 +143,7 @@ def check_validate_tiling(op: Shape, bitcast: Shape, *, timeout=DEFAULT_TIMEOUT,
     """The simplifier's yes/no against the spec's bitcast verdict, on
     concrete shapes."""
     start = time.perf_counter()
-    if op.is_symbolic or bitcast.is_symbolic:
-        raise RuleNotApplicable("validate_tiling_of_bitcast is evaluated on concrete "
-                                "sizes: give every dim a size")
+    require_concrete("validate_tiling_of_bitcast", op, bitcast)
     text = f"{format_shape(op)} -> {format_shape(bitcast)}"
     xla = simplifier_keeps(op, bitcast)
     spec = is_bitcast(op, bitcast, timeout=timeout)
@@ -154,14 +152,10 @@ def check_validate_tiling(op: Shape, bitcast: Shape, *, timeout=DEFAULT_TIMEOUT,
         return Result(text, "rule validate_tiling_of_bitcast", UNKNOWN, seconds, "concrete",
                       reason=f"the spec's bitcast question is undecided: {spec.reason}")
     said = spec.status == PROVED
-    if xla == said:
-        return Result(text, "rule validate_tiling_of_bitcast", PROVED, seconds, "concrete",
-                      steps=(f"the simplifier and the spec both say {'bitcast' if xla else 'no'}",))
     what = ("ComputeBitcastDimMap finds a map and ValidateTilingOfBitcast says the tiling "
             "keeps the shapes equivalent; the spec refutes the bitcast" if xla
             else "the simplifier finds no map or no valid tiling; the spec proves it a bitcast "
             "(a missed simplification, not a wrong one)")
-    return Result(text, "rule validate_tiling_of_bitcast", REFUTED, seconds, "concrete",
-                  counterexample=Counterexample(
-                      {}, (Side("xla", shape=text, value=int(xla)),
-                           Side("spec", shape=text, value=int(said))), what=what))
+    return yes_no_verdict("validate_tiling_of_bitcast", text, start, xla, said,
+                          f"the simplifier and the spec both say {'bitcast' if xla else 'no'}",
+                          what)

@@ -36,7 +36,7 @@ import numpy as np
 
 from tilespec.prover.models.cpp import Int64, XlaGivesNoValue
 from tilespec.prover.models.linear_index import linear_index_int64
-from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_result
+from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_result, require_concrete
 from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
 from tilespec.spec.index import all_offsets, concrete_dims, product
 from tilespec.spec.layout import Shape
@@ -85,9 +85,7 @@ def check_array_data_size(shape: Shape, **_) -> Result:
     """ArrayDataSize = the spec's bytes up to the furthest element, on a
     concrete shape (both computed, compared)."""
     start = time.perf_counter()
-    if shape.is_symbolic:
-        raise RuleNotApplicable("array_data_size is evaluated on concrete sizes: "
-                                "give every dim a size")
+    require_concrete("array_data_size", shape)
     text = format_shape(shape)
     try:
         xla, c = array_data_size_int64(shape)

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import time
 
-from tilespec.prover.models.rule_check import RuleNotApplicable
-from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
+from tilespec.prover.models.rule_check import require_concrete, yes_no_verdict
+from tilespec.prover.result import Result
 from tilespec.spec.index import concrete_dims, product
 from tilespec.spec.layout import Shape
 from tilespec.spec.text import format_shape
@@ -56,20 +56,12 @@ def spec_relabels(a: Shape, b: Shape) -> bool:
 def check_is_decomposable_bitcast(a: Shape, b: Shape, **_) -> Result:
     """IsDecomposableBitcast = the spec's answer, on concrete shapes."""
     start = time.perf_counter()
-    if a.is_symbolic or b.is_symbolic:
-        raise RuleNotApplicable("is_decomposable_bitcast is evaluated on concrete sizes: "
-                                "give every dim a size")
+    require_concrete("is_decomposable_bitcast", a, b)
     text = f"{format_shape(a)} ; {format_shape(b)}"
     xla, spec = is_decomposable_bitcast(a, b), spec_relabels(a, b)
-    seconds = time.perf_counter() - start
-    if xla == spec:
-        return Result(text, "rule is_decomposable_bitcast", PROVED, seconds, "concrete",
-                      steps=(f"IsDecomposableBitcast and the spec both say {xla}",))
-    return Result(text, "rule is_decomposable_bitcast", REFUTED, seconds, "concrete",
-                  counterexample=Counterexample(
-                      {}, (Side("xla", shape=text, value=int(xla)),
-                           Side("spec", shape=text, value=int(spec))),
-                      what=f"IsDecomposableBitcast says {str(xla).lower()} (DecomposeBitcast "
-                      f"returns {'a decomposition' if xla else 'nothing'}); the elements "
-                      f"are {'' if spec else 'not '}the same ({a.element_type} and "
-                      f"{b.element_type})"))
+    return yes_no_verdict("is_decomposable_bitcast", text, start, xla, spec,
+                          f"IsDecomposableBitcast and the spec both say {xla}",
+                          f"IsDecomposableBitcast says {str(xla).lower()} (DecomposeBitcast "
+                          f"returns {'a decomposition' if xla else 'nothing'}); the elements "
+                          f"are {'' if spec else 'not '}the same ({a.element_type} and "
+                          f"{b.element_type})")

@@ -294,6 +294,33 @@ def behaviour_result(rule: str, shapes, behaviour, start: float, sides=(),
                   counterexample=ce, xla=behaviour)
 
 
+def require_concrete(rule: str, *shapes: Shape) -> None:
+    """A rule evaluated on concrete sizes only: named dims are not applicable."""
+    if any(s.is_symbolic for s in shapes):
+        raise RuleNotApplicable(f"{rule} is evaluated on concrete sizes: "
+                                "give every dim a size")
+
+
+def yes_no_verdict(rule: str, text: str, start: float, xla: bool, spec: bool,
+                   agreed: str, what: str) -> Result:
+    """A yes/no function of XLA's against the spec's answer on one concrete
+    question: proved where they agree (``agreed`` says what both say), else
+    refuted with both answers as the sides (1 = yes) and ``what``.
+
+    >>> r = yes_no_verdict("r", "f32[2]{0}", 0.0, True, False, "", "they differ")
+    >>> r.status, [(s.name, s.value) for s in r.counterexample.sides]
+    ('refuted', [('xla', 1), ('spec', 0)])
+    """
+    seconds = time.perf_counter() - start
+    if xla == spec:
+        return Result(text, f"rule {rule}", PROVED, seconds, "concrete",
+                      steps=(agreed,))
+    return Result(text, f"rule {rule}", REFUTED, seconds, "concrete",
+                  counterexample=Counterexample(
+                      {}, (Side("xla", shape=text, value=int(xla)),
+                           Side("spec", shape=text, value=int(spec))), what=what))
+
+
 #: sizes tried for the named dims where XLA's int64 arithmetic is evaluated
 #: (all names alike): whether a product overflows depends on the sizes
 PROBE_SIZES = (1, 2, 3, 5, 8, 128)

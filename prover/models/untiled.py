@@ -33,8 +33,13 @@ import time
 import numpy as np
 
 from tilespec.prover.models.cpp import Int64, XlaGivesNoValue, check
-from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_result
-from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
+from tilespec.prover.models.rule_check import (
+    RuleNotApplicable,
+    behaviour_result,
+    require_concrete,
+    yes_no_verdict,
+)
+from tilespec.prover.result import Result, Side
 from tilespec.spec.index import all_offsets, concrete_dims, product
 from tilespec.spec.layout import COMBINE, Shape
 from tilespec.spec.size import padded_count
@@ -93,9 +98,7 @@ def spec_is_untiled(shape: Shape) -> bool:
 def check_is_untiled_layout(shape: Shape, **_) -> Result:
     """IsUntiledLayout = the spec's answer, on a concrete shape."""
     start = time.perf_counter()
-    if shape.is_symbolic:
-        raise RuleNotApplicable("is_untiled_layout is evaluated on concrete sizes: "
-                                "give every dim a size")
+    require_concrete("is_untiled_layout", shape)
     text = format_shape(shape)
     try:
         xla = is_untiled_layout(shape)
@@ -104,13 +107,7 @@ def check_is_untiled_layout(shape: Shape, **_) -> Result:
                                 (Side("xla", shape=text),
                                  Side("spec", shape=text, value=int(spec_is_untiled(shape)))))
     spec = spec_is_untiled(shape)
-    seconds = time.perf_counter() - start
-    if xla == spec:
-        return Result(text, "rule is_untiled_layout", PROVED, seconds, "concrete",
-                      steps=(f"IsUntiledLayout and the spec both say {xla}",))
-    return Result(text, "rule is_untiled_layout", REFUTED, seconds, "concrete",
-                  counterexample=Counterexample(
-                      {}, (Side("xla", shape=text, value=int(xla)),
-                           Side("spec", shape=text, value=int(spec))),
-                      what=f"IsUntiledLayout says {str(xla).lower()}, the spec "
-                      f"{'untiled' if spec else 'tiled'} (1 = untiled)"))
+    return yes_no_verdict("is_untiled_layout", text, start, xla, spec,
+                          f"IsUntiledLayout and the spec both say {xla}",
+                          f"IsUntiledLayout says {str(xla).lower()}, the spec "
+                          f"{'untiled' if spec else 'tiled'} (1 = untiled)")
