@@ -8,6 +8,7 @@ with the test extra's setuptools) and installs with ``--no-deps`` into a
 virtual environment that sees this one's packages (numpy, z3, ...).
 """
 
+import os
 import re
 import shlex
 import shutil
@@ -27,8 +28,11 @@ FIG1 = "f32[3,5]{1,0:T(2,2)}"
 
 
 def _run(*argv, cwd, ok=(0,), timeout=60):
+    # A PYTHONPATH naming a source tree (as in a worktree's test run) would
+    # shadow the installed wheel that this test is about.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True,
-                         text=True, timeout=timeout)
+                         text=True, timeout=timeout, env=env)
     assert out.returncode in ok, f"{argv}: {out.returncode}\n{out.stdout}\n{out.stderr}"
     assert "Traceback" not in out.stderr, out.stderr
     return out
