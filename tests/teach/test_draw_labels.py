@@ -150,3 +150,17 @@ def test_hovering_the_korean_page_speaks_korean(tmp_path):
     report = hover_everything(page, tmp_path / "profile")
     infos = {r["info"] for r in report if r["panel"] == "memory"}
     assert "오프셋 17: 요소 (2,3)" in infos and "오프셋 9: 채우기" in infos
+
+
+def test_the_command_draws_in_korean(tmp_path, capsys):
+    from tilespec.cli import main
+    out = tmp_path / "figure1.svg"
+    assert main(["draw", "f32[3,5]{1,0:T(2,2)}", "--lang", "ko", "-o", str(out)]) == 0
+    assert "빗금 = 채우기" in out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    # Without a Hangul font a Korean PNG is bad input for this machine: exit 2, one line.
+    if not any(render.draws(f, "가") for f in render.installed_fonts("ko")):
+        assert main(["draw", "f32[3,5]{1,0:T(2,2)}", "--lang", "ko",
+                     "-o", str(tmp_path / "f.png")]) == 2
+        err = capsys.readouterr().err
+        assert "write .svg or .html instead" in err and "Traceback" not in err
