@@ -34,6 +34,9 @@ def register(command) -> None:
     c.add_argument("--html", action="store_true",
                    help="write the self-contained HTML page where hovering an element "
                         "highlights its memory cell (to FILE, or to standard output)")
+    c.add_argument("--lang", choices=("en", "ko", "es"), default="en",
+                   help="language of the picture's words: English, Korean or Spanish "
+                        "(default %(default)s)")
 
     c = command("formula", "the closed-form offset of an element, as a formula "
                 "or as generated Python or C", cmd_formula)
@@ -72,7 +75,7 @@ def cmd_draw(args) -> int:
     if args.html and path is not None and path.suffix.lower() != ".html":
         raise TilespecError(f"--html writes an HTML page; name the file .html, "
                             f"not {args.output!r}")
-    p = picture(shape)
+    p = picture(shape, args.lang)
     if path is None:
         if args.json:
             emit(args, {"shape": format_shape(shape), "content": p.html()})

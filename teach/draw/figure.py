@@ -33,6 +33,11 @@ Figure 1 of the source document, f32[3,5] tiled 2x2:
 >>> big = picture(shape("f32[1024,1024]{1,0:T(8,128)}"))
 >>> big.elided, big.grid.shape
 (True, (16, 18))
+
+Its words in Korean or Spanish (:mod:`teach.draw.labels`):
+
+>>> "빗금 = 채우기" in picture(shape("f32[3,5]{1,0:T(2,2)}"), lang="ko").svg()
+True
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilespec.spec.layout import Shape
+from tilespec.teach.draw.labels import SCRIPT_SAMPLE, check_language
 from tilespec.teach.draw.scene import Scene, scene
 
 
@@ -53,10 +59,14 @@ class Picture:
     The properties below read the first array panel and the memory panel
     without padding and elision marks: ``grid`` and ``tiles`` are the
     offsets and first-level tile ids of the elements shown, ``strip_rows``
-    the memory rows shown.
+    the memory rows shown.  ``lang`` is the language of its words.
     """
 
     scene: Scene
+    lang: str = "en"
+
+    def __post_init__(self) -> None:
+        check_language(self.lang)
 
     @property
     def shape(self) -> Shape:
@@ -117,7 +127,7 @@ class Picture:
     def figure(self):
         """The picture as a matplotlib figure (Agg canvas, never shown)."""
         from tilespec.teach.draw.render import figure
-        return figure(self.scene)
+        return figure(self.scene, self.lang)
 
     def save(self, path, dpi: int = 200) -> None:
         """Write the picture; the format follows the name: .svg (written
@@ -130,34 +140,44 @@ class Picture:
                 f.write(text)
             return
         from tilespec.teach.draw.render import save
-        save(self.scene, path, dpi)
+        save(self.scene, path, dpi, self.lang)
 
     def svg(self) -> str:
         """The picture as SVG text: every label a ``<text>``, every cell a
         group carrying its numbers (``data-offset``, ``data-index``, ...)."""
         from tilespec.teach.draw.svg import svg
-        return svg(self.scene)
+        return svg(self.scene, self.lang)
 
     def html(self) -> str:
         """A self-contained HTML page: hovering an element highlights its
         memory cell, and the other way round."""
         from tilespec.teach.draw.svg import page
-        return page(self.scene)
+        return page(self.scene, self.lang)
 
-    def _repr_png_(self) -> bytes:
+    # A notebook shows a picture as PNG; words in a script beyond Latin
+    # (Hangul) as SVG instead, whose text the reader's browser draws with
+    # its own fonts, whatever fonts the kernel's machine has.
+    def _repr_png_(self) -> bytes | None:
+        if SCRIPT_SAMPLE[self.lang]:
+            return None
         from tilespec.teach.draw.render import png_bytes
-        return png_bytes(self.scene)
+        return png_bytes(self.scene, lang=self.lang)
+
+    def _repr_svg_(self) -> str | None:
+        return self.svg() if SCRIPT_SAMPLE[self.lang] else None
 
 
-def picture(shape: Shape) -> Picture:
-    """Work out everything a picture of ``shape`` shows."""
-    return Picture(scene(shape))
+def picture(shape: Shape, lang: str = "en") -> Picture:
+    """Work out everything a picture of ``shape`` shows; its words in
+    ``lang`` ('en', 'ko' or 'es')."""
+    return Picture(scene(shape), lang)
 
 
-def draw(shape: Shape, path=None) -> Picture:
+def draw(shape: Shape, path=None, lang: str = "en") -> Picture:
     """The picture of ``shape``, written to ``path`` (.png, .svg or .html)
-    if given.  The returned :class:`Picture` shows itself in a notebook."""
-    p = picture(shape)
+    if given, its words in ``lang`` ('en', 'ko' or 'es').  The returned
+    :class:`Picture` shows itself in a notebook."""
+    p = picture(shape, lang)
     if path is not None:
         p.save(path)
     return p

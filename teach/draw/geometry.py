@@ -14,6 +14,8 @@ the same units.
 (1, True, 8.6)
 >>> legend_lines(s)
 ['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2)']
+>>> legend_lines(s, "ko")[1]
+'색 + 검은 선 = 타일 (2,2)'
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tilespec.teach.draw.axes import Gap
+from tilespec.teach.draw.labels import display_chars, label
 from tilespec.teach.draw.palette import level_name
 
 #: Memory goes right of the array panels while the picture stays this wide.
@@ -152,26 +155,30 @@ def byte_ticks(panel, element_bits, rmap, cmap, x0, y0, start) -> list:
     return segs
 
 
-def legend_lines(scene) -> list[str]:
+def legend_lines(scene, lang: str = "en") -> list[str]:
     """The lines under the picture: the shape, what colours and lines mean."""
     from tilespec.spec.text import format_shape
     shape = scene.shape
     tiles = shape.layout.tiles
     lines = [format_shape(shape)]
     if not tiles:
-        lines.append("no tiling: row-major in the physical dim order")
+        lines.append(label(lang, "no tiling: row-major in the physical dim order"))
     else:
-        parts = [f"colour + black lines = tile {tiles[0]}"]
+        parts = [label(lang, "colour + black lines = tile {tile}", tile=tiles[0])]
         for level, tile in enumerate(tiles[1:], start=2):
-            parts.append(f"{level_name(level)} lines = tile {tile}")
+            parts.append(label(lang, "{colour} lines = tile {tile}",
+                               colour=label(lang, level_name(level)), tile=tile))
         lines.append("; ".join(parts))
     if scene.packed:
         bits = shape.element_bits
-        lines.append(f"{bits}-bit elements, {32 // bits} to a 32-bit word: long blue "
-                     "mark = word boundary, short blue mark = byte boundary")
+        lines.append(label(lang, "{bits}-bit elements, {per} to a 32-bit word: long blue "
+                           "mark = word boundary, short blue mark = byte boundary",
+                           bits=bits, per=32 // bits))
     if scene.more_slices:
-        lines.append(f"{len(scene.panels)} of {len(scene.panels) + scene.more_slices} "
-                     f"slices shown ({scene.more_slices} more not drawn)")
+        lines.append(label(lang, "{shown} of {total} slices shown ({more} more not drawn)",
+                           shown=len(scene.panels),
+                           total=len(scene.panels) + scene.more_slices,
+                           more=scene.more_slices))
     return lines
 
 
@@ -186,22 +193,28 @@ def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str
     ('+1008 rows', 12)
     """
     for text in options:
-        size = min(font, width / (EM_WIDTH * max(len(text), 1)))
+        size = min(font, width / (EM_WIDTH * max(display_chars(text), 1)))
         if size >= least * font:
             return text, size
     return options[-1], size
 
 
-def gap_texts(count: int, what: str) -> list[str]:
-    """How a gap of ``count`` rows or columns is labelled, longest first."""
-    return [f"… {count} more {what} …", f"+{count} {what}", f"+{count}"]
+def gap_texts(count: int, what: str, lang: str = "en") -> list[str]:
+    """How a gap of ``count`` rows or columns is labelled, longest first.
+
+    >>> gap_texts(1008, "rows", "es")
+    ['… 1008 filas más …', '+1008 filas', '+1008']
+    """
+    long, short = {"columns": ("… {count} more columns …", "+{count} columns"),
+                   "rows": ("… {count} more rows …", "+{count} rows")}[what]
+    return [label(lang, long, count=count), label(lang, short, count=count), f"+{count}"]
 
 
-def title_lines(panel) -> tuple[str, str]:
+def title_lines(panel, lang: str = "en") -> tuple[str, str]:
     """The two title lines above a panel."""
     if panel.kind == "memory":
-        return ("memory: each cell's offset",
-                f"{panel.cols.size} per row; hatched = padding")
+        return (label(lang, "memory: each cell's offset"),
+                label(lang, "{n} per row; hatched = padding", n=panel.cols.size))
     if panel.title == "array":
-        return ("array: offset of each element", "hatched = padding")
-    return (f"slice {panel.title}", "offset of each element")
+        return (label(lang, "array: offset of each element"), label(lang, "hatched = padding"))
+    return (label(lang, "slice {where}", where=panel.title), label(lang, "offset of each element"))

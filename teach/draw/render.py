@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tilespec.spec.errors import TilespecError
+
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
@@ -34,6 +36,7 @@ from tilespec.teach.draw.geometry import (
     title_lines,
     word_marks,
 )
+from tilespec.teach.draw.labels import SCRIPT_SAMPLE, display_chars, font_family
 from tilespec.teach.draw.palette import (
     CELL_EDGE,
     GAP_FILL,
@@ -54,13 +57,13 @@ def _font(cell_points: float, chars: int, share: float = 0.8) -> float:
     return max(3.0, min(0.42 * cell_points, share * cell_points / (0.62 * max(chars, 1))))
 
 
-def figure(scene):
-    """The scene as a matplotlib figure."""
+def figure(scene, lang: str = "en"):
+    """The scene as a matplotlib figure, its words in ``lang``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     places, memory_place, span_x, span_y = placement(scene)
-    legend = legend_lines(scene)
+    legend = legend_lines(scene, lang)
     bottom = 0.6 + 0.9 * len(legend)
     cell = min(0.5, max(0.2, 14 / span_x), max(0.2, 9 / span_y))
     fig = Figure(figsize=(span_x * cell + 0.4, (span_y + bottom) * cell + 0.3))
@@ -72,7 +75,8 @@ def figure(scene):
     pts = cell * 72
     widest = max(len(str(int(p.labels.max()))) for p in (*scene.panels, scene.memory))
     fonts: dict[str, Any] = {"number": _font(pts, widest), "small": _font(pts, 4, 0.9),
-             "title": max(6.0, min(12.0, 0.48 * pts)), "pts": pts, "cell": cell}
+             "title": max(6.0, min(12.0, 0.48 * pts)), "pts": pts, "cell": cell,
+             "lang": lang}
     colours = colour_tiles(*(p.tiles[0] for p in (*scene.panels, scene.memory)))
     fonts["labels"] = labels = Labels(pts)
     for panel, place in zip(scene.panels, places):
@@ -139,12 +143,12 @@ def _gaps(ax, x0, y0, n_rows, n_cols, rgaps, cgaps, f) -> None:
     from matplotlib.patches import Rectangle
     for k, gap in cgaps:
         ax.add_patch(Rectangle((x0 + k, y0), 1, n_rows, facecolor=GAP_FILL, edgecolor="none"))
-        label, size = fitted(gap_texts(gap.count, "columns"), n_rows * f["pts"], f["small"])
+        label, size = fitted(gap_texts(gap.count, "columns", f["lang"]), n_rows * f["pts"], f["small"])
         ax.text(x0 + k + 0.5, y0 + n_rows / 2, label, rotation=90,
                 ha="center", va="center", fontsize=size, color=MUTED_TEXT)
     for k, gap in rgaps:
         ax.add_patch(Rectangle((x0, y0 + k), n_cols, 1, facecolor=GAP_FILL, edgecolor="none"))
-        label, size = fitted(gap_texts(gap.count, "rows"), n_cols * f["pts"], f["small"])
+        label, size = fitted(gap_texts(gap.count, "rows", f["lang"]), n_cols * f["pts"], f["small"])
         ax.text(x0 + n_cols / 2, y0 + k + 0.5, label,
                 ha="center", va="center", fontsize=size, color=MUTED_TEXT)
 
@@ -162,9 +166,9 @@ def _headers(ax, panel, place, rmap, cmap, f) -> None:
 
 
 def _title(ax, panel, place, n_cols, f) -> None:
-    lines = title_lines(panel)
+    lines = title_lines(panel, f["lang"])
     width = place.room
-    chars = max(len(line) for line in lines)
+    chars = max(display_chars(line) for line in lines)
     # Shrink to the panel's width so neighbouring titles never overlap.
     font = max(4.0, min(f["title"], width * f["cell"] * 72 / (0.62 * chars)))
     ax.text(place.x - place.header, place.y - 0.85, "\n".join(lines), ha="left",
@@ -175,12 +179,12 @@ def _title(ax, panel, place, n_cols, f) -> None:
 MAX_PNG_WIDTH = 2400
 
 
-def save(scene, path, dpi: int = 200) -> None:
+def save(scene, path, dpi: int = 200, lang: str = "en") -> None:
     """Write the picture with matplotlib; the format (png, pdf) follows the
     name.  A PNG is at ``dpi``, but never wider than ``MAX_PNG_WIDTH``."""
     import matplotlib
-    with matplotlib.rc_context(RC):
-        fig = figure(scene)
+    with matplotlib.rc_context(rc(lang)):
+        fig = figure(scene, lang)
         extra = {}
         if str(path).lower().endswith(".png"):
             dpi = min(dpi, MAX_PNG_WIDTH / fig.get_figwidth())
@@ -199,14 +203,50 @@ def _metadata(path) -> dict:
     return {"Software": "tilespec"}
 
 
-def png_bytes(scene, dpi: int = 100) -> bytes:
+def png_bytes(scene, dpi: int = 100, lang: str = "en") -> bytes:
     import io
 
     import matplotlib
     buf = io.BytesIO()
-    with matplotlib.rc_context(RC):
-        figure(scene).savefig(buf, format="png", dpi=dpi, facecolor="white")
+    with matplotlib.rc_context(rc(lang)):
+        figure(scene, lang).savefig(buf, format="png", dpi=dpi, facecolor="white")
     return buf.getvalue()
+
+
+class MissingFontError(TilespecError):
+    """No installed font can draw the picture's words (a PNG of Korean
+    labels on a machine without a Hangul font)."""
+
+
+def installed_fonts(lang: str) -> list[str]:
+    """The families of :func:`~teach.draw.labels.font_family` that matplotlib
+    finds installed, first choice first."""
+    from matplotlib import font_manager
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return [family for family in font_family(lang) if family in names]
+
+
+def draws(family: str, letters: str) -> bool:
+    """Whether an installed font of ``family`` has every one of ``letters``."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+    return any(all(FT2Font(f.fname).get_char_index(ord(ch)) for ch in letters)
+               for f in font_manager.fontManager.ttflist if f.name == family)
+
+
+def rc(lang: str) -> dict:
+    """:data:`RC` with the fonts that draw ``lang``: DejaVu Sans for digits
+    and Latin letters, then the installed fonts of the language's list
+    (matplotlib falls back glyph by glyph); a one-line error when none of
+    them has the language's script, rather than boxes in place of letters."""
+    fonts = installed_fonts(lang)
+    sample = SCRIPT_SAMPLE[lang]
+    if sample and not any(draws(family, sample) for family in fonts):
+        raise MissingFontError(
+            f"no installed font draws the {lang!r} labels in a PNG (tried "
+            f"{', '.join(font_family(lang)[:-1])}); write .svg or .html instead, whose text "
+            "the browser draws with its own fonts")
+    return {**RC, "font.family": fonts}
 
 
 class Labels:

@@ -33,6 +33,7 @@ from tilespec.teach.draw.geometry import (
     title_lines,
     word_marks,
 )
+from tilespec.teach.draw.labels import css_font_family, display_chars, label
 from tilespec.teach.draw.palette import (
     CELL_EDGE,
     GAP_FILL,
@@ -56,17 +57,17 @@ def _font(chars: int, share: float = 0.8) -> float:
     return round(max(6.0, min(0.42 * CELL, share * CELL / (0.62 * max(chars, 1)))), 1)
 
 
-def svg(scene) -> str:
-    """The picture as a standalone SVG document."""
+def svg(scene, lang: str = "en") -> str:
+    """The picture as a standalone SVG document, its words in ``lang``."""
     places, memory_place, span_x, span_y = placement(scene)
-    legend = legend_lines(scene)
+    legend = legend_lines(scene, lang)
     height = span_y + 0.8 + 0.7 * len(legend)
     widest = max(len(str(int(p.labels.max()))) for p in (*scene.panels, scene.memory))
     number = _font(widest)
     colours = colour_tiles(*(p.tiles[0] for p in (*scene.panels, scene.memory)))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(span_x + 0.4)}" '
            f'height="{_n(height)}" viewBox="{_n(-0.2)} 0 {_n(span_x + 0.4)} {_n(height)}" '
-           'font-family="DejaVu Sans, Verdana, Arial, sans-serif">',
+           f'font-family="{css_font_family(lang)}">',
            f"<title>{escape(legend[0])}</title><desc>{escape('; '.join(legend[1:]))}</desc>",
            '<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" '
            f'patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/>'
@@ -79,8 +80,8 @@ def svg(scene) -> str:
            f'<rect x="{_n(-0.2)}" y="0" width="{_n(span_x + 0.4)}" height="{_n(height)}" '
            'fill="#fff"/>']
     for k, (panel, place) in enumerate(zip(scene.panels, places)):
-        out += _panel(scene, panel, place, f"array{k}", colours, number)
-    out += _panel(scene, scene.memory, memory_place, "memory", colours, number)
+        out += _panel(scene, panel, place, f"array{k}", colours, number, lang)
+    out += _panel(scene, scene.memory, memory_place, "memory", colours, number, lang)
     for i, line in enumerate(legend):
         out.append(f'<text class="legend" x="0" y="{_n(span_y + 1.1 + 0.7 * i)}" '
                    f'font-size="{round(0.4 * CELL, 1)}">{escape(line)}</text>')
@@ -88,7 +89,7 @@ def svg(scene) -> str:
     return "\n".join(out)
 
 
-def _panel(scene, panel, place, name, colours, number) -> list[str]:
+def _panel(scene, panel, place, name, colours, number, lang) -> list[str]:
     rmap, rgaps = slot_positions(panel.rows)
     cmap, cgaps = slot_positions(panel.cols)
     n_rows, n_cols = len(panel.rows.slots()), len(panel.cols.slots())
@@ -119,7 +120,7 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
     small = _font(4, 0.9)
     for k, gap in cgaps:
         cx, cy = x0 + k + 0.5, y0 + n_rows / 2
-        gap_label, size = fitted(gap_texts(gap.count, "columns"), n_rows * CELL, small)
+        gap_label, size = fitted(gap_texts(gap.count, "columns", lang), n_rows * CELL, small)
         out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0 + k)}" '
                    f'y="{_n(y0)}" width="{CELL}" height="{_n(n_rows)}" fill="{GAP_FILL}"/>'
                    f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
@@ -127,7 +128,7 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
                    f'transform="rotate(-90 {_n(cx)} {_n(cy)})">{gap_label}</text></g>')
     for k, gap in rgaps:
         cx, cy = x0 + n_cols / 2, y0 + k + 0.5
-        gap_label, size = fitted(gap_texts(gap.count, "rows"), n_cols * CELL, small)
+        gap_label, size = fitted(gap_texts(gap.count, "rows", lang), n_cols * CELL, small)
         out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0)}" '
                    f'y="{_n(y0 + k)}" width="{_n(n_cols)}" height="{CELL}" fill="{GAP_FILL}"/>'
                    f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
@@ -153,9 +154,10 @@ def _panel(scene, panel, place, name, colours, number) -> list[str]:
         out.append(_path(word_marks(panel, rmap, cmap, x0, y0, panel.bytes, 0.8)
                          + byte_ticks(panel, scene.shape.element_bits, rmap, cmap, x0, y0,
                                       0.88), WORD_MARK, 1.5, "byte"))
-    lines = title_lines(panel)
+    lines = title_lines(panel, lang)
     width = place.room * CELL
-    font = round(max(7.0, min(0.42 * CELL, width / (0.6 * max(map(len, lines))))), 1)
+    font = round(max(7.0, min(0.42 * CELL, width / (0.6 * max(map(display_chars, lines))))),
+                 1)
     tx = _n(x0 - place.header)
     out.append(f'<text class="title" x="{tx}" y="{_n(y0 - 0.85) }" font-size="{font}">'
                f'<tspan x="{tx}" dy="{-1.15 * font:.1f}">{escape(lines[0])}</tspan>'
@@ -185,9 +187,10 @@ _SCRIPT = """
       c.classList.toggle('hl', on);
     });
     if (on) {
-      var where = cell.dataset.padding === '1' ? 'padding' :
-        'element (' + cell.dataset.index + ')';
-      info.textContent = 'offset ' + cell.dataset.offset + ': ' + where;
+      // The words come from the page's language, on the #info element.
+      var where = cell.dataset.padding === '1' ? info.dataset.padding :
+        info.dataset.element.replace('{index}', cell.dataset.index);
+      info.textContent = info.dataset.offset.replace('{offset}', cell.dataset.offset) + where;
     }
   }
   cells.forEach(function (c) {
@@ -217,23 +220,27 @@ _SCRIPT = """
 """
 
 
-def page(scene) -> str:
+def page(scene, lang: str = "en") -> str:
     """One self-contained HTML page (inline SVG, CSS and script; nothing
     fetched): hovering an element highlights its memory cell, and hovering a
-    memory cell highlights its element."""
+    memory cell highlights its element.  Its words are in ``lang``."""
     from tilespec.spec.text import format_shape
     title = escape(format_shape(scene.shape))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    link = ('<a href="https://openxla.org/xla/tiled_layout">'
+            f'{escape(label(lang, "Tiled layout"))}</a>')
+    intro = label(lang, "Hover an element to see where it sits in memory, or a memory cell "
+                  "to see which element it holds. Drawn by tilespec from XLA's {link} rules.",
+                  link=link)
+    words = " ".join(f'data-{key}="{escape(label(lang, english))}"' for key, english in (
+        ("offset", "offset {offset}: "), ("padding", "padding"), ("element", "element ({index})")))
+    return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">"
             f"<title>{title}</title><style>"
-            "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:1em}"
+            f"body{{font-family:{css_font_family(lang)};margin:1em}}"
             "#info{min-height:1.4em;font-size:1.1em}"
             "g.cell{cursor:crosshair}"
             "g.cell.hl rect{stroke:#000;stroke-width:4;filter:brightness(0.8)}"
             "</style></head><body>"
             f"<h1 style=\"font-size:1.2em\">{title}</h1>"
-            "<p>Hover an element to see where it sits in memory, or a memory cell "
-            "to see which element it holds. Drawn by tilespec from XLA's "
-            "<a href=\"https://openxla.org/xla/tiled_layout\">Tiled layout</a> "
-            "rules.</p><p id=\"info\"></p>\n"
-            + svg(scene)
+            f"<p>{intro}</p><p id=\"info\" {words}></p>\n"
+            + svg(scene, lang)
             + f"\n<script>{_SCRIPT}</script></body></html>\n")

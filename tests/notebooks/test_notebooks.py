@@ -1,5 +1,9 @@
 """Every notebook in notebooks/ runs from top to bottom; its last cells assert.
 
+The lessons 01-04 are also in Korean (notebooks/ko) and Spanish
+(notebooks/es): each says the same things in its own language (the words
+below), and draws its figures in it.
+
 The kernel is this interpreter (``sys.executable -m ipykernel_launcher``),
 described by a kernel spec written to a temporary directory, so the test
 needs nothing installed outside the venv: no ``ipykernel install --user``,
@@ -23,8 +27,25 @@ from locations import ROOT
 pytestmark = pytest.mark.integration
 
 NOTEBOOK_DIR = ROOT / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+#: Per language: its folder, and how a notebook says "what you will learn",
+#: names the document's figures and ends.
+LANGUAGES = {
+    "en": (NOTEBOOK_DIR, "What you will learn", "Figure", "all checks passed"),
+    "ko": (NOTEBOOK_DIR / "ko", "배울 내용", "그림", "모든 확인을 통과했습니다"),
+    "es": (NOTEBOOK_DIR / "es", "Lo que aprenderá", "Figura", "todas las comprobaciones se cumplen"),
+}
+NOTEBOOKS = sorted(path for folder, *_ in LANGUAGES.values() for path in folder.glob("*.ipynb"))
+TRANSLATED = ("01", "02", "03", "04")
 KERNEL = "tilespec-test-python"
+
+
+def language(path: Path) -> str:
+    return next((lang for lang, (folder, *_) in LANGUAGES.items()
+                 if lang != "en" and path.parent == folder), "en")
+
+
+def name(path: Path) -> str:
+    return str(path.relative_to(NOTEBOOK_DIR))
 
 
 @pytest.fixture(scope="session")
@@ -43,38 +64,55 @@ def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 4
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("lang", ["ko", "es"])
+def test_lessons_01_to_04_are_translated(lang):
+    english = {p.name for p in NOTEBOOK_DIR.glob("*.ipynb") if p.name[:2] in TRANSLATED}
+    translated = {p.name for p in (NOTEBOOK_DIR / lang).glob("*.ipynb")}
+    assert len(english) == 4 and english <= translated
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if language(p) != "en"], ids=name)
+def test_a_translation_draws_its_figures_in_its_language(path):
+    nb = nbformat.read(path, as_version=4)
+    calls = [line for c in nb.cells if c.cell_type == "code"
+             for line in c.source.splitlines() if "tilespec.draw(" in line]
+    assert all(f'lang="{language(path)}"' in line for line in calls), calls
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_notebook_has_no_saved_outputs(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, path.name
-    assert nb.cells[0].cell_type == "markdown" and "What you will learn" in nb.cells[0].source
+    learn = LANGUAGES[language(path)][1]
+    assert nb.cells[0].cell_type == "markdown" and learn in nb.cells[0].source
 
 
 SOURCE_URL = "https://openxla.org/xla/tiled_layout"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_notebook_names_and_links_the_source_document(path):
     # "The document" is XLA's "Tiled layout" page: named and linked up front.
     nb = nbformat.read(path, as_version=4)
     first = nb.cells[0].source
     assert SOURCE_URL in first and "Tiled layout" in first, path.name
-    cited = [c.source for c in nb.cells if "Figure 1" in c.source or "Figure 2" in c.source]
+    figure = LANGUAGES[language(path)][2]
+    cited = [c.source for c in nb.cells if f"{figure} 1" in c.source or f"{figure} 2" in c.source]
     if cited:
-        assert "Figure" in first, f"{path.name} draws the document's figures without naming them"
+        assert figure in first, f"{path.name} draws the document's figures without naming them"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
 def test_notebook_runs(path, kernel_dirs):
     nb = nbformat.read(path, as_version=4)
     manager = KernelManager(kernel_name=KERNEL,
                             kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
     client = NotebookClient(nb, km=manager, timeout=120,
-                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+                            resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     last = nb.cells[-1]
     printed = "".join(o.get("text", "") for o in last.outputs if o.output_type == "stream")
-    assert "all checks passed" in printed
+    assert LANGUAGES[language(path)][3] in printed
