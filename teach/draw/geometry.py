@@ -13,7 +13,7 @@ the same units.
 >>> len(arrays), memory.x > arrays[0].x + 6, height
 (1, True, 8.6)
 >>> legend_lines(s)
-['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2)']
+['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2): 2 along dim 0 (rows) x 2 along dim 1 (columns)']
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def legend_lines(scene) -> list[str]:
     if not tiles:
         lines.append("no tiling: row-major in the physical dim order")
     else:
-        parts = [f"colour + black lines = tile {tiles[0]}"]
+        parts = [f"colour + black lines = tile {tiles[0]}: {tile_reach(shape)}"]
         for level, tile in enumerate(tiles[1:], start=2):
             parts.append(f"{level_name(level)} lines = tile {tile}")
         lines.append("; ".join(parts))
@@ -175,6 +175,38 @@ def legend_lines(scene) -> list[str]:
     return lines
 
 
+
+
+def tile_reach(shape) -> str:
+    """Which logical dims the first tile's entries run along, in the tile's
+    order (physical, major first); in the array panel dim rank-2 is the rows
+    and dim rank-1 the columns.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> tile_reach(shape("f32[8,8]{0,1:T(2,4)}"))
+    '2 along dim 1 (columns) x 4 along dim 0 (rows)'
+    >>> tile_reach(shape("f32[4,6]{1,0:T(*,4)}")), tile_reach(shape("s32[]{:T(128)}"))
+    ('4 along dims 0,1 merged (*)', '128 along an added unit dim')
+    """
+    from tilespec.spec.layout import COMBINE
+    rank, sizes = shape.rank, shape.layout.tiles[0].sizes
+    order = shape.physical_order
+    roles = {rank - 2: " (rows)", rank - 1: " (columns)"} if rank >= 2 else {0: " (columns)"}
+    parts, merged = [], []
+    for j, t in enumerate(sizes):
+        q = rank - len(sizes) + j
+        if q < 0:
+            parts.append(f"{t} along an added unit dim")
+            continue
+        dim = order[q]
+        if t == COMBINE:
+            merged.append(dim)
+        elif merged:
+            parts.append(f"{t} along dims {','.join(map(str, merged + [dim]))} merged (*)")
+            merged = []
+        else:
+            parts.append(f"{t} along dim {dim}{roles.get(dim, '')}")
+    return " x ".join(parts)
 
 
 def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str, float]:
@@ -192,9 +224,21 @@ def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str
     return options[-1], size
 
 
-def gap_texts(count: int, what: str) -> list[str]:
-    """How a gap of ``count`` rows or columns is labelled, longest first."""
-    return [f"… {count} more {what} …", f"+{count} {what}", f"+{count}"]
+def gap_texts(count: int, what: str, padding: int = 0) -> list[str]:
+    """How a gap of ``count`` rows or columns, ``padding`` of them padding,
+    is labelled, longest first.
+
+    >>> gap_texts(254, "columns", padding=84)[:2]
+    ['… 170 more columns + 84 of padding …', '+170 columns +84 padding']
+    """
+    if not padding:
+        return [f"… {count} more {what} …", f"+{count} {what}", f"+{count}"]
+    data = count - padding
+    if not data:
+        return [f"… {count} more {what}, all padding …", f"+{count} {what} of padding",
+                f"+{count} pad"]
+    return [f"… {data} more {what} + {padding} of padding …",
+            f"+{data} {what} +{padding} padding", f"+{data} +{padding} pad"]
 
 
 def title_lines(panel) -> tuple[str, str]:
