@@ -23,7 +23,9 @@ definition, ``to_physical(from_physical(buffer, A), B)``, is proved by
 
 from __future__ import annotations
 
-from tilespec.codegen.symbolic import Code, CodeArithmetic
+import re
+
+from tilespec.codegen.symbolic import Code, CodeArithmetic, readable
 from tilespec.spec.arith import SYMPY
 from tilespec.spec.errors import ShapeError
 from tilespec.spec.index import (
@@ -61,7 +63,7 @@ def target(a: Shape, b: Shape, o: int) -> int | None:
 
 def closed_form(a: Shape, b: Shape):
     """(B's offset, the condition that ``o`` holds an element) as sympy
-    expressions of the symbol ``o``.
+    expressions of the symbol ``o``, nested floors and mods folded.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> closed_form(shape("f32[4,2]{1,0}"), shape("f32[4,2]{0,1}"))[0]
@@ -72,13 +74,27 @@ def closed_form(a: Shape, b: Shape):
     o = sympy.Symbol("o", integer=True, nonnegative=True)
     dims = tuple(sympy.Integer(d) for d in concrete_dims(a))
     e, valid = unevaluate(shape_pipeline(a), o, dims, SYMPY)
-    return evaluate(shape_pipeline(b), e, dims, SYMPY), valid
+    return readable(evaluate(shape_pipeline(b), e, dims, SYMPY)), readable(valid)
 
 
 def _conjuncts(c) -> list:
     if isinstance(c, Code) and c.op == "and":
         return _conjuncts(c.left) + _conjuncts(c.right)
     return [c]
+
+
+def on_every_offset(x, *arrays: str) -> str:
+    """numpy source for ``x`` as an array over the offsets: ``x`` itself when
+    it reads one of ``arrays``, else a constant array (a dim of size 1 gives
+    an index that is 0 everywhere).
+
+    >>> on_every_offset(Code("o // 2"), "o"), on_every_offset(0, "o")
+    ('o // 2', 'np.full_like(o, 0)')
+    """
+    text = str(x)
+    if any(re.search(rf"\b{a}\b", text) for a in arrays):
+        return text
+    return f"np.full_like({arrays[0]}, {text})"
 
 
 def numpy_source(a: Shape, b: Shape) -> str:
@@ -118,12 +134,12 @@ def numpy_source(a: Shape, b: Shape) -> str:
     conds = [c for c in _conjuncts(valid) if c is not True]
     lines += [f"    src = src[:{pa}]", f"    o = np.arange({pa}, dtype=np.int64)"]
     for i, x in enumerate(e):
-        lines.append(f"    e{i} = {x} + 0 * o")
+        lines.append(f"    e{i} = {on_every_offset(x, 'o')}")
     if conds:
         lines.append("    valid = " + " & ".join(f"({c})" for c in conds))
     else:
         lines.append("    valid = np.ones(o.shape, dtype=bool)")
-    lines += [f"    p = {dest} + 0 * o",
+    lines += [f"    p = {on_every_offset(dest, 'o', *(f'e{i}' for i in range(len(dims))))}",
               "    dst[p[valid]] = src[valid]",
               "    return dst"]
     return "\n".join(lines) + "\n"

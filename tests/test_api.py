@@ -42,7 +42,7 @@ SHAPE_FUNCTIONS = [
     ("padding_fraction", ()), ("format_shape", ()), ("offset_expr", ()),
     ("to_physical", (np.arange(15).reshape(3, 5),)),
     ("from_physical", (np.arange(24),)), ("cute_layout", ()),
-    ("explain", ()),
+    ("explain", ()), ("formula", ()),
 ]
 
 
@@ -138,6 +138,41 @@ def _run_and_list_modules(code):
 
 def test_import_tilespec_loads_no_solver():
     assert _run_and_list_modules("import tilespec") == ([], [])
+
+
+def test_tilespec_xla_loads_on_first_use_without_jax():
+    # real XLA's subpackage is reached as an attribute; asking it nothing imports no jax
+    lines, modules = _run_and_list_modules(
+        "import tilespec\nprint(tilespec.xla.real.available() in (True, False),"
+        " 'untiled-L' in tilespec.xla.compare.DIVERGENCES,"
+        " callable(tilespec.xla.compiled.decide))")
+    assert lines == ["True True True"] and "jax" not in modules
+
+
+def test_the_rules_hlo_and_convert_take_text():
+    r = tilespec.check_rule("reshape_is_bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}")
+    assert r.status == "refuted" and r.counterexample.details["xla_says_bitcast"]
+    r = tilespec.check_rule("transpose_is_bitcast", "f32[m,n]{1,0:T(8,128)}",
+                            "f32[n,m]{0,1:T(8,128)}", transpose=(1, 0))
+    assert r.status == "proved" and r.scope == "all shapes: m >= 1, n >= 1"
+    with pytest.raises(TilespecError, match="unknown rule"):
+        tilespec.check_rule("no_such_rule", FIG1)
+    report = tilespec.check_hlo("HloModule m\nENTRY e {\n  p = f32[16,256]{1,0:T(8,128)} "
+                                "parameter(0)\n  ROOT b = f32[4096]{0} bitcast(p)\n}\n")
+    assert report.status == "refuted"
+    assert [f.line for f in report.findings if f.rule == "bitcast-refuted"] == [4]
+    a, b = "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"
+    expr, holds = tilespec.convert_formula(a, b)
+    assert int(expr.subs({o: 17 for o in expr.free_symbols})) == 11 and tilespec.prove_convert(a, b).status == "proved"
+    ns: dict = {}
+    exec(tilespec.convert_source(a, b), ns)
+    assert ns["convert"](np.arange(24)).tolist()[11] == 17
+
+
+def test_an_out_of_memory_report_is_read():
+    (entry,) = tilespec.read_oom_report("  Size: 32.00G\n  Shape: s32[8388608,8,4]{2,1,0:T(8,128)}\n")
+    assert entry.shape == "s32[8388608,8,4]{2,1,0:T(8,128)}"
+    assert tilespec.human_bytes(tilespec.byte_size(entry.shape)) == entry.size
 
 
 def test_version_from_the_metadata_without_z3_or_sympy():

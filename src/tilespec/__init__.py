@@ -50,10 +50,59 @@ _LAZY = {
     "explain": (".teach.explain", "explain", 1),
     "draw": (".teach.draw.figure", "draw", 1),
     "padding": (".prover.padding.advice", "advise", 0),
+    "read_oom_report": (".prover.padding.report", "read_report", 0),
+    "human_bytes": (".prover.padding.report", "human_bytes", 0),
+    "formula": (".codegen.symbolic", "formula", 1),
+    "python_functions": (".codegen.symbolic", "python_functions", 1),
+    "convert_formula": (".codegen.convert", "closed_form", 2),
+    "convert_source": (".codegen.convert", "numpy_source", 2),
+    "prove_convert": (".prover.codegen.convert", "prove_convert", 2),
 }
+
+#: Subpackages reached as attributes, loaded on first use with the modules
+#: a user calls: ``tilespec.xla.real`` (real XLA, in a subprocess),
+#: ``tilespec.xla.compare`` (its answers beside tilespec's) and
+#: ``tilespec.xla.compiled`` (the compiler's bitcast-or-copy decisions).
+_SUBPACKAGES = {"xla": ("real", "compare", "compiled")}
+
+
+def check_rule(name: str, *shapes, transpose=None, dims=None, **options):
+    """One of XLA's rules (``name``, from ``tilespec check-rule --list``)
+    against the spec on ``shapes`` (parsed or text): a ``Result`` whose
+    counterexample's details say what XLA's rule and the spec each answer.
+
+    >>> r = check_rule("reshape_is_bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}")
+    >>> r.status, r.counterexample.details["xla_says_bitcast"]
+    ('refuted', True)
+    """
+    from tilespec.prover.models.rules import check
+    return check(name, [as_shape(s, dims) for s in shapes],  # noqa: F405
+                 transpose=transpose, **options)
+
+
+def check_hlo(text: str, **options):
+    """Every layout claim of an HLO module, given as the text XLA prints
+    (``tilespec check-hlo FILE``): a report with its ``status``,
+    ``findings`` (rule, level, line, message) and ``buffers``.
+
+    >>> check_hlo('''HloModule m
+    ... ENTRY e {
+    ...   p = f32[8]{0} parameter(0)
+    ...   ROOT b = f32[2,4]{1,0} bitcast(p)
+    ... }''').status
+    'proved'
+    """
+    from tilespec.prover.hlo.check import check_module
+    from tilespec.prover.hlo.module import parse_hlo
+    return check_module(parse_hlo(text), **options)
 
 
 def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        import importlib
+        for module in _SUBPACKAGES[name]:
+            importlib.import_module(f".{name}.{module}", __name__)
+        return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
         import importlib
         module, attribute, shapes = _LAZY[name]
@@ -67,8 +116,9 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
 
 
 __all__ = sorted(set(_spec_all) | set(_LAZY) | {
-    "__version__", "cute_layout", "from_jax", "from_strides", "strides", "to_jax"})
+    "__version__", "check_hlo", "check_rule", "cute_layout", "from_jax", "from_strides",
+    "strides", "to_jax"})

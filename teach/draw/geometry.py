@@ -13,9 +13,9 @@ the same units.
 >>> len(arrays), memory.x > arrays[0].x + 6, height
 (1, True, 8.6)
 >>> legend_lines(s)
-['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2)']
+['f32[3,5]{1,0:T(2,2)}', 'colour + black lines = tile (2,2): 2 along dim 0 (rows) x 2 along dim 1 (columns)']
 >>> legend_lines(s, "ko")[1]
-'색 + 검은 선 = 타일 (2,2)'
+'색 + 검은 선 = 타일 (2,2): 차원 0 (행) 방향 2 x 차원 1 (열) 방향 2'
 """
 
 from __future__ import annotations
@@ -164,7 +164,8 @@ def legend_lines(scene, lang: str = "en") -> list[str]:
     if not tiles:
         lines.append(label(lang, "no tiling: row-major in the physical dim order"))
     else:
-        parts = [label(lang, "colour + black lines = tile {tile}", tile=tiles[0])]
+        parts = [label(lang, "colour + black lines = tile {tile}: {reach}",
+                       tile=tiles[0], reach=tile_reach(shape, lang))]
         for level, tile in enumerate(tiles[1:], start=2):
             parts.append(label(lang, "{colour} lines = tile {tile}",
                                colour=label(lang, level_name(level)), tile=tile))
@@ -184,6 +185,43 @@ def legend_lines(scene, lang: str = "en") -> list[str]:
 
 
 
+def tile_reach(shape, lang: str = "en") -> str:
+    """Which logical dims the first tile's entries run along, in the tile's
+    order (physical, major first); in the array panel dim rank-2 is the rows
+    and dim rank-1 the columns.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> tile_reach(shape("f32[8,8]{0,1:T(2,4)}"))
+    '2 along dim 1 (columns) x 4 along dim 0 (rows)'
+    >>> tile_reach(shape("f32[4,6]{1,0:T(*,4)}")), tile_reach(shape("s32[]{:T(128)}"))
+    ('4 along dims 0,1 merged (*)', '128 along an added unit dim')
+    >>> tile_reach(shape("f32[8,8]{0,1:T(2,4)}"), "es")
+    '2 a lo largo de la dim 1 (columnas) x 4 a lo largo de la dim 0 (filas)'
+    """
+    from tilespec.spec.layout import COMBINE
+    rank, sizes = shape.rank, shape.layout.tiles[0].sizes
+    order = shape.physical_order
+    roles = {rank - 2: "rows", rank - 1: "columns"} if rank >= 2 else {0: "columns"}
+    parts, merged = [], []
+    for j, t in enumerate(sizes):
+        q = rank - len(sizes) + j
+        if q < 0:
+            parts.append(label(lang, "{t} along an added unit dim", t=t))
+            continue
+        dim = order[q]
+        if t == COMBINE:
+            merged.append(dim)
+        elif merged:
+            parts.append(label(lang, "{t} along dims {dims} merged (*)", t=t,
+                               dims=",".join(map(str, merged + [dim]))))
+            merged = []
+        elif dim in roles:
+            parts.append(label(lang, f"{{t}} along dim {{dim}} ({roles[dim]})", t=t, dim=dim))
+        else:
+            parts.append(label(lang, "{t} along dim {dim}", t=t, dim=dim))
+    return " x ".join(parts)
+
+
 def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str, float]:
     """The first of ``options`` (texts, longest first) that fits ``width``
     at no less than ``least`` of ``font``; else the last, shrunk to fit.
@@ -199,15 +237,27 @@ def fitted(options, width: float, font: float, least: float = 0.75) -> tuple[str
     return options[-1], size
 
 
-def gap_texts(count: int, what: str, lang: str = "en") -> list[str]:
-    """How a gap of ``count`` rows or columns is labelled, longest first.
+def gap_texts(count: int, what: str, padding: int = 0, lang: str = "en") -> list[str]:
+    """How a gap of ``count`` rows or columns, ``padding`` of them padding,
+    is labelled, longest first.
 
-    >>> gap_texts(1008, "rows", "es")
+    >>> gap_texts(254, "columns", padding=84)[:2]
+    ['… 170 more columns + 84 of padding …', '+170 columns +84 padding']
+    >>> gap_texts(1008, "rows", lang="es")
     ['… 1008 filas más …', '+1008 filas', '+1008']
     """
-    long, short = {"columns": ("… {count} more columns …", "+{count} columns"),
-                   "rows": ("… {count} more rows …", "+{count} rows")}[what]
-    return [label(lang, long, count=count), label(lang, short, count=count), f"+{count}"]
+    data = count - padding
+    if not padding:
+        return [label(lang, f"… {{count}} more {what} …", count=count),
+                label(lang, f"+{{count}} {what}", count=count), f"+{count}"]
+    if not data:
+        return [label(lang, f"… {{count}} more {what}, all padding …", count=count),
+                label(lang, f"+{{count}} {what} of padding", count=count),
+                label(lang, "+{count} pad", count=count)]
+    return [label(lang, f"… {{data}} more {what} + {{padding}} of padding …",
+                  data=data, padding=padding),
+            label(lang, f"+{{data}} {what} +{{padding}} padding", data=data, padding=padding),
+            label(lang, "+{data} +{padding} pad", data=data, padding=padding)]
 
 
 def title_lines(panel, lang: str = "en") -> tuple[str, str]:

@@ -62,7 +62,24 @@ TEXTS: dict[str, dict[str, str]] = {
         "offset of each element": "각 요소의 오프셋",
         "no tiling: row-major in the physical dim order":
             "바둑판식 배열 없음: 물리적 차원을 메이저-마이너 순서로 배치",
-        "colour + black lines = tile {tile}": "색 + 검은 선 = 타일 {tile}",
+        "colour + black lines = tile {tile}: {reach}": "색 + 검은 선 = 타일 {tile}: {reach}",
+        "{t} along an added unit dim": "추가된 크기 1 차원 방향 {t}",
+        "{t} along dims {dims} merged (*)": "합친 차원 {dims} (*) 방향 {t}",
+        "{t} along dim {dim} (rows)": "차원 {dim} (행) 방향 {t}",
+        "{t} along dim {dim} (columns)": "차원 {dim} (열) 방향 {t}",
+        "{t} along dim {dim}": "차원 {dim} 방향 {t}",
+        "… {count} more columns, all padding …": "… 열 {count}개 생략, 모두 채우기 …",
+        "+{count} columns of padding": "+채우기 {count}열",
+        "… {count} more rows, all padding …": "… 행 {count}개 생략, 모두 채우기 …",
+        "+{count} rows of padding": "+채우기 {count}행",
+        "+{count} pad": "+채우기 {count}",
+        "… {data} more columns + {padding} of padding …":
+            "… 열 {data}개 + 채우기 {padding}개 생략 …",
+        "+{data} columns +{padding} padding": "+{data}열 +채우기 {padding}",
+        "… {data} more rows + {padding} of padding …":
+            "… 행 {data}개 + 채우기 {padding}개 생략 …",
+        "+{data} rows +{padding} padding": "+{data}행 +채우기 {padding}",
+        "+{data} +{padding} pad": "+{data} +채우기 {padding}",
         "{colour} lines = tile {tile}": "{colour} 선 = 타일 {tile}",
         "vermillion": "주홍색", "blue": "파란색", "green": "초록색", "purple": "보라색",
         "{bits}-bit elements, {per} to a 32-bit word: long blue mark = word boundary, "
@@ -94,7 +111,25 @@ TEXTS: dict[str, dict[str, str]] = {
         "offset of each element": "desplazamiento de cada elemento",
         "no tiling: row-major in the physical dim order":
             "sin mosaico: dimensiones físicas en orden de mayor a menor",
-        "colour + black lines = tile {tile}": "color + líneas negras = mosaico {tile}",
+        "colour + black lines = tile {tile}: {reach}":
+            "color + líneas negras = mosaico {tile}: {reach}",
+        "{t} along an added unit dim": "{t} a lo largo de una dim unitaria añadida",
+        "{t} along dims {dims} merged (*)": "{t} a lo largo de las dims {dims} unidas (*)",
+        "{t} along dim {dim} (rows)": "{t} a lo largo de la dim {dim} (filas)",
+        "{t} along dim {dim} (columns)": "{t} a lo largo de la dim {dim} (columnas)",
+        "{t} along dim {dim}": "{t} a lo largo de la dim {dim}",
+        "… {count} more columns, all padding …": "… {count} columnas más, todas amortiguado …",
+        "+{count} columns of padding": "+{count} columnas de amortiguado",
+        "… {count} more rows, all padding …": "… {count} filas más, todas amortiguado …",
+        "+{count} rows of padding": "+{count} filas de amortiguado",
+        "+{count} pad": "+{count} amort.",
+        "… {data} more columns + {padding} of padding …":
+            "… {data} columnas más + {padding} de amortiguado …",
+        "+{data} columns +{padding} padding": "+{data} columnas +{padding} amortiguado",
+        "… {data} more rows + {padding} of padding …":
+            "… {data} filas más + {padding} de amortiguado …",
+        "+{data} rows +{padding} padding": "+{data} filas +{padding} amortiguado",
+        "+{data} +{padding} pad": "+{data} +{padding} amort.",
         "{colour} lines = tile {tile}": "líneas {colour} = mosaico {tile}",
         "vermillion": "bermellón", "blue": "azules", "green": "verdes", "purple": "moradas",
         "{bits}-bit elements, {per} to a 32-bit word: long blue mark = word boundary, "

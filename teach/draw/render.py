@@ -122,7 +122,7 @@ def _panel(ax, scene, panel, place, colours, f) -> None:
                                       hatch="///", linewidth=0.5))
     ax.add_collection(PatchCollection(pads, facecolor="none", edgecolor=CELL_EDGE,
                                       linewidth=0.5))
-    _gaps(ax, x0, y0, n_rows, n_cols, rgaps, cgaps, f)
+    _gaps(ax, panel, x0, y0, n_rows, n_cols, rgaps, cgaps, f)
     _headers(ax, panel, place, rmap, cmap, f)
     for level in range(len(panel.tiles), 0, -1):
         segs = boundaries(panel, panel.tiles[level - 1], rmap, cmap, x0, y0, level == 1)
@@ -139,16 +139,18 @@ def _panel(ax, scene, panel, place, colours, f) -> None:
     _title(ax, panel, place, n_cols, f)
 
 
-def _gaps(ax, x0, y0, n_rows, n_cols, rgaps, cgaps, f) -> None:
+def _gaps(ax, panel, x0, y0, n_rows, n_cols, rgaps, cgaps, f) -> None:
     from matplotlib.patches import Rectangle
     for k, gap in cgaps:
         ax.add_patch(Rectangle((x0 + k, y0), 1, n_rows, facecolor=GAP_FILL, edgecolor="none"))
-        label, size = fitted(gap_texts(gap.count, "columns", f["lang"]), n_rows * f["pts"], f["small"])
+        label, size = fitted(gap_texts(gap.count, "columns", panel.cols.padding_in(gap),
+                                       f["lang"]), n_rows * f["pts"], f["small"])
         ax.text(x0 + k + 0.5, y0 + n_rows / 2, label, rotation=90,
                 ha="center", va="center", fontsize=size, color=MUTED_TEXT)
     for k, gap in rgaps:
         ax.add_patch(Rectangle((x0, y0 + k), n_cols, 1, facecolor=GAP_FILL, edgecolor="none"))
-        label, size = fitted(gap_texts(gap.count, "rows", f["lang"]), n_cols * f["pts"], f["small"])
+        label, size = fitted(gap_texts(gap.count, "rows", panel.rows.padding_in(gap),
+                                       f["lang"]), n_cols * f["pts"], f["small"])
         ax.text(x0 + n_cols / 2, y0 + k + 0.5, label,
                 ha="center", va="center", fontsize=size, color=MUTED_TEXT)
 

@@ -160,10 +160,11 @@ def _array_panels(shape, stages, through, dims, levels):
     rank = shape.rank
     extent = _padded_extent(shape, stages, dims)
     if rank >= 2:
-        rows = choose(extent[-2], _tile_along(shape, rank - 2), ROW_BUDGET)
-        cols = choose(extent[-1], _tile_along(shape, rank - 1), COLUMN_BUDGET)
+        rows = choose(extent[-2], _tile_along(shape, rank - 2), ROW_BUDGET, dims[-2])
+        cols = choose(extent[-1], _tile_along(shape, rank - 1), COLUMN_BUDGET, dims[-1])
     elif rank == 1:
-        rows, cols = Axis(1, (0,)), choose(extent[0], _tile_along(shape, 0), COLUMN_BUDGET)
+        rows = Axis(1, (0,))
+        cols = choose(extent[0], _tile_along(shape, 0), COLUMN_BUDGET, dims[0])
     else:
         rows, cols = Axis(1, (0,)), Axis(1, (0,))
     lead = dims[:-2] if rank > 2 else ()

@@ -57,16 +57,20 @@ def _font(chars: int, share: float = 0.8) -> float:
     return round(max(6.0, min(0.42 * CELL, share * CELL / (0.62 * max(chars, 1)))), 1)
 
 
-def svg(scene, lang: str = "en") -> str:
-    """The picture as a standalone SVG document, its words in ``lang``."""
+def svg(scene, lang: str = "en", fit: bool = False) -> str:
+    """The picture as a standalone SVG document, its words in ``lang``: its
+    size in pixels, or with ``fit`` as wide as what holds it (the ``viewBox``
+    keeps the proportions), for a page that must fit any window."""
     places, memory_place, span_x, span_y = placement(scene)
     legend = legend_lines(scene, lang)
     height = span_y + 0.8 + 0.7 * len(legend)
     widest = max(len(str(int(p.labels.max()))) for p in (*scene.panels, scene.memory))
     number = _font(widest)
     colours = colour_tiles(*(p.tiles[0] for p in (*scene.panels, scene.memory)))
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(span_x + 0.4)}" '
-           f'height="{_n(height)}" viewBox="{_n(-0.2)} 0 {_n(span_x + 0.4)} {_n(height)}" '
+    size = ('width="100%"' if fit
+            else f'width="{_n(span_x + 0.4)}" height="{_n(height)}"')
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" {size} '
+           f'viewBox="{_n(-0.2)} 0 {_n(span_x + 0.4)} {_n(height)}" '
            f'font-family="{css_font_family(lang)}">',
            f"<title>{escape(legend[0])}</title><desc>{escape('; '.join(legend[1:]))}</desc>",
            '<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" '
@@ -120,16 +124,22 @@ def _panel(scene, panel, place, name, colours, number, lang) -> list[str]:
     small = _font(4, 0.9)
     for k, gap in cgaps:
         cx, cy = x0 + k + 0.5, y0 + n_rows / 2
-        gap_label, size = fitted(gap_texts(gap.count, "columns", lang), n_rows * CELL, small)
-        out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0 + k)}" '
+        padding = panel.cols.padding_in(gap)
+        gap_label, size = fitted(gap_texts(gap.count, "columns", padding, lang),
+                                 n_rows * CELL, small)
+        out.append(f'<g class="gap" data-count="{gap.count}" data-padding="{padding}">'
+                   f'<rect x="{_n(x0 + k)}" '
                    f'y="{_n(y0)}" width="{CELL}" height="{_n(n_rows)}" fill="{GAP_FILL}"/>'
                    f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
                    f'text-anchor="middle" dominant-baseline="central" '
                    f'transform="rotate(-90 {_n(cx)} {_n(cy)})">{gap_label}</text></g>')
     for k, gap in rgaps:
         cx, cy = x0 + n_cols / 2, y0 + k + 0.5
-        gap_label, size = fitted(gap_texts(gap.count, "rows", lang), n_cols * CELL, small)
-        out.append(f'<g class="gap" data-count="{gap.count}"><rect x="{_n(x0)}" '
+        padding = panel.rows.padding_in(gap)
+        gap_label, size = fitted(gap_texts(gap.count, "rows", padding, lang),
+                                 n_cols * CELL, small)
+        out.append(f'<g class="gap" data-count="{gap.count}" data-padding="{padding}">'
+                   f'<rect x="{_n(x0)}" '
                    f'y="{_n(y0 + k)}" width="{_n(n_cols)}" height="{CELL}" fill="{GAP_FILL}"/>'
                    f'<text class="muted" x="{_n(cx)}" y="{_n(cy)}" font-size="{size:.1f}" '
                    'text-anchor="middle" dominant-baseline="central">'
@@ -213,8 +223,18 @@ _SCRIPT = """
     });
     var out = document.createElement('pre');
     out.id = 'selftest';
+    out.style.whiteSpace = 'pre-wrap';   // a report as wide as the page
+    out.style.wordBreak = 'break-all';
     out.textContent = JSON.stringify(report);
     document.body.appendChild(out);
+    // and whether the picture fits the window: no horizontal scrolling
+    var root = document.documentElement;
+    var fit = document.createElement('pre');
+    fit.id = 'fit';
+    fit.textContent = JSON.stringify({
+      window: root.clientWidth, page: root.scrollWidth,
+      picture: document.querySelector('svg').getBoundingClientRect().width});
+    document.body.appendChild(fit);
   }
 })();
 """
@@ -223,7 +243,10 @@ _SCRIPT = """
 def page(scene, lang: str = "en") -> str:
     """One self-contained HTML page (inline SVG, CSS and script; nothing
     fetched): hovering an element highlights its memory cell, and hovering a
-    memory cell highlights its element.  Its words are in ``lang``."""
+    memory cell highlights its element.  Its words are in ``lang``.  The
+    picture fits the window, however wide the array: it scales to the page's
+    width (and, on a wide screen, to its height), so a projector shows it
+    whole without scrolling."""
     from tilespec.spec.text import format_shape
     title = escape(format_shape(scene.shape))
     link = ('<a href="https://openxla.org/xla/tiled_layout">'
@@ -234,13 +257,15 @@ def page(scene, lang: str = "en") -> str:
     words = " ".join(f'data-{key}="{escape(label(lang, english))}"' for key, english in (
         ("offset", "offset {offset}: "), ("padding", "padding"), ("element", "element ({index})")))
     return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{title}</title><style>"
             f"body{{font-family:{css_font_family(lang)};margin:1em}}"
+            "svg{display:block;width:100%;height:auto;max-height:calc(100vh - 2em)}"
             "#info{min-height:1.4em;font-size:1.1em}"
             "g.cell{cursor:crosshair}"
             "g.cell.hl rect{stroke:#000;stroke-width:4;filter:brightness(0.8)}"
             "</style></head><body>"
             f"<h1 style=\"font-size:1.2em\">{title}</h1>"
             f"<p>{intro}</p><p id=\"info\" {words}></p>\n"
-            + svg(scene, lang)
+            + svg(scene, lang, fit=True)
             + f"\n<script>{_SCRIPT}</script></body></html>\n")

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilespec.cli import main
+from tilespec.codegen.convert import closed_form, numpy_source
 from tilespec.codegen.symbolic import (
     Code,
     CodeArithmetic,
@@ -27,17 +28,22 @@ from tilespec.codegen.symbolic import (
     formula,
     python_functions,
     python_source,
+    readable,
     simplified,
 )
+from tilespec.spec.arith import index_mod
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import (
     index_symbols,
+    locate,
     locate_many,
     offset,
     offset_expr,
     offsets,
     padded_elements,
 )
+from tilespec.spec.naming import names
+from tilespec.spec.strategies import elements, layouts
 from tilespec.spec.text import parse_array_shape
 from tilespec.teach.latex import latex
 
@@ -85,11 +91,61 @@ def dim_args(text, sizes):
 
 # --- the formula ----------------------------------------------------------------------
 
-def test_formula_is_the_spec_offset_expr():
+def test_formula_is_the_spec_offset_expr_folded_for_reading():
     s = shape("bf16[m,n]{1,0:T(8,128)(2,1)}")
-    assert formula(s) == offset_expr(s)
+    assert formula(s) == readable(offset_expr(s))
+    text = str(formula(s))
+    assert "Mod(Mod(" not in text and "floor((Mod(" not in text
+    assert "Mod(e0, 2)" in text and "Mod(floor(e0/2), 4)" in text
     assert formula(shape("f32[3,5]{1,0:T(2,2)}"), symbolic=True) == \
         offset_expr(shape("f32[3,5]{1,0:T(2,2)}"), symbolic=True)
+
+
+def _nested(expr) -> bool:
+    """Is a floor of a floor, or a mod of a mod it divides, left to fold?"""
+    folds = (sympy.floor, sympy.Mod, index_mod())
+    return any(isinstance(t, folds) and _foldable(t) for t in sympy.preorder_traversal(expr))
+
+
+def _foldable(t) -> bool:
+    # floor(floor(x/a)/b) and Mod(Mod(x, a*b), b): the two the reader should never see
+    inner = t.args[0]
+    if isinstance(t, sympy.floor):
+        x, _ = sympy.fraction(sympy.together(inner))
+        return isinstance(x, sympy.floor)
+    b = t.args[1]
+    return isinstance(inner, (sympy.Mod, index_mod())) and inner.args[1].is_Integer \
+        and b.is_Integer and int(inner.args[1]) % int(b) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_readable_formula_is_the_spec_offset_at_random_elements(data):
+    s = data.draw(shapes_with_layout(max_rank=3, max_dim=9, min_tiles=1, max_tiles=3,
+                                     allow_zero=False, max_elements=1024))
+    f = formula(s)
+    assert not _nested(f), f
+    e = index_symbols(s.rank, names(s).indices)
+    for _ in range(3):
+        element = data.draw(elements(s))
+        assert int(f.subs(dict(zip(e, element)))) == offset(s, element)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_readable_copy_formula_is_locate_then_offset_at_random_offsets(data):
+    a = data.draw(shapes_with_layout(min_rank=1, max_rank=3, max_dim=9, max_tiles=2,
+                                     allow_zero=False, max_elements=1024))
+    b = a.replace(layout=data.draw(layouts(rank=a.rank, max_tiles=2, fields=())))
+    expr, holds = closed_form(a, b)
+    assert not _nested(expr) and "0 * o" not in numpy_source(a, b)
+    o = sympy.Symbol("o", integer=True, nonnegative=True)
+    for _ in range(3):
+        at = data.draw(st.integers(0, padded_elements(a) - 1))
+        element = locate(a, at)
+        assert bool(holds.subs(o, at)) == (element is not None)
+        if element is not None:
+            assert int(expr.subs(o, at)) == offset(b, element)
 
 
 def test_formula_at_the_documents_example():

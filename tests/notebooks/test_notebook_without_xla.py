@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 from locations import ROOT
+from nbclient import NotebookClient
 
 # Starts a Jupyter kernel.
 pytestmark = pytest.mark.integration

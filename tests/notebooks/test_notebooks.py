@@ -4,6 +4,10 @@ The lessons 01-04 are also in Korean (notebooks/ko) and Spanish
 (notebooks/es): each says the same things in its own language (the words
 below), and draws its figures in it.
 
+Each runs with an empty temporary directory as its working directory: a
+notebook that reads files beside it (``Path("..") / "tests"``) fails here,
+as it would for a user who opens it from anywhere else.
+
 The kernel is this interpreter (``sys.executable -m ipykernel_launcher``),
 described by a kernel spec written to a temporary directory, so the test
 needs nothing installed outside the venv: no ``ipykernel install --user``,
@@ -14,14 +18,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 from locations import ROOT
+from nbclient import NotebookClient
 
 # Starts a Jupyter kernel per notebook.
 pytestmark = pytest.mark.integration
@@ -106,12 +109,12 @@ def test_notebook_names_and_links_the_source_document(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_notebook_runs(path, kernel_dirs):
+def test_notebook_runs_from_any_working_directory(path, kernel_dirs, tmp_path):
     nb = nbformat.read(path, as_version=4)
     manager = KernelManager(kernel_name=KERNEL,
                             kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
     client = NotebookClient(nb, km=manager, timeout=120,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     last = nb.cells[-1]
     printed = "".join(o.get("text", "") for o in last.outputs if o.output_type == "stream")

@@ -33,6 +33,11 @@ SHAPES = [
     "f32[5,20,300]{2,1,0:T(8,128)}",
     "s4[16,256]{1,0:T(8,128)(2,1)(4,1)E(4)}",
     "f32[8,8]{1,0:T(8,8)(4,4)(2,2)(2,1)(1,1)}",
+    "f32[2,3]{1,0:T(2,1024)}",          # a gap that is all padding
+    "f32[3,2]{1,0:T(1024,2)}",          # rows of padding only
+    "f32[4,6,8]{0,1,2:T(2,2,4)}",       # a tile entry along a dim drawn as slices
+    "f32[4,6]{1,0:T(*,4)}",             # dims merged by '*'
+    "f32[300]{0:T(8,128)}",             # a tile longer than the rank
 ]
 SVG_NS = "{http://www.w3.org/2000/svg}"
 HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -79,7 +84,7 @@ def test_korean_words_stay_svg_text_in_a_font_with_hangul():
     text = picture(parse_array_shape("bf16[16,300]{1,0:T(8,128)(2,1)}"), "ko").svg()
     words = _texts(text)
     assert "배열: 각 요소의 오프셋빗금 = 채우기" in words                 # the two title lines
-    assert "… 열 253개 생략 …" in words
+    assert "… 열 169개 + 채우기 84개 생략 …" in words
     assert any(w.startswith("색 + 검은 선 = 타일 (8,128)") for w in words)
     assert not any(re.search("[A-Za-z]{3,}", w) for w in words[1:]
                    if not w.startswith("bf16[")), "an English word left in the Korean figure"
@@ -98,7 +103,8 @@ def test_english_words_are_unchanged_by_the_table():
 def test_spanish_uses_the_documents_words():
     words = _texts(picture(parse_array_shape("f32[3,5]{1,0:T(2,2)}"), "es").svg())
     assert "memoria: desplazamiento de cada celda" + "4 por fila; rayado = amortiguado" in words
-    assert "color + líneas negras = mosaico (2,2)" in words
+    assert ("color + líneas negras = mosaico (2,2): 2 a lo largo de la dim 0 (filas)"
+            " x 2 a lo largo de la dim 1 (columnas)") in words
 
 
 def test_the_matplotlib_picture_draws_the_same_words():

@@ -36,18 +36,36 @@ needs_chromium = pytest.mark.skipif(
            "(apt-get install -y chromium)")
 
 
-def hover_everything(page: Path, profile: Path) -> list[dict]:
-    """Open ``page`` in headless Chromium with the self-test on; its report."""
+def self_test(page: Path, profile: Path, report: str = "selftest",
+              window: tuple[int, int] = (1280, 800)):
+    """Open ``page`` in headless Chromium (a window of ``window`` pixels)
+    with the self-test on; the self-test's ``report`` (the ``pre`` of that id)."""
     result = subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
          "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--disable-extensions",
+         f"--window-size={window[0]},{window[1]}",
          f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--dump-dom",
          page.resolve().as_uri() + "#selftest"],
         capture_output=True, text=True, timeout=120)
-    found = re.search(r'<pre id="selftest">(.*?)</pre>', result.stdout, re.S)
+    found = re.search(rf'<pre id="{report}"[^>]*>(.*?)</pre>', result.stdout, re.S)
     assert found, f"no self-test report in the page; chromium said: {result.stderr[-2000:]}"
     return json.loads(unescape(found.group(1)))
+
+
+def hover_everything(page: Path, profile: Path) -> list[dict]:
+    """Open ``page`` in headless Chromium with the self-test on; its report."""
+    return self_test(page, profile)
+
+
+@needs_chromium
+def test_the_page_fits_a_narrow_window(tmp_path, capsys):
+    # a projector at 800 pixels: the TPU layout's picture scales down, no scrolling
+    page = tmp_path / "view.html"
+    assert main(["draw", "bf16[16,256]{1,0:T(8,128)(2,1)}", "--html", "-o", str(page)]) == 0
+    capsys.readouterr()
+    fit = self_test(page, tmp_path / "profile", "fit", window=(800, 600))
+    assert fit["page"] <= fit["window"] and 0 < fit["picture"] <= fit["window"], fit
 
 
 def _index(text: str):

@@ -74,11 +74,54 @@ def test_the_svg_text_is_the_specs_numbers(tmp_path, capsys, text):
             assert locate(shape, number) == (None if padding else index)
         seen[kind] += 1
     assert seen["array"] and seen["memory"]
-    # A gap's label says how many it stands for.
+    # A gap's label says how many it stands for, data and padding apart.
     for g in root.iter(f"{SVG}g"):
         if g.get("class") == "gap":
             label = "".join(g.find(f"{SVG}text").itertext())
-            assert re.fullmatch(rf"… {g.get('data-count')} more (rows|columns) …", label)
+            count, pad = int(g.get("data-count")), int(g.get("data-padding"))
+            said = {0: rf"… {count} more (rows|columns) …",
+                    count: rf"… {count} more (rows|columns), all padding …"}.get(
+                pad, rf"… {count - pad} more (rows|columns) \+ {pad} of padding …")
+            assert re.fullmatch(said, label), (label, count, pad)
+
+
+def test_gaps_count_the_array_columns_and_its_padding_apart(tmp_path, capsys):
+    # 300 columns rounded up to 384 by the tile's 128: the columns not drawn
+    # are the data columns not drawn and 84 of padding, said so
+    root = drawn_svg(tmp_path, "f32[16,300]{1,0:T(8,128)}")
+    capsys.readouterr()
+    array = next(p for p in root.iter(f"{SVG}g") if p.get("data-panel") == "array0")
+    columns = {}
+    for _, g in cells(array):
+        column = int(g.get("data-index").split(",")[1])
+        columns[column] = g.get("data-padding") == "1"
+    gaps = [g for g in array.iter(f"{SVG}g") if g.get("class") == "gap"
+            and "rotate" in g.find(f"{SVG}text").get("transform", "")]
+    hidden = sum(int(g.get("data-count")) for g in gaps)
+    padding = sum(int(g.get("data-padding")) for g in gaps)
+    assert len(columns) + hidden == 384
+    assert sum(not p for p in columns.values()) + hidden - padding == 300
+    assert sum(columns.values()) + padding == 384 - 300
+    labels = ["".join(g.find(f"{SVG}text").itertext()) for g in gaps]
+    assert "… 169 more columns + 84 of padding …" in labels
+
+
+@pytest.mark.parametrize("text, caption, along", [
+    ("f32[8,8]{0,1:T(2,4)}", "tile (2,4): 2 along dim 1 (columns) x 4 along dim 0 (rows)",
+     (4, 2)),
+    ("f32[8,8]{1,0:T(2,4)}", "tile (2,4): 2 along dim 0 (rows) x 4 along dim 1 (columns)",
+     (2, 4)),
+])
+def test_the_caption_says_which_dims_the_tile_runs_along(tmp_path, capsys, text, caption,
+                                                       along):
+    root = drawn_svg(tmp_path, text)
+    capsys.readouterr()
+    legend = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "legend"]
+    assert any(caption in line for line in legend), legend
+    # and the drawing agrees: tile 0 covers that many rows and columns
+    tiles = picture(parse_array_shape(text)).tiles
+    rows, cols = np.nonzero(tiles == tiles[0, 0])
+    assert (rows.max() + 1, cols.max() + 1) == along
 
 
 def _title_spans(root):
