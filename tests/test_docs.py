@@ -13,8 +13,9 @@ The convention (also in CONTRIBUTING.md, "Examples in the docs"):
 * A command that exits with a status other than 0 ends its output with the
   line ``[exit N]``; with no such line the status must be 0 (``[exit 0]``
   may be shown).
-* Timings vary from run to run: ``[0.076 s]`` matches any ``[N s]`` and
-  ``"seconds": 0.0069`` any number of seconds.  Trailing spaces and blank
+* Timings vary from run to run: a number of seconds, milliseconds or
+  microseconds (``[0.076 s]``, ``63.5 ms``, ``"seconds": 0.0069``) matches
+  any other, and so do the dates of proofs (``2026-11-23 19:01:47 UTC``).  Trailing spaces and blank
   lines at the end of an output are not compared.
 * The commands of a block run one after another in one directory that
   holds every top-level entry of the repository (so ``tests/data/...`` is
@@ -140,12 +141,14 @@ def blocks(paths=DOCS) -> list[Block]:
 
 
 def normalise(text: str) -> str:
-    """What may differ from run to run, made equal: timings.
+    """What may differ from run to run, made equal: timings and the dates of
+    proofs.
 
-    >>> normalise('proved  [0.076 s] "seconds": 12.5,')
-    'proved  [TIME s] "seconds": TIME,'
+    >>> normalise('proved  [0.076 s]    63.5 ms "seconds": 12.5, at 2026-11-23 19:01:47 UTC')
+    'proved  [ TIME s] TIME ms "seconds": TIME, at DATE'
     """
-    text = re.sub(r"\[\d+(?:\.\d+)? s\]", "[TIME s]", text)
+    text = re.sub(r" *\b\d+(?:\.\d+)? (s|ms|µs)\b", r" TIME \1", text)  # right-aligned too
+    text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "DATE", text)
     return re.sub(r'"seconds": \d+(?:\.\d+)?(?:e-?\d+)?', '"seconds": TIME', text)
 
 
@@ -264,7 +267,7 @@ def commands_outside_console(block: Block) -> list[str]:
     ['tilespec offset X 1   # 17', '$ python -m tilespec prove']
     """
     return [line for line in block.lines
-            if re.match(r"(\$ )?(tilespec|python3? -m tilespec)\s", line.strip())]
+            if re.match(r"(\$ )?(tilespec|python3? -m tilespec)\s+[-a-z]+(\s|$)", line.strip())]
 
 
 def test_every_command_shown_is_in_a_console_block():
@@ -289,6 +292,29 @@ def test_every_command_named_in_prose_has_a_tested_example():
         missing)
 
 
+@pytest.mark.parametrize("path", [p for p in DOCS if ">>> " in p.read_text()
+                                  and p.name != "python.md"],  # tests/test_api.py runs it
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_docs_python_examples_run(path):
+    """The Python examples (``>>>``) of the docs run as doctests."""
+    import doctest
+    result = doctest.testfile(str(path), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted and result.failed == 0
+
+
+#: A file of this repository named in the docs, e.g. ``tests/xla/test_xla_cli.py``.
+NAMED_FILE = re.compile(r"(?<![\w/.-])((?:tests|spec|prover|cli|teach|codegen|interop|xla|tools"
+                        r"|benchmarks|notebooks|docs)/[\w./-]*\.(?:py|hlo|json|ipynb|md|txt))")
+
+
+def test_files_named_in_the_docs_exist():
+    """A path the docs name (a test to run, a module to read) is there."""
+    missing = [f"{path.relative_to(ROOT)}: {m.group(1)}" for path in DOCS
+               for m in NAMED_FILE.finditer(path.read_text()) if not (ROOT / m.group(1)).exists()]
+    assert not missing, "the docs name files that do not exist:\n" + "\n".join(missing)
+
+
 #: An install from PyPI: tilespec is not published there.
 FROM_PYPI = re.compile(r"^tilespec(\[[^\]]*\])?$")
 
@@ -302,16 +328,42 @@ def install_lines_from_pypi(text: str) -> list[str]:
     ['run: pip install jax tilespec']
     >>> install_lines_from_pypi("pip install -e '.[xla]' && pip install 'dist/tilespec-0.1.0-py3-none-any.whl[xla]'")
     []
+    >>> install_lines_from_pypi("pip install cvc5 (in a clone of tilespec: pip install -e '.[cvc5]')")
+    []
+    >>> install_lines_from_pypi('pip install "tilespec @ git+https://example.org/tilespec"')
+    []
     """
     found = []
     text = re.sub(r"pip install[ \t]*\n[ \t]*", "pip install ", text)  # wrapped prose
     for line in text.splitlines():
-        for m in re.finditer(r"pip install((?:[ \t]+[^\s`#;&|]+)+)", line):
-            words = m.group(1).split()
-            if any(FROM_PYPI.match(w.strip("'\".,:;()")) for w in words):
+        for m in re.finditer(r"pip install\b", line):
+            if any(FROM_PYPI.match(w) and after != "@"
+                   for w, after in pairs(install_arguments(line[m.end():]))):
                 found.append(line.strip())
                 break
     return found
+
+
+def install_arguments(rest: str) -> list[str]:
+    """The words after ``pip install`` up to where the command ends (a shell
+    operator, a comment, a quote or backtick that closes, or prose).
+
+    >>> install_arguments(" -e '.[xla]' in a clone, or pip install jax")
+    ['-e', '.[xla]']
+    """
+    words = []
+    for raw in rest.split():
+        if raw[0] in "(#`;&|" or raw in ("in", "or", "and", "from", "to", "then", "with"):
+            break
+        word = raw.strip("'\",:;()`")
+        words.append(word if word == "." else word.rstrip("."))  # a sentence's full stop
+        if raw[-1] in ",:;)`" or raw.endswith(("'\"", "')")):
+            break
+    return words
+
+
+def pairs(words):
+    return zip(words, words[1:] + [""])
 
 
 TEXT_FILES = (".md", ".py", ".ipynb", ".toml", ".yml", ".yaml", ".json", ".txt", ".cfg")
