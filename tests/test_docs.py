@@ -15,8 +15,8 @@ The convention (also in CONTRIBUTING.md, "Examples in the docs"):
   may be shown).
 * Timings vary from run to run: a number of seconds, milliseconds or
   microseconds (``[0.076 s]``, ``63.5 ms``, ``"seconds": 0.0069``) matches
-  any other, and so do the dates of proofs (``2026-11-23 19:01:47 UTC``).  Trailing spaces and blank
-  lines at the end of an output are not compared.
+  any other, and so do the dates of proofs (``2026-11-23 19:01:47 UTC``).
+  Trailing spaces and blank lines at the end of an output are not compared.
 * The commands of a block run one after another in one directory that
   holds every top-level entry of the repository (so ``tests/data/...`` is
   found) and receives the files the commands write (``-o cases.jsonl``).
@@ -251,6 +251,14 @@ def test_docs_command_with_real_xla_prints_what_the_docs_show(block, tmp_path, m
     check_block(block, tmp_path, monkeypatch)
 
 
+def test_the_matching_rules_hold_on_their_examples():
+    """The examples in this module's docstrings (what ``...``, timings and
+    install lines match) hold."""
+    import doctest
+    result = doctest.testmod(sys.modules[__name__])
+    assert result.attempted >= 10 and result.failed == 0
+
+
 def test_the_docs_show_commands():
     """The test above has something to run, in README.md and in docs/."""
     files = {b.path.name for b in CONSOLE}
@@ -326,9 +334,11 @@ def install_lines_from_pypi(text: str) -> list[str]:
     ["pip install 'tilespec[xla]'  # jax"]
     >>> install_lines_from_pypi("run: pip install jax tilespec")
     ['run: pip install jax tilespec']
-    >>> install_lines_from_pypi("pip install -e '.[xla]' && pip install 'dist/tilespec-0.1.0-py3-none-any.whl[xla]'")
+    >>> install_lines_from_pypi("pip install -e '.[xla]' && "
+    ...                         "pip install 'dist/tilespec-0.1.0-py3-none-any.whl[xla]'")
     []
-    >>> install_lines_from_pypi("pip install cvc5 (in a clone of tilespec: pip install -e '.[cvc5]')")
+    >>> install_lines_from_pypi("pip install cvc5 (from a clone of tilespec: "
+    ...                         "pip install -e '.[cvc5]')")
     []
     >>> install_lines_from_pypi('pip install "tilespec @ git+https://example.org/tilespec"')
     []
