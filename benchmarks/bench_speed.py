@@ -167,7 +167,7 @@ def targets() -> bool:
               f"(target >= 10x on every one)  {_verdict(results[-1])}")
     except ImportError:
         results.append(False)
-        print("T3 islpy not installed (pip install tilespec[bench]): NOT MEASURED")
+        print("T3 islpy not installed (pip install -e '.[bench]'): NOT MEASURED")
 
     warm_dir = _fresh_cache_dir()
     env = dict(os.environ, TILESPEC_CACHE_DIR=warm_dir)

@@ -77,7 +77,8 @@ def cmd_xla(args) -> int:
 
 def register(command) -> None:
     c = command("xla", "what real XLA (from jaxlib) says about shapes, next to "
-                "what tilespec says; needs: pip install 'tilespec[xla]'", cmd_xla)
+                "what tilespec says; needs jax: pip install -e '.[xla]' in "
+                "a clone of tilespec, or pip install jax jaxlib", cmd_xla)
     c.add_argument("shapes", nargs="+", metavar="SHAPE",
                    help="shape text, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}'")
     from tilespec.cli.main import seconds  # > 0 and at most MAX_TIMEOUT, as every command's

@@ -39,8 +39,8 @@ import sys
 from dataclasses import dataclass, field
 
 from tilespec.spec.errors import TilespecError
+from tilespec.xla.real import INSTALL_HINT
 
-INSTALL_HINT = "real XLA is not installed; install it with: pip install 'tilespec[xla]'"
 #: jax dtype names for the element types the family uses.
 DTYPES = {"f32": "float32", "bf16": "bfloat16", "s8": "int8", "s32": "int32",
           "f16": "float16", "u8": "uint8", "s16": "int16", "f64": "float64"}

@@ -62,7 +62,8 @@ from pathlib import Path
 from tilespec.spec.errors import TilespecError
 from tilespec.xla._worker import last_words as _last_words
 
-INSTALL_HINT = "real XLA is not installed; install it with: pip install 'tilespec[xla]'"
+INSTALL_HINT = ("real XLA is not installed; install jax and jaxlib: "
+                "pip install -e '.[xla]' in a clone of tilespec, or pip install jax jaxlib")
 #: Seconds one subprocess may take before its current question counts as hung.
 DEFAULT_TIMEOUT = 300.0
 _WORKER = Path(__file__).with_name("_worker.py")

@@ -375,7 +375,7 @@ def describe_decomposition(d: Decomposition) -> str:
     """A few lines for a person: the verdict, how it was read, each reading."""
     head = {PROVED: f"bitcast: proved as a {d.kind}", REFUTED: "not a bitcast: refuted",
             UNKNOWN: "unknown"}[d.status]
-    lines = [f"{head} -- {d.src} -> {d.dst}  [{d.seconds:.3f} s]"]
+    lines = [f"{head} ({d.verdict.scope}) -- {d.src} -> {d.dst}  [{d.seconds:.3f} s]"]
     if d.kind == "transpose":
         lines.append("  permutation(s) that keep every byte: "
                      + "; ".join(",".join(map(str, p)) for p in d.permutations)

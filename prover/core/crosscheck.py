@@ -78,7 +78,7 @@ def cross_checking():
     import importlib.util
     if importlib.util.find_spec("cvc5") is None:
         raise CrossCheckUnavailable("the cross-check needs cvc5: "
-                                    "pip install 'tilespec[cvc5]' (or pip install cvc5)")
+                                    "pip install cvc5 (in a clone of tilespec: pip install -e '.[cvc5]')")
     record = Record()
     token = _ACTIVE.set(record)
     try:

@@ -201,7 +201,8 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     try:
         from distributed import Client
     except ImportError:
-        raise TilespecError("--scheduler needs Dask: pip install 'tilespec[dask]'") from None
+        raise TilespecError("--scheduler needs Dask: pip install 'dask[distributed]' "
+                            "(in a clone of tilespec: pip install -e '.[dask]')") from None
     sources: list[Any] = []
     for p in paths:
         if p not in texts:

@@ -151,12 +151,25 @@ class Condition:
     kind: str                                    # 'layout' or 'size'
     holds: Callable | None = None                # layout: shapes -> bool
     required: bool = True                        # False: a hint, implied by the others
+    #: the condition said of given shapes (shapes -> str), where ``text``'s
+    #: general wording would name other values than theirs
+    said_of: Callable | None = None
 
     def holds_for(self, *shapes) -> bool:
         """The layout condition on these shapes."""
         if self.holds is None:
             raise ProverBug(f"the layout condition {self.text!r} has no test")
         return bool(self.holds(*shapes))
+
+    def text_for(self, *shapes) -> str:
+        """The condition in words, about these shapes.
+
+        >>> c = Condition("one type (f32 and s32 differ)", "layout", None,
+        ...               said_of=lambda a, b: f"one type ({a} and {b} differ)")
+        >>> c.text_for("f32", "bf16"), c.text
+        ('one type (f32 and bf16 differ)', 'one type (f32 and s32 differ)')
+        """
+        return self.text if self.said_of is None else self.said_of(*shapes)
 
 
 @dataclass(frozen=True)
@@ -173,7 +186,7 @@ class Rule:
     source: str = ""
 
     def layout_conditions(self, shapes) -> list[tuple[str, bool]]:
-        return [(c.text, c.holds_for(*shapes)) for c in self.conditions
+        return [(c.text_for(*shapes), c.holds_for(*shapes)) for c in self.conditions
                 if c.kind == "layout"]
 
 

@@ -135,9 +135,24 @@ def _no_combine_first(s: Shape) -> bool:
 
 #: SameElementType: XLA's bitcast rules say no when the element types differ,
 #: even where both are as wide (f32, s32) and the spec's memory is the same.
+def _same_type_of(a: Shape, b: Shape, *_) -> str:
+    """The SameElementType condition, naming the two shapes' own types.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> _same_type_of(shape("f32[m]{0}"), shape("bf16[m]{0}"))
+    "the same element type (XLA's SameElementType; f32 and bf16 differ), or --ignore-element-type"
+    >>> _same_type_of(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
+    "the same element type (XLA's SameElementType; both f32), or --ignore-element-type"
+    """
+    types = (f"both {a.element_type}" if a.element_type == b.element_type
+             else f"{a.element_type} and {b.element_type} differ")
+    return f"the same element type (XLA's SameElementType; {types}), or --ignore-element-type"
+
+
 _SAME_TYPE = Condition("the same element type (XLA's SameElementType; f32 and s32 "
                        "differ), or --ignore-element-type", "layout",
-                       lambda a, b, *_: a.element_type == b.element_type)
+                       lambda a, b, *_: a.element_type == b.element_type,
+                       said_of=_same_type_of)
 
 
 RULES: dict[str, Rule] = {

@@ -44,6 +44,6 @@ def test_notebook_08_runs_without_jax(tmp_path):
                    resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
     printed = "\n".join(_stream(c) for c in nb.cells if c.cell_type == "code")
     assert "recorded with jaxlib 0.10.2" in printed
-    assert "pip install 'tilespec[xla]'" in printed      # the install hint, shown
+    assert "pip install -e '.[xla]'" in printed      # the install hint, shown
     assert "asking real XLA" not in printed
     assert "all checks passed" in _stream(nb.cells[-1])

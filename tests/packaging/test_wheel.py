@@ -78,12 +78,13 @@ def _readme_python() -> str:
 
 
 def _readme_commands() -> list[str]:
+    """The README's commands: the ``$ tilespec ...`` lines of its console
+    blocks (tests/test_docs.py checks what they print)."""
     lines = []
-    for block in re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
+    for block in re.findall(r"```console\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
         for line in block.splitlines():
-            line = line.split("  #")[0].strip()
-            if line.startswith("tilespec ") and line != "tilespec prove":
-                lines.append(line)   # (the whole catalogue is the slow CI job)
+            if line.startswith("$ tilespec ") and line != "$ tilespec prove":
+                lines.append(line[2:])   # (the whole catalogue is the slow CI job)
     assert lines
     return lines
 
@@ -123,16 +124,9 @@ def test_installed_wheel_smoke(wheel, tmp_path):
              "jsonschema.validate(json.loads(out), schema())\n")
     _run(python, "-c", check, cwd=work)
     # Every README command, in one process (each would pay the imports); the
-    # README's HLO example is a file of the repository's test data.
-    shutil.copytree(ROOT / "tests" / "data" / "hlo", work / "tests" / "data" / "hlo")
-    # ... and the files the README's padding and dump examples name
-    (work / "oom.txt").write_text(
-        "  1. Size: 16.00G\n     Shape: s32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}\n"
-        "     Unpadded size: 512.00M\n     Extra memory due to padding: 15.50G (32.0x expansion)\n"
-        "     XLA label: copy.1 = copy(p)\n")
-    (work / "dump").mkdir()
-    shutil.copy(ROOT / "tests" / "data" / "hlo" / "jax_tiled_good.hlo",
-                work / "dump" / "module_0001.jit_f.cpu_after_optimizations.txt")
+    # README's HLO, dump and out-of-memory examples are files of the
+    # repository's test data.
+    shutil.copytree(ROOT / "tests" / "data", work / "tests" / "data")
     runs = "\n".join(f"assert main({shlex.split(line)[1:]!r}) in (0, 1, 3), {line!r}"
                      for line in _readme_commands())
     _run(python, "-c", "from tilespec.cli import main\n" + runs, cwd=work, timeout=120)

@@ -15,7 +15,7 @@ from tilespec.xla import real
 pytestmark = [
     pytest.mark.integration,  # asks real XLA (jaxlib) in a subprocess
     pytest.mark.skipif(not real.available(),
-                       reason="real XLA is not installed (pip install 'tilespec[xla]')"),
+                       reason="real XLA is not installed (pip install -e '.[xla]')"),
 ]
 
 SCALED = [

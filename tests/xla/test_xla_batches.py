@@ -18,7 +18,7 @@ from tilespec.xla import real
 pytestmark = [
     pytest.mark.integration,  # asks real XLA (jaxlib) in a subprocess
     pytest.mark.skipif(not real.available(),
-                       reason="real XLA is not installed (pip install 'tilespec[xla]')"),
+                       reason="real XLA is not installed (pip install -e '.[xla]')"),
 ]
 
 TYPES = ["pred", "s1", "u1", "s2", "s4", "u4", "s8", "u8", "s32", "u32", "bf16",

@@ -13,7 +13,7 @@ from tilespec.xla import real
 pytestmark = pytest.mark.integration
 
 needs_xla = pytest.mark.skipif(
-    not real.available(), reason="real XLA is not installed (pip install 'tilespec[xla]')")
+    not real.available(), reason="real XLA is not installed (pip install -e '.[xla]')")
 
 # One question per kind of answer; asked once (real.ask caches) for the module.
 CASES = {

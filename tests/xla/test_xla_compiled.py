@@ -14,7 +14,7 @@ pytestmark = pytest.mark.integration
 
 needs_xla = pytest.mark.skipif(not compiled.available(),
                                reason="real XLA (jax, jaxlib) is not installed: "
-                               "pip install 'tilespec[xla]'")
+                               "pip install -e '.[xla]'")
 
 #: Cases whose answers were read off the compiler's HLO by hand.
 KNOWN = [

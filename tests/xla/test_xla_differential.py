@@ -27,7 +27,7 @@ from tilespec.xla import real
 pytestmark = [
     pytest.mark.integration,  # asks real XLA (jaxlib) in a subprocess
     pytest.mark.skipif(not real.available(),
-                       reason="real XLA is not installed (pip install 'tilespec[xla]')"),
+                       reason="real XLA is not installed (pip install -e '.[xla]')"),
 ]
 
 #: Shapes drawn by Hypothesis (slow: some 25 ms each), the variants made

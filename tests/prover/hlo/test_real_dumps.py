@@ -40,7 +40,7 @@ from tilespec.xla import compiled, dumps
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(not compiled.available(), reason="real XLA (jax, jaxlib) is not "
-                       "installed: pip install 'tilespec[xla]'"),
+                       "installed: pip install -e '.[xla]'"),
 ]
 
 def by_program():
