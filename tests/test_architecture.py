@@ -14,6 +14,7 @@ MAY_IMPORT = {
     "spec": set(),
     "prover": set(),
     "interop": {"spec"},
+    "cute": {"spec"},
     "codegen": {"spec"},
     "teach": {"spec", "codegen"},
     "prover.result": set(),
@@ -39,7 +40,7 @@ MAY_IMPORT = {
     "cli": None,        # the command line may use everything
     "tilespec": None,   # the public namespace (src/tilespec)
 }
-PACKAGES = ("spec", "prover", "cli", "xla", "teach", "codegen", "interop")
+PACKAGES = ("spec", "prover", "cli", "xla", "teach", "codegen", "interop", "cute")
 
 
 def _files():
