@@ -33,7 +33,7 @@ MAY_IMPORT = {
                            "prover.bitcast", "prover.models"},
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
-    "prover.cute": {"spec", "interop", "prover.result", "prover.names", "prover.core"},
+    "prover.cute": {"spec", "interop", "cute", "prover.result", "prover.names", "prover.core"},
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
