@@ -191,7 +191,7 @@ def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:
     if shape.is_symbolic or any(d is None for d in shape.dims):
         raise ShapeError(f"{format_shape(shape)}: a CuTe layout has fixed sizes; "
                          "give every dim a size")
-    dims = tuple(int(d) for d in shape.dims)
+    dims = tuple(d for d in shape.dims if isinstance(d, int))
     modes = [layout] if shape.rank == 1 else list(layout.modes())
     if len(modes) != shape.rank:
         raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} modes, "
@@ -254,7 +254,7 @@ def pycute_offset(layout: Layout, element) -> int | None:
     """The offset pycute (nvidia-cutlass's CuTe in Python) computes for a
     logical element, or None when pycute is not installed."""
     try:
-        import pycute  # type: ignore[import-not-found]
+        import pycute
     except ImportError:
         return None
     judge = pycute.Layout(layout.shape, layout.stride)
@@ -273,9 +273,9 @@ def from_cute(cute: Any, like: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Sh
     not decide raises ``LayoutError`` too (nothing is claimed unproved).
     """
     layout = as_layout(cute)
-    _checked_dims(like, layout)
+    dims = _checked_dims(like, layout)
     modes = [layout] if like.rank == 1 else list(layout.modes())
-    candidates = xla_tilings([m.flat() for m in modes], like.dims)
+    candidates = xla_tilings([m.flat() for m in modes], dims)
     failures = []
     for candidate in candidates:
         shape = like.with_layout(candidate)
