@@ -161,9 +161,9 @@ def compare_cute(shape: Shape, cute: Any, *, timeout: float = DEFAULT_TIMEOUT) -
     shape, the whole layout is the one mode), each at least as long as its
     dim.  Proved when Z3 finds no element whose offsets differ; refuted
     with the first such element in row-major order (the earliest Z3 could
-    confirm within the time limit: ``details["first"]`` says whether it is
-    the first), replayed on tilespec's evaluation of both sides and on
-    pycute when it is installed; unknown when Z3 gives up.
+    confirm within the time limit; ``details["first_in_row_major_order"]``
+    says whether it is the first), replayed on tilespec's evaluation of both
+    sides and on pycute when it is installed; unknown when Z3 gives up.
     """
     layout = as_layout(cute)
     dims = _checked_dims(shape, layout)
@@ -238,7 +238,7 @@ def _replay_compare(shape, layout, element, first) -> Counterexample:
     ours, theirs = spec_offset(shape, element), _cute_offset(layout, element)
     if ours == theirs:
         raise ProverBug(f"CuTe comparison: element {element} does not replay")
-    details: dict = {"cute": layout.cute_text(), "first": first}
+    details: dict = {"cute_layout": layout.cute_text(), "first_in_row_major_order": first}
     judge = pycute_offset(layout, element)
     if judge is not None:
         if judge != theirs:

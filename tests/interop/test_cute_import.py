@@ -59,7 +59,7 @@ def test_the_difference_found_is_the_first_in_row_major_order(text, cute):
         return
     assert r.status == "refuted"
     ce = r.counterexample
-    assert ce.side("spec").element == first and ce.details["first"] is True
+    assert ce.side("spec").element == first and ce.details["first_in_row_major_order"] is True
     assert ce.side("spec").offset == tilespec.offset(shape, first)
     assert ce.side("cute").offset == layout(first[0] if len(first) == 1 else first)
     if "pycute" in ce.details:        # the real CuTe agrees with tilespec's CuTe
