@@ -304,6 +304,7 @@ def _compact_digits(modes):
         if stride != expected:
             what = (f"no coordinate reaches offset {expected} (the next stride is {stride})"
                     if stride > expected else
+                    f"stride {stride} goes backwards or stays" if stride <= 0 else
                     f"two coordinates reach offset {stride} (stride {stride} again)")
             raise LayoutError(f"the CuTe layout is not compact: {what}; an XLA layout "
                               "places its padded elements densely, once each")
