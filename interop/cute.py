@@ -20,6 +20,9 @@ tiles: ``(8,3)`` for 24 rows, ``(128,3)`` for 300 columns); on the logical
 elements its offsets are the spec's (:func:`tilespec.prove_cute` proves
 it), and over the padded domain they cover ``[0, padded_elements)``.
 
+The way back, :func:`xla_tilings`, reads a compact CuTe layout's digits
+as a ``minor_to_major`` and tiles (:func:`tilespec.from_cute` proves the result).
+
 Where no CuTe layout is exact, :class:`~tilespec.spec.errors.LayoutError`
 says why:
 
@@ -31,7 +34,9 @@ tilespec.spec.errors.LayoutError: no exact CuTe layout for f32[3,5]{1,0:T(2,2)(3
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from typing import Sequence
 
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.errors import LayoutError
@@ -45,7 +50,7 @@ from tilespec.spec.index import (
     product,
     shape_pipeline,
 )
-from tilespec.spec.layout import Shape
+from tilespec.spec.layout import Layout, Shape, Tile
 
 
 @dataclass(frozen=True)
@@ -219,3 +224,125 @@ def _replace(per_dim, digit, pieces) -> None:
 def cute_size(layout: CuteLayout, ar: Arithmetic = INT):
     """Elements in the CuTe layout's domain: the padded shape's product."""
     return product((s for mode in layout.shape for s in mode), ar)
+
+
+# --- the way back: a CuTe layout's digits as an XLA tiling -----------------------
+
+#: Tile levels the search for a tiling tries at most.
+MAX_LEVELS = 3
+#: Up to this rank every order of the dims is tried; above it, the order of
+#: the dims' most major digits.
+MAX_ORDERED_RANK = 5
+
+
+def xla_tilings(modes: Sequence[Sequence[tuple[int, int]]],
+                dims: Sequence[int] | None = None) -> tuple[Layout, ...]:
+    """XLA layouts (``minor_to_major`` and tiles) that may give the CuTe
+    layout ``modes`` on the logical dims ``dims``: for each dim, its
+    ``(size, stride)`` digits, minor first.  The first reads the digits as a
+    tiling of the mode sizes, with the fewest tile levels; where a dim is
+    shorter than its mode, the second pads first: a level whose tile is the
+    mode sizes.  The caller proves which one is equal (if any).
+
+    >>> from tilespec.spec.text import format_layout as text
+    >>> [text(x) for x in xla_tilings([[(8, 128), (3, 2048)], [(128, 1), (2, 1024)]])]
+    ['{1,0:T(8,128)}']
+    >>> [text(x) for x in xla_tilings([[(3, 16)], [(16, 1)]], dims=(3, 5))]
+    ['{1,0}', '{1,0:T(3,16)}']
+    >>> xla_tilings([[(3, 1)], [(5, 4)]])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.LayoutError: the CuTe layout is not compact: ...
+
+    The digits must be compact (a bijection of the domain onto
+    ``[0, size)``), as the CuTe form of every XLA layout is.  A level tiles
+    the last entries of the level before's tile (a tile that reaches the
+    tile counts before it is not searched).
+    """
+    digits = _compact_digits(modes)
+    entries = [[d for d in digits if d[0] == dim] for dim in range(len(modes))]
+    memory = sorted(digits, key=lambda d: -d[3])
+    found = _tiling(entries, memory)
+    if found is None:
+        raise LayoutError(f"no XLA tiling of at most {MAX_LEVELS} levels, each "
+                          "within the tile before, places the CuTe layout's digits in "
+                          "its order")
+    order, tiles = found
+    layouts = [Layout(tuple(reversed(order)), tuple(Tile(t) for t in tiles))]
+    sizes = [product((size for size, _ in mode)) for mode in modes]
+    if dims is not None and any(d < s for d, s in zip(dims, sizes)):
+        pad = Tile(tuple(sizes[i] for i in order))
+        layouts.append(Layout(tuple(reversed(order)), (pad,) + layouts[0].tiles))
+    return tuple(layouts)
+
+
+def _tiling(entries, memory):
+    for levels in range(MAX_LEVELS + 1):
+        for order in _orders(entries):
+            tiles = _tiles([entries[i] for i in order], memory, levels)
+            if tiles is not None:
+                return order, tiles
+    return None
+
+
+def _compact_digits(modes):
+    """Each digit as (dim, position, size, stride); size-1 digits dropped,
+    neighbours of one dim that continue each other merged."""
+    out = []
+    for dim, mode in enumerate(modes):
+        merged: list[list[int]] = []
+        for size, stride in mode:
+            if size == 1:
+                continue
+            if merged and merged[-1][0] * merged[-1][1] == stride:
+                merged[-1][0] *= size
+            else:
+                merged.append([size, stride])
+        out += [(dim, k, size, stride) for k, (size, stride) in enumerate(merged)]
+    expected = 1
+    for _, _, size, stride in sorted(out, key=lambda d: d[3]):
+        if stride != expected:
+            what = (f"no coordinate reaches offset {expected} (the next stride is {stride})"
+                    if stride > expected else
+                    f"stride {stride} goes backwards or stays" if stride <= 0 else
+                    f"two coordinates reach offset {stride} (stride {stride} again)")
+            raise LayoutError(f"the CuTe layout is not compact: {what}; an XLA layout "
+                              "places its padded elements densely, once each")
+        expected = size * stride
+    return out
+
+
+def _orders(entries):
+    if len(entries) <= MAX_ORDERED_RANK:
+        return itertools.permutations(range(len(entries)))
+    top = [max((d[3] for d in e), default=0) for e in entries]
+    return [tuple(sorted(range(len(entries)), key=lambda i: -top[i]))]
+
+
+def _major_first(entries):
+    return [d for e in entries for d in reversed(e)]
+
+
+def _tiles(entries, memory, levels):
+    """The tiles (sizes, one tuple per level) that put ``entries`` (digits
+    minor first, most major entry first) in ``memory`` order, or None."""
+    if memory == _major_first(entries):
+        return []
+    if levels == 0:
+        return None
+    n = len(entries)
+    for k in range(1, n + 1):
+        tiled = entries[n - k:]
+        for cuts in itertools.product(*(range(len(e) + 1) for e in tiled)):
+            if not any(cuts):
+                continue
+            prefix = _major_first(entries[:n - k]) + _major_first(
+                [e[c:] for e, c in zip(tiled, cuts)])
+            if memory[:len(prefix)] != prefix:
+                continue
+            inner = [e[:c] for e, c in zip(tiled, cuts)]
+            rest = _tiles(inner, memory[len(prefix):], levels - 1)
+            if rest is not None:
+                sizes = tuple(product((d[2] for d in e)) for e in inner)
+                return [sizes] + rest
+    return None

@@ -1,4 +1,10 @@
-"""The CuTe export proved equal to the spec, by Z3.
+"""CuTe layouts and XLA layouts proved equal, by Z3: the export, a
+comparison, and the import.
+
+:func:`compare_cute` answers "is this CuTe layout equal to this XLA layout
+on every element?"; :func:`from_cute` finds the XLA layout of a CuTe
+layout and proves it with :func:`compare_cute`; :func:`prove_cute` proves
+the export.
 
 :func:`tilespec.interop.cute.cute_layout` reads a layout's pipeline and writes
 nested shape:stride modes.  Z3 checks, in a fresh context with a time limit
@@ -23,40 +29,58 @@ here on Z3 terms) against the CuTe layout:
 ('cute layout equals the spec', 'proved', 'all shapes: m >= 1, n >= 1')
 >>> prove_cute(shape("f32[3,5]{1,0:T(2,2)}")).status
 'proved'
+>>> compare_cute(shape("f32[24,256]{1,0:T(8,128)}"), "((8,3),(128,2)):((128,2048),(1,1024))").status
+'proved'
+>>> r = compare_cute(shape("f32[24,256]{1,0}"), "((8,3),(128,2)):((128,2048),(1,1024))")
+>>> r.status, r.counterexample.side("spec").element, r.counterexample.side("cute").offset
+('refuted', (0, 128), 1024)
+>>> print(from_cute("((8,3),(128,2)):((128,2048),(1,1024))", like=shape("f32[24,256]")))
+f32[24,256]{1,0:T(8,128)}
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from typing import Any
 
 import z3
 
-from tilespec.interop.cute import cute_layout, cute_size, digit_coordinate, digits
+from tilespec.cute import Layout, as_layout
+from tilespec.interop.cute import (
+    cute_layout,
+    cute_size,
+    digit_coordinate,
+    digits,
+    xla_tilings,
+)
 from tilespec.prover.core.encode import Encoding, scope
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from tilespec.spec.arith import INT
+from tilespec.spec.errors import LayoutError, ShapeError
 from tilespec.spec.index import evaluate, padded_elements, shape_pipeline
 from tilespec.spec.index import offset as spec_offset
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.text import format_shape, parse_array_shape
 
 NAME = "cute layout equals the spec"
+COMPARED = "cute layout equals the XLA layout"
 
 
 def prove_cute(shape: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
     """Prove that ``cute_layout(shape)`` gives the spec's offsets (for every
-    size of the named dims); ``LayoutError`` where no CuTe layout is exact."""
-    start = time.perf_counter()
+    size of the named dims); ``LayoutError`` where no CuTe layout is exact.
+
+    With concrete dims this is :func:`compare_cute` on the export, and the
+    CuTe domain's size checked against the padded element count."""
     if not shape.is_symbolic:
-        layout = cute_layout(shape)   # refuses with the reason before Z3 starts
+        return _prove_export(shape, timeout)
+    start = time.perf_counter()
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     e = enc.fresh("e", shape.rank)
-    stages = shape_pipeline(shape)
-    if shape.is_symbolic:
-        query, steps = _per_entry(shape, enc, e, stages)
-    else:
-        query, steps = _whole_offset(shape, enc, e, stages, layout)
+    query, steps = _per_entry(shape, enc, e, shape_pipeline(shape))
     answer, detail = search(query, ctx, timeout)
     text, where = format_shape(shape), scope(shape)
     seconds = time.perf_counter() - start
@@ -68,16 +92,18 @@ def prove_cute(shape: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
                   counterexample=_replay(shape, enc, detail, e))
 
 
-def _whole_offset(shape, enc, e, stages, layout):
-    ar = enc.ar
-    ours = ar._term(evaluate(stages, e, enc.dims, ar))
-    theirs = ar._term(layout(e, ar))
-    size_spec = padded_elements(shape)
-    query = z3.Or(z3.And(enc.box(e, enc.dims), theirs != ours),
-                  z3.BoolVal(size_spec != cute_size(layout), enc.ctx))
-    return query, (f"CuTe layout {layout}",
-                   "Z3: the CuTe offset equals the spec's on every element",
-                   "the CuTe domain has the spec's padded element count")
+def _prove_export(shape, timeout):
+    exported = cute_layout(shape)   # refuses with the reason before Z3 starts
+    sizes = padded_elements(shape), cute_size(exported)
+    r = compare_cute(shape, as_layout(str(exported)), timeout=timeout)
+    steps = r.steps + ("the CuTe domain has the spec's padded element count",)
+    ce = r.counterexample
+    if r.status == PROVED and sizes[0] != sizes[1]:
+        ce = Counterexample({}, (Side("spec", value=sizes[0]), Side("cute", value=sizes[1])),
+                            what="the padded element counts differ",
+                            details={"cute": str(exported)})
+    return replace(r, property=NAME, status=REFUTED if ce is not None else r.status,
+                   counterexample=ce, steps=steps)
 
 
 def _per_entry(shape, enc, e, stages):
@@ -122,3 +148,144 @@ def _replay(shape, enc, model, e) -> Counterexample:
                                        Side("cute", value=sizes[1])),
                               what="the padded element counts differ", details=details)
     raise ProverBug(f"CuTe counterexample at {values} and element {element} do not replay")
+
+
+# --- any CuTe layout against an XLA layout ---------------------------------------
+
+def compare_cute(shape: Shape, cute: Any, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
+    """Is the CuTe layout ``cute`` equal to ``shape``'s layout on every element?
+
+    ``cute`` is a :class:`tilespec.cute.Layout`, its text (nested
+    ``(shape):(stride)``, as pycute or CuTe's C++ print it), or a pycute
+    ``Layout``.  Its top-level modes are the logical dims (for a rank-1
+    shape, the whole layout is the one mode), each at least as long as its
+    dim.  Proved when Z3 finds no element whose offsets differ; refuted
+    with the first such element in row-major order (the earliest Z3 could
+    confirm within the time limit; ``details["first_in_row_major_order"]``
+    says whether it is the first), replayed on tilespec's evaluation of both
+    sides and on pycute when it is installed; unknown when Z3 gives up.
+    """
+    layout = as_layout(cute)
+    dims = _checked_dims(shape, layout)
+    start = time.perf_counter()
+    ctx = z3.Context()
+    enc = Encoding(shape, ctx)
+    e = enc.fresh("e", shape.rank)
+    ours = enc.term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
+    theirs = enc.term(_cute_offset(layout, e, enc.ar))
+    differ = z3.And(enc.box(e, enc.dims), ours != theirs)
+    answer, detail = search(differ, ctx, timeout)
+    text = format_shape(shape)
+    steps = (f"CuTe layout {layout.cute_text()}",
+             "Z3: the CuTe offset equals the XLA layout's on every element")
+    if answer == "unsat":
+        return Result(text, COMPARED, PROVED, time.perf_counter() - start, steps=steps)
+    if answer == "unknown":
+        return Result(text, COMPARED, UNKNOWN, time.perf_counter() - start, reason=detail)
+    element, first = _earliest(enc, e, differ, detail, dims, timeout)
+    return Result(text, COMPARED, REFUTED, time.perf_counter() - start, steps=steps,
+                  counterexample=_replay_compare(shape, layout, element, first))
+
+
+def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:
+    if shape.is_symbolic or any(d is None for d in shape.dims):
+        raise ShapeError(f"{format_shape(shape)}: a CuTe layout has fixed sizes; "
+                         "give every dim a size")
+    dims = tuple(d for d in shape.dims if isinstance(d, int))
+    modes = [layout] if shape.rank == 1 else list(layout.modes())
+    if len(modes) != shape.rank:
+        raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} modes, "
+                          f"{format_shape(shape)} has {shape.rank} dims: one mode per dim")
+    for i, (mode, d) in enumerate(zip(modes, dims)):
+        if mode.size < d:
+            raise LayoutError(f"mode {i} of the CuTe layout {layout.cute_text()} holds "
+                              f"{mode.size} coordinates, fewer than the {d} of dim {i}")
+    return dims
+
+
+def _cute_offset(layout: Layout, element, ar=INT):
+    """The CuTe offset of a logical element (an int coordinate for rank 1)."""
+    return layout(element[0] if len(element) == 1 else tuple(element), ar=ar)
+
+
+def _row_major(e, dims):
+    total: Any = 0
+    for x, d in zip(e, dims):
+        total = total * d + x
+    return total
+
+
+def _earliest(enc, e, differ, model, dims, timeout):
+    """The first differing element in row-major order, by bisection on its
+    row-major number (each step a Z3 call); whether it is surely the first."""
+    best = [enc.value(model, x) for x in e]
+    low, high = 0, _row_major(best, dims)
+    number = _row_major(e, dims)
+    while low < high:
+        middle = (low + high) // 2
+        answer, detail = search(z3.And(differ, number <= middle), enc.ctx, timeout)
+        if answer == "sat":
+            best = [enc.value(detail, x) for x in e]
+            high = _row_major(best, dims)
+        elif answer == "unsat":
+            low = middle + 1
+        else:
+            return best, False
+    return best, True
+
+
+def _replay_compare(shape, layout, element, first) -> Counterexample:
+    ours, theirs = spec_offset(shape, element), _cute_offset(layout, element)
+    if ours == theirs:
+        raise ProverBug(f"CuTe comparison: element {element} does not replay")
+    details: dict = {"cute_layout": layout.cute_text(), "first_in_row_major_order": first}
+    judge = pycute_offset(layout, element)
+    if judge is not None:
+        if judge != theirs:
+            raise ProverBug(f"pycute gives offset {judge} for element {element} of "
+                            f"{layout.cute_text()}, tilespec's CuTe evaluation {theirs}")
+        details["pycute"] = judge
+    return Counterexample({}, (Side("spec", element=tuple(element), offset=ours),
+                               Side("cute", element=tuple(element), offset=theirs)),
+                          what="the offsets differ", details=details)
+
+
+def pycute_offset(layout: Layout, element) -> int | None:
+    """The offset pycute (nvidia-cutlass's CuTe in Python) computes for a
+    logical element, or None when pycute is not installed."""
+    try:
+        import pycute
+    except ImportError:
+        return None
+    judge = pycute.Layout(layout.shape, layout.stride)
+    return int(judge(element[0]) if len(element) == 1 else judge(*element))
+
+
+def from_cute(cute: Any, like: Shape | str, *, timeout: float = DEFAULT_TIMEOUT) -> Shape:
+    """The XLA layout of ``like`` (its element type and dims; its own layout
+    is not read) whose offsets equal the CuTe layout ``cute``'s on every
+    element, proved by :func:`compare_cute`.
+
+    ``cute`` as for :func:`compare_cute`.  The layout is read off the CuTe
+    digits (:func:`tilespec.interop.cute.xla_tilings`: the fewest tile
+    levels); ``LayoutError`` says why none was found or, when every
+    candidate was refuted, where the first one differs.  A proof Z3 does
+    not decide raises ``LayoutError`` too (nothing is claimed unproved).
+    """
+    if isinstance(like, str):
+        like = parse_array_shape(like)
+    layout = as_layout(cute)
+    dims = _checked_dims(like, layout)
+    modes = [layout] if like.rank == 1 else list(layout.modes())
+    candidates = xla_tilings([m.flat() for m in modes], dims)
+    failures = []
+    for candidate in candidates:
+        shape = like.with_layout(candidate)
+        r = compare_cute(shape, layout, timeout=timeout)
+        if r.status == PROVED:
+            return shape
+        failures.append(f"{format_shape(shape)} is {r.status}" + (
+            f" at element {r.counterexample.side('spec').element}" if r.counterexample
+            else f" ({r.reason})"))
+    raise LayoutError(f"no XLA layout of {format_shape(like)} proved equal to the CuTe "
+                      f"layout {layout.cute_text()}: " + "; ".join(failures))

@@ -225,3 +225,12 @@ def test_the_python_guide_runs():
     result = doctest.testfile(str(guide), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 10 and result.failed == 0
+
+
+def test_compare_cute_and_from_cute_take_text():
+    cute = "((8,3),(128,2)):((128,2048),(1,1024))"
+    assert tilespec.compare_cute("f32[24,256]{1,0:T(8,128)}", cute).status == "proved"
+    assert tilespec.compare_cute("f32[m,256]{1,0:T(8,128)}", cute,
+                                 dims={"m": 24}).status == "proved"
+    assert tilespec.format_shape(tilespec.from_cute(cute, like="f32[24,256]")) == \
+        "f32[24,256]{1,0:T(8,128)}"

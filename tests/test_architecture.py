@@ -14,6 +14,7 @@ MAY_IMPORT = {
     "spec": set(),
     "prover": set(),
     "interop": {"spec"},
+    "cute": {"spec"},
     "codegen": {"spec"},
     "teach": {"spec", "codegen"},
     "prover.result": set(),
@@ -32,14 +33,14 @@ MAY_IMPORT = {
                            "prover.bitcast", "prover.models"},
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
-    "prover.cute": {"spec", "interop", "prover.result", "prover.names", "prover.core"},
+    "prover.cute": {"spec", "interop", "cute", "prover.result", "prover.names", "prover.core"},
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
     "cli": None,        # the command line may use everything
     "tilespec": None,   # the public namespace (src/tilespec)
 }
-PACKAGES = ("spec", "prover", "cli", "xla", "teach", "codegen", "interop")
+PACKAGES = ("spec", "prover", "cli", "xla", "teach", "codegen", "interop", "cute")
 
 
 def _files():

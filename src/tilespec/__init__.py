@@ -47,6 +47,8 @@ _LAZY = {
     "bitcast": (".prover.bitcast.decide", "is_bitcast", 2),
     "equivalent": (".prover.equivalence", "equivalent", 2),
     "prove_cute": (".prover.cute", "prove_cute", 1),
+    "compare_cute": (".prover.cute", "compare_cute", 1),
+    "from_cute": (".prover.cute", "from_cute", 0),
     "explain": (".teach.explain", "explain", 1),
     "draw": (".teach.draw.figure", "draw", 1),
     "padding": (".prover.padding.advice", "advise", 0),

@@ -43,6 +43,9 @@ RUNS = {
                   (["check-hlo", str(HLO / "tpu_style.hlo")], 1)],
     "convert": [(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"], 0)],
     "padding": [(["padding", "f32[8,8]{1,0:T(8,128)}"], 0)],
+    "cute": [(["cute", "f32[24,256]{1,0:T(8,128)}"], 0),
+             (["cute", "--compare", "f32[24,256]{1,0}", "((8,3),(128,2)):((128,2048),(1,1024))"], 1),
+             (["cute", "--from", "((8,3),(128,2)):((128,2048),(1,1024))", "f32[24,256]"], 0)],
     # without the xla extra the command is bad input (exit 2), in JSON too
     "xla": [pytest.param(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2,
                          marks=pytest.mark.integration)],  # asks real XLA

@@ -1,0 +1,111 @@
+"""``tilespec cute``: an XLA layout as a CuTe layout, and back.
+
+- ``tilespec cute SHAPE``: the exact CuTe layout of SHAPE (proved equal to
+  the spec by :func:`tilespec.prover.cute.prove_cute`), or, where none is
+  exact, the reason (one line, exit status 2).
+- ``tilespec cute --compare SHAPE CUTE``: is the CuTe layout equal to
+  SHAPE's on every element (:func:`tilespec.prover.cute.compare_cute`)?
+  Exit status 0 proved, 1 refuted (the first differing element), 3 unknown.
+- ``tilespec cute --from CUTE SHAPE``: the XLA layout of SHAPE's element
+  type and dims that equals the CuTe layout
+  (:func:`tilespec.prover.cute.from_cute`, proved).
+
+CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
+"""
+
+from __future__ import annotations
+
+from tilespec.cli.envelope import emit
+from tilespec.prover.result import counterexample_lines
+from tilespec.spec.errors import TilespecError
+
+EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
+
+
+def cmd_cute(args) -> int:
+    from tilespec.cli.main import check_bounded, parse_shape_arg
+    shape = parse_shape_arg(args.shape)
+    check_bounded(shape)
+    if args.compare and args.source:
+        raise TilespecError("cute: give --compare or --from, not both")
+    if args.compare:
+        if args.cute is None:
+            raise TilespecError("cute --compare SHAPE CUTE: the CuTe layout is missing")
+        return _compare(args, shape, args.cute)
+    if args.cute is not None:
+        raise TilespecError(f"cute: {args.cute!r} given without --compare")
+    if args.source:
+        return _import(args, shape, args.source)
+    return _export(args, shape)
+
+
+def _export(args, shape) -> int:
+    from tilespec.interop.cute import cute_layout
+    from tilespec.prover.cute import prove_cute
+    if shape.is_symbolic:
+        raise TilespecError(f"cute: a CuTe layout has fixed sizes; give {shape.names[0]!r} "
+                            "and the other named dims a size with --dims (or prove the "
+                            "export for every size with tilespec.prove_cute)")
+    layout = cute_layout(shape)      # no exact layout: LayoutError, exit 2
+    r = prove_cute(shape, timeout=args.timeout)
+    lines = [str(layout)]
+    if r.status != "proved":
+        lines.append(describe(r))
+    emit(args, {"result": r.to_json(), "cute": str(layout)}, "\n".join(lines))
+    return EXIT_STATUS[r.status]
+
+
+def _compare(args, shape, cute) -> int:
+    from tilespec.cute import as_layout
+    from tilespec.prover.cute import compare_cute
+    layout = as_layout(cute)
+    r = compare_cute(shape, layout, timeout=args.timeout)
+    head = {"proved": "equal: proved", "refuted": "not equal: refuted",
+            "unknown": "unknown"}[r.status]
+    text = f"{head} -- {r.shape} and {layout.cute_text()}"
+    if r.status != "proved":
+        text += "\n" + describe(r, head=False)
+    emit(args, {"result": r.to_json(), "cute": layout.cute_text()}, text)
+    return EXIT_STATUS[r.status]
+
+
+def _import(args, like, cute) -> int:
+    from tilespec.cute import as_layout
+    from tilespec.prover.cute import compare_cute, from_cute
+    from tilespec.spec.text import format_shape
+    layout = as_layout(cute)
+    shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
+    # The proof from_cute made, once more for its record.
+    r = compare_cute(shape, layout, timeout=args.timeout)
+    emit(args, {"result": r.to_json(), "cute": layout.cute_text(),
+                "xla": format_shape(shape)}, format_shape(shape))
+    return EXIT_STATUS[r.status]
+
+
+def describe(r, head: bool = True) -> str:
+    """A result in words: its counterexample or its reason."""
+    lines = [f"{r.property} of {r.shape}: {r.status}"] if head else []
+    if r.counterexample is not None:
+        lines += counterexample_lines(r.counterexample)
+    if r.reason:
+        lines.append(f"  reason: {r.reason}")
+    return "\n".join(lines)
+
+
+def register(command) -> None:
+    from tilespec.cli.main import seconds
+    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    c = command("cute", "an XLA layout as a CuTe shape:stride layout (proved), a CuTe "
+                "layout compared with an XLA layout, or read as one", cmd_cute)
+    c.add_argument("shape", help="shape with layout, e.g. 'f32[24,256]{1,0:T(8,128)}' "
+                   "(with --from: the element type and dims, e.g. 'f32[24,256]')")
+    c.add_argument("cute", nargs="?", metavar="CUTE",
+                   help="with --compare: a CuTe layout, e.g. '((8,3),(128,2)):((128,2048),"
+                   "(1,1024))'")
+    c.add_argument("--compare", action="store_true",
+                   help="prove CUTE equal to SHAPE's layout on every element, or give "
+                   "the first element where they differ")
+    c.add_argument("--from", dest="source", metavar="CUTE",
+                   help="the XLA layout of SHAPE's dims that equals this CuTe layout")
+    c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                   help="seconds per solver call (default %(default)s)")

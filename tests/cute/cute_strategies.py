@@ -1,0 +1,31 @@
+"""Hypothesis strategies for CuTe int tuples and layouts (small sizes, so
+that every coordinate can be enumerated)."""
+
+from hypothesis import strategies as st
+
+from tilespec.cute import Layout
+from tilespec.cute.int_tuple import flatten, is_tuple
+
+
+def shapes(max_leaves: int = 4, max_size: int = 6):
+    """Nested shapes of up to ``max_leaves`` ints, each in [1, max_size]."""
+    leaf = st.integers(1, max_size)
+    return st.recursive(leaf, lambda inner: st.lists(inner, min_size=1, max_size=3)
+                        .map(tuple), max_leaves=max_leaves)
+
+
+def strides_like(shape, max_stride: int = 64):
+    """A stride congruent to ``shape``."""
+    if is_tuple(shape):
+        return st.tuples(*(strides_like(m, max_stride) for m in shape))
+    return st.integers(0, max_stride)
+
+
+@st.composite
+def layouts(draw, max_leaves: int = 4, max_size: int = 6, max_stride: int = 64):
+    shape = draw(shapes(max_leaves, max_size))
+    return Layout(shape, draw(strides_like(shape, max_stride)))
+
+
+def leaves(layout: Layout) -> int:
+    return len(flatten(layout.shape))
