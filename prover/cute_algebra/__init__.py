@@ -1,0 +1,5 @@
+"""CuTe's layout algebra and swizzle (:mod:`tilespec.cute`) proved by Z3
+for all coordinates of given layouts: each operation's defining law
+(:mod:`.laws`), the swizzle a bijection (:mod:`.swizzle`), and the
+question of what dividing an XLA tiled layout by a tile gives
+(:mod:`.tiling`).  The claims and their replay are :mod:`.claims`."""
