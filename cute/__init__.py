@@ -9,15 +9,32 @@ coalesce, the divides and products and the inverses; :mod:`.swizzle` CuTe's
 the algebra's laws for all coordinates with Z3.  Imports :mod:`tilespec.spec`
 only.
 
->>> from tilespec.cute import parse_cute
->>> print(parse_cute("((8,3),(128,2)):((128,2048),(1,1024))"))
+>>> from tilespec.cute import parse_cute, logical_divide
+>>> A = parse_cute("((8,3),(128,2)):((128,2048),(1,1024))")
+>>> print(A)
 ((8, 3), (128, 2)):((128, 2048), (1, 1024))
+>>> print(logical_divide(A, (4, 128)))
+((4, (2, 3)), (128, 2)):((128, (512, 2048)), (1, 1024))
 """
 
 from __future__ import annotations
 
+from tilespec.cute.algebra import (
+    coalesce,
+    complement,
+    composition,
+    left_inverse,
+    logical_divide,
+    logical_product,
+    right_inverse,
+    zipped_divide,
+    zipped_product,
+)
 from tilespec.cute.int_tuple import CuteError, IntTuple, crd2idx, idx2crd
 from tilespec.cute.layout import Layout, as_layout, make_layout, parse_cute
+from tilespec.cute.swizzle import Swizzle, SwizzledLayout
 
-__all__ = ["CuteError", "IntTuple", "Layout", "as_layout", "crd2idx", "idx2crd",
-           "make_layout", "parse_cute"]
+__all__ = ["CuteError", "IntTuple", "Layout", "Swizzle", "SwizzledLayout", "as_layout",
+           "coalesce", "complement", "composition", "crd2idx", "idx2crd", "left_inverse",
+           "logical_divide", "logical_product", "make_layout", "parse_cute", "right_inverse",
+           "zipped_divide", "zipped_product"]

@@ -234,3 +234,13 @@ def test_compare_cute_and_from_cute_take_text():
                                  dims={"m": 24}).status == "proved"
     assert tilespec.format_shape(tilespec.from_cute(cute, like="f32[24,256]")) == \
         "f32[24,256]{1,0:T(8,128)}"
+
+
+def test_cutes_algebra_and_its_proofs_are_public():
+    A = tilespec.cute.parse_cute("((8,3),(128,2)):((128,2048),(1,1024))")
+    assert str(tilespec.cute.zipped_divide(A, (8, 128))) == "((8, 128), (3, 2)):((128, 1), (2048, 1024))"
+    assert tilespec.prove_cute_law("logical_divide", A, (8, 128)).proved
+    assert tilespec.prove_swizzle(tilespec.cute.Swizzle(3, 4, 3)).proved
+    d = tilespec.tile_division("f32[m,256]{1,0:T(8,128)}", (8, 128), dims={"m": 24})
+    assert d.xla == "f32[24,256]{1,0:T(8,128)}" and d.result.proved
+    assert "dims" in inspect.signature(tilespec.tile_division).parameters

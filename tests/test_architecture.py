@@ -34,6 +34,8 @@ MAY_IMPORT = {
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
     "prover.cute": {"spec", "interop", "cute", "prover.result", "prover.names", "prover.core"},
+    "prover.cute_algebra": {"spec", "cute", "interop", "prover.result", "prover.names",
+                            "prover.core"},
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},

@@ -20,13 +20,15 @@ named dims their sizes.
 
 The package is three parts: :mod:`tilespec.spec` (the semantics; never
 imports a solver), :mod:`tilespec.prover` (Z3 proofs about the spec) and
-:mod:`tilespec.cli` (the ``tilespec`` command).
+:mod:`tilespec.cli` (the ``tilespec`` command); :mod:`tilespec.cute` is
+CuTe's layouts and their algebra.
 """
 
 from __future__ import annotations
 
 from importlib import metadata as _metadata
 
+from tilespec import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
 from tilespec.interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
 from tilespec.spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from tilespec.spec import __all__ as _spec_all
@@ -49,6 +51,9 @@ _LAZY = {
     "prove_cute": (".prover.cute", "prove_cute", 1),
     "compare_cute": (".prover.cute", "compare_cute", 1),
     "from_cute": (".prover.cute", "from_cute", 0),
+    "prove_cute_law": (".prover.cute_algebra.laws", "prove_law", 0),
+    "prove_swizzle": (".prover.cute_algebra.swizzle", "prove_swizzle", 0),
+    "tile_division": (".prover.cute_algebra.tiling", "tile_division", 1),
     "explain": (".teach.explain", "explain", 1),
     "draw": (".teach.draw.figure", "draw", 1),
     "padding": (".prover.padding.advice", "advise", 0),

@@ -29,3 +29,22 @@ def layouts(draw, max_leaves: int = 4, max_size: int = 6, max_stride: int = 64):
 
 def leaves(layout: Layout) -> int:
     return len(flatten(layout.shape))
+
+
+STRIDES = (0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+def random_layout(rng, max_size: int = 6) -> Layout:
+    """A random layout from ``rng`` (a ``random.Random``): nested up to
+    depth 2, sizes in [1, max_size], strides that often divide one another
+    (so that many compositions are admissible)."""
+    def shape(depth):
+        if depth < 2 and rng.random() < 0.4:
+            return tuple(shape(depth + 1) for _ in range(rng.randint(1, 3)))
+        return rng.randint(1, max_size)
+
+    def stride(s):
+        return tuple(stride(m) for m in s) if is_tuple(s) else rng.choice(STRIDES)
+
+    s = shape(0)
+    return Layout(s, stride(s))
