@@ -25,16 +25,9 @@ imports a solver), :mod:`tilespec.prover` (Z3 proofs about the spec) and
 
 from __future__ import annotations
 
-from importlib import metadata as _metadata
-
 from tilespec.interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
 from tilespec.spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from tilespec.spec import __all__ as _spec_all
-
-try:
-    __version__ = _metadata.version("tilespec")
-except _metadata.PackageNotFoundError:  # running from a source tree
-    __version__ = "0+unknown"
 
 #: Names that need the solver (or matplotlib): resolved on first use
 #: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never
@@ -54,6 +47,15 @@ _LAZY = {
 
 
 def __getattr__(name: str):
+    if name == "__version__":
+        # read on use: package metadata costs a cold ``tilespec prove`` ~10%
+        from importlib import metadata
+        try:
+            version = metadata.version("tilespec")
+        except metadata.PackageNotFoundError:  # running from a source tree
+            version = "0+unknown"
+        globals()["__version__"] = version
+        return version
     if name in _LAZY:
         import importlib
         module, attribute, shapes = _LAZY[name]
@@ -67,7 +69,7 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})
 
 
 __all__ = sorted(set(_spec_all) | set(_LAZY) | {
