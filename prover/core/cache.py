@@ -135,14 +135,31 @@ class _Audit:
     or a class other bases, in this process, counted by an audit hook
     (``sys.addaudithook``: CPython raises ``object.__setattr__`` for both,
     whatever the route).  ``epoch`` stays None when the hook could not be
-    added."""
+    added.
+
+    The hook runs just before the assignment, so ``pending`` keeps each
+    announced assignment until it is seen made: a check that ran in between
+    (another thread) must not be trusted."""
 
     epoch: int | None = None
+    pending: dict = {}      # (id, attribute) -> (object, attribute, value)
 
 
 def _audit(event: str, args: tuple) -> None:
     if event == "object.__setattr__" and args[1] in ("__code__", "__bases__"):
+        _Audit.pending[id(args[0]), args[1]] = args
         _Audit.epoch += 1   # type: ignore[operator]
+
+
+def _settled() -> bool:
+    """Has every assignment the hook announced been made?  (One that failed
+    after its announcement stays pending until the attribute is assigned
+    again: fast checks wait, exact ones still run.)"""
+    pending = _Audit.pending
+    for k, (obj, attribute, value) in list(pending.items()):
+        if getattr(obj, attribute) is value:
+            pending.pop(k, None)
+    return not pending
 
 
 def _start_audit() -> bool:
@@ -254,8 +271,15 @@ class _Watch:
                 list(map(_WRAPPED_OF, self.wrappers)))
 
     def _stamp(self) -> tuple | None:
+        """What the fast check compares, read before an exact check; None
+        when the fast check is not available, or not to be trusted yet."""
         tags = self.tags
-        return None if tags is None else (_Audit.epoch, list(map(bytes, tags)))
+        if tags is None:
+            return None
+        epoch = _Audit.epoch
+        if not _settled():
+            return None
+        return epoch, list(map(bytes, tags))
 
     def unchanged(self) -> bool:
         if self.snap is None:

@@ -114,3 +114,18 @@ def test_a_function_elsewhere_given_other_code_keeps_the_digest():
         return 2
     h.__code__ = k.__code__
     assert cache.fingerprint((m,)) == before
+
+
+@pytest.mark.skipif(not TAGS, reason="dict version tags are read on CPython 3.11-3.13")
+def test_a_check_between_an_announced_and_a_made_assignment_is_not_trusted():
+    # the audit hook runs just before f.__code__ changes: a check made in
+    # between (another thread) sees the old code, and must not let the fast
+    # check vouch for it afterwards
+    m = _module("def f(x):\n    return x + 1\n\ndef g(x):\n    return x - 1\n")
+    before = cache.fingerprint((m,))
+    watch = next(w for w in cache._WATCHES.values() if w.objects and w.objects[0] is m)
+    cache._audit("object.__setattr__", (m.f, "__code__", m.g.__code__))   # announced
+    assert cache.fingerprint((m,)) == before        # not made yet: nothing changed
+    assert watch._stamp() is None and watch.seen is None
+    m.f.__code__ = m.g.__code__                     # made
+    assert cache.fingerprint((m,)) != before and watch._stamp() is not None
