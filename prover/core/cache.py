@@ -4,9 +4,12 @@ A proof is only cited again when it is about the code that runs now, so
 every key carries a *fingerprint* of the live code it depends on: the
 bytecode (the code objects' instructions, names and constants, nested
 functions included) of the functions and of every method of the classes it names,
-read from the live objects at lookup time.  Monkeypatching a stage's
-method, or editing the spec's source, changes the fingerprint, and the old
-proof is simply not found.
+read from the live objects.  Monkeypatching a stage's method, or editing
+the spec's source, changes the fingerprint, and the old proof is simply not
+found.  The fingerprint is hashed once, then checked on every use: by the
+watched dicts' version tags and an audit hook's count of ``__code__`` and
+``__bases__`` assignments (a few microseconds), and when those show a
+change, by comparing every entry hashed (:class:`_Watch`; docs/proofs.md).
 
 Two stores:
 
@@ -98,17 +101,25 @@ def _dicts(obj, out: list, classes: list, top: bool = True) -> None:
                 _dicts(value, out, classes, False)
 
 
-def _hash_code(c, h) -> None:
-    """Feed what a code object does into ``h``, the same in every process
-    (``marshal`` is not: its back-references depend on reference counts)."""
-    h.update(c.co_code)
-    h.update(repr((c.co_name, c.co_argcount, c.co_kwonlyargcount, c.co_names,
-                   c.co_varnames, c.co_freevars, c.co_cellvars)).encode())
+def _code_bytes(c) -> bytes:
+    """What a code object does, as bytes, the same in every process
+    (``marshal`` is not: its back-references depend on reference counts).
+    Kept per code object (held, so its id is not reused): the fingerprints
+    of overlapping sets of code hash each function once per process."""
+    kept = _CODE_BYTES.get(id(c))
+    if kept is not None:
+        return kept[1]
+    parts = [c.co_code, repr((c.co_name, c.co_argcount, c.co_kwonlyargcount, c.co_names,
+                              c.co_varnames, c.co_freevars, c.co_cellvars)).encode()]
     for k in c.co_consts:
-        if isinstance(k, types.CodeType):
-            _hash_code(k, h)
-        else:
-            h.update(_canonical(k).encode())
+        parts.append(_code_bytes(k) if isinstance(k, types.CodeType)
+                     else _canonical(k).encode())
+    data = b"".join(parts)
+    _CODE_BYTES[id(c)] = (c, data)
+    return data
+
+
+_CODE_BYTES: dict[int, tuple] = {}
 
 
 def _canonical(k) -> str:
@@ -324,10 +335,8 @@ class _Watch:
         self.seen = None
         stamp = self._stamp()
         self.snap = self._state()
-        h = hashlib.sha256()
-        for f in functions:
-            _hash_code(f.__code__, h)
-        self.value = h.hexdigest()
+        self.value = hashlib.sha256(b"".join(
+            _code_bytes(f.__code__) for f in functions)).hexdigest()
         self.seen = stamp
         return self.value
 
