@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Mapping
 
 from tilespec.prover.result import counterexample_json
@@ -41,6 +40,7 @@ STATUSES = ("proved", "refuted", "unknown", "ok")
 
 
 def tool_version() -> str:
+    from importlib import metadata  # on use: its import costs a cold command ~10%
     try:
         return metadata.version("tilespec")
     except metadata.PackageNotFoundError:  # a source tree, not installed

@@ -327,12 +327,25 @@ def _version() -> str:
     return f"tilespec {tool_version()}"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, its text read only when asked for (package metadata
+    costs every other command time)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tilespec", description=(
         "An executable specification and verifier for XLA tiled layouts, "
         "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."),
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=_version())
+    p.add_argument("--version", action=_VersionAction)
     p.add_argument("--debug", action="store_true",
                    help="on an error, also print the Python traceback")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)

@@ -26,17 +26,10 @@ CuTe's layouts and their algebra.
 
 from __future__ import annotations
 
-from importlib import metadata as _metadata
-
 from tilespec import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
 from tilespec.interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
 from tilespec.spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from tilespec.spec import __all__ as _spec_all
-
-try:
-    __version__ = _metadata.version("tilespec")
-except _metadata.PackageNotFoundError:  # running from a source tree
-    __version__ = "0+unknown"
 
 #: Names that need the solver (or matplotlib): resolved on first use
 #: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never
@@ -110,6 +103,15 @@ def __getattr__(name: str):
         for module in _SUBPACKAGES[name]:
             importlib.import_module(f".{name}.{module}", __name__)
         return importlib.import_module(f".{name}", __name__)
+    if name == "__version__":
+        # read on use: package metadata costs a cold ``tilespec prove`` ~10%
+        from importlib import metadata
+        try:
+            version = metadata.version("tilespec")
+        except metadata.PackageNotFoundError:  # running from a source tree
+            version = "0+unknown"
+        globals()["__version__"] = version
+        return version
     if name in _LAZY:
         import importlib
         module, attribute, shapes = _LAZY[name]
@@ -123,7 +125,7 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES) | {"__version__"})
 
 
 __all__ = sorted(set(_spec_all) | set(_LAZY) | {
