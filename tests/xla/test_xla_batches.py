@@ -54,7 +54,8 @@ def test_an_answer_is_the_same_alone_and_in_shuffled_batches():
     real.forget()
     again = {t: facts(a) for t, a in zip(shuffled, real.validate(shuffled))}
     alone = {}
-    for t in batch[:12] + ["pred[]{:L(2)}", "s1[]{:#(u8)}", "u1[]{:*(u8)}"]:
+    # each text alone is a worker of its own (a jax start): a few suffice
+    for t in batch[:4] + ["pred[]{:L(2)}", "s1[]{:#(u8)}", "u1[]{:*(u8)}"]:
         real.forget()
         alone[t] = facts(real.validate([t])[0])
     assert answers == again
