@@ -469,7 +469,7 @@ def c_source(shape: Shape, symbolic: bool = False) -> str:
         "",
         f"/* The linear offset of element ({', '.join(indices)}); indices must be in range. */",
         f"int64_t offset({offset_params}) {{",
-        *_unused(indices + dims, [offset]),
+        *unused_parameters(indices + dims, [offset]),
         f"    return {offset};",
         "}",
         "",
@@ -477,7 +477,7 @@ def c_source(shape: Shape, symbolic: bool = False) -> str:
         f"into {out};",
         "   returns 1 for an element, 0 for padding. */",
         f"int locate({locate_params}) {{",
-        *_unused((o,) + dims + (out,), [valid, *e] + ([Code(out)] if e else [])),
+        *unused_parameters((o,) + dims + (out,), [valid, *e] + ([Code(out)] if e else [])),
         *body,
         f"    return {valid};",
         "}",
@@ -493,7 +493,7 @@ def _respelled(named: Names, comment: str) -> list[str]:
     return [f"{comment} dims named as the language reserves, respelled: {', '.join(moved)}"]
 
 
-def _unused(params, used) -> list[str]:
+def unused_parameters(params, used) -> list[str]:
     """``(void)p;`` for each parameter the code never reads (a dim the
     formula does not need, such as the most major one), so that C compilers
     stay quiet."""
