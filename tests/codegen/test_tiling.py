@@ -8,10 +8,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from tilespec.codegen import tiling
+from tilespec.codegen import symbolic, tiling
 from tilespec.codegen.symbolic import CodegenError
-from tilespec.codegen.symbolic import c_source as offset_c_source
-from tilespec.codegen.symbolic import python_source as offset_python_source
+from tilespec.prover.codegen.tiling import prove_tiling
 from tilespec.spec.physical import to_physical
 from tilespec.spec.shapes import give_values
 from tilespec.spec.size import aligned_elements, byte_size
@@ -121,11 +120,16 @@ def test_generated_python_refuses_an_array_of_the_wrong_shape_or_width():
 
 
 def test_the_index_map_is_formula_s_own_code():
-    """One definition: the files hold ``formula --c``/``--python``'s text."""
+    """One definition: the files hold ``formula --c``/``--python``'s offset."""
     for text, _ in LAYOUTS:
         s = shape(text)
-        assert offset_python_source(s) in tiling.python_source(s)
-        assert offset_c_source(s) in tiling.c_source(s)
+        for language, formula, ours in (
+                ("c", symbolic.c_source, tiling.c_source),
+                ("python", symbolic.python_source, tiling.python_source)):
+            offset = (symbolic.c_offset_function if language == "c"
+                      else symbolic.python_offset_function)(s)
+            assert "def offset" in offset or "int64_t offset(" in offset
+            assert offset in formula(s) and offset in ours(s)
 
 
 @pytest.mark.parametrize("text, why", [
@@ -214,3 +218,53 @@ def test_generated_c_writes_the_layouts_bytes_and_reads_them_back(tmp_path):
 @pytest.mark.integration
 def test_generated_c_of_every_layout_family_matches_the_image(tmp_path):
     check_c(tmp_path, LAYOUTS)
+
+
+# --- proofs ----------------------------------------------------------------------
+
+SLOW = pytest.mark.slow      # a few seconds each
+PROVED = [("f32[m,n]{1,0:T(8,128)}", "c"), ("u2[k]{0:T(3)L(5)E(2)}", "c"),
+          ("u2[k]{0:T(3)L(5)E(2)}", "python"), ("f32[3,5]{1,0:T(2,2)}", "c"),
+          pytest.param("f32[m,n]{1,0:T(8,128)}", "python", marks=SLOW),
+          pytest.param("s4[m,n]{1,0:T(8,128)(2,1)E(4)}", "c", marks=SLOW),
+          pytest.param("s4[m,n]{1,0:T(8,128)(2,1)E(4)}", "python", marks=SLOW),
+          pytest.param("bf16[m,n,3]{0,1,2:T(8,128)(2,1)}", "c", marks=SLOW)]
+
+
+@pytest.mark.parametrize("text, language", PROVED)
+def test_the_tile_code_is_proved_exact_with_its_int64_scope(text, language):
+    results = prove_tiling(shape(text), language, timeout=60)
+    assert [r.property.split(" ", 2)[2] for r in results] == \
+        ["offset", "image elements", "tile_bytes"]
+    assert all(r.status == "proved" for r in results), results
+    if shape(text).is_symbolic:
+        assert results[-1].scope.endswith("< 2^63, bytes < 2^63")
+
+
+def test_the_packed_byte_count_does_not_round_up_past_int64(monkeypatch):
+    """ceil(k/4) written as (k + 3) / 4 overflows for k near 2^63, though
+    the image's bytes fit: the proof finds it and the witness replays."""
+    from tilespec.codegen.symbolic import CodeArithmetic
+    real = tiling.image_sizes
+
+    def naive(s, language):
+        aligned, _ = real(s, language)
+        return aligned, str(CodeArithmetic(language).ceildiv(symbolic.Code(aligned), 4))
+    monkeypatch.setattr(tiling, "image_sizes", naive)
+    size = prove_tiling(shape("u2[k]{0:E(2)}"), "c")[-1]
+    assert size.status == "refuted"
+    assert size.counterexample.details["overflow"] == "k + 3"
+    assert size.counterexample.dim_values["k"] > 2**63 - 4
+
+
+def test_a_wrong_size_is_refuted_with_both_values(monkeypatch):
+    monkeypatch.setattr(tiling, "image_sizes",
+                        lambda s, language: ("(m + 7) / 8 * 8", "(m + 7) / 8 * 8 * 4 + 4"))
+    results = prove_tiling(shape("f32[m]{0:T(8)}"), "c")
+    elements, size = results[1:]
+    assert elements.status == "proved"
+    assert size.status == "refuted"
+    ce = size.counterexample
+    m = ce.dim_values["m"]
+    assert ce.side("generated").value == (m + 7) // 8 * 32 + 4
+    assert ce.side("spec").value == (m + 7) // 8 * 32
