@@ -81,6 +81,23 @@ def prove_tiling(shape: Shape, language: str = "c", *,
     return results + _prove_sizes(shape, language, whole, timeout)
 
 
+def joint_scope(results) -> str:
+    """The sizes every result covers: each result's conditions, once each,
+    in order (the offset's and the sizes' premises together).
+
+    >>> from tilespec.prover.result import Result
+    >>> joint_scope([Result("s", "a", "proved", 0, "all shapes: m >= 1, x < 2"),
+    ...              Result("s", "b", "proved", 0, "all shapes: m >= 1, y < 3")])
+    'all shapes: m >= 1, x < 2, y < 3'
+    """
+    parts: list[str] = []
+    for r in results:
+        for part in r.scope.split(", "):
+            if part not in parts:
+                parts.append(part)
+    return ", ".join(parts)
+
+
 def _python_compiles(text: str) -> tuple[None, str]:
     try:
         compile(text, "<generated>", "exec")

@@ -141,11 +141,14 @@ def test_layouts_without_c_code_are_refused_in_one_line(text, why):
 
 
 def test_names_of_dims_never_clash_with_the_codes_own():
-    text = "f32[src,pad,i,numpy]{3,2,1,0:T(2,2)}"
-    dims = {"src": 2, "pad": 3, "i": 2, "numpy": 3}
+    text = "f32[src,pad,i,numpy,len,ValueError]{5,4,3,2,1,0:T(2,2)}"
+    dims = {"src": 2, "pad": 3, "i": 2, "numpy": 3, "len": 1, "ValueError": 1}
     g = tiling.python_functions(shape(text))
     array, pad = example(text, dims)
     assert g.tile(array).tolist() == reference_image(text, array, 0, dims).tolist()
+    assert g.untile(g.tile(array), *dims.values()).tobytes() == array.tobytes()
+    with pytest.raises(ValueError, match="bytes given"):
+        g.untile(b"", *dims.values())
     assert "const uint32_t *src_," in tiling.c_source(shape(text))
 
 
