@@ -47,7 +47,7 @@ def build(directory: Path, opt: str) -> ctypes.CDLL:
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         raise SystemExit("no C compiler")
-    subprocess.run([cc, "-std=c99", opt, "-shared", "-fPIC", str(directory / "all.c"),
+    subprocess.run([cc, "-std=c99", *opt.split(), "-shared", "-fPIC", str(directory / "all.c"),
                     "-o", str(directory / "lib.so")], check=True)
     return ctypes.CDLL(str(directory / "lib.so"))
 

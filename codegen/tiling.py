@@ -184,6 +184,7 @@ def c_source(shape: Shape) -> str:
         raise CodegenError(f"{format_shape(shape)}: no C integer type holds an element "
                            f"of {st.bits} bits; use --python")
     named = names(shape, "c")
+    offset = symbolic.c_offset_function(shape)
     taken = _taken(named)
     src, dst, pad, i, p = (free_name(x, taken, "c") for x in ("src", "dst", "pad", "i", "p"))
     aligned, size = image_sizes(shape, "c")
@@ -201,7 +202,10 @@ def c_source(shape: Shape) -> str:
         "/* int64_t throughout, as in XLA: `tilespec codegen --c --prove` shows the sizes",
         "   for which no subexpression overflows. */",
         "",
-        symbolic.c_offset_function(shape),
+        "/* static: the compiler may inline it into tile and untile (even in a shared",
+        "   library), and the files of several layouts link together. */",
+        "static " + _signature(offset) + ";",
+        offset,
         "",
         f"/* Bytes of the image: allocate this many for tile's {dst}. */",
         f"int64_t tile_bytes({dim_params[2:] or 'void'}) {{",
@@ -279,6 +283,16 @@ def c_source(shape: Shape) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _signature(function: str) -> str:
+    """The declarator line of a generated C function, without its brace.
+
+    >>> _signature("/* f */\nint64_t offset(int64_t e0) {\n    return e0;\n}")
+    'int64_t offset(int64_t e0)'
+    """
+    line = next(x for x in function.splitlines() if x.endswith(") {"))
+    return line[:-2]
 
 
 def _c_shift(slot: str, st: Storage) -> str:
