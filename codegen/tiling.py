@@ -261,8 +261,7 @@ def c_source(shape: Shape) -> str:
         ]
     else:
         lines += [
-            f"/* The image of the row-major array {src} into {dst} "
-            f"({aligned} elements, tile_bytes bytes);",
+            f"/* The image of the row-major array {src} into {dst} (tile_bytes bytes);",
             f"   padding holds {pad}. */",
             f"void tile(const {unit} *{src}, {unit} *{dst}, {unit} {pad}{dim_params}) {{",
             f"    int64_t {i} = 0;",
