@@ -285,7 +285,7 @@ def c_source(shape: Shape) -> str:
 
 
 def _signature(function: str) -> str:
-    """The declarator line of a generated C function, without its brace.
+    r"""The declarator line of a generated C function, without its brace.
 
     >>> _signature("/* f */\nint64_t offset(int64_t e0) {\n    return e0;\n}")
     'int64_t offset(int64_t e0)'
