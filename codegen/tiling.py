@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from tilespec.codegen import symbolic
 from tilespec.codegen.symbolic import Code, CodeArithmetic, CodegenError, unused_parameters
-from tilespec.spec.dtypes import bit_width
+from tilespec.spec.dtypes import bit_width, storage_bits
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import Names, names, reserved
 from tilespec.spec.size import aligned_elements
@@ -100,13 +100,13 @@ def storage(shape: Shape) -> Storage:
     if bits <= 0:
         raise CodegenError(f"{text} has no array elements to tile")
     width = bit_width(shape.element_type)
-    if bits % 8 == 0 and bits >= width:
+    if bits == storage_bits(shape.element_type):
         return Storage(bits, False, False)
     if bits < 8 and 8 % bits == 0 and bits >= width:
         return Storage(bits, True, shape.element_type.startswith("s"))
     raise CodegenError(f"{text}: elements of {bits} bits ({shape.element_type} is "
-                       f"{width} bits) are neither whole bytes nor packed evenly into "
-                       "a byte; no tile code for them")
+                       f"{width} bits) are neither the type's own bytes nor packed evenly "
+                       "into a byte; no tile code for them")
 
 
 def free_name(stem: str, taken: set[str], language: str) -> str:
@@ -413,7 +413,7 @@ def python_source(shape: Shape) -> str:
         lines.append(f"    {data} = ({raw}[{off} // {per}] >> ({shift})) & {mask}")
         if st.signed:
             sign = 1 << (st.bits - 1)
-            lines.append(f"    {data} = ({data} ^ {sign}) - {sign}")
+            lines.append(f"    {data} = ({np}.asarray({data}, {np}.int16) ^ {sign}) - {sign}")
         lines.append(f"    return {np}.asarray({data}, {np}.{out_type})"
                      f".reshape({_tuple(terms)})")
     else:

@@ -68,7 +68,7 @@ def test_codegen_json_holds_the_source_and_the_proofs(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["c128[2]{0}", "--c"], "no C integer type"),
     (["f32[3,0]{1,0}", "--python"], "no elements"),
-    (["f6e2m3fn[4]{0:E(6)}", "--c"], "neither whole bytes"),
+    (["f6e2m3fn[4]{0:E(6)}", "--c"], "neither the type's own bytes"),
     (["f32[?]{0}", "--c"], "unbounded"),
     (["f32[3]{0}"], "one of the arguments --c --python is required"),
 ])
