@@ -332,4 +332,5 @@ def test_generated_c_matches_the_image_on_random_layouts(tmp_path):
         if st is not None and (st.packed or st.bits in C_TYPES) and len(found) < 30:
             found.append(format_shape(s))
     collect()
+    assert len(found) == 30
     check_c(tmp_path, [(t, {}) for t in found])
