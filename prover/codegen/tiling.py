@@ -54,6 +54,9 @@ from tilespec.spec.naming import names
 from tilespec.spec.size import aligned_elements, byte_size
 from tilespec.spec.text import format_shape
 
+#: The premise on the image's elements when L(n) rounds them up.
+WITH_TAIL = "padded elements with L(n)'s < 2^63"
+
 #: What the two size expressions must equal, by the name they are proved under.
 SIZES = {"image elements": aligned_elements, "tile_bytes": byte_size}
 
@@ -95,6 +98,8 @@ def joint_scope(results) -> str:
         for part in r.scope.split(", "):
             if part not in parts:
                 parts.append(part)
+    if WITH_TAIL in parts:      # the elements with L(n)'s tail are at least as many
+        parts = [p for p in parts if p != "padded elements < 2^63"]
     return ", ".join(parts)
 
 
@@ -248,6 +253,6 @@ def _scope(shape: Shape) -> str:
     where = scope(shape)
     if not _bounded(shape):
         return where
-    padded = ("padded elements" if shape.layout.tail_padding_alignment_in_elements == 1
-              else "padded elements with L(n)'s")
-    return f"{where}, {padded} < 2^63, bytes < 2^63"
+    padded = ("padded elements < 2^63"
+              if shape.layout.tail_padding_alignment_in_elements == 1 else WITH_TAIL)
+    return f"{where}, {padded}, bytes < 2^63"

@@ -334,3 +334,11 @@ def test_generated_c_matches_the_image_on_random_layouts(tmp_path):
     collect()
     assert len(found) == 30
     check_c(tmp_path, [(t, {}) for t in found])
+
+
+def test_the_joint_scope_names_the_tail_once():
+    from tilespec.prover.codegen.tiling import joint_scope
+    results = prove_tiling(shape("u4[m]{0:T(8)L(1024)E(4)}"), "c")
+    assert all(r.status == "proved" for r in results)
+    assert joint_scope(results) == \
+        "all shapes: m >= 1, padded elements with L(n)'s < 2^63, bytes < 2^63"
