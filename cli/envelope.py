@@ -165,11 +165,11 @@ def convert(command: str, args, data, seconds: float) -> list:
 
     if command in ("explain", "offset", "locate", "draw"):
         return plain({"shape": data.get("shape") or _canonical(args.shape)}, command, data)
-    if command == "formula":
+    if command in ("formula", "codegen"):
         proofs = data.pop("proofs", None) if isinstance(data, dict) else None
         subject = {"shape": data["shape"]}
         if not proofs:
-            return plain(subject, "formula", data)
+            return plain(subject, command, data)
         return [_from_result(p, subject, data) for p in proofs]
     if command == "prove":
         return [_from_result(r, {"shape": r["shape"]}) for r in data]

@@ -381,7 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Commands whose solver answers ``--cross-check`` re-checks with cvc5.
-CROSS_CHECKED = ("prove", "bitcast", "equivalent", "normalize", "check-rule", "formula")
+CROSS_CHECKED = ("prove", "bitcast", "equivalent", "normalize", "check-rule", "formula",
+                 "codegen")
 
 
 def _run(args) -> int:
@@ -408,6 +409,7 @@ COMMAND_MODULES = (
     "rules",      # bitcast, normalize, equivalent, check-rule
     "regress",    # regress
     "teach",      # draw, formula
+    "codegen",    # codegen: tile and untile code
     "xla",        # xla: real XLA beside tilespec
     "hlo",        # check-hlo, convert
     "padding",    # padding: why a buffer is bigger, and smaller layouts

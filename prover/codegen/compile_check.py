@@ -43,26 +43,36 @@ def compiles(source: str, language: str) -> dict:
         except SyntaxError as e:
             raise ProverBug(f"the generated Python does not compile: {e}") from e
         return dict.fromkeys(_FUNCTIONS, (None, "Python: the generated source compiles"))
-    cc = shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        return dict.fromkeys(_FUNCTIONS, (None, (
-            "no C compiler found: the C text was not compiled (its names are "
-            "chosen to be neither keywords nor <stdint.h>'s)")))
-    flags = ["-std=c99", "-pedantic-errors", "-Wall", "-Wextra", "-Werror",
-             "-fsyntax-only", "-x", "c", "-"]
-    name = os.path.basename(cc)
-    # per function: (why it is rejected, or None; what compiled, or None)
     out: dict[str, tuple[str | None, str | None]] = {}
     for fn in _FUNCTIONS:
         text = source
         for other, pattern in _FUNCTIONS.items():
             if other != fn:
                 text = re.sub(pattern, "\n", text, flags=re.S)
-        done = subprocess.run([cc, *flags], input=text, capture_output=True, text=True,
-                              timeout=60)
-        if done.returncode != 0:
-            errors = [x for x in done.stderr.splitlines() if "error" in x] or ["no message"]
-            out[fn] = f"{name} rejects the generated C: {errors[0].strip()}", None
-        else:
-            out[fn] = None, f"{name} {' '.join(flags[:-3])}: the generated {fn} compiles"
+        out[fn] = c_compiles(text, f"the generated {fn}")
     return out
+
+
+#: The C compiler's flags: C99, every warning an error, nothing linked.
+C_FLAGS = ("-std=c99", "-pedantic-errors", "-Wall", "-Wextra", "-Werror")
+
+
+def c_compiles(text: str, what: str) -> tuple[str | None, str | None]:
+    """(None, the step that says what compiled) or (the compiler's complaint,
+    None) for the C ``text``; without a C compiler, (None, a step that says
+    so).
+
+    >>> c_compiles("int f(void) { return 0; }", "f")[1].endswith("f compiles")
+    True
+    """
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        return None, ("no C compiler found: the C text was not compiled (its names are "
+                      "chosen to be neither keywords nor <stdint.h>'s)")
+    name = os.path.basename(cc)
+    done = subprocess.run([cc, *C_FLAGS, "-fsyntax-only", "-x", "c", "-"], input=text,
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        errors = [x for x in done.stderr.splitlines() if "error" in x] or ["no message"]
+        return f"{name} rejects the generated C: {errors[0].strip()}", None
+    return None, f"{name} {' '.join(C_FLAGS)}: {what} compiles"

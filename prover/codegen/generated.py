@@ -77,7 +77,7 @@ from tilespec.spec.size import padded_count
 from tilespec.spec.text import format_shape
 
 
-class _Translate:
+class Translate:
     """An expression's AST as a Z3 term, in Python's or C's arithmetic.
 
     ``conditions`` collects what must hold for the division to mean floor;
@@ -186,7 +186,7 @@ def z3_true_node():
     return ast.parse("0 == 0", mode="eval").body
 
 
-def _c_expr(text: str):
+def c_expression(text: str):
     text = text.replace("&&", " and ").replace("||", " or ")
     return ast.parse(text.strip(), mode="eval").body
 
@@ -206,10 +206,10 @@ def _c_parts(source: str, out: str):
     def params(text):
         return [p.split()[-1].lstrip("*") for p in text.split(",")
                 if p.strip() and p.strip() != "void"]
-    off_expr = _c_expr(_found(r"return (.*?);", off.group(2)).group(1))
-    sets = dict((int(i), _c_expr(x)) for i, x in
+    off_expr = c_expression(_found(r"return (.*?);", off.group(2)).group(1))
+    sets = dict((int(i), c_expression(x)) for i, x in
                 re.findall(rf"\b{out}\[(\d+)\] = (.*?);", loc.group(2), re.S))
-    test = _c_expr(_found(r"return (.*?);", loc.group(2)).group(1))
+    test = c_expression(_found(r"return (.*?);", loc.group(2)).group(1))
     element = ast.Tuple(elts=[sets[i] for i in sorted(sets)], ctx=ast.Load())
     return params(off.group(1)), off_expr, [p for p in params(loc.group(1)) if p != out], \
         test, element
@@ -217,13 +217,15 @@ def _c_parts(source: str, out: str):
 
 def prove_generated(shape: Shape, language: str = "python", *,
                     timeout: float = DEFAULT_TIMEOUT,
-                    int64: bool | None = None) -> list[Result]:
+                    int64: bool | None = None,
+                    functions: tuple[str, ...] = ("offset", "locate")) -> list[Result]:
     """Prove the generated ``offset`` and ``locate`` of ``shape`` equal to
     the spec; named dims become parameters and are proved for every size
     (with 64-bit integers, every size whose padded elements fit int64).
 
     ``int64`` (default: True for C, False for Python) adds the claim that
-    no subexpression leaves int64.
+    no subexpression leaves int64; ``functions`` says which of the two to
+    prove.
     """
     if language not in ("python", "c"):
         raise TilespecError(f"language {language!r} is not 'python' or 'c'")
@@ -242,8 +244,12 @@ def prove_generated(shape: Shape, language: str = "python", *,
              else _c_parts(source, named.out))
     off_params, off_expr, loc_params, is_element, element = parts
     claim = _Claim(shape, language, source, int64, timeout, named, compiled)
-    return [_prove_offset(claim, off_params, off_expr),
-            _prove_locate(claim, loc_params, is_element, element)]
+    out = []
+    if "offset" in functions:
+        out.append(_prove_offset(claim, off_params, off_expr))
+    if "locate" in functions:
+        out.append(_prove_locate(claim, loc_params, is_element, element))
+    return out
 
 
 @dataclass(frozen=True)
@@ -327,7 +333,7 @@ def _prove_offset(claim: _Claim, params, expr) -> Result:
     e = enc.fresh("e", shape.rank)
     named = claim.named
     env = _env(enc, named, params, dict(zip(named.indices, e)))
-    tr = _Translate(env, ctx, claim.language, claim.int64)
+    tr = Translate(env, ctx, claim.language, claim.int64)
     theirs = tr(expr)
     ours = enc.ar._term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
     size = enc.ar._term(padded_count(shape, enc.dims, enc.ar))
@@ -355,7 +361,7 @@ def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
     enc = Encoding(shape, ctx)
     o = enc.internal("o")
     env = _env(enc, claim.named, params, {claim.named.offset: o})
-    tr = _Translate(env, ctx, claim.language, claim.int64)
+    tr = Translate(env, ctx, claim.language, claim.int64)
     their_ok = tr(is_element)
     if claim.language == "python":
         # Python builds the element only past "if not ...: return None",
@@ -412,8 +418,8 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
 
     answer, detail = search(z3.And(*premises, wrong), ctx, timeout)
     if answer == "unsat" and tr.ranges:
-        checks = _distinct_ranges(tr.ranges)
-        answer, detail, left = _no_overflow(z3.And(*premises, same), checks, ctx,
+        checks = distinct_ranges(tr.ranges)
+        answer, detail, left = no_overflow(z3.And(*premises, same), checks, ctx,
                                             timeout)
         if answer == "unknown" and in_bounds is not None and not small:
             from tilespec.prover.properties.proof import prove as prove_property
@@ -421,7 +427,7 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
             if cited.proved:
                 steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "
                              "in_bounds: proved)")
-                answer, detail, _ = _no_overflow(z3.And(*premises, same, in_bounds()),
+                answer, detail, _ = no_overflow(z3.And(*premises, same, in_bounds()),
                                                  left, ctx, timeout)
             else:
                 detail = f"{detail}; in_bounds is {cited.status}"
@@ -475,7 +481,7 @@ def _counterexample(ce: dict, generated, spec_value, fault) -> Counterexample:
     return Counterexample(ce, sides, what=what, details=fault or {})
 
 
-def _distinct_ranges(ranges) -> list:
+def distinct_ranges(ranges) -> list:
     """The range conditions worth a solver call: each once, none that Z3's
     simplifier already shows true (a literal, say)."""
     seen, out = set(), []
@@ -492,7 +498,7 @@ def _distinct_ranges(ranges) -> list:
 OVERFLOW_BUDGET = 4
 
 
-def _no_overflow(premise, checks, ctx, timeout):
+def no_overflow(premise, checks, ctx, timeout):
     """Check each subexpression's range on its own (one conjunction of them
     all is far harder for Z3 than each alone): ('unsat', None, []) when all
     hold, ('sat', model, ...) at the first that fails, else ('unknown',

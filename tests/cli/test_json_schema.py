@@ -39,6 +39,8 @@ RUNS = {
              (["draw", "f32[3,5]{1,0:T(2,2)}", "-o", "{tmp}/f.svg"], 0)],
     "formula": [(["formula", "f32[3,5]{1,0:T(2,2)}"], 0),
                 (["formula", "f32[m,n]{1,0:T(2,2)}", "--python", "--prove"], 0)],
+    "codegen": [(["codegen", "f32[3,5]{1,0:T(2,2)}", "--c"], 0),
+                (["codegen", "s4[m,5]{1,0:T(2,2)E(4)}", "--python", "--prove"], 0)],
     "check-hlo": [(["check-hlo", str(HLO / "jax_tiled_bad.hlo")], 1),
                   (["check-hlo", str(HLO / "tpu_style.hlo")], 1)],
     "convert": [(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"], 0)],
