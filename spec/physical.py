@@ -2,10 +2,11 @@
 
 This is the second, independent definition of a layout (the source document's
 "Tiling as pad-reshape-transpose"): it never calls :mod:`spec.index`.  Each
-tiling level pads the array with ``np.pad``, reshapes every tiled dim d into
-(ceil(d/t), t), and transposes the within-tile dims to the minor end; a ``*``
-entry is a reshape that merges two neighbouring dims first.  Memory order is
-the row-major order of the final array.
+tiling level pads the array, reshapes every tiled dim d into (ceil(d/t), t),
+and transposes the within-tile dims to the minor end; a ``*`` entry is a
+reshape that merges two neighbouring dims first.  Memory order is the
+row-major order of the final array.  :func:`prt_levels` states the levels;
+:mod:`spec.strided` runs them as views with one copy per padded level.
 
 >>> import numpy as np
 >>> a = np.arange(15).reshape(3, 5)
@@ -25,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -34,6 +36,7 @@ from tilespec.spec.arith import INT, Arithmetic, Value
 from tilespec.spec.errors import ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Shape, TupleShape
 from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
+from tilespec.spec.strided import Plan, backward, forward, plan
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,17 @@ def _shape_first(first: object, second: Any, what: str,
                      f"(got {type(first).__name__} and {type(second).__name__})")
 
 
+def layout_plan(shape: Shape) -> Plan:
+    """The levels of a concrete ``shape`` as strided-copy segments
+    (:mod:`spec.strided`), kept for the shapes used last."""
+    return _plan(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(shape: Shape) -> Plan:
+    return plan(_dims(shape), shape.layout.minor_to_major, prt_levels(shape))
+
+
 def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
                 dims: DimValues | None = None) -> np.ndarray:
     """The 1-D memory image of ``array`` laid out by ``shape``'s layout.
@@ -134,14 +148,8 @@ def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
     a = np.asarray(data)
     if a.shape != _dims(s):
         raise ShapeError(f"array of shape {a.shape} does not match {s}")
-    a = np.transpose(a, tuple(reversed(s.layout.minor_to_major)))
-    for lv in prt_levels(s):
-        a = a.reshape((1,) * lv.unit_dims + a.shape)
-        a = a.reshape(lv.merged)
-        a = np.pad(a, [(0, p - m) for m, p in zip(lv.merged, lv.padded)],
-                   mode="constant", constant_values=pad_value)
-        a = a.reshape(lv.split).transpose(lv.order)
-    return np.ascontiguousarray(a).reshape(-1)
+    p = layout_plan(s)
+    return forward(p, np.asarray(a, order="C"), np.empty(p.size, a.dtype), pad_value)
 
 
 def from_physical(shape: ShapeLike, buffer: Any, *,
@@ -152,16 +160,7 @@ def from_physical(shape: ShapeLike, buffer: Any, *,
     """
     s, data = _shape_first(shape, buffer, "from_physical", dims)
     b = np.asarray(data).reshape(-1)
-    logical = _dims(s)
-    size = physical_size(s)
-    if b.size != size:
-        raise ShapeError(f"buffer of {b.size} elements; {s} needs {size}")
-    levels = prt_levels(s)
-    a = b.reshape(levels[-1].final) if levels else b.reshape(
-        tuple(logical[i] for i in reversed(s.layout.minor_to_major)))
-    for lv in reversed(levels):
-        a = a.transpose(np.argsort(lv.order)).reshape(lv.padded)
-        a = a[tuple(slice(0, m) for m in lv.merged)]
-        a = a.reshape(lv.entering)[(0,) * lv.unit_dims]
-    return np.ascontiguousarray(
-        np.transpose(a, np.argsort(tuple(reversed(s.layout.minor_to_major)))))
+    p = layout_plan(s)
+    if b.size != p.size:
+        raise ShapeError(f"buffer of {b.size} elements; {s} needs {p.size}")
+    return backward(p, b, np.empty(p.logical, b.dtype))
