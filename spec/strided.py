@@ -128,7 +128,7 @@ def view_reshape(a: np.ndarray, dims: Sequence[int]) -> np.ndarray | None:
     except ValueError:
         return None
     except TypeError:  # numpy < 2.1 has no copy=; the attribute refuses a copy
-        v = a.view()
+        v: np.ndarray = a.view()
         try:
             v.shape = tuple(dims)
         except AttributeError:
