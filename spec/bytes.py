@@ -7,7 +7,7 @@ code (:mod:`spec.elements`) at its place in the pad-reshape-transpose image
 (sub-byte types packed, element 0 in the low bits, :mod:`spec.packing`),
 else the type's whole bytes.  Padding elements, those of the tiles and those
 ``L(n)`` adds, hold ``pad``; bits after the last element up to the end of
-the last byte are 0.  ``from_bytes`` reads such a buffer back; padding is
+the last byte are 0 (on XLA's device they are unspecified).  ``from_bytes`` reads such a buffer back; padding is
 ignored.  Multi-byte elements are little-endian, as on XLA's platforms.
 
 Fast by construction (:mod:`spec.strided`): the data moves once per padded

@@ -3,7 +3,8 @@
 Element ``p`` of an image occupies bits ``[p*E, (p+1)*E)`` of the buffer,
 bit ``i`` being bit ``i % 8`` of byte ``i // 8`` (:func:`spec.size.bit_range`):
 element 0 in the low bits of byte 0.  Bits after the last element, up to
-the end of the last byte, are 0.  ``tests/xla/test_bytes_on_device.py``
+the end of the last byte, are written 0 and ignored when read (XLA's
+device leaves them unspecified).  ``tests/xla/test_bytes_on_device.py``
 checks this order against the raw bytes of int4 and int2 arrays on XLA's
 CPU device.
 
