@@ -278,7 +278,7 @@ def cmd_locate(args) -> int:
 
 
 #: Commands that need sizes: they take ``--dims m=16,n=300`` for named dims.
-DIMS_COMMANDS = ("explain", "offset", "locate", "draw", "regress")
+DIMS_COMMANDS = ("explain", "offset", "locate", "draw", "regress", "tile", "untile")
 
 
 def _dims(text: str) -> dict:
@@ -398,6 +398,7 @@ COMMAND_MODULES = (
     "xla",        # xla: real XLA beside tilespec
     "hlo",        # check-hlo, convert
     "padding",    # padding: why a buffer is bigger, and smaller layouts
+    "tile",       # tile, untile: an array as a layout's exact bytes, and back
 )
 
 

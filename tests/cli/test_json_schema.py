@@ -43,6 +43,10 @@ RUNS = {
                   (["check-hlo", str(HLO / "tpu_style.hlo")], 1)],
     "convert": [(["convert", "f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"], 0)],
     "padding": [(["padding", "f32[8,8]{1,0:T(8,128)}"], 0)],
+    "tile": [(["tile", str(DATA / "bytes" / "s4_3x5.npy"), "s4[3,5]{1,0:T(2,2)E(4)}",
+               "-o", "{tmp}/a.bin", "--pad", "-1"], 0)],
+    "untile": [(["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), "s4[3,5]{1,0:T(2,2)E(4)}",
+                 "-o", "{tmp}/a.npy"], 0)],
     # without the xla extra the command is bad input (exit 2), in JSON too
     "xla": [pytest.param(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2,
                          marks=pytest.mark.integration)],  # asks real XLA
