@@ -82,9 +82,10 @@ def cmd_tile(args) -> int:
             "bytes": int(image.size), "elements": elements,
             "padding_elements": aligned_elements(shape) - elements,
             "dtype": str(a.dtype), "pad": args.pad}
+    filled = "zero bits" if args.pad is None else f"pad {args.pad}"
     emit(args, data, f"wrote {image.size} bytes to {args.output}: {data['shape']}, "
          f"{elements} elements and {data['padding_elements']} padding elements "
-         f"(pad {args.pad})")
+         f"({filled})")
     return 0
 
 
@@ -114,8 +115,8 @@ def register(command) -> None:
     c.add_argument("input", metavar="IN.npy", help="the array, with the shape's dims")
     c.add_argument("shape", help="a concrete shape, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
     c.add_argument("-o", "--output", metavar="OUT.bin", type=output_file, required=True)
-    c.add_argument("--pad", type=pad_value, default=0,
-                   help="the value of padding elements (default 0)")
+    c.add_argument("--pad", type=pad_value, default=None,
+                   help="the value of padding elements (default: zero bits)")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")

@@ -6,9 +6,9 @@ code (:mod:`spec.elements`) at its place in the pad-reshape-transpose image
 (:mod:`spec.physical`), ``E(n)`` bits per element when the layout sets it
 (sub-byte types packed, element 0 in the low bits, :mod:`spec.packing`),
 else the type's whole bytes.  Padding elements, those of the tiles and those
-``L(n)`` adds, hold ``pad``; bits after the last element up to the end of
-the last byte are 0 (on XLA's device they are unspecified).  ``from_bytes`` reads such a buffer back; padding is
-ignored.  Multi-byte elements are little-endian, as on XLA's platforms.
+``L(n)`` adds, are zero bits, or hold the value ``pad``; bits after the
+last element up to the end of the last byte are 0 (on XLA's device they are
+unspecified).  ``from_bytes`` reads such a buffer back; padding is ignored.  Multi-byte elements are little-endian, as on XLA's platforms.
 
 Fast by construction (:mod:`spec.strided`): the data moves once per padded
 tiling level, through strided views, and packing reads those views block by
@@ -59,10 +59,11 @@ def _checked(shape: ShapeLike, dims: DimValues | None) -> tuple[Shape, Plan, int
     return s, p, bits
 
 
-def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = 0,
+def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
              dims: DimValues | None = None) -> np.ndarray:
     """The ``byte_size(shape)`` bytes of ``array`` laid out by ``shape``,
-    as a 1-D ``uint8`` array; padding elements hold ``pad``.
+    as a 1-D ``uint8`` array; padding elements are zero bits, or hold the
+    value ``pad`` when it is given.
 
     ``array`` has the shape's dims and values of its element type: floats
     or integers for the float types (``bf16`` and the 8-bit floats as
@@ -81,7 +82,7 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = 0,
     codes = encode(t, array)
     if codes.array.shape != p.logical:
         raise ShapeError(f"array of shape {codes.array.shape} does not match {s}")
-    padcode = encode_value(t, pad)
+    padcode = codes.array.dtype.type(0) if pad is None else encode_value(t, pad)
     per = storage_bits(t)
     n, total = p.size, aligned_elements(s)
     out = np.empty(byte_size(s), np.uint8)

@@ -182,10 +182,13 @@ def encode(element_type: str, array: Any) -> Codes:
 def encode_value(element_type: str, value: Any) -> Any:
     """The code of one value (e.g. the padding), masked.
 
-    >>> int(encode_value("s4", -1)), int(encode_value("bf16", 1.0))
-    (15, 16256)
+    >>> int(encode_value("s4", -1)), int(encode_value("bf16", 1.0)), int(encode_value("pred", 1))
+    (15, 16256, 1)
     """
-    c = encode(element_type, np.asarray(value).reshape(1))
+    v = np.asarray(value).reshape(1)
+    if element_type == "pred" and v.dtype.kind in "iu" and v[0] in (0, 1):
+        v = v.astype(bool)  # the default pad, 0, and 1 are a pred's values too
+    c = encode(element_type, v)
     code = c.array[0]
     return code if c.mask is None else code & c.mask
 

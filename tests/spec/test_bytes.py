@@ -191,6 +191,15 @@ def test_padding_first_when_a_level_has_many_padded_dims(text, monkeypatch):
     assert same_bits(tilespec.from_bytes(s, image), a)
 
 
+@pytest.mark.parametrize("t", ELEMENT_TYPES)
+def test_padding_is_zero_bits_by_default_for_every_type(t):
+    s = tilespec.parse_array_shape(f"{t}[3]{{0:T(2)}}")
+    a = values(t, (3,), np.random.default_rng(0))
+    image = tilespec.to_bytes(s, a)
+    # zero bits, even where 0 is not a value of the type (f8e8m0fnu)
+    assert image.tobytes() == brute_bytes(s, a, np.zeros((), DTYPES[t]))
+
+
 def test_xla_packs_element_zero_in_the_low_bits_and_leaves_the_odd_nibble_zero():
     assert tilespec.to_bytes("s4[3]{0:E(4)}", [1, 2, -1]).tolist() == [0x21, 0x0F]
     assert tilespec.to_bytes("u2[5]{0:E(2)}", [0, 1, 2, 3, 1]).tolist() == [0xE4, 0x01]
