@@ -90,15 +90,41 @@ def word_group(x: np.ndarray, bits: int) -> int | None:
     return group(rows.shape[-1], bits, rows.itemsize * 8, strided)
 
 
-def _words(buf: np.ndarray, rows: np.ndarray, g: int, bits: int) -> np.ndarray:
+def _words(buf: np.ndarray, rows: np.ndarray, g: int,
+           bits: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The words of ``buf`` and, for each position in a word, the codes of
+    ``rows`` that go there, with the same dims (a whole row in one word:
+    without the row's axis)."""
     word = np.dtype(f"<u{g * bits // 8}")
+    if g == rows.shape[-1] and rows.ndim > 1:
+        return (buf.view(word).reshape(rows.shape[:-1]),
+                [rows[..., s] for s in range(g)])
     dims = rows.shape[:-1] + (rows.shape[-1] // g,)
-    return buf.view(word).reshape(dims)
+    return buf.view(word).reshape(dims), [rows[..., s::g] for s in range(g)]
 
 
 def _field_dtype(bits: int) -> np.dtype:
     """The narrowest unsigned integer that holds ``bits`` bits."""
     return np.dtype(f"<u{max(1, -(-bits // 8))}")
+
+
+def _lanes(*arrays: np.ndarray) -> list[np.ndarray] | None:
+    """Byte arrays seen as 64-bit lanes (8 bytes per operation), when each
+    has a contiguous last axis of a multiple of 8 bytes."""
+    if not all(a.dtype == np.uint8 and a.ndim and a.strides[-1] == 1
+               and a.shape[-1] % 8 == 0 for a in arrays):
+        return None
+    return [a.view(np.uint64) for a in arrays]
+
+
+def _join(dst: np.ndarray, low: np.ndarray, high: np.ndarray, width: int) -> None:
+    """``dst = high << width | low``; fields of bytes that stay in their byte
+    (2 * width <= 8) are joined 8 at a time."""
+    lanes = _lanes(dst, low, high) if 2 * width <= 8 else None
+    if lanes is not None:
+        dst, low, high = lanes
+    np.left_shift(high, width, out=dst, dtype=dst.dtype)
+    np.bitwise_or(dst, low, out=dst)
 
 
 def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -> None:
@@ -111,8 +137,7 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
     narrowest integers that hold its fields.
     """
     rows = _rows(x)
-    words = _words(buf, rows, g, bits)
-    parts = [rows[..., s::g] for s in range(g)]
+    words, parts = _words(buf, rows, g, bits)
     masked = [np.empty(BLOCK_ELEMENTS, rows.dtype) for _ in range(g)] if mask is not None else []
     pool: dict[tuple[int, int], np.ndarray] = {}
     for index in blocks(words.shape, BLOCK_ELEMENTS):
@@ -133,44 +158,80 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
                     if key not in pool:
                         pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
                     dst = pool[key][:out.size].reshape(out.shape)
-                np.copyto(dst, level[i + 1], casting="unsafe")
-                np.left_shift(dst, width, out=dst)
-                np.bitwise_or(dst, level[i], out=dst)
+                _join(dst, level[i], level[i + 1], width)
                 joined.append(dst)
             level, width = joined, 2 * width
         if g == 1:
             np.copyto(out, level[0], casting="unsafe")
 
 
+def _split_lanes(w: np.ndarray, dsts: list[np.ndarray], bits: int, width: int,
+                 signed: bool, scratch: np.ndarray) -> bool:
+    """Sub-byte fields of byte words into byte codes, 8 bytes per operation
+    (64-bit lanes: shifts, masks and, for signed codes, the sign spread
+    over the byte's high bits by one multiplication that carries nowhere);
+    False when the arrays do not allow lanes."""
+    lanes = _lanes(w, *dsts) if w.dtype == np.uint8 and bits < 8 else None
+    if lanes is None:
+        return False
+    # In the codes' memory order, so that the operations on them alone run
+    # along their (long) contiguous rows.
+    # In the codes' memory order, so that the operations run along their
+    # (long) contiguous rows: the words are copied into that order first.
+    order = tuple(np.argsort([-abs(st) for st in lanes[1].strides], kind="stable"))
+    outs = [o.transpose(order) for o in lanes[1:]]
+    words = scratch[:lanes[0].size].reshape(outs[0].shape)
+    np.copyto(words, lanes[0].transpose(order))
+    every = 0x0101010101010101
+    mask, sign = (1 << width) - 1, 1 << (width - 1)
+    tmp = scratch[words.size:2 * words.size].reshape(words.shape)
+    for s, out in enumerate(outs):
+        src = np.right_shift(words, np.uint64(s * bits), out=out) if s else words
+        np.bitwise_and(src, np.uint64(mask * every), out=out)
+        if signed:  # a set sign bit times (256 - 2**width) / sign fills the high bits
+            np.bitwise_and(out, np.uint64(sign * every), out=tmp)
+            np.multiply(tmp, np.uint64((256 - (1 << width)) // sign), out=tmp)
+            np.bitwise_or(out, tmp, out=out)
+    return True
+
+
 def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
          signed: bool = False) -> None:
     """The inverse of :func:`store`: fill the codes ``x`` (a writable view)
     from ``buf``, keeping the low ``width`` bits of each field; ``signed``
-    sign-extends them (the codes are then the values' two's complement)."""
+    sign-extends them (the codes are then the values' two's complement).
+    Each element is one or two operations from the word into its place."""
     rows = _rows(x)
-    words = _words(buf, rows, g, bits)
-    parts = [rows[..., s::g] for s in range(g)]
+    words, parts = _words(buf, rows, g, bits)
     word_bits = words.dtype.itemsize * 8
     scratch = np.empty(BLOCK_ELEMENTS, words.dtype)
+    lane_scratch = np.empty(2 * BLOCK_ELEMENTS // 8 + 2, np.uint64)
     as_signed = np.dtype(f"<i{words.dtype.itemsize}")
+    code_signed = np.dtype(f"<i{rows.itemsize}")
     truncates = rows.itemsize * 8 == width  # the cast to the code drops the rest
+    mask = (1 << width) - 1
     for index in blocks(words.shape, BLOCK_ELEMENTS):
         w = words[index]
         tmp = scratch[:w.size].reshape(w.shape)
+        if _split_lanes(w, [p[index] for p in parts], bits, width, signed, lane_scratch):
+            continue
         for s, part in enumerate(parts):
-            src = w
+            dst = part[index]
             if signed:
                 up = word_bits - s * bits - width
-                if up:
-                    src = np.left_shift(w, up, out=tmp)
-                src = np.right_shift(src.view(as_signed), word_bits - width,
-                                     out=tmp.view(as_signed))
-            else:
+                src = np.left_shift(w, up, out=tmp) if up else w
+                np.right_shift(src.view(as_signed), word_bits - width,
+                               out=dst.view(code_signed), casting="unsafe")
+            elif truncates or s * bits + width >= word_bits:
                 if s:
-                    src = np.right_shift(w, s * bits, out=tmp)
-                if not truncates and s * bits + width < word_bits:
-                    src = np.bitwise_and(src, (1 << width) - 1, out=tmp)
-            np.copyto(part[index], src, casting="unsafe")
+                    np.right_shift(w, s * bits, out=dst, casting="unsafe")
+                else:
+                    np.copyto(dst, w, casting="unsafe")
+            elif s:
+                np.right_shift(w, s * bits, out=tmp)
+                np.bitwise_and(tmp, mask, out=dst, casting="unsafe")
+            else:
+                np.bitwise_and(w, mask, out=dst, casting="unsafe")
 
 
 def _generic_pack(codes: np.ndarray, bits: int) -> np.ndarray:
