@@ -243,6 +243,12 @@ def apply_views(a: np.ndarray, views: Sequence[Op]) -> np.ndarray:
     return a
 
 
+def _box(dims: Sequence[int]) -> tuple[Any, ...]:
+    """The index of the leading ``dims`` of an array; ``...`` keeps a
+    0-d result an array (an empty tuple would give a scalar)."""
+    return tuple(slice(0, d) for d in dims) + (...,)
+
+
 def inverse(order: Sequence[int]) -> tuple[int, ...]:
     """The permutation that undoes ``order``.
 
@@ -280,12 +286,13 @@ def forward(p: Plan, array: np.ndarray, out: np.ndarray, pad: Any,
         if seg.prepad:
             padded = np.empty(seg.padded, array.dtype)
             padded[...] = pad
-            padded[tuple(slice(0, d) for d in seg.merged)] = v
+            padded[_box(seg.merged)] = v
             v = padded
         for region in seg.pads:
-            split[region] = pad
+            split[region + (...,)] = pad
         for piece in seg.pieces:
-            np.copyto(split[piece.target], v[piece.source].reshape(piece.split))
+            np.copyto(split[piece.target + (...,)],
+                      v[piece.source + (...,)].reshape(piece.split))
         x = target.reshape(seg.final)
     return out
 
@@ -310,7 +317,8 @@ def backward(p: Plan, image: np.ndarray, out: np.ndarray,
         split = src.reshape(seg.final).transpose(inverse(seg.order))
         target = np.empty(seg.padded, out.dtype) if seg.prepad else dst
         for piece in seg.pieces:
-            np.copyto(target[piece.source].reshape(piece.split), split[piece.target])
+            np.copyto(target[piece.source + (...,)].reshape(piece.split),
+                      split[piece.target + (...,)])
         if seg.prepad:
-            np.copyto(dst, target[tuple(slice(0, d) for d in seg.merged)])
+            np.copyto(dst, target[_box(seg.merged)])
     return out

@@ -200,6 +200,15 @@ def test_padding_is_zero_bits_by_default_for_every_type(t):
     assert image.tobytes() == brute_bytes(s, a, np.zeros((), DTYPES[t]))
 
 
+@pytest.mark.parametrize("text", ["f32[]", "f32[]{:T(4)}", "s4[]{:E(4)}", "s4[]{:T(2)E(4)}"])
+def test_scalars_round_trip(text):
+    # a 0-d slice is a numpy scalar unless indexed with ...: copyto refused it
+    a = np.array(3, np.float32 if text[0] == "f" else np.int8)
+    image = tilespec.to_physical(text, a)
+    assert tilespec.from_physical(text, image) == a
+    assert tilespec.from_bytes(text, tilespec.to_bytes(text, a)) == a
+
+
 def test_xla_packs_element_zero_in_the_low_bits_and_leaves_the_odd_nibble_zero():
     assert tilespec.to_bytes("s4[3]{0:E(4)}", [1, 2, -1]).tolist() == [0x21, 0x0F]
     assert tilespec.to_bytes("u2[5]{0:E(2)}", [0, 1, 2, 3, 1]).tolist() == [0xE4, 0x01]
