@@ -35,6 +35,7 @@ import numpy as np
 from tilespec.spec.arith import INT, Arithmetic, Value
 from tilespec.spec.errors import ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Shape, TupleShape
+from tilespec.spec.packing import load, store, word_group
 from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
 from tilespec.spec.strided import Plan, backward, forward, plan
 
@@ -149,7 +150,17 @@ def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
     if a.shape != _dims(s):
         raise ShapeError(f"array of shape {a.shape} does not match {s}")
     p = layout_plan(s)
-    return forward(p, np.asarray(a, order="C"), np.empty(p.size, a.dtype), pad_value)
+    out = np.empty(p.size, a.dtype)
+
+    def copy_last(x: np.ndarray) -> None:
+        code = _word_code(x)
+        g = None if code is None else word_group(x.view(code), code.itemsize * 8)
+        if code is None or g is None:
+            np.copyto(out.reshape(x.shape), x)
+        else:  # short strided rows, e.g. a (2,1) tile: joined into words
+            store(out.view(np.uint8), x.view(code), code.itemsize * 8, None, g)
+
+    return forward(p, np.asarray(a, order="C"), out, pad_value, copy_last)
 
 
 def from_physical(shape: ShapeLike, buffer: Any, *,
@@ -163,4 +174,22 @@ def from_physical(shape: ShapeLike, buffer: Any, *,
     p = layout_plan(s)
     if b.size != p.size:
         raise ShapeError(f"buffer of {b.size} elements; {s} needs {p.size}")
-    return backward(p, b, np.empty(p.logical, b.dtype))
+    flat = np.ascontiguousarray(b)
+
+    def load_last(x: np.ndarray) -> None:
+        code = _word_code(x)
+        g = None if code is None else word_group(x.view(code), code.itemsize * 8)
+        if code is None or g is None:
+            np.copyto(x, flat.reshape(x.shape))
+        else:
+            bits = code.itemsize * 8
+            load(flat.view(np.uint8), x.view(code), bits, g, bits)
+
+    return backward(p, flat, np.empty(p.logical, b.dtype), load_last)
+
+
+def _word_code(x: np.ndarray) -> np.dtype | None:
+    """The unsigned integer that ``x``'s elements can be moved as, if any."""
+    if x.dtype.kind in "OSU" or x.dtype.itemsize not in (1, 2, 4):
+        return None
+    return np.dtype(f"<u{x.dtype.itemsize}")

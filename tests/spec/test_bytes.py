@@ -172,6 +172,10 @@ def test_each_layout_family_equals_the_brute_force(text, dims, segments, copy):
     image = tilespec.to_bytes(text, a, pad=pad, dims=dims)
     assert image.tobytes() == brute_bytes(s, a, pad)
     assert same_bits(tilespec.from_bytes(text, image, dims=dims), a)
+    if s.element_bits == a.dtype.itemsize * 8:   # the element image is the bytes
+        elements = tilespec.to_physical(text, a, pad, dims=dims)
+        assert elements.tobytes() == image.tobytes()[:elements.nbytes]
+        assert same_bits(tilespec.from_physical(text, elements, dims=dims), a)
 
 
 @pytest.mark.parametrize("text", ["f32[3,3,3,3,3,3,3]{6,5,4,3,2,1,0:T(2,2,2,2,2,2,2)}",
