@@ -245,6 +245,8 @@ def convert(command: str, args, data, seconds: float) -> list:
         r = data["result"]
         return [_from_result(r, {"shape": r["shape"], "cute": data["cute"]},
                              {k: v for k, v in data.items() if k != "result"})]
+    if command in ("tile", "untile"):
+        return plain({"shape": data["shape"]}, command, data)
     if command == "regress":
         return plain({"shapes": [_canonical(t) for t in args.shapes]}, "regress", data)
     raise AssertionError(f"no JSON results for command {command!r}")

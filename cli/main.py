@@ -278,7 +278,7 @@ def cmd_locate(args) -> int:
 
 
 #: Commands that need sizes: they take ``--dims m=16,n=300`` for named dims.
-DIMS_COMMANDS = ("explain", "offset", "locate", "draw", "regress", "cute")
+DIMS_COMMANDS = ("explain", "offset", "locate", "draw", "regress", "cute", "tile", "untile")
 
 
 def _dims(text: str) -> dict:
@@ -414,6 +414,7 @@ COMMAND_MODULES = (
     "hlo",        # check-hlo, convert
     "padding",    # padding: why a buffer is bigger, and smaller layouts
     "cute",       # cute: CuTe layouts both ways
+    "tile",       # tile, untile: an array as a layout's exact bytes, and back
 )
 
 

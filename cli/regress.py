@@ -1,7 +1,8 @@
 """``tilespec regress``: regression cases for layouts, as JSONL, pytest or gtest.
 
 Exit status 0, or 2 for bad input.  The cases go to ``-o FILE`` (a summary
-is printed) or to standard output.
+is printed) or to standard output.  ``--golden DIR`` writes golden byte
+images instead (:mod:`tilespec.prover.regress.golden`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def cmd_regress(args) -> int:
     from tilespec.prover.regress.formats import write
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
+    if args.golden is not None:
+        return _golden(args, shapes)
     if args.from_counterexamples:
         extra = from_counterexamples(shapes, timeout=args.timeout)
         suite = Suite(tuple(), args.seed, (), (), tuple(extra))
@@ -113,6 +116,22 @@ def cmd_regress(args) -> int:
     return 0
 
 
+def _golden(args, shapes) -> int:
+    """``--golden DIR``: a byte image and its sidecar per shape, no cases."""
+    from tilespec.prover.regress.golden import write_golden
+    if not shapes:
+        raise TilespecError("--golden: give at least one shape")
+    if args.from_counterexamples or args.output or args.target:
+        raise TilespecError("--golden writes byte images only: leave out -o, --target "
+                            "and --from-counterexamples")
+    written = write_golden(shapes, args.golden)
+    data = {"golden": args.golden, "images": [g.sidecar for g in written]}
+    emit(args, data, "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "
+                                f"{g.sidecar['shape']}) and its .json"
+                                for g in written))
+    return 0
+
+
 def register(command) -> None:
     from tilespec.cli.main import output_file, seconds
     from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
@@ -133,3 +152,7 @@ def register(command) -> None:
                    "FUNCTION(shape_text, index) -> offset, instead of tilespec")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call")
+    c.add_argument("--golden", metavar="DIR",
+                   help="instead of cases: write each shape's exact bytes of a known "
+                   "array (DIR/NAME.bin) and a sidecar saying how to rebuild them "
+                   "(DIR/NAME.json)")

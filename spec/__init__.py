@@ -21,6 +21,7 @@ from tilespec.spec import physical as _physical
 from tilespec.spec import size as _size
 from tilespec.spec import text as _text
 from tilespec.spec.arith import INT, SYMPY, Arithmetic, SympyArithmetic
+from tilespec.spec.bytes import from_bytes, to_bytes
 from tilespec.spec.errors import (
     LayoutError,
     OutOfRangeError,
@@ -68,7 +69,7 @@ __all__ = [
     "locate_many", "offset", "offset_expr", "offsets", "padded_elements",
     "pipeline", "tiled_dims",
     "COMBINE", "Layout", "Shape", "SplitConfig", "Tile", "TupleShape",
-    "from_physical", "physical_size", "to_physical",
+    "from_physical", "physical_size", "to_physical", "from_bytes", "to_bytes",
     "aligned_elements", "bit_range", "byte_size", "num_elements", "padding_fraction",
     "canonical", "format_layout", "format_shape", "parse_array_shape",
     "parse_layout", "parse_shape",

@@ -2,10 +2,11 @@
 
 This is the second, independent definition of a layout (the source document's
 "Tiling as pad-reshape-transpose"): it never calls :mod:`spec.index`.  Each
-tiling level pads the array with ``np.pad``, reshapes every tiled dim d into
-(ceil(d/t), t), and transposes the within-tile dims to the minor end; a ``*``
-entry is a reshape that merges two neighbouring dims first.  Memory order is
-the row-major order of the final array.
+tiling level pads the array, reshapes every tiled dim d into (ceil(d/t), t),
+and transposes the within-tile dims to the minor end; a ``*`` entry is a
+reshape that merges two neighbouring dims first.  Memory order is the
+row-major order of the final array.  :func:`prt_levels` states the levels;
+:mod:`spec.strided` runs them as views with one copy per padded level.
 
 >>> import numpy as np
 >>> a = np.arange(15).reshape(3, 5)
@@ -25,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -33,7 +35,9 @@ import numpy as np
 from tilespec.spec.arith import INT, Arithmetic, Value
 from tilespec.spec.errors import ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Shape, TupleShape
+from tilespec.spec.packing import load, store, word_group
 from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
+from tilespec.spec.strided import Plan, backward, forward, plan
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,17 @@ def _shape_first(first: object, second: Any, what: str,
                      f"(got {type(first).__name__} and {type(second).__name__})")
 
 
+def layout_plan(shape: Shape) -> Plan:
+    """The levels of a concrete ``shape`` as strided-copy segments
+    (:mod:`spec.strided`), kept for the shapes used last."""
+    return _plan(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(shape: Shape) -> Plan:
+    return plan(_dims(shape), shape.layout.minor_to_major, prt_levels(shape))
+
+
 def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
                 dims: DimValues | None = None) -> np.ndarray:
     """The 1-D memory image of ``array`` laid out by ``shape``'s layout.
@@ -134,14 +149,18 @@ def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
     a = np.asarray(data)
     if a.shape != _dims(s):
         raise ShapeError(f"array of shape {a.shape} does not match {s}")
-    a = np.transpose(a, tuple(reversed(s.layout.minor_to_major)))
-    for lv in prt_levels(s):
-        a = a.reshape((1,) * lv.unit_dims + a.shape)
-        a = a.reshape(lv.merged)
-        a = np.pad(a, [(0, p - m) for m, p in zip(lv.merged, lv.padded)],
-                   mode="constant", constant_values=pad_value)
-        a = a.reshape(lv.split).transpose(lv.order)
-    return np.ascontiguousarray(a).reshape(-1)
+    p = layout_plan(s)
+    out = np.empty(p.size, a.dtype)
+
+    def copy_last(x: np.ndarray) -> None:
+        code = _word_code(x)
+        g = None if code is None else word_group(x.view(code), code.itemsize * 8)
+        if code is None or g is None:
+            np.copyto(out.reshape(x.shape), x)
+        else:  # short strided rows, e.g. a (2,1) tile: joined into words
+            store(out.view(np.uint8), x.view(code), code.itemsize * 8, None, g)
+
+    return forward(p, np.asarray(a, order="C"), out, pad_value, copy_last)
 
 
 def from_physical(shape: ShapeLike, buffer: Any, *,
@@ -152,16 +171,25 @@ def from_physical(shape: ShapeLike, buffer: Any, *,
     """
     s, data = _shape_first(shape, buffer, "from_physical", dims)
     b = np.asarray(data).reshape(-1)
-    logical = _dims(s)
-    size = physical_size(s)
-    if b.size != size:
-        raise ShapeError(f"buffer of {b.size} elements; {s} needs {size}")
-    levels = prt_levels(s)
-    a = b.reshape(levels[-1].final) if levels else b.reshape(
-        tuple(logical[i] for i in reversed(s.layout.minor_to_major)))
-    for lv in reversed(levels):
-        a = a.transpose(np.argsort(lv.order)).reshape(lv.padded)
-        a = a[tuple(slice(0, m) for m in lv.merged)]
-        a = a.reshape(lv.entering)[(0,) * lv.unit_dims]
-    return np.ascontiguousarray(
-        np.transpose(a, np.argsort(tuple(reversed(s.layout.minor_to_major)))))
+    p = layout_plan(s)
+    if b.size != p.size:
+        raise ShapeError(f"buffer of {b.size} elements; {s} needs {p.size}")
+    flat = np.ascontiguousarray(b)
+
+    def load_last(x: np.ndarray) -> None:
+        code = _word_code(x)
+        g = None if code is None else word_group(x.view(code), code.itemsize * 8)
+        if code is None or g is None:
+            np.copyto(x, flat.reshape(x.shape))
+        else:
+            bits = code.itemsize * 8
+            load(flat.view(np.uint8), x.view(code), bits, g, bits)
+
+    return backward(p, flat, np.empty(p.logical, b.dtype), load_last)
+
+
+def _word_code(x: np.ndarray) -> np.dtype | None:
+    """The unsigned integer that ``x``'s elements can be moved as, if any."""
+    if x.dtype.kind in "OSU" or x.dtype.itemsize not in (1, 2, 4):
+        return None
+    return np.dtype(f"<u{x.dtype.itemsize}")

@@ -42,6 +42,7 @@ SHAPE_FUNCTIONS = [
     ("padding_fraction", ()), ("format_shape", ()), ("offset_expr", ()),
     ("to_physical", (np.arange(15).reshape(3, 5),)),
     ("from_physical", (np.arange(24),)), ("cute_layout", ()),
+    ("to_bytes", (np.arange(15).reshape(3, 5),)), ("from_bytes", (bytes(range(96)),)),
     ("explain", ()), ("formula", ()),
 ]
 

@@ -48,6 +48,10 @@ RUNS = {
     "cute": [(["cute", "f32[24,256]{1,0:T(8,128)}"], 0),
              (["cute", "--compare", "f32[24,256]{1,0}", "((8,3),(128,2)):((128,2048),(1,1024))"], 1),
              (["cute", "--from", "((8,3),(128,2)):((128,2048),(1,1024))", "f32[24,256]"], 0)],
+    "tile": [(["tile", str(DATA / "bytes" / "s4_3x5.npy"), "s4[3,5]{1,0:T(2,2)E(4)}",
+               "-o", "{tmp}/a.bin", "--pad", "-1"], 0)],
+    "untile": [(["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), "s4[3,5]{1,0:T(2,2)E(4)}",
+                 "-o", "{tmp}/a.npy"], 0)],
     # without the xla extra the command is bad input (exit 2), in JSON too
     "xla": [pytest.param(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2,
                          marks=pytest.mark.integration)],  # asks real XLA

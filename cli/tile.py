@@ -1,0 +1,124 @@
+"""``tilespec tile`` and ``tilespec untile``: a .npy array to the exact bytes
+of a layout, and back.
+
+``tilespec tile IN.npy SHAPE -o OUT.bin [--pad V]`` writes
+:func:`tilespec.spec.bytes.to_bytes` of the array; ``tilespec untile IN.bin
+SHAPE -o OUT.npy`` writes :func:`~tilespec.spec.bytes.from_bytes` of the
+bytes.  An array of the wrong dims or type, or a file of the wrong length,
+is bad input (one line, exit 2).  ``.npy`` has no ``bf16`` or 8-bit float
+types: they are written as raw bits (``|V2``, ``|V1``; ``np.load(f).view(
+ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from tilespec.spec.errors import TilespecError
+
+
+def pad_value(text: str) -> int | float | bool:
+    """An argparse type for ``--pad``: an integer, a float or true/false.
+
+    >>> pad_value("-1"), pad_value("0.5"), pad_value("nan") != pad_value("nan"), pad_value("true")
+    (-1, 0.5, True, True)
+    >>> pad_value("x")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'x' is not a number (or true/false)
+    """
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number (or true/false)")
+
+
+def _read_npy(path: str, element_type: str) -> np.ndarray:
+    from tilespec.spec.elements import value_dtype
+    try:
+        with open(path, "rb") as f:
+            if f.read(6) != b"\x93NUMPY":
+                raise TilespecError(f"{path!r} is not a .npy file (np.save writes one)")
+            f.seek(0)
+            a = np.load(f, allow_pickle=False)
+    except OSError as e:
+        raise TilespecError(f"cannot read {path!r}: {e.strerror or e}") from None
+    except ValueError as e:
+        if isinstance(e, TilespecError):
+            raise
+        raise TilespecError(f"cannot read {path!r} as a .npy array: {e}") from None
+    if a.dtype.kind == "V" and a.dtype.fields is None:
+        values = value_dtype(element_type)
+        if a.dtype.itemsize == values.itemsize:  # raw bits, as untile writes bf16
+            a = a.view(values)
+    return a
+
+
+def _write(path: str, write) -> None:
+    try:
+        with open(path, "wb") as f:
+            write(f)
+    except OSError as e:
+        raise TilespecError(f"cannot write {path!r}: {e.strerror or e}") from None
+
+
+def cmd_tile(args) -> int:
+    from tilespec.cli.envelope import emit
+    from tilespec.cli.main import parse_shape_arg
+    from tilespec.spec.bytes import to_bytes
+    from tilespec.spec.size import aligned_elements, num_elements
+    from tilespec.spec.text import format_shape
+    shape = parse_shape_arg(args.shape)
+    a = _read_npy(args.input, shape.element_type)
+    image = to_bytes(shape, a, pad=args.pad)
+    _write(args.output, lambda f: f.write(image.tobytes()))
+    elements = num_elements(shape)
+    data = {"shape": format_shape(shape), "input": args.input, "output": args.output,
+            "bytes": int(image.size), "elements": elements,
+            "padding_elements": aligned_elements(shape) - elements,
+            "dtype": str(a.dtype), "pad": args.pad}
+    filled = "zero bits" if args.pad is None else f"pad {args.pad}"
+    emit(args, data, f"wrote {image.size} bytes to {args.output}: {data['shape']}, "
+         f"{elements} elements and {data['padding_elements']} padding elements "
+         f"({filled})")
+    return 0
+
+
+def cmd_untile(args) -> int:
+    from tilespec.cli.envelope import emit
+    from tilespec.cli.main import parse_shape_arg
+    from tilespec.spec.bytes import from_bytes
+    from tilespec.spec.text import format_shape
+    shape = parse_shape_arg(args.shape)
+    try:
+        with open(args.input, "rb") as f:
+            buffer = f.read()
+    except OSError as e:
+        raise TilespecError(f"cannot read {args.input!r}: {e.strerror or e}") from None
+    a = from_bytes(shape, buffer)
+    _write(args.output, lambda f: np.save(f, a, allow_pickle=False))
+    data = {"shape": format_shape(shape), "input": args.input, "output": args.output,
+            "bytes": len(buffer), "dims": list(a.shape), "dtype": str(a.dtype)}
+    emit(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to {args.output}")
+    return 0
+
+
+def register(command) -> None:
+    from tilespec.cli.main import output_file
+    c = command("tile", "a .npy array as the exact bytes of a layout (sub-byte types "
+                "packed, padding filled)", cmd_tile)
+    c.add_argument("input", metavar="IN.npy", help="the array, with the shape's dims")
+    c.add_argument("shape", help="a concrete shape, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
+    c.add_argument("-o", "--output", metavar="OUT.bin", type=output_file, required=True)
+    c.add_argument("--pad", type=pad_value, default=None,
+                   help="the value of padding elements (default: zero bits)")
+    c = command("untile", "the array held in the exact bytes of a layout, as .npy",
+                cmd_untile)
+    c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")
+    c.add_argument("shape", help="a concrete shape, e.g. 's4[9,130]{1,0:T(8,128)(2,1)E(4)}'")
+    c.add_argument("-o", "--output", metavar="OUT.npy", type=output_file, required=True)

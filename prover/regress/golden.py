@@ -1,0 +1,130 @@
+"""Golden byte images for kernel tests: a ``.bin`` per shape, with a sidecar.
+
+``tilespec regress SHAPE... --golden DIR`` writes, for each shape, the exact
+bytes of a known array laid out by it (:func:`tilespec.spec.bytes.to_bytes`,
+padding zero bits) to ``DIR/NAME.bin`` and what a test needs to rebuild and check
+them to ``DIR/NAME.json``: the shape, the element type and numpy dtype, the
+dims, the length and SHA-256 of the image, and how the values are made.
+
+The values are deterministic, no seed: element ``i`` (its row-major index
+in the logical array) holds
+
+* integer types: ``i mod 2**w`` read as a ``w``-bit integer (two's
+  complement for the signed ones: ``s4`` runs 0..7, -8..-1, 0, ...);
+* ``pred``: ``i`` odd;
+* float types: ``i mod m``, ``m`` the largest power of two (at most 2**16)
+  below which every integer is exact in the type (``bf16``: 256, ``f32``:
+  65536, ``f8e4m3fn``: 16, ``f4e2m1fn``: 4);
+* ``f8e8m0fnu`` (powers of two only): ``2 ** (i mod 16)``;
+* complex types: ``i mod 65536`` as the real part, 0 as the imaginary.
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> golden_values(shape("s4[2,10]{1,0}"))[0].tolist()[1]
+[-6, -5, -4, -3, -2, -1, 0, 1, 2, 3]
+>>> golden_values(shape("bf16[300]{0}"))[1]
+'element i (row-major) holds i mod 256'
+>>> name(3, "bf16[16,256]{1,0:T(8,128)(2,1)}")
+'003_bf16_16_256_1_0_T_8_128_2_1'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tilespec.spec.bytes import to_bytes
+from tilespec.spec.dtypes import bit_width
+from tilespec.spec.elements import SUB_BYTE_INTS, value_dtype
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.index import concrete_dims
+from tilespec.spec.layout import Shape
+from tilespec.spec.size import byte_size
+from tilespec.spec.text import format_shape
+
+#: The largest modulus of the float values.
+MAX_MODULUS = 1 << 16
+
+
+def _exact_modulus(dtype: np.dtype) -> int:
+    """The largest power of two m <= MAX_MODULUS with 0..m-1 exact in ``dtype``."""
+    m = MAX_MODULUS
+    while m > 1:
+        probe = np.arange(m, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            if (probe.astype(dtype).astype(np.float64) == probe).all():
+                return m
+        m //= 2
+    return 1
+
+
+def golden_values(shape: Shape) -> tuple[np.ndarray, str]:
+    """The logical array of a golden image, and how it is made (one line)."""
+    dims = concrete_dims(shape)
+    t = shape.element_type
+    dtype = value_dtype(t)
+    i = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64)
+    if t == "pred":
+        return (i % 2 == 1).reshape(dims), "element i (row-major) holds i odd"
+    if dtype.kind in "iu" or t in SUB_BYTE_INTS:
+        w = bit_width(t)
+        codes = i % (1 << w) if w < 64 else i
+        signed = t.startswith("s")
+        if signed and w < 64:
+            codes = np.where(codes >= 1 << (w - 1), codes - (1 << w), codes)
+        how = (f"element i (row-major) holds i mod 2**{w}"
+               + (" as a signed integer" if signed else ""))
+        return codes.astype(dtype).reshape(dims), how
+    if t == "f8e8m0fnu":
+        return (2.0 ** (i % 16)).astype(dtype).reshape(dims), \
+            "element i (row-major) holds 2 ** (i mod 16)"
+    m = _exact_modulus(np.dtype(np.float64) if dtype.kind == "c" else dtype)
+    return (i % m).astype(dtype).reshape(dims), f"element i (row-major) holds i mod {m}"
+
+
+def name(k: int, text: str) -> str:
+    """A file name for the k-th shape: its text with every run of other
+    characters than letters and digits as one ``_``."""
+    return f"{k:03d}_" + re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")[:100]
+
+
+@dataclass(frozen=True)
+class Golden:
+    """One golden image written: where, and its sidecar's content."""
+
+    path: str
+    sidecar: dict
+
+
+def write_golden(shapes: list[Shape], directory: str) -> list[Golden]:
+    """Write ``NAME.bin`` and ``NAME.json`` for each shape into ``directory``
+    (made if missing)."""
+    out = Path(directory)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TilespecError(f"cannot make {directory!r}: {e.strerror or e}") from None
+    written = []
+    for k, s in enumerate(shapes):
+        text = format_shape(s)
+        values, how = golden_values(s)
+        image = to_bytes(s, values).tobytes()
+        assert len(image) == byte_size(s)
+        base = name(k, text)
+        sidecar = {"shape": text, "element_type": s.element_type,
+                   "dtype": str(values.dtype), "dims": list(values.shape),
+                   "bytes": len(image), "sha256": hashlib.sha256(image).hexdigest(),
+                   "file": base + ".bin", "values": how, "padding": "zero bits",
+                   "made_by": "tilespec.to_bytes(shape, values)"}
+        try:
+            (out / (base + ".bin")).write_bytes(image)
+            (out / (base + ".json")).write_text(json.dumps(sidecar, indent=2) + "\n")
+        except OSError as e:
+            raise TilespecError(f"cannot write into {directory!r}: "
+                                f"{e.strerror or e}") from None
+        written.append(Golden(str(out / (base + ".bin")), sidecar))
+    return written

@@ -1,0 +1,184 @@
+"""The exact bytes of a laid-out array, and the array back from them.
+
+``to_bytes(shape, array)`` is the buffer XLA would hold: ``byte_size(shape)``
+bytes (:mod:`spec.size`, tail alignment ``L(n)`` included), each element's
+code (:mod:`spec.elements`) at its place in the pad-reshape-transpose image
+(:mod:`spec.physical`), ``E(n)`` bits per element when the layout sets it
+(sub-byte types packed, element 0 in the low bits, :mod:`spec.packing`),
+else the type's whole bytes.  Padding elements, those of the tiles and those
+``L(n)`` adds, are zero bits, or hold the value ``pad``; bits after the
+last element up to the end of the last byte are 0 (on XLA's device they are
+unspecified).  ``from_bytes`` reads such a buffer back; padding is ignored.  Multi-byte elements are little-endian, as on XLA's platforms.
+
+Fast by construction (:mod:`spec.strided`): the data moves once per padded
+tiling level, through strided views, and packing reads those views block by
+block, never an array of per-element indices.
+
+>>> import numpy as np
+>>> a = np.arange(15, dtype=np.int8).reshape(3, 5)
+>>> to_bytes("s8[3,5]{1,0:T(2,2)}", a, pad=-1)[:8].tolist()
+[0, 1, 5, 6, 2, 3, 7, 8]
+>>> b = to_bytes("s4[3,5]{1,0:T(2,2)E(4)}", a % 8)
+>>> len(b), [hex(x) for x in b[:4]]
+(12, ['0x10', '0x65', '0x32', '0x7'])
+>>> from_bytes("s4[3,5]{1,0:T(2,2)E(4)}", b).tolist()[0]
+[0, 1, 2, 3, 4]
+>>> to_bytes("bf16[m,2]{1,0}", [[1.0, 2.0]], dims={"m": 1}).tolist()
+[128, 63, 0, 64]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tilespec.spec.dtypes import bit_width, storage_bits
+from tilespec.spec.elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
+from tilespec.spec.errors import ShapeError
+from tilespec.spec.layout import Shape
+from tilespec.spec.packing import load, pack, store, unpack, word_group
+from tilespec.spec.physical import layout_plan
+from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
+from tilespec.spec.size import aligned_elements, byte_size
+from tilespec.spec.strided import Plan, backward, forward
+
+
+def _checked(shape: ShapeLike, dims: DimValues | None) -> tuple[Shape, Plan, int]:
+    """The shape, its plan and bits per element; E(n) must hold the type."""
+    s = as_shape(shape, dims)
+    code_dtype(s.element_type)  # token, opaque: no values
+    bits = s.element_bits
+    if s.layout.element_size_in_bits and bits < bit_width(s.element_type):
+        raise ShapeError(f"{s}: E({bits}) holds fewer bits than a "
+                         f"{s.element_type} ({bit_width(s.element_type)})")
+    p = layout_plan(s)
+    if p.size > aligned_elements(s):  # two definitions of the padded size
+        raise AssertionError(f"{s}: image of {p.size} elements, "
+                             f"{aligned_elements(s)} allocated")
+    return s, p, bits
+
+
+def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
+             dims: DimValues | None = None) -> np.ndarray:
+    """The ``byte_size(shape)`` bytes of ``array`` laid out by ``shape``,
+    as a 1-D ``uint8`` array; padding elements are zero bits, or hold the
+    value ``pad`` when it is given.
+
+    ``array`` has the shape's dims and values of its element type: floats
+    or integers for the float types (``bf16`` and the 8-bit floats as
+    ``ml_dtypes``), integers that fit for the integer types (the sub-byte
+    ones as int8/uint8 values or ``ml_dtypes.int4``...), bools for ``pred``.
+
+    >>> to_bytes("s4[3]{0:E(4)}", [1, -1, 7]).tolist()
+    [241, 7]
+    >>> to_bytes("f32[2]{0}", [1.0])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: array of shape (1,) does not match f32[2]{0}
+    """
+    s, p, bits = _checked(shape, dims)
+    t = s.element_type
+    codes = encode(t, array)
+    if codes.array.shape != p.logical:
+        raise ShapeError(f"array of shape {codes.array.shape} does not match {s}")
+    padcode = codes.array.dtype.type(0) if pad is None else encode_value(t, pad)
+    per = storage_bits(t)
+    n, total = p.size, aligned_elements(s)
+    out = np.empty(byte_size(s), np.uint8)
+    code = codes.array.dtype
+    if bits == per:
+        elements = out.view(code)
+
+        def copy_last(x: np.ndarray) -> None:
+            g = word_group(x, bits)
+            if g is None:
+                np.copyto(elements[:n].reshape(x.shape), x)
+            else:
+                store(out[:n * bits // 8], x, bits, None, g)
+
+        forward(p, codes.array, elements[:n], padcode, copy_last)
+        elements[n:] = padcode
+        if codes.mask is not None:
+            np.bitwise_and(elements, codes.mask, out=elements)
+        return out
+    if p.segments[-1].is_copy:
+        direct: list[bool] = []
+
+        def pack_last(x: np.ndarray) -> None:
+            g = word_group(x, bits)
+            if g is not None:
+                store(out[:n * bits // 8], x, bits, codes.mask, g)
+                direct.append(True)
+            else:
+                np.copyto(image[:n].reshape(x.shape), x)
+
+        image = np.empty(total, code)
+        forward(p, codes.array, image[:n], padcode, pack_last)
+        if direct:
+            out[n * bits // 8:] = pack(np.full(total - n, padcode, code), bits)
+            return out
+    else:
+        image = np.empty(total, code)
+        forward(p, codes.array, image[:n], padcode)
+    image[n:] = padcode
+    out[...] = pack(image, bits, codes.mask)
+    return out
+
+
+def _buffer(buffer: Any) -> np.ndarray:
+    if isinstance(buffer, np.ndarray):
+        if buffer.dtype not in (np.uint8, np.int8) or buffer.ndim != 1:
+            raise ShapeError(f"a buffer is 1-D bytes (uint8), not a {buffer.ndim}-D "
+                             f"array of {buffer.dtype}")
+        return np.ascontiguousarray(buffer).view(np.uint8)
+    try:
+        return np.frombuffer(buffer, np.uint8)
+    except TypeError:
+        raise ShapeError(f"a buffer is bytes or a uint8 array, not "
+                         f"{type(buffer).__name__}") from None
+
+
+def from_bytes(shape: ShapeLike, buffer: Any, *,
+               dims: DimValues | None = None) -> np.ndarray:
+    """The array held in ``buffer`` (exactly ``byte_size(shape)`` bytes),
+    in the element type's numpy dtype (see :mod:`spec.elements`).
+
+    >>> from_bytes("s4[3]{0:E(4)}", bytes([0xF1, 0x07])).tolist()
+    [1, -1, 7]
+    >>> from_bytes("s4[3]{0:E(4)}", bytes(3))
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: buffer of 3 bytes; s4[3]{0:E(4)} takes 2
+    """
+    s, p, bits = _checked(shape, dims)
+    t = s.element_type
+    buf = _buffer(buffer)
+    size = byte_size(s)
+    if buf.size != size:
+        raise ShapeError(f"buffer of {buf.size} bytes; {s} takes {size}")
+    code = code_dtype(t)
+    n = p.size
+    result = np.empty(p.logical, code)
+    per = storage_bits(t)
+    width = bit_width(t) if bit_width(t) < 8 else per
+    signed = t in SUB_BYTE_INTS and t.startswith("s")
+    extended: list[bool] = []
+
+    def load_last(x: np.ndarray) -> None:
+        g = word_group(x, bits)
+        if g is not None:
+            load(buf[:n * bits // 8], x, bits, g, min(width, bits), signed)
+            extended.append(signed)
+        elif bits == per:
+            np.copyto(x, buf[:n * per // 8].view(code).reshape(x.shape))
+        else:
+            np.copyto(x, unpack(buf, n, bits, code).reshape(x.shape))
+
+    if p.segments[-1].is_copy:
+        backward(p, np.empty(0, code), result, load_last)
+    elif bits == per:
+        backward(p, buf[:n * per // 8].view(code), result)
+    else:
+        backward(p, unpack(buf, n, bits, code), result)
+    return decode(t, result, extended=bool(extended and extended[0]))

@@ -1,0 +1,222 @@
+"""Element values as numpy arrays and as bit patterns (codes).
+
+Each element type has a numpy dtype for its values (:func:`value_dtype`):
+numpy's own where there is one, ``ml_dtypes``' for ``bf16`` and the 8-, 6-
+and 4-bit floats (``ml_dtypes`` comes with jax; it is imported only when
+such a type is used), ``int8``/``uint8`` for the sub-byte integers
+(``s1``-``s4``, ``u1``-``u4``) and ``bool`` for ``pred``.
+
+An element's *code* is its bit pattern as an unsigned integer of the type's
+storage width (:func:`spec.dtypes.storage_bits`); for a sub-byte type only
+the low :func:`~spec.dtypes.bit_width` bits are set, as ``ml_dtypes`` stores
+an ``int4`` in a byte (-1 is ``0x0F``).  Codes are what :mod:`spec.bytes`
+places into memory.
+
+>>> value_dtype("bf16").name, value_dtype("s4").name, value_dtype("pred").name
+('bfloat16', 'int8', 'bool')
+>>> c = encode("s4", [[-1, 7, -8]])
+>>> c.array.dtype.name, c.array.tolist(), hex(c.mask)
+('uint8', [[255, 7, 248]], '0xf')
+>>> decode("s4", (c.array & c.mask)).tolist()
+[[-1, 7, -8]]
+>>> encode("f32", [1.0]).array.tolist()
+[1065353216]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tilespec.spec.dtypes import bit_width, storage_bits
+from tilespec.spec.errors import ShapeError
+
+#: XLA's names of the types numpy has itself.
+NUMPY_TYPES = {
+    "pred": "bool", "s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "f16": "float16", "f32": "float32", "f64": "float64",
+    "c64": "complex64", "c128": "complex128",
+}
+
+#: XLA's names of the types ``ml_dtypes`` provides.
+ML_TYPES = {
+    "bf16": "bfloat16", "f4e2m1fn": "float4_e2m1fn",
+    "f6e2m3fn": "float6_e2m3fn", "f6e3m2fn": "float6_e3m2fn",
+    "f8e3m4": "float8_e3m4", "f8e4m3": "float8_e4m3", "f8e4m3fn": "float8_e4m3fn",
+    "f8e4m3b11fnuz": "float8_e4m3b11fnuz", "f8e4m3fnuz": "float8_e4m3fnuz",
+    "f8e5m2": "float8_e5m2", "f8e5m2fnuz": "float8_e5m2fnuz",
+    "f8e8m0fnu": "float8_e8m0fnu",
+}
+
+#: The sub-byte integers, held as int8/uint8 values; ``ml_dtypes``' own
+#: type of each is accepted as input too.
+SUB_BYTE_INTS = {"s1": "int1", "s2": "int2", "s4": "int4",
+                 "u1": "uint1", "u2": "uint2", "u4": "uint4"}
+
+
+def _ml_dtypes() -> Any:
+    try:
+        import ml_dtypes
+    except ImportError:  # pragma: no cover - a core dependency
+        raise ShapeError("bf16 and the small float types need the package "
+                         "ml_dtypes (pip install ml_dtypes)") from None
+    return ml_dtypes
+
+
+def value_dtype(element_type: str) -> np.dtype:
+    """The numpy dtype that holds values of ``element_type``.
+
+    >>> value_dtype("token")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: token has no values to lay out
+    """
+    if element_type in NUMPY_TYPES:
+        return np.dtype(NUMPY_TYPES[element_type])
+    if element_type in ML_TYPES:
+        found: np.dtype = np.dtype(getattr(_ml_dtypes(), ML_TYPES[element_type]))
+        return found
+    if element_type in SUB_BYTE_INTS:
+        return np.dtype("int8" if element_type.startswith("s") else "uint8")
+    raise ShapeError(f"{element_type} has no values to lay out")
+
+
+def code_dtype(element_type: str) -> np.dtype:
+    """The unsigned integer of the type's storage width (``c128``, wider
+    than any, keeps its own dtype: its codes are only copied).
+
+    >>> code_dtype("bf16").name, code_dtype("s4").name, code_dtype("c128").name
+    ('uint16', 'uint8', 'complex128')
+    """
+    values = value_dtype(element_type)
+    bits = storage_bits(element_type)
+    return values if bits > 64 else np.dtype(f"uint{bits}")
+
+
+def code_mask(element_type: str) -> int:
+    """The bits of a code that carry the value.
+
+    >>> hex(code_mask("s4")), hex(code_mask("f32"))
+    ('0xf', '0xffffffff')
+    """
+    return (1 << bit_width(element_type)) - 1
+
+
+@dataclass(frozen=True)
+class Codes:
+    """Codes of an array, C-contiguous; ``mask``, when not None, must still
+    be applied (the array holds the values' full bytes, e.g. an int8 -1
+    for ``s4``, whose code is ``0x0F``)."""
+
+    array: np.ndarray
+    mask: int | None
+
+
+def _integer_range(element_type: str) -> tuple[int, int]:
+    bits = bit_width(element_type)
+    if element_type.startswith("s"):
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def _check_range(element_type: str, a: np.ndarray) -> None:
+    low, high = _integer_range(element_type)
+    if a.size == 0:
+        return
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        if info.min >= low and info.max <= high:
+            return
+    lo, hi = a.min(), a.max()
+    if lo < low or hi > high:
+        bad = lo if lo < low else hi
+        raise ShapeError(f"value {bad} does not fit {element_type} "
+                         f"({low} to {high})")
+
+
+def encode(element_type: str, array: Any) -> Codes:
+    """The codes of ``array``'s values as ``element_type``.
+
+    Integers are taken if they fit the type (else one line says which value
+    does not), floats and integers for the float types, bools for ``pred``.
+
+    >>> encode("s8", [300])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: value 300 does not fit s8 (-128 to 127)
+    >>> encode("s32", [1.5])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: an array of float64 cannot hold s32 values (give integers)
+    """
+    a = np.asarray(array)
+    target = value_dtype(element_type)
+    kind = "integers" if target.kind in "iu" else "bools" if target.kind == "b" else "numbers"
+    if element_type in SUB_BYTE_INTS:
+        own = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type])) \
+            if a.dtype.kind == "V" else None
+        if a.dtype == own:  # ml_dtypes keeps the code in the low bits
+            return Codes(np.asarray(a, order="C").view(np.uint8), None)
+        if a.dtype.kind not in "biu":
+            raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+                             f"values (give {kind})")
+        _check_range(element_type, a)
+        v = np.asarray(a.astype(target, copy=False), order="C")
+        return Codes(v.view(np.uint8), code_mask(element_type))
+    if target.kind in "iub":
+        if a.dtype.kind not in ("b" if target.kind == "b" else "biu"):
+            raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+                             f"values (give {kind})")
+        if target.kind != "b":
+            _check_range(element_type, a)
+    elif not (a.dtype.kind in "biu" or np.can_cast(a.dtype, target, "same_kind")):
+        raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+                         f"values (give {kind})")
+    v = np.asarray(a.astype(target, copy=False), order="C")
+    return Codes(v.view(code_dtype(element_type)), None)
+
+
+def encode_value(element_type: str, value: Any) -> Any:
+    """The code of one value (e.g. the padding), masked.
+
+    >>> int(encode_value("s4", -1)), int(encode_value("bf16", 1.0)), int(encode_value("pred", 1))
+    (15, 16256, 1)
+    """
+    v = np.asarray(value).reshape(1)
+    if element_type == "pred" and v.dtype.kind in "iu" and v[0] in (0, 1):
+        v = v.astype(bool)  # the default pad, 0, and 1 are a pred's values too
+    c = encode(element_type, v)
+    code = c.array[0]
+    return code if c.mask is None else code & c.mask
+
+
+def decode(element_type: str, codes: np.ndarray, *, extended: bool = False) -> np.ndarray:
+    """Values from codes (the array is reused where the dtype allows);
+    bits above the type's width are ignored, sub-byte signed codes are
+    sign-extended (``extended``: they already are), a ``pred`` is true when
+    its code is not 0.
+
+    >>> decode("s2", np.array([0, 1, 2, 3, 7], np.uint8)).tolist()
+    [0, 1, -2, -1, -1]
+    >>> decode("pred", np.array([0, 1, 2], np.uint8)).tolist()
+    [False, True, True]
+    """
+    if element_type == "pred":
+        out = np.empty(codes.shape, bool)
+        np.not_equal(codes, 0, out=out)
+        return out
+    if element_type in SUB_BYTE_INTS:
+        bits = bit_width(element_type)
+        if element_type.startswith("s") and extended:
+            return codes.view(np.int8)
+        if element_type.startswith("s"):
+            np.left_shift(codes, 8 - bits, out=codes)
+            signed = codes.view(np.int8)
+            np.right_shift(signed, 8 - bits, out=signed)
+            return signed
+        np.bitwise_and(codes, code_mask(element_type), out=codes)
+        return codes
+    return codes.view(value_dtype(element_type))

@@ -1,0 +1,282 @@
+"""Codes of ``E(n)`` bits each, packed into bytes as XLA packs them.
+
+Element ``p`` of an image occupies bits ``[p*E, (p+1)*E)`` of the buffer,
+bit ``i`` being bit ``i % 8`` of byte ``i // 8`` (:func:`spec.size.bit_range`):
+element 0 in the low bits of byte 0.  Bits after the last element, up to
+the end of the last byte, are written 0 and ignored when read (XLA's
+device leaves them unspecified).  ``tests/xla/test_bytes_on_device.py``
+checks this order against the raw bytes of int4 and int2 arrays on XLA's
+CPU device.
+
+Fast by construction: the elements that share a machine word (two ``s4``
+in a byte, or the two ``bf16`` rows of a ``(2,1)`` tile in 32 bits) are
+read as strided views, one per position in the word, shifted and or-ed
+together block by block, so that each block stays in the cache and the
+data crosses memory once.
+
+>>> import numpy as np
+>>> pack(np.array([1, 2, 3], np.uint8), 4).tolist()          # 0x21, 0x03
+[33, 3]
+>>> unpack(np.array([0x21, 0x03], np.uint8), 3, 4, np.dtype(np.uint8)).tolist()
+[1, 2, 3]
+>>> pack(np.array([1, 0, 1, 1, 0, 0, 0, 0, 1], np.uint8), 1).tolist()
+[13, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+#: The unsigned integer sizes numpy computes with.
+WORD_BITS = (8, 16, 32, 64)
+
+#: Elements of a word array handled per block (1 MiB of 32-bit words).
+BLOCK_ELEMENTS = 1 << 18
+
+
+def blocks(dims: Sequence[int], target: int) -> Iterator[tuple[Any, ...]]:
+    """Index tuples that cut an array of ``dims`` into blocks of about
+    ``target`` elements, in row-major order.
+
+    >>> list(blocks((3, 4), 8))
+    [(slice(0, 2, None),), (slice(2, 4, None),)]
+    """
+    k, inner = len(dims), 1
+    while k and inner * dims[k - 1] <= target:
+        inner *= dims[k - 1]
+        k -= 1
+    if k == 0:
+        yield ()
+        return
+    step = max(1, target // max(inner, 1))
+    for prefix in np.ndindex(*dims[:k - 1]):
+        for start in range(0, dims[k - 1], step):
+            yield prefix + (slice(start, start + step),)
+
+
+def group(inner: int, bits: int, storage: int, strided: bool) -> int | None:
+    """Elements per word when storing rows of ``inner`` elements of ``bits``
+    bits (codes of ``storage`` bits); None when a plain copy does it
+    (``bits == storage``) or no word fits (the caller packs the image flat).
+
+    >>> group(2, 16, 16, True), group(128, 16, 16, True), group(128, 4, 8, False)
+    (2, None, 2)
+    """
+    if bits == storage:
+        return inner if strided and inner >= 2 and inner * bits in WORD_BITS else None
+    if inner * bits in WORD_BITS:
+        return inner
+    if bits in WORD_BITS:
+        return 1
+    if 8 % bits == 0 and inner % (8 // bits) == 0:
+        return 8 // bits
+    return None
+
+
+def _rows(x: np.ndarray) -> np.ndarray:
+    """``x`` without trailing unit dims, at least 1-D (a view)."""
+    dims = list(x.shape)
+    while len(dims) > 1 and dims[-1] == 1:
+        dims.pop()
+    return x.reshape(dims or [1])
+
+
+def word_group(x: np.ndarray, bits: int) -> int | None:
+    """The group :func:`store` and :func:`load` would use for ``x``."""
+    rows = _rows(x)
+    strided = rows.strides[-1] != rows.itemsize
+    return group(rows.shape[-1], bits, rows.itemsize * 8, strided)
+
+
+def _words(buf: np.ndarray, rows: np.ndarray, g: int,
+           bits: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The words of ``buf`` and, for each position in a word, the codes of
+    ``rows`` that go there, with the same dims (a whole row in one word:
+    without the row's axis)."""
+    word = np.dtype(f"<u{g * bits // 8}")
+    if g == rows.shape[-1] and rows.ndim > 1:
+        return (buf.view(word).reshape(rows.shape[:-1]),
+                [rows[..., s] for s in range(g)])
+    dims = rows.shape[:-1] + (rows.shape[-1] // g,)
+    return buf.view(word).reshape(dims), [rows[..., s::g] for s in range(g)]
+
+
+def _field_dtype(bits: int) -> np.dtype:
+    """The narrowest unsigned integer that holds ``bits`` bits."""
+    return np.dtype(f"<u{max(1, -(-bits // 8))}")
+
+
+def _lanes(*arrays: np.ndarray) -> list[np.ndarray] | None:
+    """Byte arrays seen as 64-bit lanes (8 bytes per operation), when each
+    has a contiguous last axis of a multiple of 8 bytes."""
+    if not all(a.dtype == np.uint8 and a.ndim and a.strides[-1] == 1
+               and a.shape[-1] % 8 == 0 for a in arrays):
+        return None
+    return [a.view(np.uint64) for a in arrays]
+
+
+def _join(dst: np.ndarray, low: np.ndarray, high: np.ndarray, width: int) -> None:
+    """``dst = high << width | low``; fields of bytes that stay in their byte
+    (2 * width <= 8) are joined 8 at a time."""
+    lanes = _lanes(dst, low, high) if 2 * width <= 8 else None
+    if lanes is not None:
+        dst, low, high = lanes
+    np.left_shift(high, width, out=dst, dtype=dst.dtype)
+    np.bitwise_or(dst, low, out=dst)
+
+
+def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -> None:
+    """Pack the codes ``x`` (any strides), in row-major order, into the
+    bytes ``buf`` (exactly ``x.size * bits / 8`` of them), ``g`` to a word
+    (from :func:`word_group`); ``mask`` clears bits above the code.
+
+    The ``g`` codes of a word are joined pairwise, as a tree: neighbours
+    into fields of twice the width, then those, so each pass works on the
+    narrowest integers that hold its fields.
+    """
+    rows = _rows(x)
+    words, parts = _words(buf, rows, g, bits)
+    masked = [np.empty(BLOCK_ELEMENTS, rows.dtype) for _ in range(g)] if mask is not None else []
+    pool: dict[tuple[int, int], np.ndarray] = {}
+    for index in blocks(words.shape, BLOCK_ELEMENTS):
+        out = words[index]
+        level = [p[index] for p in parts]
+        if mask is not None:
+            level = [np.bitwise_and(p, mask, out=m[:out.size].reshape(out.shape))
+                     for p, m in zip(level, masked)]
+        width = bits
+        while len(level) > 1:
+            joined = []
+            for i in range(0, len(level), 2):
+                if len(level) == 2:
+                    dst = out
+                else:
+                    dtype = _field_dtype(2 * width)
+                    key = (2 * width, i)
+                    if key not in pool:
+                        pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
+                    dst = pool[key][:out.size].reshape(out.shape)
+                _join(dst, level[i], level[i + 1], width)
+                joined.append(dst)
+            level, width = joined, 2 * width
+        if g == 1:
+            np.copyto(out, level[0], casting="unsafe")
+
+
+def _split_lanes(w: np.ndarray, dsts: list[np.ndarray], bits: int, width: int,
+                 signed: bool, scratch: np.ndarray) -> bool:
+    """Sub-byte fields of byte words into byte codes, 8 bytes per operation
+    (64-bit lanes: shifts, masks and, for signed codes, the sign spread
+    over the byte's high bits by one multiplication that carries nowhere);
+    False when the arrays do not allow lanes."""
+    lanes = _lanes(w, *dsts) if w.dtype == np.uint8 and bits < 8 else None
+    if lanes is None:
+        return False
+    # In the codes' memory order, so that the operations on them alone run
+    # along their (long) contiguous rows.
+    # In the codes' memory order, so that the operations run along their
+    # (long) contiguous rows: the words are copied into that order first.
+    order = tuple(np.argsort([-abs(st) for st in lanes[1].strides], kind="stable"))
+    outs = [o.transpose(order) for o in lanes[1:]]
+    words = scratch[:lanes[0].size].reshape(outs[0].shape)
+    np.copyto(words, lanes[0].transpose(order))
+    every = 0x0101010101010101
+    mask, sign = (1 << width) - 1, 1 << (width - 1)
+    tmp = scratch[words.size:2 * words.size].reshape(words.shape)
+    for s, out in enumerate(outs):
+        src = np.right_shift(words, np.uint64(s * bits), out=out) if s else words
+        np.bitwise_and(src, np.uint64(mask * every), out=out)
+        if signed:  # a set sign bit times (256 - 2**width) / sign fills the high bits
+            np.bitwise_and(out, np.uint64(sign * every), out=tmp)
+            np.multiply(tmp, np.uint64((256 - (1 << width)) // sign), out=tmp)
+            np.bitwise_or(out, tmp, out=out)
+    return True
+
+
+def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
+         signed: bool = False) -> None:
+    """The inverse of :func:`store`: fill the codes ``x`` (a writable view)
+    from ``buf``, keeping the low ``width`` bits of each field; ``signed``
+    sign-extends them (the codes are then the values' two's complement).
+    Each element is one or two operations from the word into its place."""
+    rows = _rows(x)
+    words, parts = _words(buf, rows, g, bits)
+    word_bits = words.dtype.itemsize * 8
+    scratch = np.empty(BLOCK_ELEMENTS, words.dtype)
+    lane_scratch = np.empty(2 * BLOCK_ELEMENTS // 8 + 2, np.uint64)
+    as_signed = np.dtype(f"<i{words.dtype.itemsize}")
+    code_signed = np.dtype(f"<i{rows.itemsize}")
+    truncates = rows.itemsize * 8 == width  # the cast to the code drops the rest
+    mask = (1 << width) - 1
+    for index in blocks(words.shape, BLOCK_ELEMENTS):
+        w = words[index]
+        tmp = scratch[:w.size].reshape(w.shape)
+        if _split_lanes(w, [p[index] for p in parts], bits, width, signed, lane_scratch):
+            continue
+        for s, part in enumerate(parts):
+            dst = part[index]
+            if signed:
+                up = word_bits - s * bits - width
+                src = np.left_shift(w, up, out=tmp) if up else w
+                np.right_shift(src.view(as_signed), word_bits - width,
+                               out=dst.view(code_signed), casting="unsafe")
+            elif truncates or s * bits + width >= word_bits:
+                if s:
+                    np.right_shift(w, s * bits, out=dst, casting="unsafe")
+                else:
+                    np.copyto(dst, w, casting="unsafe")
+            elif s:
+                np.right_shift(w, s * bits, out=tmp)
+                np.bitwise_and(tmp, mask, out=dst, casting="unsafe")
+            else:
+                np.bitwise_and(w, mask, out=dst, casting="unsafe")
+
+
+def _generic_pack(codes: np.ndarray, bits: int) -> np.ndarray:
+    per = codes.dtype.itemsize * 8
+    b = np.unpackbits(codes.view(np.uint8).reshape(-1, per // 8), axis=1, bitorder="little")
+    b = b[:, :bits] if bits <= per else np.pad(b, ((0, 0), (0, bits - per)))
+    return np.packbits(b.reshape(-1), bitorder="little")
+
+
+def pack(codes: np.ndarray, bits: int, mask: int | None = None) -> np.ndarray:
+    """Bytes of the 1-D contiguous ``codes`` at ``bits`` bits each."""
+    n = codes.size
+    out = np.zeros(-(-n * bits // 8), np.uint8)
+    if bits == codes.itemsize * 8:
+        out.view(codes.dtype)[...] = codes
+        if mask is not None:
+            np.bitwise_and(out.view(codes.dtype), mask, out=out.view(codes.dtype))
+        return out
+    step = 8 // bits if bits < 8 and 8 % bits == 0 else 1 if bits in WORD_BITS else 0
+    main = n - n % step if step else 0
+    if main:
+        store(out[:main * bits // 8], codes[:main], bits, mask,
+              group(main, bits, codes.itemsize * 8, False) or 1)
+    if main < n:
+        tail = codes[main:] & mask if mask is not None else codes[main:]
+        out[main * bits // 8:] = _generic_pack(np.ascontiguousarray(tail), bits)
+    return out
+
+
+def unpack(buf: np.ndarray, n: int, bits: int, code: np.dtype) -> np.ndarray:
+    """The first ``n`` codes (of dtype ``code``) held in ``buf``; bits of
+    a field beyond the code's width are dropped."""
+    per = code.itemsize * 8
+    if bits == per:
+        return np.array(buf[:n * per // 8].view(code))
+    step = 8 // bits if bits < 8 and 8 % bits == 0 else 1 if bits in WORD_BITS else 0
+    main = n - n % step if step else 0
+    out = np.empty(n, code)
+    if main:
+        load(buf[:main * bits // 8], out[:main], bits,
+             group(main, bits, per, False) or 1, min(bits, per))
+    if main < n:
+        start = main * bits // 8
+        b = np.unpackbits(buf[start:], bitorder="little")[:(n - main) * bits]
+        b = b.reshape(-1, bits)
+        b = b[:, :per] if bits >= per else np.pad(b, ((0, 0), (0, per - bits)))
+        out[main:] = np.packbits(b, axis=1, bitorder="little").reshape(-1).view(code)
+    return out

@@ -1,0 +1,66 @@
+"""``tilespec tile`` and ``untile``: files in, the exact bytes out, and back;
+bad input is one line and exit status 2."""
+
+import numpy as np
+import pytest
+from locations import DATA
+
+import tilespec
+from tilespec.cli.main import main
+
+S4 = DATA / "bytes" / "s4_3x5.npy"
+SHAPE = "s4[3,5]{1,0:T(2,2)E(4)}"
+
+
+def test_tile_writes_to_bytes_and_untile_reads_it_back(tmp_path, capsys):
+    out, back = tmp_path / "a.bin", tmp_path / "a.npy"
+    assert main(["tile", str(S4), SHAPE, "-o", str(out), "--pad", "-1"]) == 0
+    a = np.load(S4)
+    assert out.read_bytes() == tilespec.to_bytes(SHAPE, a, pad=-1).tobytes()
+    assert main(["untile", str(out), SHAPE, "-o", str(back)]) == 0
+    assert (np.load(back) == a).all() and np.load(back).dtype == np.int8
+    text = capsys.readouterr().out
+    assert f"wrote 12 bytes to {out}" in text and "(pad -1)" in text
+
+
+def test_the_shipped_image_is_still_what_tile_writes():
+    # the golden file of the docs: a change of packing order shows here
+    image = tilespec.to_bytes(SHAPE, np.load(S4))
+    assert (DATA / "bytes" / "s4_3x5_T22E4.bin").read_bytes() == image.tobytes()
+
+
+def test_bf16_round_trips_through_npy_as_raw_bits(tmp_path):
+    import ml_dtypes
+    shape = "bf16[m,n]{1,0:T(8,128)(2,1)}"
+    a = np.linspace(-3, 3, 20 * 300).reshape(20, 300).astype(ml_dtypes.bfloat16)
+    src, out, back = tmp_path / "a.npy", tmp_path / "a.bin", tmp_path / "b.npy"
+    np.save(src, a)
+    assert main(["tile", str(src), shape, "--dims", "m=20,n=300", "-o", str(out)]) == 0
+    assert main(["untile", str(out), shape, "--dims", "m=20,n=300", "-o", str(back)]) == 0
+    # .npy keeps bf16 as raw 2-byte values; tile takes those back as bf16
+    assert np.load(back).view(ml_dtypes.bfloat16).tobytes() == a.tobytes()
+    assert main(["tile", str(back), shape, "--dims", "m=20,n=300", "-o", str(out)]) == 0
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["tile", str(S4), "s4[3,6]{1,0}"], "array of shape (3, 5) does not match s4[3,6]{1,0}"),
+    (["tile", str(S4), "u2[3,5]{1,0}"], "value -8 does not fit u2 (0 to 3)"),
+    (["tile", str(S4), "pred[3,5]{1,0}"], "an array of int8 cannot hold pred values (give bools)"),
+    (["tile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), SHAPE], "is not a .npy file"),
+    (["tile", "missing.npy", SHAPE], "cannot read 'missing.npy': No such file or directory"),
+    (["tile", str(S4), SHAPE, "--pad", "x"], "'x' is not a number (or true/false)"),
+    (["tile", str(S4), "s4[m,5]{1,0}"], "dim 0 is the name 'm'; give a size"),
+    (["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), "s4[3,6]{1,0}"],
+     "buffer of 12 bytes; s4[3,6]{1,0} takes 18"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
+    assert main(argv + ["-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tilespec: error: ") and message in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unwritable_output_is_bad_input(tmp_path, capsys):
+    assert main(["tile", str(S4), SHAPE, "-o", str(tmp_path / "no" / "a.bin")]) == 2
+    assert "cannot write" in capsys.readouterr().err
