@@ -342,3 +342,22 @@ def test_the_joint_scope_names_the_tail_once():
     assert all(r.status == "proved" for r in results)
     assert joint_scope(results) == \
         "all shapes: m >= 1, padded elements with L(n)'s < 2^63, bytes < 2^63"
+
+
+@pytest.mark.parametrize("text, dims", LAYOUTS, ids=[t for t, _ in LAYOUTS])
+def test_generated_python_writes_what_to_bytes_writes(text, dims):
+    """Two implementations of one image: the generated code (formula's
+    offset per element) and ``tilespec.to_bytes`` (strided views), with
+    padding as zero bits in both."""
+    import tilespec
+    s = give_values(shape(text), dims)
+    array, _ = example(text, dims)
+    values = array
+    if s.element_type == "bf16":
+        import ml_dtypes
+        values = array.view(ml_dtypes.bfloat16)
+    elif s.element_type == "pred":
+        values = array.astype(bool)
+        array = values.astype(np.uint8)
+    image = tiling.python_functions(shape(text)).tile(array, pad=0)
+    assert image.tobytes() == tilespec.to_bytes(s, values).tobytes()
