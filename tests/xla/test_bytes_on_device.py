@@ -27,7 +27,7 @@ import tilespec
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(importlib.util.find_spec("jax") is None,
-                       reason="jax is not installed: pip install 'tilespec[xla]'"),
+                       reason="jax is not installed: pip install -e '.[xla]'"),
 ]
 
 PROBE = r"""
