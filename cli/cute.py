@@ -16,7 +16,7 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 from __future__ import annotations
 
 from tilespec.cli.envelope import emit
-from tilespec.prover.result import counterexample_lines
+from tilespec.cli.prove import describe
 from tilespec.spec.errors import TilespecError
 
 EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
@@ -50,7 +50,7 @@ def _export(args, shape) -> int:
     r = prove_cute(shape, timeout=args.timeout)
     lines = [str(layout)]
     if r.status != "proved":
-        lines.append(describe(r))
+        lines.append(describe(r, scope=False))
     emit(args, {"result": r.to_json(), "cute": str(layout)}, "\n".join(lines))
     return EXIT_STATUS[r.status]
 
@@ -80,16 +80,6 @@ def _import(args, like, cute) -> int:
     emit(args, {"result": r.to_json(), "cute": layout.cute_text(),
                 "xla": format_shape(shape)}, format_shape(shape))
     return EXIT_STATUS[r.status]
-
-
-def describe(r, head: bool = True) -> str:
-    """A result in words: its counterexample or its reason."""
-    lines = [f"{r.property} of {r.shape}: {r.status}"] if head else []
-    if r.counterexample is not None:
-        lines += counterexample_lines(r.counterexample)
-    if r.reason:
-        lines.append(f"  reason: {r.reason}")
-    return "\n".join(lines)
 
 
 def register(command) -> None:

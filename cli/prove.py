@@ -129,9 +129,14 @@ def summary(results, props) -> str:
     return "\n".join(lines)
 
 
-def describe(r) -> str:
-    """One result in words, with its counterexample or reason."""
-    lines = [f"{r.property} of {r.shape}: {r.status} ({r.scope})"]
+def describe(r, head: bool = True, scope: bool = True) -> str:
+    """One result in words, with its counterexample or reason: ``head`` a
+    first line naming the property, the shape, the verdict and (``scope``)
+    the sizes it covers."""
+    lines = []
+    if head:
+        lines.append(f"{r.property} of {r.shape}: {r.status}"
+                     + (f" ({r.scope})" if scope else ""))
     if r.counterexample is not None:
         lines += counterexample_lines(r.counterexample)
     if r.reason:
