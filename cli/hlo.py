@@ -92,9 +92,16 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def _codes(text: str | None) -> frozenset[str] | None:
-    return None if text is None else frozenset(
-        c.strip() for c in text.split(",") if c.strip())
+def _codes(text: str | None, option: str) -> frozenset[str] | None:
+    """The rule codes of ``--select``/``--ignore``; none at all is bad input
+    (an empty ``--select`` would silence every finding)."""
+    if text is None:
+        return None
+    codes = frozenset(c.strip() for c in text.split(",") if c.strip())
+    if not codes:
+        raise TilespecError(f"{option} {text!r}: no rule code (comma-separated codes, "
+                            "e.g. bitcast-refuted,padding)")
+    return codes
 
 
 def lint_filter(args, results):
@@ -109,7 +116,8 @@ def lint_filter(args, results):
 
     def each(baseline=frozenset()):
         return [r if r.report is None else replace(r, report=select_findings(
-            r.report, select=_codes(args.select), ignore=_codes(args.ignore),
+            r.report, select=_codes(args.select, "--select"),
+            ignore=_codes(args.ignore, "--ignore"),
             min_level=args.min_level, baseline=baseline)) for r in results]
 
     results = each()

@@ -216,3 +216,25 @@ def test_another_element_type_is_an_error_whether_or_not_the_bytes_line_up():
     # the width change is refuted with its counterexample
     assert levels == {("a", "bitcast-refuted", "error"),
                       ("b", "bitcast-size-mismatch", "error")}
+
+
+def test_an_empty_path_is_bad_input_not_the_current_directory(capsys, tmp_path,
+                                                              monkeypatch):
+    # Path("") is "."; reading the current directory as a dump wrote a
+    # baseline named "," into the repository during a fuzz run
+    (tmp_path / "module_0001.jit_f.cpu_after_optimizations.txt").write_text(
+        (TEST_DATA / "dump" / "module_0001.jit_f.cpu_after_optimizations.txt").read_text())
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check-hlo", "", "--baseline", ",")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "module_0001.jit_f.cpu_after_optimizations.txt"]
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+@pytest.mark.parametrize("codes", ["", ",", " , "])
+def test_a_rule_list_without_a_code_is_bad_input(option, codes, capsys):
+    # an empty --select kept no finding: every module proved
+    code, out, err = run(capsys, "check-hlo", str(DATA / "findings_bitcast_moves_data.hlo"),
+                         option, codes)
+    assert code == 2 and out == "" and err.count("\n") == 1
