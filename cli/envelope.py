@@ -278,13 +278,23 @@ def _hlo_results(data: dict) -> list:
                                if status == "refuted" else None,
                                data={"level": f["level"], **extra}))
     overall = data["status"] if data["status"] in STATUSES else "ok"
-    # The module is refuted by its first refuted finding: that one's counterexample.
-    first = next((r for r in findings if r.status == "refuted"), None)
+    # The module is refuted by its first refuted finding, reported or
+    # suppressed by the options or a baseline: that one's counterexample.
+    suppressed = data.get("suppressed") or {}
+    every = [*data["findings"], *suppressed.get("options", ()), *suppressed.get("baseline", ())]
+    first = next((v["counterexample"] for f in every
+                  for v in [(f.get("data") or {}).get("decomposition")
+                            or (f.get("data") or {}).get("result") or {}]
+                  if _HLO_STATUS.get(f["rule"]) == "refuted" and v.get("counterexample")),
+                 None)
     summary = result(module, "check-hlo", overall, seconds=seconds,
-                     counterexample=first.counterexample
-                     if overall == "refuted" and first is not None else None,
-                     data={k: data[k] for k in ("counts", "largest", "worst_padding",
-                                                 "buffers")})
+                     counterexample=first if overall == "refuted" else None,
+                     data={k: data[k] for k in ("reported_status", "counts", "largest",
+                                                 "worst_padding", "buffers")
+                           if k in data}
+                     | {"suppressed_errors": {
+                         k: sum(f["level"] == "error" for f in suppressed.get(k, ()))
+                         for k in ("options", "baseline")}})
     return [summary] + findings
 
 

@@ -42,25 +42,35 @@ def sarif(report, uri: str) -> dict:
     rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     index = {k: i for i, k in enumerate(RULES)}
     results = []
-    for f in report.findings:
+    # a baselined finding is reported suppressed (SARIF's own notion), so a
+    # viewer shows it as known rather than as fixed
+    for f, known in sorted([(f, False) for f in report.findings]
+                           + [(f, True) for f in report.baselined],
+                           key=lambda x: (x[0].line, x[0].rule)):
         results.append({
             "ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.level,
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": uri},
                 "region": {"startLine": max(f.line, 1)}}}],
+            **({"baselineState": "unchanged",
+                "suppressions": [{"kind": "external", "status": "accepted",
+                                  "justification": "in the --baseline file"}]}
+               if known else {}),
             **({"properties": {"instruction": f.instruction}} if f.instruction else {})})
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
                             "rules": rules}},
         "results": results,
         "properties": {"module": report.module, "status": report.status,
+                       "reported_status": report.reported_status,
+                       "suppressed_errors": report.suppressed_errors,
                        "counts": report.counts}}]}
 
 
 def text(report, verbose: bool = False) -> str:
     c = report.counts
-    lines = [f"module {report.module}: {report.status} -- {c['bitcasts']} bitcast(s), "
+    lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
     for f in report.findings:
@@ -191,9 +201,11 @@ def check_paths(args) -> list:
 
 
 def corpus_exit_status(results) -> int:
-    """1 if a module is refuted, else 3 if one is unknown or not read, else 0."""
+    """1 if a module is refuted by a finding the options keep, else 3 if one
+    is unknown or not read, else 0 (a baselined refutation does not fail CI,
+    but its module stays refuted in the report)."""
     from tilespec.prover.hlo.corpus import corpus_status
-    return EXIT_STATUS[corpus_status(r.status for r in results)]
+    return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
 
 
 def artifact_uri(path: str) -> str:

@@ -71,6 +71,12 @@ class ModuleResult:
     def status(self) -> str:
         return self.report.status if self.report is not None else ERROR
 
+    @property
+    def reported_status(self) -> str:
+        """The status of the findings the options keep (what the exit status
+        follows; :attr:`Report.reported_status`)."""
+        return self.report.reported_status if self.report is not None else ERROR
+
 
 def module_paths(paths: Iterable[str], pattern: str = DUMP_GLOB) -> list[str]:
     """The modules named by ``paths``: a file as given, a directory by the

@@ -140,7 +140,8 @@ def test_select_and_ignore_keep_only_the_named_rules(capsys):
     code, out, _ = run(capsys, "check-hlo", path, "--ignore", "bitcast-convert-layout")
     assert code == 0 and "bitcast-convert-layout" not in out
     code, out, _ = run(capsys, "check-hlo", path, "--select", "padding,skipped")
-    assert code == 0 and "error" not in out
+    assert code == 0 and ": error:" not in out
+    assert "module bitcast_convert: refuted (5 errors suppressed: 5 by the options; 0 new)" in out
     code, out, _ = run(capsys, "check-hlo", path, "--select", "bitcast-convert-layout")
     assert code == 1 and out.count("[bitcast-convert-layout]") == 5
 
@@ -183,7 +184,8 @@ def test_baseline_is_written_once_then_only_new_findings_count(capsys, tmp_path)
     # the same findings on other lines: nothing new
     hlo.write_text(old.replace("ENTRY", "// a comment that moves every line\nENTRY"))
     code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
-    assert code == 0 and "error" not in out
+    assert code == 0 and ": error:" not in out
+    assert "module element_count: refuted (2 errors suppressed: 2 in the baseline; 0 new)" in out
     # a new illegal bitcast is reported
     hlo.write_text(old.replace("  ROOT", "  %bad.3 = f16[8,32]{1,0} bitcast(%q)\n  ROOT"))
     code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
@@ -238,3 +240,51 @@ def test_a_rule_list_without_a_code_is_bad_input(option, codes, capsys):
     code, out, err = run(capsys, "check-hlo", str(DATA / "findings_bitcast_moves_data.hlo"),
                          option, codes)
     assert code == 2 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("options", [["--ignore", "bitcast-refuted"],
+                                     ["--select", "padding"], ["--baseline", "BASE"]],
+                         ids=["ignore", "select", "baseline"])
+def test_a_suppressed_refutation_is_never_reported_proved(options, capsys, tmp_path):
+    # A refuted bitcast silenced by the options or a baseline does not fail
+    # CI (exit 0), but the module stays refuted in text, JSON and SARIF.
+    import jsonschema
+
+    from tilespec.cli.envelope import schema
+    hlo = str(DATA / "findings_bitcast_moves_data.hlo")
+    options = [str(tmp_path / "b.json") if o == "BASE" else o for o in options]
+    if "--baseline" in options:
+        assert run(capsys, "check-hlo", hlo, *options)[0] == 0      # writes the baseline
+    code, out, _ = run(capsys, "check-hlo", hlo, *options)
+    first = out.splitlines()[0]
+    why = "in the baseline" if "--baseline" in options else "by the options"
+    assert code == 0 and "proved" not in first and ": error:" not in out
+    assert first.startswith(f"module moves_data: refuted (1 error suppressed: 1 {why}; 0 new)")
+    code, out, _ = run(capsys, "check-hlo", hlo, *options, "--json")
+    doc = json.loads(out)
+    jsonschema.Draft202012Validator(schema()).validate(doc)
+    module = doc["results"][0]
+    assert code == doc["exit_status"] == 0 and module["status"] == "refuted"
+    assert module["counterexample"] is not None
+    assert module["data"]["reported_status"] == "proved"
+    assert sum(module["data"]["suppressed_errors"].values()) == 1
+    code, out, _ = run(capsys, "check-hlo", hlo, *options, "--format", "sarif")
+    run_ = json.loads(out)["runs"][0]
+    assert code == 0 and run_["properties"]["modules"][0]["status"] == "refuted"
+    if "--baseline" in options:
+        known = [r for r in run_["results"] if r["ruleId"] == "bitcast-refuted"]
+        assert [r["baselineState"] for r in known] == ["unchanged"]
+        assert known[0]["suppressions"][0]["kind"] == "external"
+
+
+def test_a_new_refutation_beside_a_baselined_one_fails(capsys, tmp_path):
+    hlo, base = tmp_path / "m.hlo", str(tmp_path / "b.json")
+    old = (DATA / "findings_bitcast_moves_data.hlo").read_text()
+    hlo.write_text(old)
+    assert run(capsys, "check-hlo", str(hlo), "--baseline", base)[0] == 0
+    hlo.write_text(old.replace("  ROOT", "  %bad.2 = f32[4,256]{1,0:T(8,128)} bitcast(%p)\n"
+                                         "  ROOT"))
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", base)
+    assert code == 1
+    assert out.startswith("module moves_data: refuted (1 error suppressed: 1 in the "
+                          "baseline; 1 new)")
