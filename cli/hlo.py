@@ -56,7 +56,7 @@ def sarif(report, uri: str) -> dict:
             **({"baselineState": "unchanged",
                 "suppressions": [{"kind": "external", "status": "accepted",
                                   "justification": "in the --baseline file"}]}
-               if known else {}),
+               if known else {"baselineState": "new"} if report.baselined else {}),
             **({"properties": {"instruction": f.instruction}} if f.instruction else {})})
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,

