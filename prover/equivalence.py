@@ -82,6 +82,11 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
     differ = [f for f in _NOT_MAPPING if getattr(a.layout, f) != getattr(b.layout, f)]
     if differ:
         steps += (f"not part of the mapping, and different: {', '.join(differ)}",)
+    if a.element_type != b.element_type:
+        # equal widths (else refuted above): the bytes line up, but the two
+        # shapes do not hold the same values
+        steps += (f"the element types differ ({a.element_type} and {b.element_type}): "
+                  "the layouts are equivalent, the arrays are not the same values",)
     return dataclasses.replace(r, shape=f"{format_shape(a)} vs {format_shape(b)}",
                                property="equivalent", counterexample=ce, steps=steps)
 

@@ -118,3 +118,13 @@ def test_a_counterexample_names_each_layout_one_way(a, b):
     by_side = {k: v for k, v in ce.details.items() if isinstance(v, dict)}
     assert by_side and all(set(v) == names for v in by_side.values())
     assert "source" not in str(ce.to_json()) and "target" not in str(ce.to_json())
+
+
+def test_a_proof_between_element_types_says_they_differ():
+    # f32 and s32 take the same bits: the layouts are equivalent, and the
+    # result says the types differ rather than calling the arrays the same
+    r = equivalent(shape("f32[4,8]{1,0}"), shape("s32[4,8]{1,0}"))
+    assert r.status == "proved"
+    assert any("element types differ (f32 and s32)" in s for s in r.steps)
+    same = equivalent(shape("f32[4,8]{1,0}"), shape("f32[4,8]{1,0}"))
+    assert not any("element types" in s for s in same.steps)
