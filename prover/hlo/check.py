@@ -53,7 +53,14 @@ from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.hlo.legality import bitcast_convert_mismatch, invalid_layout, size_mismatch
 from tilespec.prover.hlo.module import Instruction, Module
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, counterexample_lines
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    Side,
+    counterexample_lines,
+)
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, TupleShape
 from tilespec.spec.size import byte_size, num_elements
@@ -297,12 +304,20 @@ class _Checker:
                 not self.constant(inst)):
             self.add("bitcast-memory-space", "error", inst,
                      f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     "one side in host memory S(5), the other not")
+                     "one side in host memory S(5), the other not",
+                     counterexample=violation(
+                         "one side in host memory S(5), the other not", src, dst,
+                         (src.layout.memory_space, dst.layout.memory_space)))
         wrong = size_mismatch(src, dst)
         mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
+        if wrong:
+            counts = num_elements(src), num_elements(dst)
+            witness = violation(wrong, src, dst, counts if counts[0] != counts[1] else
+                                (src.element_bits, dst.element_bits))
         if wrong and num_elements(src) != num_elements(dst):
             # no reading exists between different counts: nothing to decide
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch)
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
+                            counterexample=witness)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
@@ -310,7 +325,8 @@ class _Checker:
         if wrong and d.status != REFUTED:
             # another element type at equal counts: an error even where the
             # bytes line up (a refutation says more: its counterexample)
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch, **data)
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
+                            counterexample=witness, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
@@ -389,12 +405,15 @@ class _Checker:
             self.add("meant-transpose-not-bitcast", wrong, inst,
                      f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
-                     permutations_tried=[list(p) for p, _ in tried])
+                     permutations_tried=[list(p) for p, _ in tried],
+                     counterexample=ce.to_json() if ce else violation(
+                         none.format(d.src, d.dst), src, dst))
             return
         try:
             question(src, dst, perm)
         except TilespecError as e:
-            return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}")
+            return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}",
+                            counterexample=violation(str(e), src, dst))
         key = ("transpose", self.text(src), self.text(dst), perm)
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
@@ -414,7 +433,7 @@ class _Checker:
         if wrong:
             self.add("bitcast-convert-layout", "error", inst,
                      f"bitcast-convert {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     f"{wrong}")
+                     f"{wrong}", counterexample=violation(wrong, src, dst))
 
     # --- copies, transposes, reshapes ---------------------------------------------------
 
@@ -521,6 +540,25 @@ def select_findings(report: Report, *, select=None, ignore=None,
                    baselined=known, status=status_of(every))
 
 
+def violation(what: str, src: Shape | None = None, dst: Shape | None = None,
+              values: tuple = (None, None)) -> dict:
+    """A rule broken by the text itself (element counts or types, memory
+    spaces, a layout XLA rejects) as a counterexample's JSON: the two shapes,
+    the numbers that differ, and what breaks the rule.  The shapes are the
+    witness: there is no element to replay.
+
+    >>> from tilespec.spec.text import parse_array_shape as p
+    >>> ce = violation("element counts differ: 4 against 6", p("f32[4]{0}"), p("f32[6]{0}"),
+    ...                (4, 6))
+    >>> [(s["name"], s["shape"], s["value"]) for s in ce["sides"]], ce["what"]
+    ([('source', 'f32[4]{0}', 4), ('target', 'f32[6]{0}', 6)], 'element counts differ: 4 against 6')
+    """
+    sides = () if src is None or dst is None else (
+        Side("source", shape=format_shape(src), value=values[0]),
+        Side("target", shape=format_shape(dst), value=values[1]))
+    return Counterexample({}, sides, what=what).to_json()
+
+
 def _leaves(shape) -> list[Shape]:
     if isinstance(shape, Shape):
         return [shape]
@@ -545,7 +583,8 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
         if bad is not None:
             name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
             c.findings.append(Finding("invalid-layout", "error", s.line, name,
-                                      f"{name}: {bad}", {"text": s.text}))
+                                      f"{name}: {bad}", {"text": s.text,
+                                                         "counterexample": violation(bad)}))
             continue
         # text not read may hide a bitcast that moves data: never proved
         c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "

@@ -300,3 +300,34 @@ def test_a_new_refutation_beside_a_baselined_one_fails(capsys, tmp_path):
               for r in json.loads(out)["runs"][0]["results"]}
     assert code == 1 and states[("bad", "bitcast-refuted")] == "unchanged"
     assert states[("bad.2", "bitcast-refuted")] == "new"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.hlo")))
+def test_every_json_result_of_check_hlo_keeps_the_schema(name, capsys):
+    # a refuted finding always carries its counterexample (a rule broken by
+    # the text: the two shapes and what differs), an undecided one is
+    # unknown with its reason, never refuted
+    import jsonschema
+
+    from tilespec.cli.envelope import schema
+    _, out, _ = run(capsys, "check-hlo", str(DATA / name), "--json")
+    doc = json.loads(out)
+    jsonschema.Draft202012Validator(schema()).validate(doc)
+    for r in doc["results"]:
+        if r["status"] == "refuted":
+            assert r["counterexample"]["what"], r
+        if r["check"] != "check-hlo" and r["data"].get("decided") is False:
+            assert r["status"] != "refuted", r
+
+
+def test_a_finding_not_decided_is_unknown_in_json_never_refuted():
+    from tilespec.cli.envelope import convert
+    finding = {"rule": "meant-transpose-not-bitcast", "level": "warning", "line": 5,
+               "instruction": "b", "message": "bitcast b: whether a transpose keeps the "
+               "bytes is unknown", "data": {}, "decided": False}
+    module = {"file": "m.hlo", "module": "m", "status": "unknown", "seconds": 0.0,
+              "findings": [finding], "counts": {}, "largest": [], "worst_padding": [],
+              "buffers": []}
+    summary, r = convert("check-hlo", None, {"files": [module]}, 0.0)
+    assert (r.status, r.counterexample) == ("unknown", None)
+    assert summary.status == "unknown" and "unknown" in summary.reason
