@@ -260,6 +260,14 @@ _HLO_STATUS = {"bitcast-proved": "proved", "bitcast-refuted": "refuted",
                "bitcast-memory-space": "refuted"}
 
 
+def _hlo_counterexample(finding: dict) -> dict | None:
+    """A check-hlo finding's counterexample: the rule it breaks, else its
+    proof's replayed counterexample."""
+    extra = finding.get("data") or {}
+    verdict = extra.get("decomposition") or extra.get("result") or {}
+    return extra.get("counterexample") or verdict.get("counterexample")
+
+
 def _hlo_results(data: dict) -> list:
     """check-hlo: one result for the module (its sizes and padding), then one
     per finding, each naming its file, instruction and HLO line; a file not
@@ -273,20 +281,33 @@ def _hlo_results(data: dict) -> list:
     for f in data["findings"]:
         subject = {**module, "instruction": f["instruction"], "line": f["line"]}
         extra = f.get("data") or {}
-        verdict = extra.get("decomposition") or extra.get("result") or {}
         status = _HLO_STATUS.get(f["rule"], "ok")
+        if status == "refuted" and not f.get("decided", True):
+            status = "unknown"      # a question not decided is never refuted
         findings.append(result(subject, f["rule"], status, reason=f["message"],
-                               counterexample=verdict.get("counterexample")
+                               counterexample=_hlo_counterexample(f)
                                if status == "refuted" else None,
-                               data={"level": f["level"], **extra}))
+                               data={"level": f["level"],
+                                     "decided": f.get("decided", True), **extra}))
     overall = data["status"] if data["status"] in STATUSES else "ok"
-    # The module is refuted by its first refuted finding: that one's counterexample.
-    first = next((r for r in findings if r.status == "refuted"), None)
+    # The module is refuted by its first refuted finding, reported or
+    # suppressed by the options or a baseline: that one's counterexample;
+    # unknown for its first question not decided.
+    suppressed = data.get("suppressed") or {}
+    every = [*data["findings"], *suppressed.get("options", ()), *suppressed.get("baseline", ())]
+    first = next((ce for f in every if f["level"] == "error"
+                  for ce in [_hlo_counterexample(f)] if ce), None)
+    open_question = next((f["message"] for f in every if not f.get("decided", True)),
+                         "a question not decided")
     summary = result(module, "check-hlo", overall, seconds=seconds,
-                     counterexample=first.counterexample
-                     if overall == "refuted" and first is not None else None,
-                     data={k: data[k] for k in ("counts", "largest", "worst_padding",
-                                                 "buffers")})
+                     counterexample=first if overall == "refuted" else None,
+                     reason=open_question if overall == "unknown" else None,
+                     data={k: data[k] for k in ("reported_status", "counts", "largest",
+                                                 "worst_padding", "buffers")
+                           if k in data}
+                     | {"suppressed_errors": {
+                         k: sum(f["level"] == "error" for f in suppressed.get(k, ()))
+                         for k in ("options", "baseline")}})
     return [summary] + findings
 
 

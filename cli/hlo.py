@@ -42,25 +42,35 @@ def sarif(report, uri: str) -> dict:
     rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     index = {k: i for i, k in enumerate(RULES)}
     results = []
-    for f in report.findings:
+    # a baselined finding is reported suppressed (SARIF's own notion), so a
+    # viewer shows it as known rather than as fixed
+    for f, known in sorted([(f, False) for f in report.findings]
+                           + [(f, True) for f in report.baselined],
+                           key=lambda x: (x[0].line, x[0].rule)):
         results.append({
             "ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.level,
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": uri},
                 "region": {"startLine": max(f.line, 1)}}}],
+            **({"baselineState": "unchanged",
+                "suppressions": [{"kind": "external", "status": "accepted",
+                                  "justification": "in the --baseline file"}]}
+               if known else {"baselineState": "new"} if report.baselined else {}),
             **({"properties": {"instruction": f.instruction}} if f.instruction else {})})
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
                             "rules": rules}},
         "results": results,
         "properties": {"module": report.module, "status": report.status,
+                       "reported_status": report.reported_status,
+                       "suppressed_errors": report.suppressed_errors,
                        "counts": report.counts}}]}
 
 
 def text(report, verbose: bool = False) -> str:
     c = report.counts
-    lines = [f"module {report.module}: {report.status} -- {c['bitcasts']} bitcast(s), "
+    lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
     for f in report.findings:
@@ -92,9 +102,16 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def _codes(text: str | None) -> frozenset[str] | None:
-    return None if text is None else frozenset(
-        c.strip() for c in text.split(",") if c.strip())
+def _codes(text: str | None, option: str) -> frozenset[str] | None:
+    """The rule codes of ``--select``/``--ignore``; none at all is bad input
+    (an empty ``--select`` would silence every finding)."""
+    if text is None:
+        return None
+    codes = frozenset(c.strip() for c in text.split(",") if c.strip())
+    if not codes:
+        raise TilespecError(f"{option} {text!r}: no rule code (comma-separated codes, "
+                            "e.g. bitcast-refuted,padding)")
+    return codes
 
 
 def lint_filter(args, results):
@@ -109,7 +126,8 @@ def lint_filter(args, results):
 
     def each(baseline=frozenset()):
         return [r if r.report is None else replace(r, report=select_findings(
-            r.report, select=_codes(args.select), ignore=_codes(args.ignore),
+            r.report, select=_codes(args.select, "--select"),
+            ignore=_codes(args.ignore, "--ignore"),
             min_level=args.min_level, baseline=baseline)) for r in results]
 
     results = each()
@@ -183,9 +201,11 @@ def check_paths(args) -> list:
 
 
 def corpus_exit_status(results) -> int:
-    """1 if a module is refuted, else 3 if one is unknown or not read, else 0."""
+    """1 if a module is refuted by a finding the options keep, else 3 if one
+    is unknown or not read, else 0 (a baselined refutation does not fail CI,
+    but its module stays refuted in the report)."""
     from tilespec.prover.hlo.corpus import corpus_status
-    return EXIT_STATUS[corpus_status(r.status for r in results)]
+    return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
 
 
 def artifact_uri(path: str) -> str:

@@ -82,21 +82,37 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
     differ = [f for f in _NOT_MAPPING if getattr(a.layout, f) != getattr(b.layout, f)]
     if differ:
         steps += (f"not part of the mapping, and different: {', '.join(differ)}",)
+    if a.element_type != b.element_type:
+        # equal widths (else refuted above): the bytes line up, but the two
+        # shapes do not hold the same values
+        steps += (f"the element types differ ({a.element_type} and {b.element_type}): "
+                  "the layouts are equivalent, the arrays are not the same values",)
     return dataclasses.replace(r, shape=f"{format_shape(a)} vs {format_shape(b)}",
                                property="equivalent", counterexample=ce, steps=steps)
 
 
 def _rename(ce: Counterexample) -> Counterexample:
     """The bitcast reading's counterexample, its sides named after the two
-    layouts compared: source is ``a``, target is ``b``.
+    layouts compared: source is ``a``, target is ``b``, in its sides and in
+    the details given by side (``sizes``), so one name means one layout.
 
     >>> from tilespec.prover.result import Side
-    >>> _rename(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)))).offsets
-    {'a': 1, 'b': 2}
+    >>> ce = _rename(Counterexample({}, (Side("source", offset=1), Side("target", offset=2)),
+    ...                             details={"sizes": {"source": 8, "target": 4}}))
+    >>> ce.offsets, ce.details
+    ({'a': 1, 'b': 2}, {'sizes': {'a': 8, 'b': 4}})
     """
     names = {"source": "a", "target": "b"}
-    return dataclasses.replace(ce, sides=tuple(
-        dataclasses.replace(side, name=names.get(side.name, side.name)) for side in ce.sides))
+
+    def by_side(value):
+        if isinstance(value, dict) and names.keys() & value.keys():
+            return {names.get(k, k): v for k, v in value.items()}
+        return value
+
+    return dataclasses.replace(
+        ce, sides=tuple(dataclasses.replace(side, name=names.get(side.name, side.name))
+                        for side in ce.sides),
+        details={k: by_side(v) for k, v in ce.details.items()})
 
 
 # --- normalisation ------------------------------------------------------------------

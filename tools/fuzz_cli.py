@@ -37,6 +37,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import random
 import re
 import signal
@@ -123,6 +124,18 @@ def beyond_int64(argv) -> bool:
                for a in argv for m in re.findall(r"-?[0-9]+", a))
 
 
+@contextlib.contextmanager
+def working_in(directory: str):
+    """The current directory is ``directory`` inside the block (Python 3.10
+    has no ``contextlib.chdir``)."""
+    saved = os.getcwd()
+    os.chdir(directory)
+    try:
+        yield
+    finally:
+        os.chdir(saved)
+
+
 def _signature(name: str, kind: str, detail: str) -> str:
     # numbers and quoted text vary between inputs of one bug
     detail = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", detail)
@@ -155,7 +168,10 @@ def _fuzz(cli, n, seed, limit, examples, commands, progress) -> dict:
     per_command: Counter = Counter()
     command_seconds: Counter = Counter()
     slowest = (0.0, None)
-    with tempfile.TemporaryDirectory(prefix="tilespec-fuzz-") as tmp:
+    # Run in the temporary directory: a junk relative name given to an
+    # option that writes a file (-o, --baseline) lands there, not in the
+    # directory the fuzzer was started from (the repository).
+    with tempfile.TemporaryDirectory(prefix="tilespec-fuzz-") as tmp, working_in(tmp):
         inputs = Inputs(rng, shapes, tmp)
         subs = subcommands(cli.build_parser())
         names = [c for c in subs if commands is None or c in commands]

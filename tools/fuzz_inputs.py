@@ -292,6 +292,8 @@ def _value(inputs: Inputs, dest: str, action) -> str:
     }
     if dest in table:
         return table[dest]()
+    if action.metavar == "FILE":  # a file the command may write: in the fuzzer's directory
+        return inputs.path()
     if dest == "name":
         from tilespec.prover.models.rules import RULES
         return inputs.choice_of(RULES)

@@ -33,7 +33,8 @@ bitcast that moves bytes or changes the element count, byte size or type, a
 validator rejects, and what the user stated with ``meant``); what op_name
 suggests is at most a ``warning``.  :func:`select_findings` filters a report
 as a linter's options do (``--select``, ``--ignore``, ``--min-level``,
-``--baseline``) and recomputes its status from what remains.
+``--baseline``); its status stays the verdict of every finding, and the
+exit status follows the verdict of what remains.
 """
 
 from __future__ import annotations
@@ -52,7 +53,14 @@ from tilespec.prover.bitcast.reading import question
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.hlo.legality import bitcast_convert_mismatch, invalid_layout, size_mismatch
 from tilespec.prover.hlo.module import Instruction, Module
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, counterexample_lines
+from tilespec.prover.result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    Side,
+    counterexample_lines,
+)
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, TupleShape
 from tilespec.spec.size import byte_size, num_elements
@@ -128,12 +136,55 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Report:
+    """What checking a module found.  ``status`` is the verdict of every
+    finding, whatever the options report: a refutation silenced by
+    ``--ignore`` or a baseline is still a refutation.  ``findings`` are the
+    ones the options keep; ``filtered`` the ones ``--select``, ``--ignore``
+    and ``--min-level`` drop; ``baselined`` the ones a baseline knows.
+    :attr:`reported_status` (what the exit status follows) is the verdict of
+    the findings kept."""
+
     module: str
     status: str
     findings: tuple[Finding, ...]
     buffers: tuple[Buffer, ...]
     counts: dict
     seconds: float
+    filtered: tuple[Finding, ...] = ()
+    baselined: tuple[Finding, ...] = ()
+
+    @property
+    def reported_status(self) -> str:
+        """The verdict of the findings the options keep.  Options silence
+        findings, never a question left undecided: a finding not decided
+        keeps the module unknown even when it is dropped or baselined."""
+        undecided = tuple(f for f in self.filtered + self.baselined if not f.decided)
+        return status_of(self.findings + undecided)
+
+    @property
+    def suppressed_errors(self) -> dict:
+        """How many error-level findings the options drop and the baseline knows."""
+        return {"options": sum(f.level == "error" for f in self.filtered),
+                "baseline": sum(f.level == "error" for f in self.baselined)}
+
+    def verdict(self) -> str:
+        """The module's verdict in words: its status, and when the options
+        hide errors, how many (never "proved" for a refuted module).
+
+        >>> f = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: ...")
+        >>> r = Report("m", "refuted", (), (), {}, 0.0, baselined=(f,))
+        >>> r.verdict()
+        'refuted (1 error suppressed: 1 in the baseline; 0 new)'
+        """
+        hidden = self.suppressed_errors
+        total = hidden["options"] + hidden["baseline"]
+        if not total:
+            return self.status
+        why = [f"{n} {what}" for n, what in ((hidden["baseline"], "in the baseline"),
+                                           (hidden["options"], "by the options")) if n]
+        new = sum(f.level == "error" for f in self.findings)
+        return (f"{self.status} ({total} error{'s' * (total != 1)} suppressed: "
+                f"{', '.join(why)}; {new} new)")
 
     def worst(self, n: int = 5) -> list[Buffer]:
         """The ``n`` values with the most padding bytes."""
@@ -145,10 +196,13 @@ class Report:
         return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
 
     def to_json(self) -> dict:
-        return {"module": self.module, "status": self.status, "counts": self.counts,
+        return {"module": self.module, "status": self.status,
+                "reported_status": self.reported_status, "counts": self.counts,
                 "largest": [{**asdict(b), "waste": b.waste} for b in self.largest()],
                 "seconds": round(self.seconds, 6),
                 "findings": [asdict(f) for f in self.findings],
+                "suppressed": {"options": [asdict(f) for f in self.filtered],
+                               "baseline": [asdict(f) for f in self.baselined]},
                 "buffers": [{**asdict(b), "waste": b.waste} for b in self.buffers],
                 "worst_padding": [{**asdict(b), "waste": b.waste} for b in self.worst()]}
 
@@ -250,12 +304,20 @@ class _Checker:
                 not self.constant(inst)):
             self.add("bitcast-memory-space", "error", inst,
                      f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     "one side in host memory S(5), the other not")
+                     "one side in host memory S(5), the other not",
+                     counterexample=violation(
+                         "one side in host memory S(5), the other not", src, dst,
+                         (src.layout.memory_space, dst.layout.memory_space)))
         wrong = size_mismatch(src, dst)
         mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
+        if wrong:
+            counts = num_elements(src), num_elements(dst)
+            witness = violation(wrong, src, dst, counts if counts[0] != counts[1] else
+                                (src.element_bits, dst.element_bits))
         if wrong and num_elements(src) != num_elements(dst):
             # no reading exists between different counts: nothing to decide
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch)
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
+                            counterexample=witness)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
@@ -263,7 +325,8 @@ class _Checker:
         if wrong and d.status != REFUTED:
             # another element type at equal counts: an error even where the
             # bytes line up (a refutation says more: its counterexample)
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch, **data)
+            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
+                            counterexample=witness, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
@@ -342,12 +405,15 @@ class _Checker:
             self.add("meant-transpose-not-bitcast", wrong, inst,
                      f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
-                     permutations_tried=[list(p) for p, _ in tried])
+                     permutations_tried=[list(p) for p, _ in tried],
+                     counterexample=ce.to_json() if ce else violation(
+                         none.format(d.src, d.dst), src, dst))
             return
         try:
             question(src, dst, perm)
         except TilespecError as e:
-            return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}")
+            return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}",
+                            counterexample=violation(str(e), src, dst))
         key = ("transpose", self.text(src), self.text(dst), perm)
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
@@ -367,7 +433,7 @@ class _Checker:
         if wrong:
             self.add("bitcast-convert-layout", "error", inst,
                      f"bitcast-convert {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     f"{wrong}")
+                     f"{wrong}", counterexample=violation(wrong, src, dst))
 
     # --- copies, transposes, reshapes ---------------------------------------------------
 
@@ -440,16 +506,18 @@ def select_findings(report: Report, *, select=None, ignore=None,
                     min_level: str = "note", baseline=frozenset()) -> Report:
     """The report with only the findings a linter's options keep: rules in
     ``select`` (all when None), none in ``ignore``, at ``min_level`` or
-    above, keys (:meth:`Finding.key`) not in ``baseline``.  The status is
-    recomputed from what remains.
+    above, keys (:meth:`Finding.key`) not in ``baseline``.  The status stays
+    the verdict of every finding; :attr:`Report.reported_status`, what the
+    exit status follows, is the verdict of what remains.
 
     >>> from tilespec.prover.hlo.module import parse_hlo
     >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[8,16]) -> f32[2,32] {
     ...   %p = f32[8,16]{1,0} parameter(0)
     ...   ROOT %b = f32[2,32]{1,0} bitcast(%p)
     ... }'''))
-    >>> r.status, select_findings(r, ignore={"bitcast-size-mismatch"}).status
-    ('refuted', 'proved')
+    >>> quiet = select_findings(r, ignore={"bitcast-size-mismatch"})
+    >>> r.status, quiet.status, quiet.reported_status, quiet.verdict()
+    ('refuted', 'refuted', 'proved', 'refuted (1 error suppressed: 1 by the options; 0 new)')
     """
     for name in (*(select or ()), *(ignore or ())):
         if name not in RULES:
@@ -459,14 +527,36 @@ def select_findings(report: Report, *, select=None, ignore=None,
         raise TilespecError(f"unknown level {min_level!r}; the levels are "
                             + ", ".join(LEVELS))
     floor = LEVELS.index(min_level)
-    kept = tuple(f for f in report.findings
-                 if (select is None or f.rule in select) and f.rule not in (ignore or ())
-                 and LEVELS.index(f.level) >= floor
-                 and f.key(report.module) not in baseline)
-    # Options silence findings, never a question left undecided: what was
-    # not read or not decided keeps the module from being proved.
-    undecided = tuple(f for f in report.findings if not f.decided and f not in kept)
-    return replace(report, findings=kept, status=status_of(kept + undecided))
+    every = report.findings + report.filtered + report.baselined
+    shown = tuple(f for f in every
+                  if (select is None or f.rule in select) and f.rule not in (ignore or ())
+                  and LEVELS.index(f.level) >= floor)
+    shown_ids = {id(f) for f in shown}
+    known = tuple(f for f in shown if f.key(report.module) in baseline)
+    known_ids = {id(f) for f in known}
+    kept = sorted((f for f in shown if id(f) not in known_ids), key=lambda f: (f.line, f.rule))
+    return replace(report, findings=tuple(kept),
+                   filtered=tuple(f for f in every if id(f) not in shown_ids),
+                   baselined=known, status=status_of(every))
+
+
+def violation(what: str, src: Shape | None = None, dst: Shape | None = None,
+              values: tuple = (None, None)) -> dict:
+    """A rule broken by the text itself (element counts or types, memory
+    spaces, a layout XLA rejects) as a counterexample's JSON: the two shapes,
+    the numbers that differ, and what breaks the rule.  The shapes are the
+    witness: there is no element to replay.
+
+    >>> from tilespec.spec.text import parse_array_shape as p
+    >>> ce = violation("element counts differ: 4 against 6", p("f32[4]{0}"), p("f32[6]{0}"),
+    ...                (4, 6))
+    >>> [(s["name"], s["shape"], s["value"]) for s in ce["sides"]], ce["what"]
+    ([('source', 'f32[4]{0}', 4), ('target', 'f32[6]{0}', 6)], 'element counts differ: 4 against 6')
+    """
+    sides = () if src is None or dst is None else (
+        Side("source", shape=format_shape(src), value=values[0]),
+        Side("target", shape=format_shape(dst), value=values[1]))
+    return Counterexample({}, sides, what=what).to_json()
 
 
 def _leaves(shape) -> list[Shape]:
@@ -493,7 +583,8 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
         if bad is not None:
             name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
             c.findings.append(Finding("invalid-layout", "error", s.line, name,
-                                      f"{name}: {bad}", {"text": s.text}))
+                                      f"{name}: {bad}", {"text": s.text,
+                                                         "counterexample": violation(bad)}))
             continue
         # text not read may hide a bitcast that moves data: never proved
         c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "

@@ -71,6 +71,12 @@ class ModuleResult:
     def status(self) -> str:
         return self.report.status if self.report is not None else ERROR
 
+    @property
+    def reported_status(self) -> str:
+        """The status of the findings the options keep (what the exit status
+        follows; :attr:`Report.reported_status`)."""
+        return self.report.reported_status if self.report is not None else ERROR
+
 
 def module_paths(paths: Iterable[str], pattern: str = DUMP_GLOB) -> list[str]:
     """The modules named by ``paths``: a file as given, a directory by the
@@ -78,12 +84,20 @@ def module_paths(paths: Iterable[str], pattern: str = DUMP_GLOB) -> list[str]:
     ``-`` (standard input) as given.  Each module once, in the order given.
 
     A directory with no match is bad input; a file is read by its work unit.
+    An empty name is bad input (``Path("")`` is the current directory).
+
+    >>> module_paths([""])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: '' is not a file name
     """
     out: list[str] = []
     for p in paths:
         if p == STDIN:
             out.append(p)
             continue
+        if not p:
+            raise TilespecError("'' is not a file name")
         try:
             path = Path(p)
             is_dir = path.is_dir()

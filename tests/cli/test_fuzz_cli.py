@@ -78,3 +78,27 @@ def test_beyond_int64():
     assert fuzz_cli.beyond_int64(["f32[9223372036854775808]"])
     assert fuzz_cli.beyond_int64(["x", "9" * 5000])
     assert not fuzz_cli.beyond_int64(["f32[9223372036854775807]", "-5", "١٢"])
+
+
+def test_options_that_write_files_get_names_in_the_fuzzers_directory():
+    # a junk value (",") for --baseline once wrote a file into the repository
+    from fuzz_inputs import Inputs, _value, subcommands
+
+    from tilespec.cli.main import build_parser
+    writers = [(name, a) for name, sub in subcommands(build_parser()).items()
+               for a in sub._actions if a.metavar == "FILE" and a.option_strings]
+    assert {(n, a.dest) for n, a in writers} >= {("check-hlo", "baseline"),
+                                                 ("check-hlo", "report_output")}
+    inputs = Inputs(random.Random(0), ["f32[4]{0}"], "/tmp/fuzz-dir")
+    for name, action in writers:
+        for _ in range(200):
+            value = _value(inputs, action.dest, action)
+            assert value == "" or "\0" in value or os.path.isabs(value), (name, value)
+
+
+def test_the_fuzzer_runs_in_its_own_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    with fuzz_cli.working_in(str(tmp_path.parent)):
+        seen.append(os.getcwd())
+    assert os.getcwd() == str(tmp_path) and seen == [str(tmp_path.parent)]

@@ -106,3 +106,25 @@ def test_cli(capsys):
     assert code == 0 and out.startswith("equivalent: proved")
     code, _, err = run(capsys, "equivalent", "f32[3,5]", "f32[5,3]")
     assert code == 2
+
+
+@pytest.mark.parametrize("a, b", [("f32[1,n]{1,0:T(8,128)}", "f32[1,n]{1,0:T(1,128)}"),
+                                  ("f32[3,5]{1,0:T(2,2)}", "f32[3,5]{1,0}")])
+def test_a_counterexample_names_each_layout_one_way(a, b):
+    # the sides are a and b: so are the details given by side (the sizes)
+    ce = equivalent(shape(a), shape(b)).counterexample
+    names = {side.name for side in ce.sides}
+    assert names == {"a", "b"}
+    by_side = {k: v for k, v in ce.details.items() if isinstance(v, dict)}
+    assert by_side and all(set(v) == names for v in by_side.values())
+    assert "source" not in str(ce.to_json()) and "target" not in str(ce.to_json())
+
+
+def test_a_proof_between_element_types_says_they_differ():
+    # f32 and s32 take the same bits: the layouts are equivalent, and the
+    # result says the types differ rather than calling the arrays the same
+    r = equivalent(shape("f32[4,8]{1,0}"), shape("s32[4,8]{1,0}"))
+    assert r.status == "proved"
+    assert any("element types differ (f32 and s32)" in s for s in r.steps)
+    same = equivalent(shape("f32[4,8]{1,0}"), shape("f32[4,8]{1,0}"))
+    assert not any("element types" in s for s in same.steps)

