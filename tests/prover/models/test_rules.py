@@ -526,3 +526,14 @@ def test_array_size_past_int64_is_xlas_wrapped_value(capsys, text, wrapped):
     code, _, err = run(capsys, "offset", text, "0")  # offsets past int64: still refused
     assert code == 2 and f"wraps around (signed overflow, undefined behaviour) and " \
         f"returns {wrapped} bytes" in err
+
+
+def test_a_proof_for_all_sizes_is_scoped_short_of_int64_overflow():
+    """XLA's ArraySize wraps past 2^63 (a concrete verdict of its own), so
+    the agreement proved over unbounded integers must not claim every size."""
+    import tilespec
+    from tilespec.prover.models.rule_check import NO_INT64_OVERFLOW
+    proved = tilespec.check_rule("array_size", "f32[m,n]{1,0:T(8,128)}")
+    assert proved.status == "proved" and proved.scope.endswith(NO_INT64_OVERFLOW)
+    wrapped = tilespec.check_rule("array_size", "f32[1,2305843009213693951]{1,0:T(8,128)}")
+    assert wrapped.status == "refuted" and wrapped.xla is not None
