@@ -135,6 +135,8 @@ def lint_filter(args, results):
         return results, None
     keys = sorted({f.key(r.report.module) for r in results if r.report is not None
                    for f in r.report.findings})
+    from tilespec.prover.hlo.corpus import refuse_endless
+    refuse_endless(args.baseline)
     try:
         with open(args.baseline, encoding="utf-8") as f:
             data = json.load(f)

@@ -113,9 +113,30 @@ def module_paths(paths: Iterable[str], pattern: str = DUMP_GLOB) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def refuse_endless(path: str) -> None:
+    """A character device (``/dev/zero``, ``/dev/full``, a terminal) has no
+    end to read to: bad input, said in one line, instead of reading until
+    memory runs out.  Files, pipes and standard input are read.
+
+    >>> refuse_endless("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: /dev/zero is a device, not a file: it has no end to read to
+    """
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return                          # opening it says why, in one line
+    if stat.S_ISCHR(mode):
+        raise TilespecError(f"{path} is a device, not a file: it has no end to read to")
+
+
 def read_text(path: str) -> str:
     """The text of ``path`` (``-``: standard input); bad input as one line."""
     name = "standard input" if path == STDIN else path
+    if path != STDIN:
+        refuse_endless(path)
     try:
         if path == STDIN:
             return sys.stdin.read()

@@ -3,8 +3,10 @@ traceback; an internal error is exit 4 with one line (--debug: traceback)."""
 
 import importlib
 import json
+import os
 
 import pytest
+from locations import ROOT
 
 from tilespec.cli import main
 
@@ -328,3 +330,16 @@ def test_unreadable_standard_input_is_bad_input(capsys, monkeypatch):
     assert main(["check-hlo", "-"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tilespec: error: cannot read standard input") and err.count("\n") == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+@pytest.mark.parametrize("argv", [
+    ("check-hlo", "/dev/zero"),
+    ("padding", "--hlo", "/dev/full"),
+    ("padding", "--report", "/dev/zero"),
+    ("check-hlo", str(ROOT / "tests/data/hlo/tpu_style.hlo"), "--baseline", "/dev/zero"),
+])
+def test_a_device_with_no_end_is_refused_not_read_until_memory_runs_out(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    one_line_error(code, err)
+    assert "is a device, not a file" in err
