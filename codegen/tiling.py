@@ -176,9 +176,10 @@ def _dim_terms(shape: Shape, named: Names) -> list[str]:
 _C_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
 
 
-def c_source(shape: Shape) -> str:
+def c_source(shape: Shape, prefix: str = "") -> str:
     """C99 source: ``formula --c``'s ``offset``, then ``tile_bytes``,
-    ``tile`` and ``untile``.
+    ``tile`` and ``untile`` (named ``PREFIX_tile_bytes`` ... with a
+    ``prefix``, so that the files of several layouts link together).
 
     Elements of 1, 2, 4 or 8 bytes are ``uintN_t`` (their bits); packed
     sub-byte elements are one ``uint8_t`` each (``int8_t`` out of
@@ -194,9 +195,17 @@ def c_source(shape: Shape) -> str:
     if not st.packed and st.bits not in _C_TYPES:
         raise CodegenError(f"{format_shape(shape)}: no C integer type holds an element "
                            f"of {st.bits} bits; use --python")
+    if prefix and not (prefix.isidentifier() and prefix.isascii()):
+        raise CodegenError(f"prefix {prefix!r} is not a C identifier")
     named = names(shape, "c")
     offset = symbolic.c_offset_function(shape)
     taken = _taken(named)
+    tile_bytes, tile, untile = (f"{prefix}_{x}" if prefix else x
+                                for x in ("tile_bytes", "tile", "untile"))
+    for x in (tile_bytes, tile, untile):
+        if x in taken - {"tile", "untile"} or reserved(x, "c"):
+            raise CodegenError(f"prefix {prefix!r} makes {x}, a name the code uses")
+        taken.add(x)
     src, dst, pad, i, p = (free_name(x, taken, "c") for x in ("src", "dst", "pad", "i", "p"))
     aligned, size = image_sizes(shape, "c")
     dims = named.parameters
@@ -214,12 +223,13 @@ def c_source(shape: Shape) -> str:
         "   for which no subexpression overflows. */",
         "",
         "/* static: the compiler may inline it into tile and untile (even in a shared",
-        "   library), and the files of several layouts link together. */",
+        "   library). The files of several layouts link together only if each was",
+        "   generated with its own --prefix (or its functions are made static). */",
         "static " + _signature(offset) + ";",
         offset,
         "",
         f"/* Bytes of the image: allocate this many for tile's {dst}. */",
-        f"int64_t tile_bytes({dim_params[2:] or 'void'}) {{",
+        f"int64_t {tile_bytes}({dim_params[2:] or 'void'}) {{",
         *unused_parameters(dims, [size]),
         f"    return {size};",
         "}",
@@ -233,10 +243,10 @@ def c_source(shape: Shape) -> str:
         lines += [
             f"/* The image of the row-major array {src} ({unit} values, the low {st.value_bits} "
             f"bits each) into {dst}",
-            f"   (tile_bytes bytes), {st.per_byte} elements a byte, element 0 in the "
+            f"   ({tile_bytes} bytes), {st.per_byte} elements a byte, element 0 in the "
             "low bits;",
             f"   padding holds {pad}. */",
-            f"void tile(const uint8_t *{src}, uint8_t *{dst}, uint8_t {pad}{dim_params}) {{",
+            f"void {tile}(const uint8_t *{src}, uint8_t *{dst}, uint8_t {pad}{dim_params}) {{",
             f"    const uint8_t {fill} = (uint8_t)(({pad} & {mask}) * {st.fill});",
             f"    int64_t {i} = 0;",
             f"    for (int64_t {k} = 0; {k} < {size}; {k}++)",
@@ -261,7 +271,7 @@ def c_source(shape: Shape) -> str:
         lines += [
             f"/* The row-major array ({out_unit} values{', sign-extended' if st.signed else ''})"
             f" held in the image {src}, into {dst}. */",
-            f"void untile(const uint8_t *{src}, {out_unit} *{dst}{dim_params}) {{",
+            f"void {untile}(const uint8_t *{src}, {out_unit} *{dst}{dim_params}) {{",
             f"    int64_t {i} = 0;",
             *loops,
             f"{body_indent}const int64_t {p} = {call};",
@@ -272,9 +282,9 @@ def c_source(shape: Shape) -> str:
         ]
     else:
         lines += [
-            f"/* The image of the row-major array {src} into {dst} (tile_bytes bytes);",
+            f"/* The image of the row-major array {src} into {dst} ({tile_bytes} bytes);",
             f"   padding holds {pad}. */",
-            f"void tile(const {unit} *{src}, {unit} *{dst}, {unit} {pad}{dim_params}) {{",
+            f"void {tile}(const {unit} *{src}, {unit} *{dst}, {unit} {pad}{dim_params}) {{",
             f"    int64_t {i} = 0;",
             f"    for (int64_t {p} = 0; {p} < {aligned}; {p}++)",
             f"        {dst}[{p}] = {pad};",
@@ -284,7 +294,7 @@ def c_source(shape: Shape) -> str:
             "}",
             "",
             f"/* The row-major array held in the image {src}, into {dst}. */",
-            f"void untile(const {unit} *{src}, {unit} *{dst}{dim_params}) {{",
+            f"void {untile}(const {unit} *{src}, {unit} *{dst}{dim_params}) {{",
             f"    int64_t {i} = 0;",
             *loops,
             f"{body_indent}{dst}[{i}++] = {src}[{call}];",

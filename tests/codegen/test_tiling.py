@@ -395,3 +395,58 @@ def test_generated_python_untile_reads_sub_byte_values_as_the_dtype_asked(text):
     assert back.dtype == np.int8 and back.tolist() == array.tolist()
     as_int4 = g.untile(image, dtype=ml_dtypes.int4)
     assert as_int4.dtype == ml_dtypes.int4 and as_int4.astype(np.int8).tolist() == array.tolist()
+
+
+@pytest.mark.integration
+def test_the_c_of_two_layouts_links_into_one_library_with_distinct_prefixes(tmp_path):
+    """Each file compiled on its own (cc -c), both linked into one shared
+    object: only the prefixes keep tile_bytes, tile and untile apart."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    layouts = [("f32[10,130]{1,0:T(8,128)}", "a"), ("s4[3,5]{1,0:T(2,2)}", "b")]
+    objects = []
+    for text, prefix in layouts:
+        (tmp_path / f"{prefix}.c").write_text(tiling.c_source(shape(text), prefix))
+        objects.append(str(tmp_path / f"{prefix}.o"))
+        done = subprocess.run([cc, "-std=c99", "-O1", "-Wall", "-Werror", "-fPIC", "-c",
+                               str(tmp_path / f"{prefix}.c"), "-o", objects[-1]],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+    lib = tmp_path / "libboth.so"
+    done = subprocess.run([cc, "-shared", *objects, "-o", str(lib)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    both = ctypes.CDLL(str(lib))
+    for text, prefix in layouts:
+        want = byte_size(shape(text))
+        size = getattr(both, f"{prefix}_tile_bytes")
+        size.restype = ctypes.c_int64
+        assert size() == want
+        assert hasattr(both, f"{prefix}_tile") and hasattr(both, f"{prefix}_untile")
+
+
+@pytest.mark.parametrize("prefix", ["1a", "a-b", "", "x"])
+def test_a_prefix_names_the_c_functions_or_is_refused_in_one_line(prefix):
+    text = "f32[m]{0:T(8)}"
+    if prefix in ("1a", "a-b"):
+        with pytest.raises(CodegenError, match="not a C identifier"):
+            tiling.c_source(shape(text), prefix)
+        return
+    source = tiling.c_source(shape(text), prefix)
+    named = [f"{prefix}_{x}" if prefix else x for x in ("tile_bytes", "tile", "untile")]
+    assert [x.split("(")[0].split()[-1] for x in source.splitlines()
+            if x.startswith(("void", "int64_t")) and "offset(" not in x] == named
+
+
+def test_a_prefix_is_refused_where_it_makes_a_name_the_code_uses():
+    with pytest.raises(CodegenError, match="a name the code uses"):
+        tiling.c_source(shape("f32[a_tile]{0}"), "a")
+
+
+def test_the_cli_prefix_names_c_functions_and_is_refused_for_python(capsys):
+    from tilespec.cli import main
+    assert main(["codegen", "f32[3]{0}", "--c", "--prefix", "f3"]) == 0
+    assert "void f3_untile(" in capsys.readouterr().out
+    assert main(["codegen", "f32[3]{0}", "--python", "--prefix", "f3"]) == 2
+    assert "--prefix names C functions" in capsys.readouterr().err
