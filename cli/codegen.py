@@ -34,6 +34,9 @@ def register(command) -> None:
                           "tile() and untile() (with formula's offset())")
     language.add_argument("--python", action="store_true", help="Python (numpy) "
                           "functions tile_bytes(), tile() and untile()")
+    c.add_argument("--prefix", metavar="NAME", default="",
+                   help="with --c: name the functions NAME_tile_bytes(), NAME_tile() and "
+                        "NAME_untile(), so that the C of several layouts links together")
     c.add_argument("-o", "--output", metavar="FILE", type=output_file,
                    help="write the code to FILE instead of standard output")
     c.add_argument("--prove", action="store_true",
@@ -49,7 +52,10 @@ def cmd_codegen(args) -> int:
     from tilespec.spec.text import format_shape
     shape = parse_shape_arg(args.shape)
     language = "c" if args.c else "python"
-    source = (tiling.c_source if args.c else tiling.python_source)(shape)
+    if args.prefix and not args.c:
+        raise TilespecError("--prefix names C functions; Python modules keep their own "
+                            "namespace")
+    source = tiling.c_source(shape, args.prefix) if args.c else tiling.python_source(shape)
     data: dict[str, object] = {"shape": format_shape(shape), "language": language,
                                "source": source}
     comment = "//" if args.c else "#"

@@ -47,18 +47,25 @@ from tilespec.spec.text import format_shape
 @dataclass(frozen=True)
 class Storage:
     """How one element is held in the image: ``bits`` (``E(n)`` or whole
-    bytes), whether several share a byte (``packed``), and whether
-    ``untile`` sign-extends it (a packed ``s`` type).
+    bytes), whether it is a sub-byte value held in ``uint8`` bytes
+    (``packed``: one or several a byte, ``tile`` keeps its low
+    ``value_bits``), and whether ``untile`` sign-extends it (an ``s`` type).
+
+    A sub-byte type without ``E(n)`` takes a byte per element whose low
+    bits hold the value, as ml_dtypes and XLA's native ``s4`` store it.
 
     >>> storage(shape_of("s4[8]{0:E(4)}"))
-    Storage(bits=4, packed=True, signed=True)
+    Storage(bits=4, packed=True, signed=True, value_bits=4)
+    >>> storage(shape_of("s4[8]{0}"))
+    Storage(bits=8, packed=True, signed=True, value_bits=4)
     >>> storage(shape_of("bf16[8]{0}"))
-    Storage(bits=16, packed=False, signed=False)
+    Storage(bits=16, packed=False, signed=False, value_bits=16)
     """
 
     bits: int
     packed: bool
     signed: bool
+    value_bits: int
 
     @property
     def per_byte(self) -> int:
@@ -67,7 +74,8 @@ class Storage:
 
     @property
     def mask(self) -> int:
-        return (1 << self.bits) - 1
+        """The bits of a slot that hold the value."""
+        return (1 << self.value_bits) - 1
 
     def shift(self, slot: int) -> int:
         """Where the element in ``slot`` (0 .. per_byte-1) of its byte starts:
@@ -100,10 +108,13 @@ def storage(shape: Shape) -> Storage:
     if bits <= 0:
         raise CodegenError(f"{text} has no array elements to tile")
     width = bit_width(shape.element_type)
+    signed = shape.element_type.startswith("s")
     if bits == storage_bits(shape.element_type):
-        return Storage(bits, False, False)
+        if width < 8:
+            return Storage(bits, True, signed, width)
+        return Storage(bits, False, False, bits)
     if bits < 8 and 8 % bits == 0 and bits >= width:
-        return Storage(bits, True, shape.element_type.startswith("s"))
+        return Storage(bits, True, signed, bits)
     raise CodegenError(f"{text}: elements of {bits} bits ({shape.element_type} is "
                        f"{width} bits) are neither the type's own bytes nor packed evenly "
                        "into a byte; no tile code for them")
@@ -165,9 +176,10 @@ def _dim_terms(shape: Shape, named: Names) -> list[str]:
 _C_TYPES = {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}
 
 
-def c_source(shape: Shape) -> str:
+def c_source(shape: Shape, prefix: str = "") -> str:
     """C99 source: ``formula --c``'s ``offset``, then ``tile_bytes``,
-    ``tile`` and ``untile``.
+    ``tile`` and ``untile`` (named ``PREFIX_tile_bytes`` ... with a
+    ``prefix``, so that the files of several layouts link together).
 
     Elements of 1, 2, 4 or 8 bytes are ``uintN_t`` (their bits); packed
     sub-byte elements are one ``uint8_t`` each (``int8_t`` out of
@@ -183,9 +195,17 @@ def c_source(shape: Shape) -> str:
     if not st.packed and st.bits not in _C_TYPES:
         raise CodegenError(f"{format_shape(shape)}: no C integer type holds an element "
                            f"of {st.bits} bits; use --python")
+    if prefix and not (prefix.isidentifier() and prefix.isascii()):
+        raise CodegenError(f"prefix {prefix!r} is not a C identifier")
     named = names(shape, "c")
     offset = symbolic.c_offset_function(shape)
     taken = _taken(named)
+    tile_bytes, tile, untile = (f"{prefix}_{x}" if prefix else x
+                                for x in ("tile_bytes", "tile", "untile"))
+    for x in (tile_bytes, tile, untile):
+        if x in taken - {"tile", "untile"} or reserved(x, "c"):
+            raise CodegenError(f"prefix {prefix!r} makes {x}, a name the code uses")
+        taken.add(x)
     src, dst, pad, i, p = (free_name(x, taken, "c") for x in ("src", "dst", "pad", "i", "p"))
     aligned, size = image_sizes(shape, "c")
     dims = named.parameters
@@ -203,12 +223,13 @@ def c_source(shape: Shape) -> str:
         "   for which no subexpression overflows. */",
         "",
         "/* static: the compiler may inline it into tile and untile (even in a shared",
-        "   library), and the files of several layouts link together. */",
+        "   library). The files of several layouts link together only if each was",
+        "   generated with its own --prefix (or its functions are made static). */",
         "static " + _signature(offset) + ";",
         offset,
         "",
         f"/* Bytes of the image: allocate this many for tile's {dst}. */",
-        f"int64_t tile_bytes({dim_params[2:] or 'void'}) {{",
+        f"int64_t {tile_bytes}({dim_params[2:] or 'void'}) {{",
         *unused_parameters(dims, [size]),
         f"    return {size};",
         "}",
@@ -220,12 +241,12 @@ def c_source(shape: Shape) -> str:
         per, mask = st.per_byte, st.mask
         slot = _c_shift(f"{p} % {per}", st)
         lines += [
-            f"/* The image of the row-major array {src} ({unit} values, the low {st.bits} "
+            f"/* The image of the row-major array {src} ({unit} values, the low {st.value_bits} "
             f"bits each) into {dst}",
-            f"   (tile_bytes bytes), {st.per_byte} elements a byte, element 0 in the "
+            f"   ({tile_bytes} bytes), {st.per_byte} elements a byte, element 0 in the "
             "low bits;",
             f"   padding holds {pad}. */",
-            f"void tile(const uint8_t *{src}, uint8_t *{dst}, uint8_t {pad}{dim_params}) {{",
+            f"void {tile}(const uint8_t *{src}, uint8_t *{dst}, uint8_t {pad}{dim_params}) {{",
             f"    const uint8_t {fill} = (uint8_t)(({pad} & {mask}) * {st.fill});",
             f"    int64_t {i} = 0;",
             f"    for (int64_t {k} = 0; {k} < {size}; {k}++)",
@@ -243,14 +264,14 @@ def c_source(shape: Shape) -> str:
         ]
         value = f"({src}[{p} / {per}] >> {slot}) & {mask}"
         if st.signed:
-            sign = 1 << (st.bits - 1)
+            sign = 1 << (st.value_bits - 1)
             value = f"(int8_t)((({value}) ^ {sign}) - {sign})"
         else:
             value = f"(uint8_t)({value})"
         lines += [
             f"/* The row-major array ({out_unit} values{', sign-extended' if st.signed else ''})"
             f" held in the image {src}, into {dst}. */",
-            f"void untile(const uint8_t *{src}, {out_unit} *{dst}{dim_params}) {{",
+            f"void {untile}(const uint8_t *{src}, {out_unit} *{dst}{dim_params}) {{",
             f"    int64_t {i} = 0;",
             *loops,
             f"{body_indent}const int64_t {p} = {call};",
@@ -261,9 +282,9 @@ def c_source(shape: Shape) -> str:
         ]
     else:
         lines += [
-            f"/* The image of the row-major array {src} into {dst} (tile_bytes bytes);",
+            f"/* The image of the row-major array {src} into {dst} ({tile_bytes} bytes);",
             f"   padding holds {pad}. */",
-            f"void tile(const {unit} *{src}, {unit} *{dst}, {unit} {pad}{dim_params}) {{",
+            f"void {tile}(const {unit} *{src}, {unit} *{dst}, {unit} {pad}{dim_params}) {{",
             f"    int64_t {i} = 0;",
             f"    for (int64_t {p} = 0; {p} < {aligned}; {p}++)",
             f"        {dst}[{p}] = {pad};",
@@ -273,7 +294,7 @@ def c_source(shape: Shape) -> str:
             "}",
             "",
             f"/* The row-major array held in the image {src}, into {dst}. */",
-            f"void untile(const {unit} *{src}, {unit} *{dst}{dim_params}) {{",
+            f"void {untile}(const {unit} *{src}, {unit} *{dst}{dim_params}) {{",
             f"    int64_t {i} = 0;",
             *loops,
             f"{body_indent}{dst}[{i}++] = {src}[{call}];",
@@ -393,13 +414,14 @@ def python_source(shape: Shape) -> str:
             f"    return {image}.reshape(-1)",
         ]
     out_type = ("int8" if st.signed else "uint8") if st.packed else None
-    params = ", ".join([image, *dims] + ([] if st.packed else [f"{dtype}=None"]))
+    params = ", ".join([image, *dims, f"{dtype}=None"])
     lines += [
         "",
         "",
         f"def untile({params}):",
         '    """The logical array held in the image (bytes), as '
-        + (f'{out_type} values."""' if st.packed else
+        + (f'{dtype} (default: {out_type}, sign-extended)."""' if st.signed else
+           f'{dtype} (default: {out_type})."""' if st.packed else
            f'{dtype} (default: unsigned integers of {nbytes} bytes)."""'),
         f"    {raw} = {np}.frombuffer({image}, {np}.uint8)",
         f"    if {raw}.size != {size}:",
@@ -412,9 +434,10 @@ def python_source(shape: Shape) -> str:
         shift = f"{off} % {per} * {st.bits}"       # Storage.shift
         lines.append(f"    {data} = ({raw}[{off} // {per}] >> ({shift})) & {mask}")
         if st.signed:
-            sign = 1 << (st.bits - 1)
+            sign = 1 << (st.value_bits - 1)
             lines.append(f"    {data} = ({np}.asarray({data}, {np}.int16) ^ {sign}) - {sign}")
         lines.append(f"    return {np}.asarray({data}, {np}.{out_type})"
+                     f".astype({np}.{out_type} if {dtype} is None else {dtype})"
                      f".reshape({_tuple(terms)})")
     else:
         default = f"'<u{nbytes}'" if nbytes in (1, 2, 4, 8) else f"'V{nbytes}'"

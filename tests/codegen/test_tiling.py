@@ -29,6 +29,9 @@ LAYOUTS = [
     ("u2[7]{0:T(3)E(2)}", {}),
     ("pred[5,3]{0,1:T(2,2)E(1)}", {}),
     ("s4[5]{0}", {}),                             # s4 without E(4): one byte each
+    ("s4[3,5]{1,0:T(2,2)}", {}),                  # the low 4 bits of a byte each
+    ("u4[7]{0:T(3)}", {}),
+    ("u2[2,3]{1,0}", {}),
     ("f32[3,4,5]{2,1,0:T(*,2,3)}", {}),           # '*': dims combined
     ("bf16[3,10,20]{2,0,1:T(8,128)(2,1)}", {}),   # rank 3, not row-major
     ("f32[5]{0:T(2,8)}", {}),                     # a tile longer than the rank
@@ -80,9 +83,9 @@ def example(text, dims):
     n = int(np.prod(s.dims, dtype=np.int64))
     dtype = DTYPES[s.element_type]
     if st.packed:
-        values = np.arange(n) % (1 << st.bits)
+        values = np.arange(n) % (1 << st.value_bits)
         if st.signed:
-            values = values - (1 << (st.bits - 1))
+            values = values - (1 << (st.value_bits - 1))
         pad = 1
     else:
         values = np.arange(1, n + 1) % 127 + 1
@@ -213,7 +216,8 @@ def run_c(lib, k, text, dims, array, pad):
 
 C_LAYOUTS = [(t, d) for t, d in LAYOUTS]
 #: The default run compiles these few; the integration run all of them.
-QUICK = ["bf16[10,260]{1,0:T(8,128)(2,1)}", "s4[m,n]{1,0:T(8,128)(2,1)E(4)}"]
+QUICK = ["bf16[10,260]{1,0:T(8,128)(2,1)}", "s4[m,n]{1,0:T(8,128)(2,1)E(4)}",
+         "s4[3,5]{1,0:T(2,2)}"]
 
 
 def check_c(tmp_path, layouts):
@@ -223,6 +227,13 @@ def check_c(tmp_path, layouts):
         image, back = run_c(lib, k, text, dims, array, pad)
         assert image.tolist() == reference_image(text, array, pad, dims).tolist(), text
         assert back.tobytes() == array.tobytes(), text
+        if shape(text).element_type not in DTYPES:
+            continue        # random raw bits: to_bytes would convert them as values
+        if pad == 0:
+            assert image.tobytes() == to_bytes_of(text, dims, array), text
+        else:       # to_bytes pads with zero bits
+            zero_pad, _ = run_c(lib, k, text, dims, array, 0)
+            assert zero_pad.tobytes() == to_bytes_of(text, dims, array), text
 
 
 def test_generated_c_writes_the_layouts_bytes_and_reads_them_back(tmp_path):
@@ -291,9 +302,9 @@ def random_example(s):
     st = tiling.storage(s)
     n = int(np.prod(s.dims, dtype=np.int64))
     if st.packed:
-        values = np.arange(n) % (1 << st.bits)
+        values = np.arange(n) % (1 << st.value_bits)
         if st.signed:
-            values = values - (1 << (st.bits - 1))
+            values = values - (1 << (st.value_bits - 1))
         return np.asarray(values, np.int8 if st.signed else np.uint8).reshape(s.dims), 1
     dtype = np.dtype(f"<u{st.bits // 8}") if st.bits <= 64 else np.dtype(np.complex128)
     raw = (np.arange(n * (st.bits // 8)) % 251 + 1).astype(np.uint8)
@@ -349,15 +360,93 @@ def test_generated_python_writes_what_to_bytes_writes(text, dims):
     """Two implementations of one image: the generated code (formula's
     offset per element) and ``tilespec.to_bytes`` (strided views), with
     padding as zero bits in both."""
+    array, _ = example(text, dims)
+    if shape(text).element_type == "pred":
+        array = array.astype(bool).astype(np.uint8)
+    image = tiling.python_functions(shape(text)).tile(array, pad=0)
+    assert image.tobytes() == to_bytes_of(text, dims, array)
+
+
+def to_bytes_of(text, dims, array):
+    """``tilespec.to_bytes`` of the example ``array`` (bf16 and pred seen as
+    their own numpy types), padding as zero bits."""
     import tilespec
     s = give_values(shape(text), dims)
-    array, _ = example(text, dims)
     values = array
     if s.element_type == "bf16":
         import ml_dtypes
         values = array.view(ml_dtypes.bfloat16)
     elif s.element_type == "pred":
         values = array.astype(bool)
-        array = values.astype(np.uint8)
-    image = tiling.python_functions(shape(text)).tile(array, pad=0)
-    assert image.tobytes() == tilespec.to_bytes(s, values).tobytes()
+    return tilespec.to_bytes(s, values).tobytes()
+
+
+@pytest.mark.parametrize("text", ["s4[3,5]{1,0:T(2,2)}", "s4[3,5]{1,0:T(2,2)E(4)}"])
+def test_generated_python_untile_reads_sub_byte_values_as_the_dtype_asked(text):
+    """Sub-byte elements, packed or a byte each: tile keeps the low 4 bits
+    of int8 -8..7 and untile gives them back sign-extended, as int8 by
+    default or as ml_dtypes.int4."""
+    import ml_dtypes
+    g = tiling.python_functions(shape(text))
+    array = (np.arange(15).reshape(3, 5) % 16 - 8).astype(np.int8)
+    image = g.tile(array)
+    assert image.tobytes() == to_bytes_of(text, {}, array)
+    back = g.untile(image)
+    assert back.dtype == np.int8 and back.tolist() == array.tolist()
+    as_int4 = g.untile(image, dtype=ml_dtypes.int4)
+    assert as_int4.dtype == ml_dtypes.int4 and as_int4.astype(np.int8).tolist() == array.tolist()
+
+
+@pytest.mark.integration
+def test_the_c_of_two_layouts_links_into_one_library_with_distinct_prefixes(tmp_path):
+    """Each file compiled on its own (cc -c), both linked into one shared
+    object: only the prefixes keep tile_bytes, tile and untile apart."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    layouts = [("f32[10,130]{1,0:T(8,128)}", "a"), ("s4[3,5]{1,0:T(2,2)}", "b")]
+    objects = []
+    for text, prefix in layouts:
+        (tmp_path / f"{prefix}.c").write_text(tiling.c_source(shape(text), prefix))
+        objects.append(str(tmp_path / f"{prefix}.o"))
+        done = subprocess.run([cc, "-std=c99", "-O1", "-Wall", "-Werror", "-fPIC", "-c",
+                               str(tmp_path / f"{prefix}.c"), "-o", objects[-1]],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+    lib = tmp_path / "libboth.so"
+    done = subprocess.run([cc, "-shared", *objects, "-o", str(lib)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    both = ctypes.CDLL(str(lib))
+    for text, prefix in layouts:
+        want = byte_size(shape(text))
+        size = getattr(both, f"{prefix}_tile_bytes")
+        size.restype = ctypes.c_int64
+        assert size() == want
+        assert hasattr(both, f"{prefix}_tile") and hasattr(both, f"{prefix}_untile")
+
+
+@pytest.mark.parametrize("prefix", ["1a", "a-b", "", "x"])
+def test_a_prefix_names_the_c_functions_or_is_refused_in_one_line(prefix):
+    text = "f32[m]{0:T(8)}"
+    if prefix in ("1a", "a-b"):
+        with pytest.raises(CodegenError, match="not a C identifier"):
+            tiling.c_source(shape(text), prefix)
+        return
+    source = tiling.c_source(shape(text), prefix)
+    named = [f"{prefix}_{x}" if prefix else x for x in ("tile_bytes", "tile", "untile")]
+    assert [x.split("(")[0].split()[-1] for x in source.splitlines()
+            if x.startswith(("void", "int64_t")) and "offset(" not in x] == named
+
+
+def test_a_prefix_is_refused_where_it_makes_a_name_the_code_uses():
+    with pytest.raises(CodegenError, match="a name the code uses"):
+        tiling.c_source(shape("f32[a_tile]{0}"), "a")
+
+
+def test_the_cli_prefix_names_c_functions_and_is_refused_for_python(capsys):
+    from tilespec.cli import main
+    assert main(["codegen", "f32[3]{0}", "--c", "--prefix", "f3"]) == 0
+    assert "void f3_untile(" in capsys.readouterr().out
+    assert main(["codegen", "f32[3]{0}", "--python", "--prefix", "f3"]) == 2
+    assert "--prefix names C functions" in capsys.readouterr().err
