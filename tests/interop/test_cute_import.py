@@ -143,3 +143,9 @@ def test_pycute_offset_is_the_real_cutes():
     layout = parse_cute("((2,4,2),(128,3)):((1,256,3072),(2,1024))")
     assert pc.pycute_offset(layout, (9, 200)) == layout((9, 200)) == \
         tilespec.offset("bf16[16,300]{1,0:T(8,128)(2,1)}", (9, 200))
+
+
+def test_from_cute_takes_dims_for_named_sizes_like_every_shape_function():
+    import tilespec
+    got = tilespec.from_cute("(3,5):(1,3)", like="f32[m,n]", dims={"m": 3, "n": 5})
+    assert got == tilespec.from_cute("(3,5):(1,3)", like="f32[3,5]")
