@@ -277,9 +277,9 @@ def from_cute(cute: Any, like: Shape | str, *, dims: DimValues | None = None,
     """
     like = as_shape(like, dims)
     layout = as_layout(cute)
-    dims = _checked_dims(like, layout)
+    sizes = _checked_dims(like, layout)
     modes = [layout] if like.rank == 1 else list(layout.modes())
-    candidates = xla_tilings([m.flat() for m in modes], dims)
+    candidates = xla_tilings([m.flat() for m in modes], sizes)
     failures = []
     for candidate in candidates:
         shape = like.with_layout(candidate)
