@@ -195,8 +195,9 @@ def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:
     dims = tuple(d for d in shape.dims if isinstance(d, int))
     modes = [layout] if shape.rank == 1 else list(layout.modes())
     if len(modes) != shape.rank:
-        raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} modes, "
-                          f"{format_shape(shape)} has {shape.rank} dims: one mode per dim")
+        raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} "
+                          f"mode{'s' * (layout.rank != 1)}, {format_shape(shape)} has "
+                          f"{shape.rank} dim{'s' * (shape.rank != 1)}: one mode per dim")
     for i, (mode, d) in enumerate(zip(modes, dims)):
         if mode.size < d:
             raise LayoutError(f"mode {i} of the CuTe layout {layout.cute_text()} holds "
