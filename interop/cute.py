@@ -209,9 +209,12 @@ def _cut(entry, t, per_dim, level, refuse, ar, symbolic):
             rest[0] = high
             need = 1
         else:
+            # A dim's top piece that is not the entry's last lies under another
+            # dim ('*' merged them): the cut is uneven there, no padding needed.
+            why = ("the tile cuts dims merged by '*' across a dim boundary" if digit.top
+                   else "the level pads inside a tile")
             refuse(f"tile level {level} cuts a piece of size {size} of dim {digit.dim} by "
-                   f"{need}, which neither divides it nor is divided by it "
-                   "(the level pads inside a tile)")
+                   f"{need}, which neither divides it nor is divided by it ({why})")
     return inner, rest
 
 
