@@ -84,7 +84,8 @@ def cmd_tile(args) -> int:
             "dtype": str(a.dtype), "pad": args.pad}
     filled = "zero bits" if args.pad is None else f"pad {args.pad}"
     emit(args, data, f"wrote {image.size} bytes to {args.output}: {data['shape']}, "
-         f"{elements} elements and {data['padding_elements']} padding elements "
+         f"{elements} element{'s' * (elements != 1)} and {data['padding_elements']} "
+         f"padding element{'s' * (data['padding_elements'] != 1)} "
          f"({filled})")
     return 0
 

@@ -184,11 +184,13 @@ def as_layout(x: Any) -> Layout:
 def parse_cute(text: str) -> Layout:
     """A layout from its text ``SHAPE:STRIDE`` (or ``SHAPE``, compact):
     pycute's (``(8, 3):(3, 1)``, ``(8,):(1,)``) or CuTe C++'s
-    (``(8,3):(3,1)``, ``(8):(1)``).
+    (``(8,3):(3,1)``, ``(8):(1)``, static ints ``_8`` read as 8).
 
     >>> parse_cute("((8,3),(128,2)):((128,2048),(1,1024))").shape
     ((8, 3), (128, 2))
     >>> parse_cute("(8,):(1,)") == parse_cute("(8):(1)") == Layout((8,), (1,))
+    True
+    >>> parse_cute("(_8,_3):(_1,_8)") == Layout((8, 3), (1, 8))
     True
     >>> parse_cute("(8,3):(1,8")
     Traceback (most recent call last):
@@ -243,6 +245,10 @@ class _Reader:
                 if self.peek() == ")":   # pycute's one-mode tuple: (8,)
                     self.pos += 1
                     return tuple(items)
+        if c == "_":   # CuTe C++ prints a static int as _8 (cute::Int<8>)
+            self.pos += 1
+            if not self.text[self.pos:self.pos + 1].isdigit():
+                self.fail("expected digits after '_'")
         start = self.pos
         if c == "-":
             self.pos += 1

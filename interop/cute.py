@@ -35,6 +35,7 @@ tilespec.spec.errors.LayoutError: no exact CuTe layout for f32[3,5]{1,0:T(2,2)(3
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -209,9 +210,15 @@ def _cut(entry, t, per_dim, level, refuse, ar, symbolic):
             rest[0] = high
             need = 1
         else:
+            # A dim's top piece that is not the entry's last lies under another
+            # dim ('*' merged them): when the tile divides the merged extent
+            # nothing pads, the cut only falls across a dim boundary.
+            sizes = [d.size for d in rest]
+            whole = all(isinstance(x, int) for x in sizes) and math.prod(sizes) % need == 0
+            why = ("the tile cuts dims merged by '*' across a dim boundary" if digit.top
+                   and whole else "the level pads inside a tile")
             refuse(f"tile level {level} cuts a piece of size {size} of dim {digit.dim} by "
-                   f"{need}, which neither divides it nor is divided by it "
-                   "(the level pads inside a tile)")
+                   f"{need}, which neither divides it nor is divided by it ({why})")
     return inner, rest
 
 

@@ -62,7 +62,8 @@ from tilespec.spec.errors import LayoutError, ShapeError
 from tilespec.spec.index import evaluate, padded_elements, shape_pipeline
 from tilespec.spec.index import offset as spec_offset
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape, parse_array_shape
+from tilespec.spec.shapes import DimValues, as_shape
+from tilespec.spec.text import format_shape
 
 NAME = "cute layout equals the spec"
 COMPARED = "cute layout equals the XLA layout"
@@ -194,8 +195,9 @@ def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:
     dims = tuple(d for d in shape.dims if isinstance(d, int))
     modes = [layout] if shape.rank == 1 else list(layout.modes())
     if len(modes) != shape.rank:
-        raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} modes, "
-                          f"{format_shape(shape)} has {shape.rank} dims: one mode per dim")
+        raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} "
+                          f"mode{'s' * (layout.rank != 1)}, {format_shape(shape)} has "
+                          f"{shape.rank} dim{'s' * (shape.rank != 1)}: one mode per dim")
     for i, (mode, d) in enumerate(zip(modes, dims)):
         if mode.size < d:
             raise LayoutError(f"mode {i} of the CuTe layout {layout.cute_text()} holds "
@@ -261,7 +263,8 @@ def pycute_offset(layout: Layout, element) -> int | None:
     return int(judge(element[0]) if len(element) == 1 else judge(*element))
 
 
-def from_cute(cute: Any, like: Shape | str, *, timeout: float = DEFAULT_TIMEOUT) -> Shape:
+def from_cute(cute: Any, like: Shape | str, *, dims: DimValues | None = None,
+              timeout: float = DEFAULT_TIMEOUT) -> Shape:
     """The XLA layout of ``like`` (its element type and dims; its own layout
     is not read) whose offsets equal the CuTe layout ``cute``'s on every
     element, proved by :func:`compare_cute`.
@@ -271,13 +274,13 @@ def from_cute(cute: Any, like: Shape | str, *, timeout: float = DEFAULT_TIMEOUT)
     levels); ``LayoutError`` says why none was found or, when every
     candidate was refuted, where the first one differs.  A proof Z3 does
     not decide raises ``LayoutError`` too (nothing is claimed unproved).
+    ``dims`` sizes the names of ``like``, as everywhere a shape is taken.
     """
-    if isinstance(like, str):
-        like = parse_array_shape(like)
+    like = as_shape(like, dims)
     layout = as_layout(cute)
-    dims = _checked_dims(like, layout)
+    sizes = _checked_dims(like, layout)
     modes = [layout] if like.rank == 1 else list(layout.modes())
-    candidates = xla_tilings([m.flat() for m in modes], dims)
+    candidates = xla_tilings([m.flat() for m in modes], sizes)
     failures = []
     for candidate in candidates:
         shape = like.with_layout(candidate)

@@ -147,12 +147,20 @@ def encode(element_type: str, array: Any) -> Codes:
     Traceback (most recent call last):
     ...
     tilespec.spec.errors.ShapeError: value 300 does not fit s8 (-128 to 127)
+    >>> encode("f8e4m3fn", [1, 1000.0])
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: value 1000.0 does not fit f8e4m3fn (it would become inf or NaN)
     >>> encode("s32", [1.5])
     Traceback (most recent call last):
     ...
     tilespec.spec.errors.ShapeError: an array of float64 cannot hold s32 values (give integers)
     """
-    a = np.asarray(array)
+    try:
+        a = np.asarray(array)
+    except ValueError as e:   # numpy's ragged nesting, e.g. [[1, 2], [3]]
+        raise ShapeError(f"the values are not a rectangular array: "
+                         f"{str(e).splitlines()[0]}") from None
     target = value_dtype(element_type)
     kind = "integers" if target.kind in "iu" else "bools" if target.kind == "b" else "numbers"
     if element_type in SUB_BYTE_INTS:
@@ -175,7 +183,14 @@ def encode(element_type: str, array: Any) -> Codes:
     elif not (a.dtype.kind in "biu" or np.can_cast(a.dtype, target, "same_kind")):
         raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
                          f"values (give {kind})")
-    v = np.asarray(a.astype(target, copy=False), order="C")
+    with np.errstate(all="ignore"):   # overflow is refused below, in one line
+        v = np.asarray(a.astype(target, copy=False), order="C")
+    if target.kind not in "iub" and a.dtype.kind in "biufc":
+        overflow = ~np.isfinite(v) & np.isfinite(a)
+        if overflow.any():
+            bad = a.reshape(-1)[np.flatnonzero(overflow)[0]]
+            raise ShapeError(f"value {bad} does not fit {element_type} "
+                             "(it would become inf or NaN)")
     return Codes(v.view(code_dtype(element_type)), None)
 
 

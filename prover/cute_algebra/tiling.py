@@ -44,6 +44,7 @@ from tilespec.prover.cute_algebra.laws import width
 from tilespec.prover.names import DEFAULT_TIMEOUT
 from tilespec.prover.result import Result
 from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.errors import ShapeError
 from tilespec.spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline
 from tilespec.spec.layout import Shape, Tile
 from tilespec.spec.shapes import ShapeLike, as_shape
@@ -140,15 +141,40 @@ def candidates(shape: Shape, tile: tuple[int, ...]) -> list[Shape]:
     return out
 
 
+def tile_sizes(tile: object) -> tuple[int, ...]:
+    """A tile's sizes from a tuple of ints or its text (``8,128`` or ``(8,128)``).
+
+    >>> tile_sizes("(8,128)"), tile_sizes((2, 1))
+    ((8, 128), (2, 1))
+    >>> tile_sizes("8,x")
+    Traceback (most recent call last):
+    tilespec.spec.errors.ShapeError: a tile is sizes like (8,128), not '8,x'
+    """
+    parts: list[object] = (list(tile.strip().strip("()").split(",")) if isinstance(tile, str)
+                           else list(tile) if isinstance(tile, (tuple, list)) else [])
+    texts = [t for t in parts if isinstance(t, (int, str)) and not isinstance(t, bool)]
+    try:
+        sizes = tuple(int(t) for t in texts)
+    except ValueError:
+        sizes = ()
+    if not sizes or len(sizes) != len(parts):
+        raise ShapeError(f"a tile is sizes like (8,128), not {tile!r}")
+    return sizes
+
+
 def tile_division(shape: ShapeLike, tile: tuple[int, ...], *,
                   timeout: float = DEFAULT_TIMEOUT) -> TileDivision:
     """Divide ``shape``'s CuTe form by ``tile`` and prove which XLA tiling
     the result is (see the module's text)."""
     shape = as_shape(shape)
-    tile = tuple(int(t) for t in tile)
+    tile = tile_sizes(tile)
     per_dim = tiler(shape, tile)
     cute = as_layout(cute_layout(shape))
-    divided = zipped_divide(cute, per_dim)
+    try:
+        divided = zipped_divide(cute, per_dim)
+    except CuteError as e:
+        raise ShapeError(f"the tile {Tile(tile)} does not divide {format_shape(shape)}'s "
+                         f"CuTe layout {cute}: {e}") from None
     dims = concrete_dims(shape)
     first = None
     for candidate in candidates(shape, tile):

@@ -49,6 +49,10 @@ from tilespec.spec.text import format_shape
 #: The largest modulus of the float values.
 MAX_MODULUS = 1 << 16
 
+#: The largest golden image (and logical array) written, in bytes: golden
+#: images are for kernel tests, and the image and its values are held in memory.
+MAX_IMAGE_BYTES = 1 << 30
+
 
 def _exact_modulus(dtype: np.dtype) -> int:
     """The largest power of two m <= MAX_MODULUS with 0..m-1 exact in ``dtype``."""
@@ -63,27 +67,53 @@ def _exact_modulus(dtype: np.dtype) -> int:
 
 
 def golden_values(shape: Shape) -> tuple[np.ndarray, str]:
-    """The logical array of a golden image, and how it is made (one line)."""
+    """The logical array of a golden image, and how it is made (one line).
+
+    The values repeat with a short period (at most 2**16 elements), so one
+    period is computed and repeated in the target dtype: no temporary wider
+    than the output, whatever the array's size."""
     dims = concrete_dims(shape)
     t = shape.element_type
     dtype = value_dtype(t)
-    i = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64)
+    n = int(np.prod(dims, dtype=object))
     if t == "pred":
-        return (i % 2 == 1).reshape(dims), "element i (row-major) holds i odd"
-    if dtype.kind in "iu" or t in SUB_BYTE_INTS:
+        block, how = np.arange(2) == 1, "element i (row-major) holds i odd"
+    elif dtype.kind in "iu" or t in SUB_BYTE_INTS:
         w = bit_width(t)
-        codes = i % (1 << w) if w < 64 else i
         signed = t.startswith("s")
-        if signed and w < 64:
-            codes = np.where(codes >= 1 << (w - 1), codes - (1 << w), codes)
         how = (f"element i (row-major) holds i mod 2**{w}"
                + (" as a signed integer" if signed else ""))
-        return codes.astype(dtype).reshape(dims), how
-    if t == "f8e8m0fnu":
-        return (2.0 ** (i % 16)).astype(dtype).reshape(dims), \
-            "element i (row-major) holds 2 ** (i mod 16)"
-    m = _exact_modulus(np.dtype(np.float64) if dtype.kind == "c" else dtype)
-    return (i % m).astype(dtype).reshape(dims), f"element i (row-major) holds i mod {m}"
+        if w > 16:
+            # The period 2**w exceeds any array within MAX_IMAGE_BYTES: i itself.
+            return np.arange(n, dtype=dtype).reshape(dims), how
+        codes = np.arange(1 << w, dtype=np.int64)
+        if signed:
+            codes = np.where(codes >= 1 << (w - 1), codes - (1 << w), codes)
+        block = codes.astype(dtype)
+    elif t == "f8e8m0fnu":
+        block = (2.0 ** np.arange(16)).astype(dtype)
+        how = "element i (row-major) holds 2 ** (i mod 16)"
+    else:
+        m = _exact_modulus(np.dtype(np.float64) if dtype.kind == "c" else dtype)
+        block, how = np.arange(m).astype(dtype), f"element i (row-major) holds i mod {m}"
+    return np.resize(block, n).reshape(dims), how
+
+
+def check_size(shape: Shape) -> None:
+    """Refuse, with one line naming the size, a golden image larger than
+    MAX_IMAGE_BYTES (its image or its logical values).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> check_size(shape("u8[4294967296]{0}"))
+    Traceback (most recent call last):
+    tilespec.spec.errors.TilespecError: u8[4294967296]{0}: a golden image of 4294967296 bytes is more than the limit of 1073741824 bytes (1 GiB)
+    """
+    values = int(np.prod(concrete_dims(shape), dtype=object)) \
+        * value_dtype(shape.element_type).itemsize
+    size = max(byte_size(shape), values)
+    if size > MAX_IMAGE_BYTES:
+        raise TilespecError(f"{format_shape(shape)}: a golden image of {size} bytes is "
+                            f"more than the limit of {MAX_IMAGE_BYTES} bytes (1 GiB)")
 
 
 def name(k: int, text: str) -> str:
@@ -102,17 +132,19 @@ class Golden:
 
 def write_golden(shapes: list[Shape], directory: str) -> list[Golden]:
     """Write ``NAME.bin`` and ``NAME.json`` for each shape into ``directory``
-    (made if missing)."""
+    (made if missing, only once every shape has been checked)."""
+    for s in shapes:
+        check_size(s)
     out = Path(directory)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise TilespecError(f"cannot make {directory!r}: {e.strerror or e}") from None
     written = []
     for k, s in enumerate(shapes):
         text = format_shape(s)
         values, how = golden_values(s)
-        image = to_bytes(s, values).tobytes()
+        try:
+            image = to_bytes(s, values).tobytes()
+        except MemoryError:
+            raise TilespecError(f"{text}: not enough memory for a golden image of "
+                                f"{byte_size(s)} bytes") from None
         assert len(image) == byte_size(s)
         base = name(k, text)
         sidecar = {"shape": text, "element_type": s.element_type,
@@ -120,6 +152,11 @@ def write_golden(shapes: list[Shape], directory: str) -> list[Golden]:
                    "bytes": len(image), "sha256": hashlib.sha256(image).hexdigest(),
                    "file": base + ".bin", "values": how, "padding": "zero bits",
                    "made_by": "tilespec.to_bytes(shape, values)"}
+        try:
+            # Made at the first image, so a refused run leaves no empty directory.
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise TilespecError(f"cannot make {directory!r}: {e.strerror or e}") from None
         try:
             (out / (base + ".bin")).write_bytes(image)
             (out / (base + ".json")).write_text(json.dumps(sidecar, indent=2) + "\n")

@@ -64,3 +64,11 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
 def test_an_unwritable_output_is_bad_input(tmp_path, capsys):
     assert main(["tile", str(S4), SHAPE, "-o", str(tmp_path / "no" / "a.bin")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_counts_of_one_are_singular(tmp_path, capsys):
+    np.save(tmp_path / "s.npy", np.float32(3))
+    assert main(["tile", str(tmp_path / "s.npy"), "f32[]", "-o", str(tmp_path / "t.bin")]) == 0
+    assert "1 element and 0 padding elements" in capsys.readouterr().out
+    assert main(["cute", "--compare", "f32[3,5]", "15:1"]) == 2
+    assert "has 1 mode, f32[3,5]{1,0} has 2 dims" in capsys.readouterr().err

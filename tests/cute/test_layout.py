@@ -73,3 +73,14 @@ def test_bad_text_is_one_value_error_line(text, message):
         parse_cute(text)
     assert isinstance(e.value, ValueError)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_cute_cpp_static_ints_read_as_their_value():
+    from tilespec.cute.layout import Layout, parse_cute
+    assert parse_cute("(_8,_3):(_1,_8)") == parse_cute("(8,3):(1,8)") == Layout((8, 3), (1, 8))
+    assert parse_cute("((_2,4),_3):((_1,2),_8)") == Layout(((2, 4), 3), ((1, 2), 8))
+    import pytest
+
+    from tilespec.spec.errors import ParseError
+    with pytest.raises(ParseError, match="digits after '_'"):
+        parse_cute("(_,3):(1,8)")

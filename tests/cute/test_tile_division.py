@@ -79,3 +79,16 @@ def test_dividing_by_a_layouts_own_first_tile_gives_its_offsets_back(shape):
 def test_a_bad_tile_is_one_value_error_line(tile, words):
     with pytest.raises(ValueError, match=words):
         tile_division("f32[24,256]{1,0:T(8,128)}", tile)
+
+
+def test_a_bad_tile_is_a_one_line_shape_error_naming_the_tile():
+    import pytest
+
+    from tilespec.prover.cute_algebra.tiling import tile_division
+    from tilespec.spec.errors import ShapeError
+    assert tile_division("f32[24,256]{1,0:T(8,128)}", "8,128").xla == "f32[24,256]{1,0:T(8,128)}"
+    with pytest.raises(ShapeError, match=r"the tile \(2,3\) does not divide") as e:
+        tile_division("f32[4,4]{1,0:T(2,2)}", (2, 3))
+    assert "\n" not in str(e.value)
+    with pytest.raises(ShapeError, match="not '8,x'"):
+        tile_division("f32[24,256]{1,0:T(8,128)}", "8,x")

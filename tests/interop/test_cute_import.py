@@ -143,3 +143,23 @@ def test_pycute_offset_is_the_real_cutes():
     layout = parse_cute("((2,4,2),(128,3)):((1,256,3072),(2,1024))")
     assert pc.pycute_offset(layout, (9, 200)) == layout((9, 200)) == \
         tilespec.offset("bf16[16,300]{1,0:T(8,128)(2,1)}", (9, 200))
+
+
+def test_from_cute_takes_dims_for_named_sizes_like_every_shape_function():
+    import tilespec
+    got = tilespec.from_cute("(3,5):(1,3)", like="f32[m,n]", dims={"m": 3, "n": 5})
+    assert got == tilespec.from_cute("(3,5):(1,3)", like="f32[3,5]")
+
+
+def test_the_refusal_of_a_star_merged_dim_cut_unevenly_names_that_cause():
+    import pytest
+
+    import tilespec
+    from tilespec.spec.errors import LayoutError
+    shape = "f32[2,3,4]{2,1,0:T(*,2,4)}"
+    assert tilespec.byte_size(shape) == 2 * 3 * 4 * 4   # nothing pads
+    with pytest.raises(LayoutError, match="merged by '\\*' across a dim boundary") as e:
+        tilespec.cute_layout(shape)
+    assert "pads" not in str(e.value)
+    with pytest.raises(LayoutError, match="pads inside a tile"):
+        tilespec.cute_layout("f32[3,5]{1,0:T(2,2)(3,1)}")

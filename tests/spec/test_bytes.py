@@ -278,3 +278,25 @@ def test_the_image_is_made_once_per_padded_level_without_index_arrays():
     for e in [(0, 0), (1, 0), (7, 127), (8, 128), (1023, 4095)]:
         o = tilespec.offset(s, e)
         assert image[2 * o:2 * o + 2].tobytes() == a[e].tobytes()
+
+
+@pytest.mark.parametrize("shape, values", [("f8e4m3fn[2]", [1, 1000.0]), ("f32[2]", [1, 1e300]),
+                                           ("f16[2]", [2**40, 1])])
+def test_a_finite_value_that_overflows_a_float_type_is_one_line_without_warnings(shape, values):
+    import warnings
+
+    from tilespec.spec.errors import ShapeError
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ShapeError, match="does not fit .*inf or NaN"):
+            tilespec.to_bytes(shape, values)
+        with pytest.raises(ShapeError, match="does not fit"):
+            tilespec.to_bytes("f16[2]", [1, 2], pad=1e40)
+    assert np.isinf(tilespec.from_bytes("f32[1]", tilespec.to_bytes("f32[1]", [np.inf]))).all()
+
+
+def test_ragged_values_are_one_line_shape_error():
+    from tilespec.spec.errors import ShapeError
+    with pytest.raises(ShapeError, match="not a rectangular array") as e:
+        tilespec.to_bytes("f32[2,2]", [[1, 2], [3]])
+    assert "\n" not in str(e.value)

@@ -107,6 +107,13 @@ def test_spanish_uses_the_documents_words():
             " x 2 a lo largo de la dim 1 (columnas)") in words
 
 
+def test_spanish_padding_words_agree_with_their_noun():
+    es = labels.TEXTS["es"]
+    assert es["… {count} more columns, all padding …"] == "… {count} columnas más, solo amortiguado …"
+    assert es["… {count} more rows, all padding …"] == "… {count} filas más, solo amortiguado …"
+    assert not any("todas amortiguado" in w or "todos amortiguado" in w for w in es.values())
+
+
 def test_the_matplotlib_picture_draws_the_same_words():
     # Titles, elided columns and the legend: the words the SVG has.
     p = picture(parse_array_shape("f32[5,20,300]{2,1,0:T(8,128)}"), "es")

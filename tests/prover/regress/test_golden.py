@@ -58,3 +58,23 @@ def test_golden_takes_no_case_options(tmp_path, capsys):
                  str(tmp_path / "x")]) == 2
     assert "--golden writes byte images only" in capsys.readouterr().err
     assert main(["regress", "--golden", str(tmp_path)]) == 2
+
+
+@pytest.mark.parametrize("shape", ["u8[4294967296]{0}", "bf16[100000,100000]{1,0:T(8,128)(2,1)}"])
+def test_an_image_over_the_limit_is_one_line_and_leaves_no_directory(tmp_path, capsys, shape):
+    out = tmp_path / "g"
+    assert main(["regress", shape, "--golden", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "more than the limit" in err and "bytes" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_golden_values_are_made_in_the_target_dtype_without_wider_temporaries():
+    import tracemalloc
+    s = tilespec.parse_array_shape("u8[4000000]{0}")
+    tracemalloc.start()
+    values, _ = golden_values(s)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert values.dtype == np.uint8 and values[257] == 1
+    assert peak < 2 * values.nbytes
