@@ -13,6 +13,7 @@ ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 
@@ -59,7 +60,15 @@ def _read_npy(path: str, element_type: str) -> np.ndarray:
     return a
 
 
+#: ``-o -``: the bytes go to standard output (and the summary to stderr).
+STDOUT = "-"
+
+
 def _write(path: str, write) -> None:
+    if path == STDOUT:
+        write(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+        return
     try:
         with open(path, "wb") as f:
             write(f)
@@ -67,12 +76,44 @@ def _write(path: str, write) -> None:
         raise TilespecError(f"cannot write {path!r}: {e.strerror or e}") from None
 
 
-def cmd_tile(args) -> int:
+def _summary(args, data, text: str) -> None:
+    """The summary, on stderr when the data itself went to standard output."""
     from tilespec.cli.envelope import emit
+    if args.output == STDOUT and not getattr(args, "json", False):
+        print(text, file=sys.stderr)
+    else:
+        emit(args, data, text)
+
+
+def _name(path: str) -> str:
+    return "standard output" if path == STDOUT else path
+
+
+def _refuse_device(path: str) -> None:
+    # a character device (/dev/zero) has no end to read to; without the
+    # solver-heavy import of prover.hlo.corpus.refuse_endless, which says the same
+    import os
+    import stat
+    try:
+        if stat.S_ISCHR(os.stat(path).st_mode):
+            raise TilespecError(f"{path} is a device, not a file: it has no end to read to")
+    except (OSError, ValueError) as e:
+        if isinstance(e, TilespecError):
+            raise
+
+
+def _refuse_mixed_stdout(args) -> None:
+    if args.output == STDOUT and getattr(args, "json", False):
+        raise TilespecError("-o - and --json would both write to standard output; "
+                            "give -o a file")
+
+
+def cmd_tile(args) -> int:
     from tilespec.cli.main import parse_shape_arg
     from tilespec.spec.bytes import to_bytes
     from tilespec.spec.size import aligned_elements, num_elements
     from tilespec.spec.text import format_shape
+    _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     a = _read_npy(args.input, shape.element_type)
     image = to_bytes(shape, a, pad=args.pad)
@@ -83,7 +124,7 @@ def cmd_tile(args) -> int:
             "padding_elements": aligned_elements(shape) - elements,
             "dtype": str(a.dtype), "pad": args.pad}
     filled = "zero bits" if args.pad is None else f"pad {args.pad}"
-    emit(args, data, f"wrote {image.size} bytes to {args.output}: {data['shape']}, "
+    _summary(args, data, f"wrote {image.size} bytes to {_name(args.output)}: {data['shape']}, "
          f"{elements} element{'s' * (elements != 1)} and {data['padding_elements']} "
          f"padding element{'s' * (data['padding_elements'] != 1)} "
          f"({filled})")
@@ -91,11 +132,12 @@ def cmd_tile(args) -> int:
 
 
 def cmd_untile(args) -> int:
-    from tilespec.cli.envelope import emit
     from tilespec.cli.main import parse_shape_arg
     from tilespec.spec.bytes import from_bytes
     from tilespec.spec.text import format_shape
+    _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
+    _refuse_device(args.input)
     try:
         with open(args.input, "rb") as f:
             buffer = f.read()
@@ -105,7 +147,7 @@ def cmd_untile(args) -> int:
     _write(args.output, lambda f: np.save(f, a, allow_pickle=False))
     data = {"shape": format_shape(shape), "input": args.input, "output": args.output,
             "bytes": len(buffer), "dims": list(a.shape), "dtype": str(a.dtype)}
-    emit(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to {args.output}")
+    _summary(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to {_name(args.output)}")
     return 0
 
 
@@ -115,11 +157,13 @@ def register(command) -> None:
                 "packed, padding filled)", cmd_tile)
     c.add_argument("input", metavar="IN.npy", help="the array, with the shape's dims")
     c.add_argument("shape", help="a concrete shape, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("-o", "--output", metavar="OUT.bin", type=output_file, required=True)
+    c.add_argument("-o", "--output", metavar="OUT.bin", type=output_file, required=True,
+                   help="where the bytes go ('-': standard output)")
     c.add_argument("--pad", type=pad_value, default=None,
                    help="the value of padding elements (default: zero bits)")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")
     c.add_argument("shape", help="a concrete shape, e.g. 's4[9,130]{1,0:T(8,128)(2,1)E(4)}'")
-    c.add_argument("-o", "--output", metavar="OUT.npy", type=output_file, required=True)
+    c.add_argument("-o", "--output", metavar="OUT.npy", type=output_file, required=True,
+                   help="where the .npy goes ('-': standard output)")

@@ -72,3 +72,24 @@ def test_counts_of_one_are_singular(tmp_path, capsys):
     assert "1 element and 0 padding elements" in capsys.readouterr().out
     assert main(["cute", "--compare", "f32[3,5]", "15:1"]) == 2
     assert "has 1 mode, f32[3,5]{1,0} has 2 dims" in capsys.readouterr().err
+
+
+def test_a_dash_as_output_writes_the_bytes_to_standard_output(tmp_path, capfdbinary):
+    import numpy as np
+
+    from tilespec.cli import main
+    np.save(tmp_path / "a.npy", np.arange(15, dtype=np.float32).reshape(3, 5))
+    assert main([ "tile", str(tmp_path / "a.npy"), "f32[3,5]{1,0:T(2,2)}", "-o", "-"]) == 0
+    out, err = capfdbinary.readouterr()
+    import tilespec
+    assert out == tilespec.to_bytes("f32[3,5]{1,0:T(2,2)}",
+                                    np.arange(15, dtype=np.float32).reshape(3, 5)).tobytes()
+    assert b"to standard output" in err and not (tmp_path / "-").exists()
+    assert main(["tile", str(tmp_path / "a.npy"), "f32[3,5]{1,0:T(2,2)}", "-o", "-",
+                 "--json"]) == 2
+
+
+def test_untile_refuses_a_device_with_no_end(tmp_path, capsys):
+    from tilespec.cli import main
+    assert main(["untile", "/dev/zero", "f32[3,5]{1,0:T(2,2)}", "-o", str(tmp_path / "x.npy")]) == 2
+    assert "is a device" in capsys.readouterr().err
