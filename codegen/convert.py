@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from tilespec.codegen.symbolic import Code, CodeArithmetic, readable
+from tilespec.codegen.readable import readable
+from tilespec.codegen.symbolic import Code, CodeArithmetic
 from tilespec.spec.arith import SYMPY
 from tilespec.spec.errors import ShapeError
 from tilespec.spec.index import (
