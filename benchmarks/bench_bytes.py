@@ -7,11 +7,15 @@ For each layout of the issue (f32 ``T(8,128)``, bf16 ``T(8,128)(2,1)``, s8
 s4 one as ``ml_dtypes.int4``, one byte per value) is tiled with
 ``tilespec.to_bytes`` and read back with ``tilespec.from_bytes``, and the
 same array is copied with numpy: ``a.copy()`` (allocates, as to_bytes does)
-and ``b[...] = a`` (into memory already touched).  Rounds interleave the
-four, so a loaded machine slows them alike; the figures are medians of
-``--runs`` rounds and the ratios are copy time / tilespec time (the share of
-the copy's bandwidth reached; the goal is 0.5 or more against
-``a.copy()``).  The machine's load is printed beside them.
+and ``b[...] = a`` (into memory already touched).  Rounds interleave them,
+so a loaded machine slows them alike; the figures are medians of ``--runs``
+rounds and the ratios are copy time / tilespec time (the share of the
+copy's bandwidth reached; the goal is 0.5 or more against ``a.copy()``).
+
+tilespec runs large images on the cores this process may use
+(:func:`tilespec.spec.blocks.threads`), numpy's copy on one: each layout is
+timed both ways, with the default threads and with ``TILESPEC_THREADS=1``.
+The machine's load is printed beside them.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import ml_dtypes
 import numpy as np
 
 import tilespec
+from tilespec.spec.blocks import threads
 
 CASES = [
     ("f32", "{1,0:T(8,128)}", np.float32, 4),
@@ -35,15 +40,23 @@ CASES = [
 
 
 def one_round(shape: str, a: np.ndarray, b: np.ndarray, image: np.ndarray) -> dict[str, float]:
-    """Seconds for each of the four, one after the other."""
+    """Seconds for each, one after the other."""
     def timed(fn) -> float:
         start = time.perf_counter()
         fn()
         return time.perf_counter() - start
+
+    def single(fn) -> float:
+        os.environ["TILESPEC_THREADS"] = "1"
+        try:
+            return timed(fn)
+        finally:
+            del os.environ["TILESPEC_THREADS"]
+    to = lambda: tilespec.to_bytes(shape, a)  # noqa: E731
+    back = lambda: tilespec.from_bytes(shape, image)  # noqa: E731
     return {"copy": timed(lambda: a.copy()),
             "into": timed(lambda: b.__setitem__(Ellipsis, a)),
-            "to": timed(lambda: tilespec.to_bytes(shape, a)),
-            "from": timed(lambda: tilespec.from_bytes(shape, image))}
+            "to": timed(to), "from": timed(back), "to1": single(to), "from1": single(back)}
 
 
 def main() -> None:
@@ -51,9 +64,12 @@ def main() -> None:
     p.add_argument("--mib", type=int, default=256, help="array size (default %(default)s)")
     p.add_argument("--runs", type=int, default=5, help="rounds (default %(default)s)")
     args = p.parse_args()
+    os.environ.pop("TILESPEC_THREADS", None)
+    n = threads()
+    print(f"{'':36} {'':7} {'':8} {f'tilespec on {n} thread(s)':>35}   {'on 1 thread':>24}")
     print(f"{'layout':36} {'copy':>7} {'b[...]=a':>8} {'to_bytes':>8} {'ratio':>5} "
-          f"{'from_bytes':>10} {'ratio':>5}   (ms, medians of {args.runs}; "
-          "ratio = copy / tilespec)")
+          f"{'from_bytes':>10} {'ratio':>5}   {'to':>6} {'ratio':>5} {'from':>6} {'ratio':>5}"
+          f"   (ms, medians of {args.runs}; ratio = copy / tilespec)")
     for element, layout, dtype, width in CASES:
         rows = 8192
         cols = args.mib * 2**20 // width // rows
@@ -68,7 +84,9 @@ def main() -> None:
         rounds = [one_round(shape, a, b, image) for _ in range(args.runs)]
         m = {k: statistics.median(r[k] for r in rounds) * 1000 for k in rounds[0]}
         print(f"{shape:36} {m['copy']:7.1f} {m['into']:8.1f} {m['to']:8.1f} "
-              f"{m['copy'] / m['to']:5.2f} {m['from']:10.1f} {m['copy'] / m['from']:5.2f}")
+              f"{m['copy'] / m['to']:5.2f} {m['from']:10.1f} {m['copy'] / m['from']:5.2f}   "
+              f"{m['to1']:6.1f} {m['copy'] / m['to1']:5.2f} {m['from1']:6.1f} "
+              f"{m['copy'] / m['from1']:5.2f}")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

@@ -11,8 +11,9 @@ last element up to the end of the last byte are 0 (on XLA's device they are
 unspecified).  ``from_bytes`` reads such a buffer back; padding is ignored.  Multi-byte elements are little-endian, as on XLA's platforms.
 
 Fast by construction (:mod:`spec.strided`): the data moves once per padded
-tiling level, through strided views, and packing reads those views block by
-block, never an array of per-element indices.
+tiling level, through strided views, and packing (:mod:`spec.packing`) reads
+those views block by block, on the process's cores for large arrays (the
+bytes do not depend on how many), never an array of per-element indices.
 
 >>> import numpy as np
 >>> a = np.arange(15, dtype=np.int8).reshape(3, 5)

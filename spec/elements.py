@@ -137,6 +137,15 @@ def _check_range(element_type: str, a: np.ndarray) -> None:
                          f"({low} to {high})")
 
 
+def _exact(source: np.dtype, target: np.dtype) -> bool:
+    """Whether every value of ``source`` casts to a finite ``target`` (so the
+    overflow check, two passes over the data, can be skipped).  Only
+    numpy's own types are trusted: ``ml_dtypes`` calls e.g. int8 to
+    float8_e4m3b11fnuz (largest 30) safe."""
+    return source == target or (target.kind in "fc" and source.kind in "biufc"
+                                and np.can_cast(source, target, "safe"))
+
+
 def encode(element_type: str, array: Any) -> Codes:
     """The codes of ``array``'s values as ``element_type``.
 
@@ -185,7 +194,7 @@ def encode(element_type: str, array: Any) -> Codes:
                          f"values (give {kind})")
     with np.errstate(all="ignore"):   # overflow is refused below, in one line
         v = np.asarray(a.astype(target, copy=False), order="C")
-    if target.kind not in "iub" and a.dtype.kind in "biufc":
+    if target.kind not in "iub" and a.dtype.kind in "biufc" and not _exact(a.dtype, target):
         overflow = ~np.isfinite(v) & np.isfinite(a)
         if overflow.any():
             bad = a.reshape(-1)[np.flatnonzero(overflow)[0]]

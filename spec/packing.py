@@ -10,9 +10,13 @@ CPU device.
 
 Fast by construction: the elements that share a machine word (two ``s4``
 in a byte, or the two ``bf16`` rows of a ``(2,1)`` tile in 32 bits) are
-read as strided views, one per position in the word, shifted and or-ed
-together block by block, so that each block stays in the cache and the
-data crosses memory once.
+read as strided views, one per position in the word.  Fields of whole
+bytes go into place by numpy's casts, which run in SIMD: widening ones,
+onto the word shifted by the field's bytes, then or-ed (to bytes);
+narrowing ones, from the words seen a few bytes on (back).  Narrower fields
+are shifted and or-ed.  The work runs block by block (:mod:`spec.blocks`),
+so that a block's passes stay in the cache and the data crosses memory
+once, on several threads for large arrays.
 
 >>> import numpy as np
 >>> pack(np.array([1, 2, 3], np.uint8), 4).tolist()          # 0x21, 0x03
@@ -25,35 +29,14 @@ data crosses memory once.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
+from tilespec.spec.blocks import BLOCK_ELEMENTS, each_block
+
 #: The unsigned integer sizes numpy computes with.
 WORD_BITS = (8, 16, 32, 64)
-
-#: Elements of a word array handled per block (1 MiB of 32-bit words).
-BLOCK_ELEMENTS = 1 << 18
-
-
-def blocks(dims: Sequence[int], target: int) -> Iterator[tuple[Any, ...]]:
-    """Index tuples that cut an array of ``dims`` into blocks of about
-    ``target`` elements, in row-major order.
-
-    >>> list(blocks((3, 4), 8))
-    [(slice(0, 2, None),), (slice(2, 4, None),)]
-    """
-    k, inner = len(dims), 1
-    while k and inner * dims[k - 1] <= target:
-        inner *= dims[k - 1]
-        k -= 1
-    if k == 0:
-        yield ()
-        return
-    step = max(1, target // max(inner, 1))
-    for prefix in np.ndindex(*dims[:k - 1]):
-        for start in range(0, dims[k - 1], step):
-            yield prefix + (slice(start, start + step),)
 
 
 def group(inner: int, bits: int, storage: int, strided: bool) -> int | None:
@@ -127,72 +110,101 @@ def _join(dst: np.ndarray, low: np.ndarray, high: np.ndarray, width: int) -> Non
     np.bitwise_or(dst, low, out=dst)
 
 
+def _at(array: np.ndarray, base: np.ndarray) -> int:
+    """The byte offset of ``array``'s first element in ``base``'s memory."""
+    return int(array.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+
+
+def _store_fields(words: np.ndarray, parts: list[np.ndarray], bits: int,
+                  mask: int | None) -> None:
+    """Whole-byte fields (``bits % 8 == 0``): each part is cast, widened, to
+    words placed ``s * bits / 8`` bytes on in a scratch buffer whose first
+    bytes are zero (a cast's zero high bytes fall on the next word, which
+    the next element then overwrites), and or-ed into the words: a cast and
+    an or per field, both along contiguous blocks."""
+    size, step = words.itemsize, bits // 8
+    word_mask = None if mask is None else \
+        words.dtype.type(sum(mask << (s * bits) for s in range(len(parts))))
+
+    def scratch() -> np.ndarray:
+        return np.empty(BLOCK_ELEMENTS * size + size, np.uint8)
+
+    def body(index: tuple[Any, ...], temp: np.ndarray) -> None:
+        out = words[index]
+        np.copyto(out, parts[0][index], casting="unsafe")
+        aligned = np.ndarray(out.shape, words.dtype, buffer=temp)
+        for s in range(1, len(parts)):
+            temp[:size] = 0
+            placed = np.ndarray(out.shape, words.dtype, buffer=temp, offset=s * step)
+            np.copyto(placed, parts[s][index], casting="unsafe")
+            np.bitwise_or(out, aligned, out=out)
+        if word_mask is not None:
+            np.bitwise_and(out, word_mask, out=out)
+
+    each_block(words.shape, BLOCK_ELEMENTS, scratch, body, words.nbytes)
+
+
 def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -> None:
     """Pack the codes ``x`` (any strides), in row-major order, into the
     bytes ``buf`` (exactly ``x.size * bits / 8`` of them), ``g`` to a word
     (from :func:`word_group`); ``mask`` clears bits above the code.
 
-    The ``g`` codes of a word are joined pairwise, as a tree: neighbours
-    into fields of twice the width, then those, so each pass works on the
-    narrowest integers that hold its fields.
+    Fields of whole bytes are placed by casts (:func:`_store_fields`);
+    narrower ones are joined pairwise, as a tree: neighbours into fields of
+    twice the width, then those, so each pass works on the narrowest
+    integers that hold its fields.
     """
     rows = _rows(x)
     words, parts = _words(buf, rows, g, bits)
-    masked = [np.empty(BLOCK_ELEMENTS, rows.dtype) for _ in range(g)] if mask is not None else []
-    pool: dict[tuple[int, int], np.ndarray] = {}
-    for index in blocks(words.shape, BLOCK_ELEMENTS):
+    if g > 1 and bits % 8 == 0:
+        _store_fields(words, parts, bits, mask)
+        return
+
+    def temporary(pool: dict[tuple[int, int], np.ndarray], key: tuple[int, int],
+                  dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+        if key not in pool:
+            pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
+        return pool[key][:int(np.prod(shape))].reshape(shape)
+
+    def body(index: tuple[Any, ...], pool: dict[tuple[int, int], np.ndarray]) -> None:
         out = words[index]
         level = [p[index] for p in parts]
         if mask is not None:
-            level = [np.bitwise_and(p, mask, out=m[:out.size].reshape(out.shape))
-                     for p, m in zip(level, masked)]
+            level = [np.bitwise_and(p, mask, out=temporary(pool, (0, i), rows.dtype, out.shape))
+                     for i, p in enumerate(level)]
         width = bits
         while len(level) > 1:
             joined = []
             for i in range(0, len(level), 2):
-                if len(level) == 2:
-                    dst = out
-                else:
-                    dtype = _field_dtype(2 * width)
-                    key = (2 * width, i)
-                    if key not in pool:
-                        pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
-                    dst = pool[key][:out.size].reshape(out.shape)
+                dst = out if len(level) == 2 else \
+                    temporary(pool, (2 * width, i), _field_dtype(2 * width), out.shape)
                 _join(dst, level[i], level[i + 1], width)
                 joined.append(dst)
             level, width = joined, 2 * width
         if g == 1:
             np.copyto(out, level[0], casting="unsafe")
 
+    each_block(words.shape, BLOCK_ELEMENTS, dict, body, words.nbytes)
 
-def _split_lanes(w: np.ndarray, dsts: list[np.ndarray], bits: int, width: int,
-                 signed: bool, scratch: np.ndarray) -> bool:
-    """Sub-byte fields of byte words into byte codes, 8 bytes per operation
-    (64-bit lanes: shifts, masks and, for signed codes, the sign spread
-    over the byte's high bits by one multiplication that carries nowhere);
-    False when the arrays do not allow lanes."""
-    lanes = _lanes(w, *dsts) if w.dtype == np.uint8 and bits < 8 else None
-    if lanes is None:
-        return False
-    # In the codes' memory order, so that the operations on them alone run
-    # along their (long) contiguous rows.
-    # In the codes' memory order, so that the operations run along their
-    # (long) contiguous rows: the words are copied into that order first.
-    order = tuple(np.argsort([-abs(st) for st in lanes[1].strides], kind="stable"))
-    outs = [o.transpose(order) for o in lanes[1:]]
-    words = scratch[:lanes[0].size].reshape(outs[0].shape)
-    np.copyto(words, lanes[0].transpose(order))
-    every = 0x0101010101010101
-    mask, sign = (1 << width) - 1, 1 << (width - 1)
-    tmp = scratch[words.size:2 * words.size].reshape(words.shape)
-    for s, out in enumerate(outs):
-        src = np.right_shift(words, np.uint64(s * bits), out=out) if s else words
-        np.bitwise_and(src, np.uint64(mask * every), out=out)
-        if signed:  # a set sign bit times (256 - 2**width) / sign fills the high bits
-            np.bitwise_and(out, np.uint64(sign * every), out=tmp)
-            np.multiply(tmp, np.uint64((256 - (1 << width)) // sign), out=tmp)
-            np.bitwise_or(out, tmp, out=out)
-    return True
+
+def _load_fields(buf: np.ndarray, words: np.ndarray, parts: list[np.ndarray],
+                 bits: int) -> None:
+    """Whole-byte fields, each exactly a code: the words seen ``s * bits / 8``
+    bytes on (an unaligned view of the same memory) are cast, narrowed, to
+    the codes, which keeps their low bytes: one cast per field."""
+    step = bits // 8
+
+    def body(index: tuple[Any, ...], _: None) -> None:
+        w = words[index]
+        at = _at(w, buf)
+        for s, part in enumerate(parts):
+            if at + s * step + w.nbytes <= buf.nbytes:
+                field = np.ndarray(w.shape, w.dtype, buffer=buf, offset=at + s * step)
+            else:  # the view would pass the buffer's end: shift instead
+                field = np.right_shift(w, s * bits)
+            np.copyto(part[index], field, casting="unsafe")
+
+    each_block(words.shape, BLOCK_ELEMENTS, lambda: None, body, words.nbytes)
 
 
 def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
@@ -203,23 +215,29 @@ def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
     Each element is one or two operations from the word into its place."""
     rows = _rows(x)
     words, parts = _words(buf, rows, g, bits)
+    truncates = rows.itemsize * 8 == width  # the cast to the code drops the rest
+    if g > 1 and bits % 8 == 0 and truncates:
+        _load_fields(buf, words, parts, bits)
+        return
     word_bits = words.dtype.itemsize * 8
-    scratch = np.empty(BLOCK_ELEMENTS, words.dtype)
-    lane_scratch = np.empty(2 * BLOCK_ELEMENTS // 8 + 2, np.uint64)
     as_signed = np.dtype(f"<i{words.dtype.itemsize}")
     code_signed = np.dtype(f"<i{rows.itemsize}")
-    truncates = rows.itemsize * 8 == width  # the cast to the code drops the rest
     mask = (1 << width) - 1
-    for index in blocks(words.shape, BLOCK_ELEMENTS):
+    word = words.dtype.type
+
+    def scratch() -> np.ndarray:
+        return np.empty(BLOCK_ELEMENTS, words.dtype)
+
+    def body(index: tuple[Any, ...], scratch: np.ndarray) -> None:
         w = words[index]
         tmp = scratch[:w.size].reshape(w.shape)
-        if _split_lanes(w, [p[index] for p in parts], bits, width, signed, lane_scratch):
-            continue
         for s, part in enumerate(parts):
             dst = part[index]
             if signed:
                 up = word_bits - s * bits - width
-                src = np.left_shift(w, up, out=tmp) if up else w
+                # Multiplying shifts left: numpy shifts bytes left one at a
+                # time, but multiplies them in SIMD.
+                src = np.multiply(w, word(1 << up), out=tmp) if up else w
                 np.right_shift(src.view(as_signed), word_bits - width,
                                out=dst.view(code_signed), casting="unsafe")
             elif truncates or s * bits + width >= word_bits:
@@ -232,6 +250,8 @@ def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
                 np.bitwise_and(tmp, mask, out=dst, casting="unsafe")
             else:
                 np.bitwise_and(w, mask, out=dst, casting="unsafe")
+
+    each_block(words.shape, BLOCK_ELEMENTS, scratch, body, words.nbytes)
 
 
 def _generic_pack(codes: np.ndarray, bits: int) -> np.ndarray:

@@ -12,7 +12,7 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tilespec
@@ -178,6 +178,40 @@ def test_each_layout_family_equals_the_brute_force(text, dims, segments, copy):
         assert same_bits(tilespec.from_physical(text, elements, dims=dims), a)
 
 
+@pytest.fixture
+def small_blocks_on_threads(monkeypatch):
+    """Packing cut into blocks of 8 words, run on 3 threads even for tiny
+    arrays: every block but the last takes the paths a large array takes."""
+    monkeypatch.setattr("tilespec.spec.packing.BLOCK_ELEMENTS", 8)
+    monkeypatch.setattr("tilespec.spec.blocks.PARALLEL_BYTES", 0)
+    monkeypatch.setenv("TILESPEC_THREADS", "3")
+
+
+@pytest.mark.parametrize("text,dims,segments,copy", FAMILIES)
+def test_blocks_and_threads_do_not_change_the_bytes(text, dims, segments, copy,
+                                                    small_blocks_on_threads):
+    s = tilespec.parse_array_shape(text, dims=dims)
+    rng = np.random.default_rng(len(text) + 1)
+    a = values(s.element_type, s.dims, rng)
+    pad = values(s.element_type, (), rng)
+    image = tilespec.to_bytes(text, a, pad=pad, dims=dims)
+    assert image.tobytes() == brute_bytes(s, a, pad)
+    assert same_bits(tilespec.from_bytes(text, image.tobytes(), dims=dims), a)
+
+
+# The fixture's settings hold for every example alike.
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(SHAPES, st.integers(0, 2**32 - 1))
+def test_blocks_and_threads_do_not_change_random_layouts(small_blocks_on_threads,
+                                                        shape, seed):
+    s = holding_values(shape)
+    rng = np.random.default_rng(seed)
+    a = values(s.element_type, s.dims, rng)
+    image = tilespec.to_bytes(s, a)
+    assert image.tobytes() == brute_bytes(s, a, np.zeros((), a.dtype))
+    assert same_bits(tilespec.from_bytes(s, image), a)
+
+
 @pytest.mark.parametrize("text", ["f32[3,3,3,3,3,3,3]{6,5,4,3,2,1,0:T(2,2,2,2,2,2,2)}",
                                   "bf16[20,300]{1,0:T(8,128)(2,1)}"])
 def test_padding_first_when_a_level_has_many_padded_dims(text, monkeypatch):
@@ -280,8 +314,10 @@ def test_the_image_is_made_once_per_padded_level_without_index_arrays():
         assert image[2 * o:2 * o + 2].tobytes() == a[e].tobytes()
 
 
+# ml_dtypes calls int8 to f8e4m3b11fnuz (largest 30) a safe cast.
 @pytest.mark.parametrize("shape, values", [("f8e4m3fn[2]", [1, 1000.0]), ("f32[2]", [1, 1e300]),
-                                           ("f16[2]", [2**40, 1])])
+                                           ("f16[2]", [2**40, 1]),
+                                           ("f8e4m3b11fnuz[2]", np.array([1, 100], np.int8))])
 def test_a_finite_value_that_overflows_a_float_type_is_one_line_without_warnings(shape, values):
     import warnings
 

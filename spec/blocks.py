@@ -1,0 +1,98 @@
+"""Work cut into cache-sized blocks, run on the machine's cores.
+
+Packing (:mod:`spec.packing`) makes several passes over its data (a cast,
+a shift, an or); done block by block, each block's passes stay in the
+cache and the data crosses memory once.  Blocks write disjoint parts of
+the output, so they may run in any order and on several threads (numpy
+releases the interpreter's lock while it computes): the result does not
+depend on the number of threads.
+
+Threads are used only for large work (:data:`PARALLEL_BYTES`); their number
+is the cores this process may run on, at most :data:`MAX_THREADS`, or the
+environment variable ``TILESPEC_THREADS`` (``1``: none).
+
+>>> list(blocks((3, 4), 8))
+[(slice(0, 2, None),), (slice(2, 4, None),)]
+>>> seen = []
+>>> each_block((3, 4), 8, lambda: None, lambda index, scratch: seen.append(index), 0)
+>>> seen == list(blocks((3, 4), 8))
+True
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+import numpy as np
+
+#: Elements of a word array handled per block (1 MiB of 32-bit words: big
+#: enough that the cost of a block (slicing, calls) is small beside its work,
+#: small enough that its passes run in the cache).
+BLOCK_ELEMENTS = 1 << 18
+
+#: Work below this many bytes runs on the calling thread.
+PARALLEL_BYTES = 1 << 23
+
+#: At most this many threads.
+MAX_THREADS = 8
+
+Scratch = TypeVar("Scratch")
+
+
+def blocks(dims: Sequence[int], target: int) -> Iterator[tuple[Any, ...]]:
+    """Index tuples that cut an array of ``dims`` into blocks of about
+    ``target`` elements, in row-major order."""
+    k, inner = len(dims), 1
+    while k and inner * dims[k - 1] <= target:
+        inner *= dims[k - 1]
+        k -= 1
+    if k == 0:
+        yield ()
+        return
+    step = max(1, target // max(inner, 1))
+    for prefix in np.ndindex(*dims[:k - 1]):
+        for start in range(0, dims[k - 1], step):
+            yield prefix + (slice(start, start + step),)
+
+
+def threads() -> int:
+    """Threads for large work: ``TILESPEC_THREADS``, else the cores this
+    process may use (at most :data:`MAX_THREADS`).
+
+    >>> threads() >= 1
+    True
+    """
+    given = os.environ.get("TILESPEC_THREADS", "").strip()
+    if given.isdigit() and int(given) >= 1:
+        return int(given)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_THREADS))
+
+
+def each_block(dims: Sequence[int], target: int, scratch: Callable[[], Scratch],
+               body: Callable[[tuple[Any, ...], Scratch], None], nbytes: int) -> None:
+    """Call ``body(index, s)`` for each block of :func:`blocks`, where ``s``
+    is made by ``scratch()`` once per thread; on several threads when the
+    work (``nbytes``) is large."""
+    indices = list(blocks(dims, target))
+    n = threads() if nbytes >= PARALLEL_BYTES else 1
+    n = min(n, len(indices))
+
+    def run(share: Sequence[tuple[Any, ...]]) -> None:
+        s = scratch()
+        for index in share:
+            body(index, s)
+
+    if n <= 1:
+        run(indices)
+        return
+    # Contiguous shares: each thread writes its own stretch of the output.
+    cut = [len(indices) * k // n for k in range(n + 1)]
+    with ThreadPoolExecutor(n) as pool:
+        for done in [pool.submit(run, indices[cut[k]:cut[k + 1]]) for k in range(n)]:
+            done.result()
