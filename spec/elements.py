@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from tilespec.spec.blocks import each_block
 from tilespec.spec.dtypes import bit_width, storage_bits
 from tilespec.spec.errors import ShapeError
 
@@ -122,6 +123,19 @@ def _integer_range(element_type: str) -> tuple[int, int]:
     return 0, (1 << bits) - 1
 
 
+def _extremes(a: np.ndarray) -> tuple[Any, Any]:
+    """The least and greatest value of ``a`` (not empty), block by block, on
+    the process's cores when ``a`` is large."""
+    found: list[tuple[Any, Any]] = []
+
+    def body(index: tuple[Any, ...], _: None) -> None:
+        block = a[index]
+        found.append((block.min(), block.max()))  # list.append is atomic
+
+    each_block(a.shape, 1 << 22, lambda: None, body, a.nbytes)
+    return min(lo for lo, _ in found), max(hi for _, hi in found)
+
+
 def _check_range(element_type: str, a: np.ndarray) -> None:
     low, high = _integer_range(element_type)
     if a.size == 0:
@@ -130,7 +144,7 @@ def _check_range(element_type: str, a: np.ndarray) -> None:
         info = np.iinfo(a.dtype)
         if info.min >= low and info.max <= high:
             return
-    lo, hi = a.min(), a.max()
+    lo, hi = _extremes(a)
     if lo < low or hi > high:
         bad = lo if lo < low else hi
         raise ShapeError(f"value {bad} does not fit {element_type} "

@@ -91,22 +91,12 @@ def _field_dtype(bits: int) -> np.dtype:
     return np.dtype(f"<u{max(1, -(-bits // 8))}")
 
 
-def _lanes(*arrays: np.ndarray) -> list[np.ndarray] | None:
-    """Byte arrays seen as 64-bit lanes (8 bytes per operation), when each
-    has a contiguous last axis of a multiple of 8 bytes."""
-    if not all(a.dtype == np.uint8 and a.ndim and a.strides[-1] == 1
-               and a.shape[-1] % 8 == 0 for a in arrays):
-        return None
-    return [a.view(np.uint64) for a in arrays]
-
-
 def _join(dst: np.ndarray, low: np.ndarray, high: np.ndarray, width: int) -> None:
-    """``dst = high << width | low``; fields of bytes that stay in their byte
-    (2 * width <= 8) are joined 8 at a time."""
-    lanes = _lanes(dst, low, high) if 2 * width <= 8 else None
-    if lanes is not None:
-        dst, low, high = lanes
-    np.left_shift(high, width, out=dst, dtype=dst.dtype)
+    """``dst = high << width | low``, modulo ``dst``'s size.  The shift is a
+    multiplication: numpy shifts bytes left one at a time but multiplies
+    them in SIMD; and bits shifted past ``dst``'s top are dropped, never
+    carried into a neighbour (see :func:`store`'s masks)."""
+    np.multiply(high, dst.dtype.type(1 << width), out=dst, dtype=dst.dtype)
     np.bitwise_or(dst, low, out=dst)
 
 
@@ -160,6 +150,11 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
         _store_fields(words, parts, bits, mask)
         return
 
+    # Bits above a code are cleared, except the top field's when the fields
+    # fill the word: joined as the high side at every level, they end up
+    # past the word's top.
+    masked = g - 1 if g > 1 and g * bits == words.itemsize * 8 else g
+
     def temporary(pool: dict[tuple[int, int], np.ndarray], key: tuple[int, int],
                   dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
         if key not in pool:
@@ -171,7 +166,7 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
         level = [p[index] for p in parts]
         if mask is not None:
             level = [np.bitwise_and(p, mask, out=temporary(pool, (0, i), rows.dtype, out.shape))
-                     for i, p in enumerate(level)]
+                     for i, p in enumerate(level[:masked])] + level[masked:]
         width = bits
         while len(level) > 1:
             joined = []
