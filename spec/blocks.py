@@ -9,7 +9,8 @@ depend on the number of threads.
 
 Threads are used only for large work (:data:`PARALLEL_BYTES`); their number
 is the cores this process may run on, at most :data:`MAX_THREADS`, or the
-environment variable ``TILESPEC_THREADS`` (``1``: none).
+environment variable ``TILESPEC_THREADS`` (``1``: none; anything but a
+positive number is an error).
 
 >>> list(blocks((3, 4), 8))
 [(slice(0, 2, None),), (slice(2, 4, None),)]
@@ -26,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
+
+from tilespec.spec.errors import TilespecError
 
 #: Elements of a word array handled per block (1 MiB of 32-bit words: big
 #: enough that the cost of a block (slicing, calls) is small beside its work,
@@ -65,7 +68,9 @@ def threads() -> int:
     True
     """
     given = os.environ.get("TILESPEC_THREADS", "").strip()
-    if given.isdigit() and int(given) >= 1:
+    if given:
+        if not (given.isdigit() and int(given) >= 1):
+            raise TilespecError(f"TILESPEC_THREADS={given}: give a number of threads, 1 or more")
         return int(given)
     try:
         cores = len(os.sched_getaffinity(0))
