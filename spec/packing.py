@@ -100,9 +100,25 @@ def _join(dst: np.ndarray, low: np.ndarray, high: np.ndarray, width: int) -> Non
     np.bitwise_or(dst, low, out=dst)
 
 
-def _at(array: np.ndarray, base: np.ndarray) -> int:
-    """The byte offset of ``array``'s first element in ``base``'s memory."""
-    return int(array.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+class _Scratch:
+    """A thread's buffers: ``bytes`` holds a block of words and one word
+    more (room for views a few bytes on), :meth:`temporary` arrays of a
+    block's size, one per key."""
+
+    def __init__(self, word: np.dtype) -> None:
+        self.word = word
+        self.bytes = np.empty((BLOCK_ELEMENTS + 1) * word.itemsize, np.uint8)
+        self.pool: dict[tuple[int, int], np.ndarray] = {}
+
+    def words(self, shape: tuple[int, ...], offset: int = 0) -> np.ndarray:
+        """A contiguous block of words ``offset`` bytes into the buffer."""
+        return np.ndarray(shape, self.word, buffer=self.bytes, offset=offset)
+
+    def temporary(self, key: tuple[int, int], dtype: np.dtype,
+                  shape: tuple[int, ...]) -> np.ndarray:
+        if key not in self.pool:
+            self.pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
+        return self.pool[key][:int(np.prod(shape))].reshape(shape)
 
 
 def _store_fields(words: np.ndarray, parts: list[np.ndarray], bits: int,
@@ -116,22 +132,18 @@ def _store_fields(words: np.ndarray, parts: list[np.ndarray], bits: int,
     word_mask = None if mask is None else \
         words.dtype.type(sum(mask << (s * bits) for s in range(len(parts))))
 
-    def scratch() -> np.ndarray:
-        return np.empty(BLOCK_ELEMENTS * size + size, np.uint8)
-
-    def body(index: tuple[Any, ...], temp: np.ndarray) -> None:
+    def body(index: tuple[Any, ...], scratch: _Scratch) -> None:
         out = words[index]
         np.copyto(out, parts[0][index], casting="unsafe")
-        aligned = np.ndarray(out.shape, words.dtype, buffer=temp)
+        aligned = scratch.words(out.shape)
         for s in range(1, len(parts)):
-            temp[:size] = 0
-            placed = np.ndarray(out.shape, words.dtype, buffer=temp, offset=s * step)
-            np.copyto(placed, parts[s][index], casting="unsafe")
+            scratch.bytes[:size] = 0
+            np.copyto(scratch.words(out.shape, s * step), parts[s][index], casting="unsafe")
             np.bitwise_or(out, aligned, out=out)
         if word_mask is not None:
             np.bitwise_and(out, word_mask, out=out)
 
-    each_block(words.shape, BLOCK_ELEMENTS, scratch, body, words.nbytes)
+    each_block(words.shape, BLOCK_ELEMENTS, lambda: _Scratch(words.dtype), body, words.nbytes)
 
 
 def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -> None:
@@ -155,51 +167,25 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
     # past the word's top.
     masked = g - 1 if g > 1 and g * bits == words.itemsize * 8 else g
 
-    def temporary(pool: dict[tuple[int, int], np.ndarray], key: tuple[int, int],
-                  dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
-        if key not in pool:
-            pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
-        return pool[key][:int(np.prod(shape))].reshape(shape)
-
-    def body(index: tuple[Any, ...], pool: dict[tuple[int, int], np.ndarray]) -> None:
+    def body(index: tuple[Any, ...], scratch: _Scratch) -> None:
         out = words[index]
         level = [p[index] for p in parts]
         if mask is not None:
-            level = [np.bitwise_and(p, mask, out=temporary(pool, (0, i), rows.dtype, out.shape))
+            level = [np.bitwise_and(p, mask, out=scratch.temporary((0, i), rows.dtype, out.shape))
                      for i, p in enumerate(level[:masked])] + level[masked:]
         width = bits
         while len(level) > 1:
             joined = []
             for i in range(0, len(level), 2):
                 dst = out if len(level) == 2 else \
-                    temporary(pool, (2 * width, i), _field_dtype(2 * width), out.shape)
+                    scratch.temporary((2 * width, i), _field_dtype(2 * width), out.shape)
                 _join(dst, level[i], level[i + 1], width)
                 joined.append(dst)
             level, width = joined, 2 * width
         if g == 1:
             np.copyto(out, level[0], casting="unsafe")
 
-    each_block(words.shape, BLOCK_ELEMENTS, dict, body, words.nbytes)
-
-
-def _load_fields(buf: np.ndarray, words: np.ndarray, parts: list[np.ndarray],
-                 bits: int) -> None:
-    """Whole-byte fields, each exactly a code: the words seen ``s * bits / 8``
-    bytes on (an unaligned view of the same memory) are cast, narrowed, to
-    the codes, which keeps their low bytes: one cast per field."""
-    step = bits // 8
-
-    def body(index: tuple[Any, ...], _: None) -> None:
-        w = words[index]
-        at = _at(w, buf)
-        for s, part in enumerate(parts):
-            if at + s * step + w.nbytes <= buf.nbytes:
-                field = np.ndarray(w.shape, w.dtype, buffer=buf, offset=at + s * step)
-            else:  # the view would pass the buffer's end: shift instead
-                field = np.right_shift(w, s * bits)
-            np.copyto(part[index], field, casting="unsafe")
-
-    each_block(words.shape, BLOCK_ELEMENTS, lambda: None, body, words.nbytes)
+    each_block(words.shape, BLOCK_ELEMENTS, lambda: _Scratch(words.dtype), body, words.nbytes)
 
 
 def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
@@ -207,28 +193,30 @@ def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
     """The inverse of :func:`store`: fill the codes ``x`` (a writable view)
     from ``buf``, keeping the low ``width`` bits of each field; ``signed``
     sign-extends them (the codes are then the values' two's complement).
-    Each element is one or two operations from the word into its place."""
+
+    Fields of whole bytes that are exactly the codes are cast, narrowed,
+    from the words seen ``s * bits / 8`` bytes on (which keeps their low
+    bytes): one cast per field.  Other fields take a shift and a mask.
+    """
     rows = _rows(x)
     words, parts = _words(buf, rows, g, bits)
     truncates = rows.itemsize * 8 == width  # the cast to the code drops the rest
-    if g > 1 and bits % 8 == 0 and truncates:
-        _load_fields(buf, words, parts, bits)
-        return
+    fields = g > 1 and bits % 8 == 0 and truncates
     word_bits = words.dtype.itemsize * 8
     as_signed = np.dtype(f"<i{words.dtype.itemsize}")
     code_signed = np.dtype(f"<i{rows.itemsize}")
     mask = (1 << width) - 1
     word = words.dtype.type
 
-    def scratch() -> np.ndarray:
-        return np.empty(BLOCK_ELEMENTS, words.dtype)
-
-    def body(index: tuple[Any, ...], scratch: np.ndarray) -> None:
-        w = words[index]
-        tmp = scratch[:w.size].reshape(w.shape)
+    def body(index: tuple[Any, ...], scratch: _Scratch) -> None:
+        w = scratch.words(words[index].shape)
+        np.copyto(w, words[index])
+        tmp = scratch.temporary((0, 0), words.dtype, w.shape)
         for s, part in enumerate(parts):
             dst = part[index]
-            if signed:
+            if fields:
+                np.copyto(dst, scratch.words(w.shape, s * bits // 8), casting="unsafe")
+            elif signed:
                 up = word_bits - s * bits - width
                 # Multiplying shifts left: numpy shifts bytes left one at a
                 # time, but multiplies them in SIMD.
@@ -246,7 +234,7 @@ def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
             else:
                 np.bitwise_and(w, mask, out=dst, casting="unsafe")
 
-    each_block(words.shape, BLOCK_ELEMENTS, scratch, body, words.nbytes)
+    each_block(words.shape, BLOCK_ELEMENTS, lambda: _Scratch(words.dtype), body, words.nbytes)
 
 
 def _generic_pack(codes: np.ndarray, bits: int) -> np.ndarray:
