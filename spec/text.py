@@ -1,16 +1,17 @@
-"""XLA's text form of shapes and layouts, parsed and printed.
+"""XLA's text form of shapes and layouts: the grammar its parser reads.
 
-The printer writes XLA's canonical form, always with the layout, its fields in
-XLA's order; the parser reads text as XLA's parser does (whitespace and
-comments anywhere between tokens, layout fields once each and in XLA's order,
-``D(...)`` read and dropped) and rejects, in one line naming the reason, what
+The parser reads text as XLA's parser does (whitespace and comments anywhere
+between tokens, layout fields once each and in XLA's order, ``D(...)`` read
+and dropped) and rejects, in one line naming the reason, what
 XLA's parser or layout validator rejects or aborts on: ``{}`` as a layout, the
 sparse-only fields ``#``, ``*`` and ``P``, ``S(n)`` beyond XLA's 8 bits,
 layout numbers beyond int64.  It also rejects text XLA takes only by accident
 (a missing ``)``, a negative ``S`` or ``M``) and says what XLA would make of
-it; docs/xla.md lists each case as checked against jaxlib's XLA.
-``format_shape(parse_shape(s))`` is the canonical form of ``s`` and
-``parse_shape(format_shape(x)) == x``.
+it; docs/xla.md lists each case as checked against jaxlib's XLA.  Its tokens
+come from the lexer, :mod:`tilespec.spec.reader`; the printer,
+:mod:`tilespec.spec.printer`, writes XLA's canonical form:
+``format_shape(parse_shape(s))`` is the canonical form of ``s``
+(:func:`canonical`) and ``parse_shape(format_shape(x)) == x``.
 
 >>> s = parse_shape("bf16[1024, 1024]{1,0:T(8,128)(2,1)}")
 >>> format_shape(s)
@@ -59,6 +60,7 @@ from tilespec.spec.layout import (
     Tile,
     TupleShape,
 )
+from tilespec.spec.printer import format_layout, format_shape
 from tilespec.spec.reader import INT64_MIN, Reader, Slack, is_integer
 
 _FIELDS = {"D": "dim_level_types", "T": "tiles",
@@ -494,56 +496,6 @@ def _split_config(r: Reader, configs: list[tuple[int, list[int]]]) -> None:
 
 def _negative_split(value: int) -> str:
     return "negative, which XLA's layout validator rejects"
-
-
-def format_dim(d: int | str | None, dynamic: bool) -> str:
-    if d is None:
-        return "?"
-    return f"<={d}" if dynamic else str(d)
-
-
-def format_layout(layout: Layout) -> str:
-    """XLA's printed form of a layout, ``{1,0:T(8,128)(2,1)}``."""
-    parts = []
-    # No D(...): XLA's printer no longer writes dim level types.
-    if layout.tiles:
-        parts.append("T" + "".join(str(t) for t in layout.tiles))
-    if layout.tail_padding_alignment_in_elements != 1:
-        parts.append(f"L({layout.tail_padding_alignment_in_elements})")
-    if layout.index_primitive_type:
-        parts.append(f"#({layout.index_primitive_type})")
-    if layout.pointer_primitive_type:
-        parts.append(f"*({layout.pointer_primitive_type})")
-    if layout.element_size_in_bits:
-        parts.append(f"E({layout.element_size_in_bits})")
-    if layout.memory_space:
-        parts.append(f"S({layout.memory_space})")
-    if layout.split_configs:
-        parts.append("SC" + "".join(
-            f"({sc.dimension}:" + ",".join(map(str, sc.split_indices)) + ")"
-            for sc in layout.split_configs))
-    if layout.physical_shape is not None:
-        parts.append(f"P({format_shape(layout.physical_shape)})")
-    if layout.dynamic_shape_metadata_prefix_bytes > 0:
-        parts.append(f"M({layout.dynamic_shape_metadata_prefix_bytes})")
-    m2m = ",".join(map(str, layout.minor_to_major))
-    return "{" + m2m + (":" + "".join(parts) if parts else "") + "}"
-
-
-def format_shape(shape: Shape | TupleShape | BufferShape) -> str:
-    """XLA's printed form of a shape, with its layout."""
-    if isinstance(shape, BufferShape):
-        return f"b({format_shape(shape.array)})"
-    if isinstance(shape, TupleShape):
-        # XLA marks every fifth element's index in a comment.
-        return "(" + "".join(
-            ("" if i == 0 else f", /*index={i}*/" if i % 5 == 0 else ", ")
-            + format_shape(s) for i, s in enumerate(shape.elements)) + ")"
-    dims = ",".join(format_dim(d, f) for d, f in zip(shape.dims, shape.dynamic))
-    layout = format_layout(shape.layout)
-    if shape.element_type in NON_ARRAY_TYPES or layout == "{}":
-        return f"{shape.element_type}[{dims}]"
-    return f"{shape.element_type}[{dims}]{layout}"
 
 
 def canonical(text: str) -> str:
