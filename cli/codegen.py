@@ -49,7 +49,7 @@ def register(command) -> None:
 def cmd_codegen(args) -> int:
     from tilespec.cli.main import parse_shape_arg
     from tilespec.codegen import tiling
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     shape = parse_shape_arg(args.shape)
     language = "c" if args.c else "python"
     if args.prefix and not args.c:

@@ -72,7 +72,7 @@ def _compare(args, shape, cute) -> int:
 def _import(args, like, cute) -> int:
     from tilespec.cute import as_layout
     from tilespec.prover.cute import compare_cute, from_cute
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     layout = as_layout(cute)
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
     # The proof from_cute made, once more for its record.

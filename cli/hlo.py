@@ -312,7 +312,7 @@ def cmd_convert(args) -> int:
     from tilespec.cli.main import parse_shape_arg  # rank and int64 limits, as every command
     from tilespec.codegen.convert import closed_form, numpy_source
     from tilespec.prover.codegen.convert import prove_convert
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)

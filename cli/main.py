@@ -153,7 +153,7 @@ def _check_size(shape) -> None:
     tilespec.spec.errors.ShapeError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 bytes, does not fit int64 (at most 2^63-1); XLA's ShapeUtil::ArraySize wraps around (signed overflow, undefined behaviour) and returns 0 bytes (tilespec check-rule array_size SHAPE)
     """
     from tilespec.spec.errors import ShapeError
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     if shape.element_type in ("token", "opaque") or \
             not all(isinstance(d, int) for d in shape.dims):
         return
@@ -202,7 +202,7 @@ def array_size_wrap_note(shape) -> str | None:
 def check_bounded(shape) -> None:
     """The prover reasons about sizes or names; a '?' dim has neither."""
     if any(d is None for d in shape.dims):
-        from tilespec.spec.text import format_shape
+        from tilespec.spec.printer import format_shape
         raise TilespecError(f"{format_shape(shape)} has an unbounded dim ('?'); "
                             "name it to prove for every size, or give a size")
 
@@ -248,8 +248,8 @@ def cmd_explain(args) -> int:
 
 def cmd_offset(args) -> int:
     from tilespec.spec.index import offset
+    from tilespec.spec.printer import format_shape
     from tilespec.spec.size import bit_range
-    from tilespec.spec.text import format_shape
     shape = _shape(args.shape)
     element = _ints(args.element, "element")
     o = offset(shape, element)
@@ -262,7 +262,7 @@ def cmd_offset(args) -> int:
 
 def cmd_locate(args) -> int:
     from tilespec.spec.index import locate
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     shape = _shape(args.shape)
     try:
         position = int(args.offset)
@@ -300,8 +300,9 @@ def apply_dims(args) -> None:
     some shape given."""
     if not getattr(args, "dims", None):
         return
+    from tilespec.spec.printer import format_shape
     from tilespec.spec.shapes import give_values
-    from tilespec.spec.text import format_shape, parse_array_shape
+    from tilespec.spec.text import parse_array_shape
     values = _dims(args.dims)
     used: set[str] = set()
 

@@ -163,7 +163,7 @@ def _against_xla(args, rule, shapes) -> dict:
     if rule.shapes != 2 or "bitcast" not in rule.name:
         raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
                             "reshape_is_bitcast and transpose_is_bitcast")
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     from tilespec.xla import compiled
     t = _perm(args.transpose)
     (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
@@ -199,7 +199,7 @@ def _conditions(args, rule) -> int:
 
 def cmd_normalize(args) -> int:
     from tilespec.prover.equivalence import normalize
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:

@@ -61,8 +61,8 @@ def register(command) -> None:
 
 def cmd_draw(args) -> int:
     from tilespec.cli.main import parse_shape_arg
+    from tilespec.spec.printer import format_shape
     from tilespec.spec.size import num_elements
-    from tilespec.spec.text import format_shape
     from tilespec.teach.draw.figure import picture
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
@@ -111,7 +111,7 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 def cmd_formula(args) -> int:
     from tilespec.cli.main import parse_shape_arg
     from tilespec.codegen import symbolic
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "

@@ -111,8 +111,8 @@ def _refuse_mixed_stdout(args) -> None:
 def cmd_tile(args) -> int:
     from tilespec.cli.main import parse_shape_arg
     from tilespec.spec.bytes import to_bytes
+    from tilespec.spec.printer import format_shape
     from tilespec.spec.size import aligned_elements, num_elements
-    from tilespec.spec.text import format_shape
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     a = _read_npy(args.input, shape.element_type)
@@ -134,7 +134,7 @@ def cmd_tile(args) -> int:
 def cmd_untile(args) -> int:
     from tilespec.cli.main import parse_shape_arg
     from tilespec.spec.bytes import from_bytes
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     _refuse_device(args.input)

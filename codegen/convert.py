@@ -39,8 +39,8 @@ from tilespec.spec.index import (
     unevaluate,
 )
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements, num_elements
-from tilespec.spec.text import format_shape
 
 
 def check_pair(a: Shape, b: Shape) -> None:

@@ -42,7 +42,7 @@ from tilespec.spec.index import (
 )
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import Names, names
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 
 class CodegenError(TilespecError):

@@ -40,8 +40,8 @@ from tilespec.codegen.symbolic import Code, CodeArithmetic, CodegenError, unused
 from tilespec.spec.dtypes import bit_width, storage_bits
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import Names, names, reserved
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements
-from tilespec.spec.text import format_shape
 
 
 @dataclass(frozen=True)

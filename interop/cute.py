@@ -251,7 +251,7 @@ def xla_tilings(modes: Sequence[Sequence[tuple[int, int]]],
     shorter than its mode, the second pads first: a level whose tile is the
     mode sizes.  The caller proves which one is equal (if any).
 
-    >>> from tilespec.spec.text import format_layout as text
+    >>> from tilespec.spec.printer import format_layout as text
     >>> [text(x) for x in xla_tilings([[(8, 128), (3, 2048)], [(128, 1), (2, 1024)]])]
     ['{1,0:T(8,128)}']
     >>> [text(x) for x in xla_tilings([[(3, 16)], [(16, 1)]], dims=(3, 5))]

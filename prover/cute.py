@@ -62,8 +62,8 @@ from tilespec.spec.errors import LayoutError, ShapeError
 from tilespec.spec.index import evaluate, padded_elements, shape_pipeline
 from tilespec.spec.index import offset as spec_offset
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.shapes import DimValues, as_shape
-from tilespec.spec.text import format_shape
 
 NAME = "cute layout equals the spec"
 COMPARED = "cute layout equals the XLA layout"

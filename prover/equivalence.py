@@ -57,7 +57,7 @@ from tilespec.prover.result import (
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, shape_pipeline
 from tilespec.spec.layout import Shape, Tile
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 #: Layout fields that do not move any element.
 _NOT_MAPPING = ("memory_space", "index_primitive_type", "pointer_primitive_type",

@@ -53,7 +53,7 @@ from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, Pro
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import concrete_dims, offset, offsets, product
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 
 class UserFunctionError(TilespecError):

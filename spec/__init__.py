@@ -18,8 +18,8 @@ modules themselves (``tilespec.spec.index`` ...) take parsed shapes.
 
 from tilespec.spec import index as _index
 from tilespec.spec import physical as _physical
+from tilespec.spec import printer as _printer
 from tilespec.spec import size as _size
-from tilespec.spec import text as _text
 from tilespec.spec.arith import INT, SYMPY, Arithmetic, SympyArithmetic
 from tilespec.spec.bytes import from_bytes, to_bytes
 from tilespec.spec.errors import (
@@ -33,6 +33,7 @@ from tilespec.spec.errors import (
 from tilespec.spec.index import linear_index, linear_index_with_tile, pipeline
 from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
 from tilespec.spec.physical import from_physical, to_physical
+from tilespec.spec.printer import format_layout
 from tilespec.spec.shapes import (
     DimValues,
     ShapeLike,
@@ -41,7 +42,7 @@ from tilespec.spec.shapes import (
     parse_array_shape,
     parse_shape,
 )
-from tilespec.spec.text import canonical, format_layout, parse_layout
+from tilespec.spec.text import canonical, parse_layout
 
 # The public functions of a shape: each accepts text and dims= (one wrapper,
 # so the modules' own functions stay plain and fast for internal use).
@@ -59,7 +60,7 @@ bit_range = accepts_text(_size.bit_range)
 byte_size = accepts_text(_size.byte_size)
 num_elements = accepts_text(_size.num_elements)
 padding_fraction = accepts_text(_size.padding_fraction)
-format_shape = accepts_text(_text.format_shape, array=False)
+format_shape = accepts_text(_printer.format_shape, array=False)
 
 __all__ = [
     "INT", "SYMPY", "Arithmetic", "SympyArithmetic",

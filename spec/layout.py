@@ -304,7 +304,7 @@ class Shape:
         return dataclasses.replace(self, layout=layout)
 
     def __str__(self) -> str:
-        from tilespec.spec.text import format_shape
+        from tilespec.spec.printer import format_shape
         return format_shape(self)
 
 
@@ -357,7 +357,7 @@ class BufferShape:
             raise ShapeError("a buffer shape b(...) holds an array shape")
 
     def __str__(self) -> str:
-        from tilespec.spec.text import format_shape
+        from tilespec.spec.printer import format_shape
         return format_shape(self)
 
 
@@ -371,5 +371,5 @@ class TupleShape:
         object.__setattr__(self, "elements", tuple(self.elements))
 
     def __str__(self) -> str:
-        from tilespec.spec.text import format_shape
+        from tilespec.spec.printer import format_shape
         return format_shape(self)

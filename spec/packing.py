@@ -112,10 +112,12 @@ class _Scratch:
 
     def words(self, shape: tuple[int, ...], offset: int = 0) -> np.ndarray:
         """A contiguous block of words ``offset`` bytes into the buffer."""
-        return np.ndarray(shape, self.word, buffer=self.bytes, offset=offset)
+        block: np.ndarray = np.ndarray(shape, self.word, buffer=self.bytes, offset=offset)
+        return block
 
     def temporary(self, key: tuple[int, int], dtype: np.dtype,
                   shape: tuple[int, ...]) -> np.ndarray:
+        """An array of ``shape`` (a block's at most), the same for the same key."""
         if key not in self.pool:
             self.pool[key] = np.empty(BLOCK_ELEMENTS, dtype)
         return self.pool[key][:int(np.prod(shape))].reshape(shape)

@@ -1,16 +1,17 @@
-"""XLA's text form of shapes and layouts, parsed and printed.
+"""XLA's text form of shapes and layouts: the grammar its parser reads.
 
-The printer writes XLA's canonical form, always with the layout, its fields in
-XLA's order; the parser reads text as XLA's parser does (whitespace and
-comments anywhere between tokens, layout fields once each and in XLA's order,
-``D(...)`` read and dropped) and rejects, in one line naming the reason, what
+The parser reads text as XLA's parser does (whitespace and comments anywhere
+between tokens, layout fields once each and in XLA's order, ``D(...)`` read
+and dropped) and rejects, in one line naming the reason, what
 XLA's parser or layout validator rejects or aborts on: ``{}`` as a layout, the
 sparse-only fields ``#``, ``*`` and ``P``, ``S(n)`` beyond XLA's 8 bits,
 layout numbers beyond int64.  It also rejects text XLA takes only by accident
 (a missing ``)``, a negative ``S`` or ``M``) and says what XLA would make of
-it; docs/xla.md lists each case as checked against jaxlib's XLA.
-``format_shape(parse_shape(s))`` is the canonical form of ``s`` and
-``parse_shape(format_shape(x)) == x``.
+it; docs/xla.md lists each case as checked against jaxlib's XLA.  Its tokens
+come from the lexer, :mod:`tilespec.spec.reader`; the printer,
+:mod:`tilespec.spec.printer`, writes XLA's canonical form:
+``format_shape(parse_shape(s))`` is the canonical form of ``s``
+(:func:`canonical`) and ``parse_shape(format_shape(x)) == x``.
 
 >>> s = parse_shape("bf16[1024, 1024]{1,0:T(8,128)(2,1)}")
 >>> format_shape(s)
@@ -59,23 +60,9 @@ from tilespec.spec.layout import (
     Tile,
     TupleShape,
 )
+from tilespec.spec.printer import format_layout, format_shape
+from tilespec.spec.reader import INT64_MIN, Reader, Slack, is_integer
 
-# Whitespace and C-style comments may stand between any two tokens, as in
-# XLA's lexer (it prints ``/*index=5*/`` inside long tuples).  Whitespace is
-# exactly space, tab, \n and \r: HloLexer::LexToken (openxla/xla
-# xla/hlo/parser/hlo_lexer.cc) skips those four and no other character, so
-# \v, \f and U+00A0 are not whitespace; a // comment ends at \n or \r.
-_SKIP = r"(?:[ \t\n\r]|/\*.*?\*/|//[^\n\r]*)*"
-_TOKEN = re.compile(_SKIP + r"(<=|[A-Za-z_][A-Za-z0-9_]*|-?[0-9]+|[^ \t\n\r])", re.S)
-_SKIP_ONLY = re.compile(_SKIP, re.S)
-
-
-def _skip_end(text: str, pos: int) -> int:
-    """Where the whitespace and comments starting at ``pos`` end (a pattern
-    that matches the empty string always matches)."""
-    m = _SKIP_ONLY.match(text, pos)
-    assert m is not None
-    return m.end()
 _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "L": "tail_padding_alignment_in_elements",
            "#": "index_primitive_type", "*": "pointer_primitive_type",
@@ -83,107 +70,13 @@ _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "SC": "split_configs", "P": "physical_shape",
            "M": "dynamic_shape_metadata_prefix_bytes"}
 _ORDER = tuple(_FIELDS)
-#: Every number of a shape is int64 in XLA (a larger L(n) wraps and aborts XLA).
-INT64_MAX = 2**63 - 1
 #: XLA keeps a memory space in 8 bits: S(128) prints as S(-128), S(300) as S(44).
 MEMORY_SPACE_MAX = 127
 MEMORY_SPACE_MIN = -128
-#: XLA's lexer reads a non-negative integer as uint64 and bit-casts it to
-#: int64 (HloLexer::LexInt64Impl, xla/hlo/parser/hlo_lexer.cc): 2^63 to 2^64-1
-#: wrap to negative numbers; from 2^64 on, and below -2^63, it is an error.
-UINT64_END = 2**64
-INT64_MIN = -(2**63)
 #: Fields XLA's layout validator allows only on sparse arrays; XLA no longer
 #: has sparse arrays (its parser reads D(...) and drops it), so never valid.
 _SPARSE_ONLY = {"#": "index_primitive_type", "*": "pointer_primitive_type",
                 "P": "physical_shape"}
-
-
-class Slack(Exception):
-    """A layout field's parser failed on a token; XLA's parser drops that
-    verdict and reads on (HloParserImpl::ParseLayout ignores what its field
-    parsers return).  ``error`` is tilespec's message, ``resume`` where XLA
-    reads on, ``place`` the field's place in XLA's order."""
-
-    def __init__(self, error: ParseError, resume: int):
-        super().__init__(str(error))
-        self.error = error
-        self.resume = resume
-        self.place = -1
-
-
-class _Reader:
-    """A cursor over the text that reports errors with a 1-based column.
-
-    ``lenient``: read on past a layout field's syntax error, as XLA does.
-    """
-
-    def __init__(self, text: str, lenient: bool = False):
-        self.text = text
-        self.pos = 0
-        self.lenient = lenient
-
-    def slack(self, message: str) -> Slack:
-        """A field's syntax error at the next token, where XLA reads on."""
-        return Slack(self.error(message), self.pos)
-
-    def expect_field(self, token: str, context: str) -> None:
-        if not self.accept(token):
-            raise self.slack(f"expected {token!r} {context}")
-
-    def error(self, message: str, pos: int | None = None) -> ParseError:
-        pos = self.pos if pos is None else pos
-        pos = _skip_end(self.text, pos)
-        return ParseError(message, self.text, pos + 1)
-
-    def peek(self) -> str:
-        m = _TOKEN.match(self.text, self.pos)
-        return m.group(1) if m else ""
-
-    def take(self) -> str:
-        m = _TOKEN.match(self.text, self.pos)
-        if not m:
-            return ""
-        self.pos = m.end()
-        return m.group(1)
-
-    def accept(self, token: str) -> bool:
-        if self.peek() == token:
-            self.take()
-            return True
-        return False
-
-    def expect(self, token: str, context: str) -> None:
-        if not self.accept(token):
-            raise self.error(f"expected {token!r} {context}")
-
-    def integer(self, what: str, minimum: int = 0,
-                wrapped: Callable[[int], str] | None = None) -> int:
-        """An int64 as XLA's lexer reads it.  Text from 2^63 to 2^64-1 wraps
-        to a negative int64 in XLA; it is rejected here with what XLA then
-        makes of it: ``wrapped(value)`` says so for this field (else: the
-        value is below ``minimum``, which XLA rejects too)."""
-        start = self.pos
-        token = self.take()
-        if not re.fullmatch(r"-?[0-9]+", token):
-            raise self.error(f"expected {what}", start)
-        if len(token) > 100:  # Python refuses int() of 4300 digits; nothing needs 100
-            raise self.error(f"{what} has {len(token.lstrip('-'))} digits", start)
-        value = int(token)
-        if value >= UINT64_END or value < INT64_MIN:
-            raise self.error(f"{what} {value} does not fit int64 (nor uint64); "
-                             "XLA's parser rejects it", start)
-        if value > INT64_MAX:
-            xla = value - UINT64_END
-            then = wrapped(xla) if wrapped else f"which is below {minimum}, and XLA rejects it"
-            raise self.error(f"{what} {value} does not fit int64: XLA's lexer wraps "
-                             f"it to {xla}, {then}", start)
-        if value < minimum:
-            raise self.error(f"{what} {value} is below {minimum}", start)
-        return value
-
-    def at_end(self) -> bool:
-        return _skip_end(self.text, self.pos) == len(self.text)
 
 
 def read_shape(text: str) -> Shape | TupleShape | BufferShape:
@@ -197,7 +90,7 @@ def read_shape(text: str) -> Shape | TupleShape | BufferShape:
     return _strictly(_read_shape, text)
 
 
-def _read_shape(r: _Reader) -> Shape | TupleShape | BufferShape:
+def _read_shape(r: Reader) -> Shape | TupleShape | BufferShape:
     try:
         shape = _shape(r)
     except RecursionError:
@@ -210,16 +103,16 @@ def _read_shape(r: _Reader) -> Shape | TupleShape | BufferShape:
 _Read = TypeVar("_Read", Layout, "Shape | TupleShape | BufferShape")
 
 
-def _strictly(read: Callable[[_Reader], _Read], text: str) -> _Read:
+def _strictly(read: Callable[[Reader], _Read], text: str) -> _Read:
     """``read(text)``, rejecting what XLA reads only by parser slack: then
     the message says what XLA reads instead (found by reading as XLA does)
     or, where XLA's parser fails anyway, nothing more."""
     try:
-        return read(_Reader(text))
+        return read(Reader(text))
     except Slack as slack:
         error = slack.error
     try:
-        xla = read(_Reader(text, lenient=True))
+        xla = read(Reader(text, lenient=True))
     except Slack:
         raise error from None
     except TilespecError as then:
@@ -276,7 +169,7 @@ def parse_layout(text: str, rank: int | None = None) -> Layout:
     return layout
 
 
-def _read_layout(r: _Reader) -> Layout:
+def _read_layout(r: Reader) -> Layout:
     if r.accept("{") and r.accept("}"):
         layout = Layout(minor_to_major=())
     else:
@@ -287,7 +180,7 @@ def _read_layout(r: _Reader) -> Layout:
     return layout
 
 
-def _shape(r: _Reader) -> Shape | TupleShape | BufferShape:
+def _shape(r: Reader) -> Shape | TupleShape | BufferShape:
     if r.accept("("):
         elements = []
         if not r.accept(")"):
@@ -342,7 +235,7 @@ def _shape(r: _Reader) -> Shape | TupleShape | BufferShape:
         raise
 
 
-def _after_brace(r: _Reader) -> str:
+def _after_brace(r: Reader) -> str:
     """The token after the '{' at the cursor, the cursor left in place."""
     pos = r.pos
     r.take()
@@ -360,7 +253,7 @@ def _negative_bound(value: int) -> str:
             else "a negative bound, which XLA's parser rejects")
 
 
-def _dim(r: _Reader) -> tuple[int | str | None, bool]:
+def _dim(r: Reader) -> tuple[int | str | None, bool]:
     start = r.pos
     token = r.peek()
     if token == "<=":
@@ -374,7 +267,7 @@ def _dim(r: _Reader) -> tuple[int | str | None, bool]:
     if token == "?":
         r.take()
         return None, True
-    if re.fullmatch(r"-?[0-9]+", token):
+    if is_integer(token):
         return r.integer("a dim size", wrapped=_negative_size), False
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", token):
         r.take()
@@ -382,7 +275,7 @@ def _dim(r: _Reader) -> tuple[int | str | None, bool]:
     raise r.error("expected a dim size, '<=N', '?' or a name", start)
 
 
-def _layout(r: _Reader) -> Layout:
+def _layout(r: Reader) -> Layout:
     start = r.pos
     r.expect("{", "to open a layout")
     if r.peek() == "}":
@@ -428,7 +321,7 @@ def _finished(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _field(r: _Reader, fields: dict[str, Any], last: int) -> int:
+def _field(r: Reader, fields: dict[str, Any], last: int) -> int:
     """Read one layout field; XLA's parser takes them once each, in order."""
     start = r.pos
     key = r.take()
@@ -449,7 +342,7 @@ def _field(r: _Reader, fields: dict[str, Any], last: int) -> int:
     return place
 
 
-def _sparse_only(r: _Reader, key: str, start: int) -> ParseError:
+def _sparse_only(r: Reader, key: str, start: int) -> ParseError:
     return r.error(f"layout field {key}(...) ({_SPARSE_ONLY[key]}) is only for "
                    "sparse arrays; XLA rejects it on a dense array", start)
 
@@ -460,7 +353,7 @@ def _as_memory_space(value: int) -> str:
     return "no memory space" if wrapped == 0 else f"S({wrapped})"
 
 
-def _memory_space(r: _Reader) -> int:
+def _memory_space(r: Reader) -> int:
     start = r.pos
     value = r.integer("a memory space in S(...)", INT64_MIN, wrapped=lambda v: (
         f"and XLA's 8-bit field then holds {_as_memory_space(v)}"))
@@ -471,11 +364,7 @@ def _memory_space(r: _Reader) -> int:
     return value
 
 
-def _is_int(token: str) -> bool:
-    return re.fullmatch(r"-?[0-9]+", token) is not None
-
-
-def _field_value(r: _Reader, key: str, fields: dict[str, Any], start: int) -> None:
+def _field_value(r: Reader, key: str, fields: dict[str, Any], start: int) -> None:
     """Read a field's value.  Where XLA's field parser fails on a token (and
     XLA reads on), raise :class:`Slack`; the values read so far stay in
     ``fields``, as they do in XLA."""
@@ -515,13 +404,13 @@ def _field_value(r: _Reader, key: str, fields: dict[str, Any], start: int) -> No
         _shape(r)
         raise _sparse_only(r, key, start)
     else:
-        if not _is_int(r.peek()):
+        if not is_integer(r.peek()):
             raise r.slack(f"expected a number in {key}(...)")
         fields[_FIELDS[key]] = _number(r, key)
     r.expect_field(")", f"to close {key}(...)")
 
 
-def _primitive_type_field(r: _Reader, key: str, start: int) -> None:
+def _primitive_type_field(r: Reader, key: str, start: int) -> None:
     """``#(u8)`` or ``*(u8)``.  XLA's parser takes its three parts one by one
     whatever became of the one before ('(', a type, ')'), so ``{0:*}`` reads
     as no field at all.  Any type read is kept (ParseUnsignedIntegerType
@@ -543,7 +432,7 @@ def _primitive_type_field(r: _Reader, key: str, start: int) -> None:
     raise Slack(failed[0], r.pos)
 
 
-def _number(r: _Reader, key: str) -> int:
+def _number(r: Reader, key: str) -> int:
     if key == "S":
         return _memory_space(r)
     if key == "M":
@@ -558,7 +447,7 @@ def _number(r: _Reader, key: str) -> int:
         "negative, which XLA's layout validator rejects"))
 
 
-def _tile(r: _Reader, entries: list[int]) -> None:
+def _tile(r: Reader, entries: list[int]) -> None:
     r.expect_field("(", "to open a tile")
     if r.peek() == ")":
         raise r.error("an empty tile: XLA's parser reads it and its layout "
@@ -567,7 +456,7 @@ def _tile(r: _Reader, entries: list[int]) -> None:
         start = r.pos
         if r.accept("*"):
             entries.append(COMBINE)
-        elif not _is_int(r.peek()):
+        elif not is_integer(r.peek()):
             raise r.slack("expected a tile size or '*'")
         else:
             value = r.integer("a tile size or '*'", INT64_MIN, wrapped=lambda v: (
@@ -586,9 +475,9 @@ def _tile(r: _Reader, entries: list[int]) -> None:
             raise r.slack("expected ',' or ')' in a tile")
 
 
-def _split_config(r: _Reader, configs: list[tuple[int, list[int]]]) -> None:
+def _split_config(r: Reader, configs: list[tuple[int, list[int]]]) -> None:
     r.expect_field("(", "after SC")
-    if not _is_int(r.peek()):
+    if not is_integer(r.peek()):
         raise r.slack("expected a dimension in SC(...)")
     dimension = r.integer("a dimension in SC(...)", 0, wrapped=lambda v: (
         "negative, which XLA's layout validator rejects"))
@@ -597,7 +486,7 @@ def _split_config(r: _Reader, configs: list[tuple[int, list[int]]]) -> None:
     r.expect_field(":", "after the dimension in SC(...)")
     if r.peek() != ")":
         while True:
-            if not _is_int(r.peek()):
+            if not is_integer(r.peek()):
                 raise r.slack("expected a split index")
             indices.append(r.integer("a split index", 0, wrapped=_negative_split))
             if not r.accept(","):
@@ -607,56 +496,6 @@ def _split_config(r: _Reader, configs: list[tuple[int, list[int]]]) -> None:
 
 def _negative_split(value: int) -> str:
     return "negative, which XLA's layout validator rejects"
-
-
-def format_dim(d: int | str | None, dynamic: bool) -> str:
-    if d is None:
-        return "?"
-    return f"<={d}" if dynamic else str(d)
-
-
-def format_layout(layout: Layout) -> str:
-    """XLA's printed form of a layout, ``{1,0:T(8,128)(2,1)}``."""
-    parts = []
-    # No D(...): XLA's printer no longer writes dim level types.
-    if layout.tiles:
-        parts.append("T" + "".join(str(t) for t in layout.tiles))
-    if layout.tail_padding_alignment_in_elements != 1:
-        parts.append(f"L({layout.tail_padding_alignment_in_elements})")
-    if layout.index_primitive_type:
-        parts.append(f"#({layout.index_primitive_type})")
-    if layout.pointer_primitive_type:
-        parts.append(f"*({layout.pointer_primitive_type})")
-    if layout.element_size_in_bits:
-        parts.append(f"E({layout.element_size_in_bits})")
-    if layout.memory_space:
-        parts.append(f"S({layout.memory_space})")
-    if layout.split_configs:
-        parts.append("SC" + "".join(
-            f"({sc.dimension}:" + ",".join(map(str, sc.split_indices)) + ")"
-            for sc in layout.split_configs))
-    if layout.physical_shape is not None:
-        parts.append(f"P({format_shape(layout.physical_shape)})")
-    if layout.dynamic_shape_metadata_prefix_bytes > 0:
-        parts.append(f"M({layout.dynamic_shape_metadata_prefix_bytes})")
-    m2m = ",".join(map(str, layout.minor_to_major))
-    return "{" + m2m + (":" + "".join(parts) if parts else "") + "}"
-
-
-def format_shape(shape: Shape | TupleShape | BufferShape) -> str:
-    """XLA's printed form of a shape, with its layout."""
-    if isinstance(shape, BufferShape):
-        return f"b({format_shape(shape.array)})"
-    if isinstance(shape, TupleShape):
-        # XLA marks every fifth element's index in a comment.
-        return "(" + "".join(
-            ("" if i == 0 else f", /*index={i}*/" if i % 5 == 0 else ", ")
-            + format_shape(s) for i, s in enumerate(shape.elements)) + ")"
-    dims = ",".join(format_dim(d, f) for d, f in zip(shape.dims, shape.dynamic))
-    layout = format_layout(shape.layout)
-    if shape.element_type in NON_ARRAY_TYPES or layout == "{}":
-        return f"{shape.element_type}[{dims}]"
-    return f"{shape.element_type}[{dims}]{layout}"
 
 
 def canonical(text: str) -> str:

@@ -31,8 +31,8 @@ from tilespec.spec.index import (
     shape_pipeline,
 )
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements, byte_size, num_elements, padding_fraction
-from tilespec.spec.text import format_shape
 
 #: Largest padded size drawn as a text map.
 MAP_LIMIT = 4096

@@ -51,7 +51,7 @@ def shape_pool(examples: int = 400) -> list[str]:
 
     from tilespec.prover.properties.catalogue import CATALOGUE
     from tilespec.spec import strategies as ts
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
 
     pool = [s for s, _ in CATALOGUE] + HANDMADE
     quiet = settings(max_examples=examples, database=None, derandomize=True,

@@ -39,7 +39,8 @@ import time
 from dataclasses import dataclass
 
 from tilespec.prover.result import Counterexample
-from tilespec.spec.text import format_shape, parse_array_shape
+from tilespec.spec.printer import format_shape
+from tilespec.spec.text import parse_array_shape
 
 #: (element type, tilings that fit it); a tiling is applied to both sides
 #: or to one side only, so tiled-untiled and untiled-tiled pairs occur.

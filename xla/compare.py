@@ -24,8 +24,9 @@ from dataclasses import asdict, dataclass
 
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import COMBINE, BufferShape, Shape, TupleShape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size
-from tilespec.spec.text import format_shape, parse_array_shape, read_shape
+from tilespec.spec.text import parse_array_shape, read_shape
 from tilespec.xla import real
 
 #: Documented divergences between XLA's code and the layout document (or

@@ -88,7 +88,8 @@ def versions() -> dict:
 
 def _request(src: str, dst: str, transpose) -> dict:
     """What the worker needs, from tilespec's reading of the texts."""
-    from tilespec.spec.text import format_shape, parse_array_shape
+    from tilespec.spec.printer import format_shape
+    from tilespec.spec.text import parse_array_shape
     out: dict[str, object] = {}
     for key, text in (("src", src), ("dst", dst)):
         s = parse_array_shape(text)

@@ -60,7 +60,7 @@ from tilespec.prover.result import (
 )
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 RESHAPE = "reshape"
 #: Dims tried for named dims, beyond the readings' own counterexamples.

@@ -81,8 +81,8 @@ from tilespec.spec.index import (
     product,
 )
 from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements, byte_size, bytes_of, round_up
-from tilespec.spec.text import format_shape
 
 #: Up to this many elements the numpy scan visits every element.
 EXHAUSTIVE = 1 << 20

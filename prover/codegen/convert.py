@@ -36,8 +36,8 @@ from tilespec.prover.core.solve import DEFAULT_TIMEOUT
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from tilespec.spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline, unevaluate
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.prt import prt_offset
-from tilespec.spec.text import format_shape
 
 
 def _replay(a: Shape, b: Shape, e) -> Counterexample | None:

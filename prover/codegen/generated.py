@@ -73,8 +73,8 @@ from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import Names, names
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import padded_count
-from tilespec.spec.text import format_shape
 
 
 class Translate:

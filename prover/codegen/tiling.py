@@ -51,8 +51,8 @@ from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, Pro
 from tilespec.spec.index import dims_through, shape_pipeline
 from tilespec.spec.layout import Shape
 from tilespec.spec.naming import names
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements, byte_size
-from tilespec.spec.text import format_shape
 
 #: The premise on the image's elements when L(n) rounds them up.
 WITH_TAIL = "padded elements with L(n)'s < 2^63"

@@ -47,8 +47,8 @@ from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.errors import ShapeError
 from tilespec.spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline
 from tilespec.spec.layout import Shape, Tile
+from tilespec.spec.printer import format_shape
 from tilespec.spec.shapes import ShapeLike, as_shape
-from tilespec.spec.text import format_shape
 
 
 @dataclass(frozen=True)

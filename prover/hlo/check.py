@@ -63,8 +63,8 @@ from tilespec.prover.result import (
 )
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, TupleShape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size, num_elements
-from tilespec.spec.text import format_shape
 
 #: Rules: id -> one line saying what the finding means.
 RULES = {

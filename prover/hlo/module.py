@@ -42,7 +42,7 @@ defined before its use; this reader resolves it anywhere in the computation.
 >>> b = m.instruction("b")
 >>> b.opcode, b.operands, b.op_name, b.line
 ('bitcast', ('p',), 'jit(f)/reshape', 4)
->>> from tilespec.spec.text import format_shape
+>>> from tilespec.spec.printer import format_shape
 >>> format_shape(m.operand_shapes(b)[0])
 'f32[4,8]{1,0}'
 """

@@ -49,8 +49,8 @@ from tilespec.prover.result import WRAPS, Counterexample, Result, Side, XlaBehav
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
 from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements, byte_size
-from tilespec.spec.text import format_shape
 
 SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArraySize, ByteSizeOfElements) and "
           "xla/layout_util.cc (LayoutUtil::MaxSplitSize), commit 22eee29e01 (2026-05-20)")

@@ -38,7 +38,7 @@ from tilespec.prover.result import (
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, linear_index, product
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 
 def xla_untiled_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):

@@ -49,7 +49,7 @@ from tilespec.prover.models.rule_check import require_concrete, yes_no_verdict
 from tilespec.prover.result import PROVED, UNKNOWN, Result
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 SOURCE = ("openxla/xla xla/hlo/transforms/simplifiers/algebraic_simplifier.cc "
           "ComputeBitcastDimMap and ValidateTilingOfBitcast, commit b09bf132e8 (2026-05-21)")

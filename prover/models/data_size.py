@@ -40,8 +40,8 @@ from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_resul
 from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
 from tilespec.spec.index import all_offsets, concrete_dims, product
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import bytes_of
-from tilespec.spec.text import format_shape
 
 SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArrayDataSize) and xla/layout_util.cc "
           "(LayoutUtil::LinearIndex), commit 22eee29e01 (2026-05-20)")

@@ -80,7 +80,7 @@ from tilespec.prover.result import (
 from tilespec.spec.arith import INT, Arithmetic
 from tilespec.spec.index import concrete_dims, delinearise, offset, offsets
 from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 LINEAR = "LayoutUtil::LinearIndexForNestedTiling"

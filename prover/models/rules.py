@@ -96,7 +96,7 @@ from tilespec.prover.models.untiled import check_is_untiled_layout
 from tilespec.prover.result import Result
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, Tile
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 # XLA's functions are reached through this catalogue as well as their own modules.
 __all__ = ["RULES", "Condition", "Rule", "RuleNotApplicable", "check", "condition_family",

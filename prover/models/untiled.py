@@ -42,8 +42,8 @@ from tilespec.prover.models.rule_check import (
 from tilespec.prover.result import Result, Side
 from tilespec.spec.index import all_offsets, concrete_dims, product
 from tilespec.spec.layout import COMBINE, Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import padded_count
-from tilespec.spec.text import format_shape
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 FUNCTION = "LayoutUtil::IsUntiledLayout"

@@ -34,8 +34,9 @@ from tilespec.spec.dtypes import storage_bits
 from tilespec.spec.errors import ShapeError
 from tilespec.spec.index import product
 from tilespec.spec.layout import Layout, Shape, Tile
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size, num_elements, padded_count
-from tilespec.spec.text import format_shape, parse_array_shape
+from tilespec.spec.text import parse_array_shape
 
 #: The TPU tile families: (second-minor, minor) of the first tile.
 TILE_FAMILY = ((8, 128), (4, 128), (2, 128), (1, 128))

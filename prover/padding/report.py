@@ -26,7 +26,7 @@ from tilespec.prover.hlo.module import parse_hlo
 from tilespec.prover.models.array_size import xla_array_bytes
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 
 def human_bytes(n: int) -> str:

@@ -21,7 +21,8 @@ code is proved again.  Only ``proved`` is ever cited; a signature that is
 refuted or unknown (at some size the shape does not have) sends the shape
 to its own proof, and that outcome is remembered for the process.
 
->>> from tilespec.spec.text import parse_array_shape as shape, format_shape
+>>> from tilespec.spec.printer import format_shape
+>>> from tilespec.spec.text import parse_array_shape as shape
 >>> format_shape(signature(shape("f32[3,m]{1,0:T(8,128)}")))
 'f32[d0,d1]{1,0:T(8,128)}'
 """
@@ -77,7 +78,7 @@ def cite(shape: Shape, prop: str, timeout: float, prove) -> tuple | None:
     """The steps citing the signature's proof of ``prop``, proving it first
     (with ``prove``, :func:`prover.properties.proof.prove`) if it is not kept; None
     when the shape is not an instance or the signature is not proved."""
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     generic = signature(shape)
     if generic is None:
         return None     # not an instance: proved as such

@@ -107,9 +107,9 @@ from tilespec.prover.properties.traced import NotSymbolic, guarded
 from tilespec.prover.result import PROVED, REFUTED, Result
 from tilespec.spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.prt import prt_final_dims, prt_steps
 from tilespec.spec.size import bytes_of, round_up
-from tilespec.spec.text import format_shape
 
 
 class _Proof(Facts):

@@ -79,8 +79,8 @@ from tilespec.spec.index import (
     shape_pipeline,
 )
 from tilespec.spec.layout import INT64_MAX, Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements, byte_size
-from tilespec.spec.text import format_shape
 
 #: Share of the random cases drawn as offsets (padding included).
 OFFSET_SHARE = 8

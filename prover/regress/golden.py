@@ -43,8 +43,8 @@ from tilespec.spec.elements import SUB_BYTE_INTS, value_dtype
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size
-from tilespec.spec.text import format_shape
 
 #: The largest modulus of the float values.
 MAX_MODULUS = 1 << 16

@@ -157,7 +157,7 @@ def byte_ticks(panel, element_bits, rmap, cmap, x0, y0, start) -> list:
 
 def legend_lines(scene, lang: str = "en") -> list[str]:
     """The lines under the picture: the shape, what colours and lines mean."""
-    from tilespec.spec.text import format_shape
+    from tilespec.spec.printer import format_shape
     shape = scene.shape
     tiles = shape.layout.tiles
     lines = [format_shape(shape)]

@@ -9,8 +9,8 @@ from tilespec.cli import main
 from tilespec.prover.equivalence import equivalent, normalize
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import all_offsets
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import aligned_elements
-from tilespec.spec.text import format_shape
 from tilespec.spec.text import parse_array_shape as shape
 
 

@@ -20,8 +20,9 @@ from tilespec.prover.bitcast.decide import is_bitcast
 from tilespec.prover.models.array_size import xla_array_bytes
 from tilespec.prover.padding.advice import advise, bitcast_verdict
 from tilespec.prover.padding.report import human_bytes, largest_buffers, read_report
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size
-from tilespec.spec.text import format_shape, parse_array_shape
+from tilespec.spec.text import parse_array_shape
 
 #: (issue, Shape:, Size:, Unpadded size:, expansion) as printed (None: the
 #: line is not in the issue's excerpt).

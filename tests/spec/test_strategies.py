@@ -10,6 +10,7 @@ from hypothesis.errors import InvalidArgument
 from tilespec.spec import COMBINE, Layout, Shape, Tile, TupleShape, padded_elements
 from tilespec.spec.dtypes import ELEMENT_TYPES, bit_width
 from tilespec.spec.index import combine_groups
+from tilespec.spec.printer import format_shape
 from tilespec.spec.strategies import (
     ALL_FIELDS,
     element_types,
@@ -20,7 +21,7 @@ from tilespec.spec.strategies import (
     tiles,
     xla_shapes,
 )
-from tilespec.spec.text import format_shape, parse_array_shape
+from tilespec.spec.text import parse_array_shape
 
 # --- arguments --------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tilespec.spec.printer as printer_module
 import tilespec.spec.text as text_module
 from tilespec.spec import (
     Layout,
@@ -325,7 +326,7 @@ def test_a_field_error_xla_does_not_read_past_claims_nothing(text):
 ])
 def test_read_as_xla_reads_and_printed_as_xla_prints(given, printed):
     # Each pair is what jaxlib's XLA parses and prints (tests/xla/test_xla_text.py).
-    assert text_module.format_shape(text_module.read_shape(given)) == printed
+    assert printer_module.format_shape(text_module.read_shape(given)) == printed
 
 
 def test_only_ascii_digits_are_numbers():

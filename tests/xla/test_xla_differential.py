@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from tilespec.spec.dtypes import ELEMENT_TYPES, NON_ARRAY_TYPES
 from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_dim, format_layout, format_shape
 from tilespec.spec.strategies import shapes_with_layout, xla_shapes
-from tilespec.spec.text import format_dim, format_layout, format_shape
 from tilespec.xla import real
 
 pytestmark = [

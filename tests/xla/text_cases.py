@@ -15,7 +15,8 @@ import re
 
 from tilespec.spec.dtypes import ELEMENT_TYPES
 from tilespec.spec.errors import TilespecError
-from tilespec.spec.text import format_shape, read_shape
+from tilespec.spec.printer import format_shape
+from tilespec.spec.text import read_shape
 from tilespec.xla import real
 
 BIG = [2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1]

@@ -20,7 +20,7 @@ from tilespec.prover.hlo.module import parse_hlo
 from tilespec.prover.models.bitcast_rules import check_bitcast_rule
 from tilespec.prover.result import EXIT_STATUS, Counterexample
 from tilespec.spec.index import offset
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.text import parse_array_shape as shape
 
 #: Element counts and the dims (major to minor) that hold them.

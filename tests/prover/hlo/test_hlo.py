@@ -26,7 +26,7 @@ from tilespec.prover.hlo.module import parse_hlo, parse_instruction, shape_prefi
 from tilespec.prover.result import Counterexample
 from tilespec.spec.layout import TupleShape
 from tilespec.spec.physical import from_physical, physical_size, to_physical
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 from tilespec.spec.text import parse_array_shape as shape
 
 DATA = DATA / "hlo"

@@ -21,7 +21,7 @@ from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.lexer import lex
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction
 from tilespec.spec.errors import TilespecError
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 DATA = DATA / "hlo"
 MOVES = "bitcast-refuted"

@@ -22,7 +22,7 @@ from locations import DATA
 
 from tilespec.prover.hlo.lexer import lex
 from tilespec.prover.hlo.module import Module, parse_hlo
-from tilespec.spec.text import format_shape
+from tilespec.spec.printer import format_shape
 
 pytestmark = pytest.mark.integration
 

@@ -33,8 +33,8 @@ from tilespec.prover.hlo.module import Module, parse_hlo
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
 from tilespec.spec.physical import to_physical
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size
-from tilespec.spec.text import format_shape
 from tilespec.xla import compiled, dumps
 
 pytestmark = [

@@ -23,8 +23,9 @@ from tilespec.prover.models.rules import xla_reshape_is_bitcast, xla_transpose_i
 from tilespec.prover.models.untiled import is_untiled_layout, spec_is_untiled
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import offset
+from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size
-from tilespec.spec.text import format_shape, parse_array_shape, parse_shape
+from tilespec.spec.text import parse_array_shape, parse_shape
 
 LAYOUT_UTIL_TEST = "xla/layout_util_test.cc@435f2535ca"
 SHAPE_UTIL_TEST = "xla/shape_util_test.cc@6018f91e41"
