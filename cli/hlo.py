@@ -38,7 +38,7 @@ def _meant(items) -> dict:
 
 def sarif(report, uri: str) -> dict:
     """The report as a SARIF 2.1.0 log: one run, one result per finding."""
-    from tilespec.prover.hlo.check import RULES
+    from tilespec.prover.hlo.findings import RULES
     rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     index = {k: i for i, k in enumerate(RULES)}
     results = []
@@ -122,7 +122,7 @@ def lint_filter(args, results):
     findings that remain in every module, and then nothing is new."""
     from dataclasses import replace
 
-    from tilespec.prover.hlo.check import select_findings
+    from tilespec.prover.hlo.findings import select_findings
 
     def each(baseline=frozenset()):
         return [r if r.report is None else replace(r, report=select_findings(
@@ -254,7 +254,7 @@ def sarif_log(results, exit_status: int) -> dict:
             found.append(x)
         modules.append({"file": r.path, **run["properties"]})
     if rules is None:
-        from tilespec.prover.hlo.check import RULES
+        from tilespec.prover.hlo.findings import RULES
         rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,

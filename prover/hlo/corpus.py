@@ -37,7 +37,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from tilespec.prover.bitcast.decide import remembering
 from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.hlo.check import Report, check_module
+from tilespec.prover.hlo.check import check_module
+from tilespec.prover.hlo.findings import Report
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.prover.names import DUMP_GLOB
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN

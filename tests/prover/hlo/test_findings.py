@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from locations import DATA as TEST_DATA
 
 from tilespec.cli.main import main
-from tilespec.prover.hlo.check import RULES, check_module, select_findings
+from tilespec.prover.hlo.check import check_module
+from tilespec.prover.hlo.findings import RULES, select_findings
 from tilespec.prover.hlo.legality import bitcast_convert_mismatch, size_mismatch
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.spec.text import parse_array_shape as shape

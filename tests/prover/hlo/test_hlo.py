@@ -21,7 +21,8 @@ from tilespec.prover.bitcast.decompose import (
     xla_transpose_permutation,
 )
 from tilespec.prover.bitcast.reading import decide
-from tilespec.prover.hlo.check import RULES, check_module, meant_op
+from tilespec.prover.hlo.check import check_module, meant_op
+from tilespec.prover.hlo.findings import RULES
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction, shape_prefix
 from tilespec.prover.result import Counterexample
 from tilespec.spec.layout import TupleShape

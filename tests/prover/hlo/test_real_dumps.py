@@ -28,7 +28,8 @@ import numpy as np
 import pytest
 
 from tilespec.cli.main import main
-from tilespec.prover.hlo.check import Report, check_module
+from tilespec.prover.hlo.check import check_module
+from tilespec.prover.hlo.findings import Report
 from tilespec.prover.hlo.module import Module, parse_hlo
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape

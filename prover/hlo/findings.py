@@ -1,0 +1,232 @@
+"""What checking an HLO module finds, and which of it a linter's options keep.
+
+A :class:`Finding` is one rule (:data:`RULES`) at one instruction, at a
+level (:data:`LEVELS`); a :class:`Buffer` is an array value's padded bytes;
+a :class:`Report` gathers them for a module, with its verdict
+(:func:`status_of`).  :func:`select_findings` filters a report as a
+linter's options do (``--select``, ``--ignore``, ``--min-level``,
+``--baseline``): the status stays the verdict of every finding, and the
+exit status follows the verdict of what remains.  :func:`violation` is the
+counterexample of a rule broken by the text itself.  The checker that makes
+the findings is :mod:`tilespec.prover.hlo.check`.
+
+>>> f = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: f32[4]{0} -> f32[2,2]{0,1}")
+>>> status_of([f]), f.key("m")
+('refuted', 'm|bitcast-refuted|b|f32[4]{0}|f32[2,2]{0,1}')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, replace
+
+from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
+from tilespec.spec.errors import TilespecError
+from tilespec.spec.layout import Shape
+from tilespec.spec.printer import format_shape
+
+#: Rules: id -> one line saying what the finding means.
+RULES = {
+    "bitcast-proved": "a bitcast proved to keep every byte in place",
+    "bitcast-refuted": "a bitcast that no reshape, transpose or TRT makes a physical no-op",
+    "bitcast-unknown": "a bitcast neither proved nor refuted",
+    "bitcast-size-mismatch": "a bitcast whose operand and result differ in element "
+                             "count or element type",
+    "bitcast-convert-layout": "a bitcast-convert whose shapes or layouts break XLA's "
+                              "rules for it",
+    "bitcast-memory-space": "a bitcast between host memory (S(5)) and another memory "
+                            "space",
+    "invalid-layout": "a layout XLA's layout validator rejects",
+    "meant-transpose-not-bitcast": "a bitcast recorded as a transpose, but that "
+                                   "transpose moves bytes",
+    "meant-reshape-not-bitcast": "a bitcast recorded as a reshape, but that reshape "
+                                 "moves bytes",
+    "could-be-bitcast": "a copy, transpose or reshape whose result is physically its "
+                        "operand: it could be a bitcast",
+    "layout-change": "a copy between identical layouts, or a transpose or reshape "
+                     "whose result a copy moves: no data moves here",
+    "moves-data": "a copy, transpose or reshape that moves data",
+    "padding": "an array value whose layout pads it",
+    "skipped": "an instruction not checked, and why",
+}
+#: The levels a finding takes, most severe last.
+LEVELS = ("note", "warning", "error")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    level: str          # SARIF's: error, warning, note
+    line: int
+    instruction: str
+    message: str
+    data: dict = field(default_factory=dict)
+    #: False when the finding reports a question not decided (unknown).
+    decided: bool = True
+
+    def key(self, module: str) -> str:
+        """What identifies the finding across runs (not its line): module,
+        rule, instruction and the shapes its message names.
+
+        >>> Finding("bitcast-refuted", "error", 7, "b", "bitcast b: f32[4]{0} -> ...").key("m")
+        'm|bitcast-refuted|b|f32[4]{0}'
+        """
+        shapes = re.findall(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?", self.message)
+        return "|".join([module, self.rule, self.instruction, *shapes])
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """An array value's memory: padded bytes and the bytes its elements need."""
+
+    instruction: str
+    computation: str
+    line: int
+    shape: str
+    bytes: int
+    element_bytes: int
+
+    @property
+    def waste(self) -> int:
+        return self.bytes - self.element_bytes
+
+
+@dataclass(frozen=True)
+class Report:
+    """What checking a module found.  ``status`` is the verdict of every
+    finding, whatever the options report: a refutation silenced by
+    ``--ignore`` or a baseline is still a refutation.  ``findings`` are the
+    ones the options keep; ``filtered`` the ones ``--select``, ``--ignore``
+    and ``--min-level`` drop; ``baselined`` the ones a baseline knows.
+    :attr:`reported_status` (what the exit status follows) is the verdict of
+    the findings kept."""
+
+    module: str
+    status: str
+    findings: tuple[Finding, ...]
+    buffers: tuple[Buffer, ...]
+    counts: dict
+    seconds: float
+    filtered: tuple[Finding, ...] = ()
+    baselined: tuple[Finding, ...] = ()
+
+    @property
+    def reported_status(self) -> str:
+        """The verdict of the findings the options keep.  Options silence
+        findings, never a question left undecided: a finding not decided
+        keeps the module unknown even when it is dropped or baselined."""
+        undecided = tuple(f for f in self.filtered + self.baselined if not f.decided)
+        return status_of(self.findings + undecided)
+
+    @property
+    def suppressed_errors(self) -> dict:
+        """How many error-level findings the options drop and the baseline knows."""
+        return {"options": sum(f.level == "error" for f in self.filtered),
+                "baseline": sum(f.level == "error" for f in self.baselined)}
+
+    def verdict(self) -> str:
+        """The module's verdict in words: its status, and when the options
+        hide errors, how many (never "proved" for a refuted module).
+
+        >>> f = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: ...")
+        >>> r = Report("m", "refuted", (), (), {}, 0.0, baselined=(f,))
+        >>> r.verdict()
+        'refuted (1 error suppressed: 1 in the baseline; 0 new)'
+        """
+        hidden = self.suppressed_errors
+        total = hidden["options"] + hidden["baseline"]
+        if not total:
+            return self.status
+        why = [f"{n} {what}" for n, what in ((hidden["baseline"], "in the baseline"),
+                                           (hidden["options"], "by the options")) if n]
+        new = sum(f.level == "error" for f in self.findings)
+        return (f"{self.status} ({total} error{'s' * (total != 1)} suppressed: "
+                f"{', '.join(why)}; {new} new)")
+
+    def worst(self, n: int = 5) -> list[Buffer]:
+        """The ``n`` values with the most padding bytes."""
+        return sorted((b for b in self.buffers if b.waste > 0),
+                      key=lambda b: (-b.waste, b.line))[:n]
+
+    def largest(self, n: int = 3) -> list[Buffer]:
+        """The ``n`` values that take the most bytes (padding included)."""
+        return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
+
+    def to_json(self) -> dict:
+        return {"module": self.module, "status": self.status,
+                "reported_status": self.reported_status, "counts": self.counts,
+                "largest": [{**asdict(b), "waste": b.waste} for b in self.largest()],
+                "seconds": round(self.seconds, 6),
+                "findings": [asdict(f) for f in self.findings],
+                "suppressed": {"options": [asdict(f) for f in self.filtered],
+                               "baseline": [asdict(f) for f in self.baselined]},
+                "buffers": [{**asdict(b), "waste": b.waste} for b in self.buffers],
+                "worst_padding": [{**asdict(b), "waste": b.waste} for b in self.worst()]}
+
+
+def status_of(findings) -> str:
+    """refuted if an error-level finding, else unknown if an undecided one,
+    else proved."""
+    if any(f.level == "error" for f in findings):
+        return REFUTED
+    if any(not f.decided for f in findings):
+        return UNKNOWN
+    return PROVED
+
+
+def select_findings(report: Report, *, select=None, ignore=None,
+                    min_level: str = "note", baseline=frozenset()) -> Report:
+    """The report with only the findings a linter's options keep: rules in
+    ``select`` (all when None), none in ``ignore``, at ``min_level`` or
+    above, keys (:meth:`Finding.key`) not in ``baseline``.  The status stays
+    the verdict of every finding; :attr:`Report.reported_status`, what the
+    exit status follows, is the verdict of what remains.
+
+    >>> from tilespec.prover.hlo.check import check_module
+    >>> from tilespec.prover.hlo.module import parse_hlo
+    >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[8,16]) -> f32[2,32] {
+    ...   %p = f32[8,16]{1,0} parameter(0)
+    ...   ROOT %b = f32[2,32]{1,0} bitcast(%p)
+    ... }'''))
+    >>> quiet = select_findings(r, ignore={"bitcast-size-mismatch"})
+    >>> r.status, quiet.status, quiet.reported_status, quiet.verdict()
+    ('refuted', 'refuted', 'proved', 'refuted (1 error suppressed: 1 by the options; 0 new)')
+    """
+    for name in (*(select or ()), *(ignore or ())):
+        if name not in RULES:
+            raise TilespecError(f"unknown rule {name!r}; the rules are "
+                                + ", ".join(RULES))
+    if min_level not in LEVELS:
+        raise TilespecError(f"unknown level {min_level!r}; the levels are "
+                            + ", ".join(LEVELS))
+    floor = LEVELS.index(min_level)
+    every = report.findings + report.filtered + report.baselined
+    shown = tuple(f for f in every
+                  if (select is None or f.rule in select) and f.rule not in (ignore or ())
+                  and LEVELS.index(f.level) >= floor)
+    shown_ids = {id(f) for f in shown}
+    known = tuple(f for f in shown if f.key(report.module) in baseline)
+    known_ids = {id(f) for f in known}
+    kept = sorted((f for f in shown if id(f) not in known_ids), key=lambda f: (f.line, f.rule))
+    return replace(report, findings=tuple(kept),
+                   filtered=tuple(f for f in every if id(f) not in shown_ids),
+                   baselined=known, status=status_of(every))
+
+
+def violation(what: str, src: Shape | None = None, dst: Shape | None = None,
+              values: tuple = (None, None)) -> dict:
+    """A rule broken by the text itself (element counts or types, memory
+    spaces, a layout XLA rejects) as a counterexample's JSON: the two shapes,
+    the numbers that differ, and what breaks the rule.  The shapes are the
+    witness: there is no element to replay.
+
+    >>> from tilespec.spec.text import parse_array_shape as p
+    >>> ce = violation("element counts differ: 4 against 6", p("f32[4]{0}"), p("f32[6]{0}"),
+    ...                (4, 6))
+    >>> [(s["name"], s["shape"], s["value"]) for s in ce["sides"]], ce["what"]
+    ([('source', 'f32[4]{0}', 4), ('target', 'f32[6]{0}', 6)], 'element counts differ: 4 against 6')
+    """
+    sides = () if src is None or dst is None else (
+        Side("source", shape=format_shape(src), value=values[0]),
+        Side("target", shape=format_shape(dst), value=values[1]))
+    return Counterexample({}, sides, what=what).to_json()
