@@ -189,7 +189,8 @@ def encode(element_type: str, array: Any) -> Codes:
     if element_type in SUB_BYTE_INTS:
         own = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type])) \
             if a.dtype.kind == "V" else None
-        if a.dtype == own:  # ml_dtypes keeps the code in the low bits
+        # (own is None otherwise: numpy reads a dtype == None as float64.)
+        if own is not None and a.dtype == own:  # ml_dtypes keeps the code in the low bits
             return Codes(np.asarray(a, order="C").view(np.uint8), None)
         if a.dtype.kind not in "biu":
             raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "

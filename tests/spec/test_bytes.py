@@ -336,3 +336,15 @@ def test_ragged_values_are_one_line_shape_error():
     with pytest.raises(ShapeError, match="not a rectangular array") as e:
         tilespec.to_bytes("f32[2,2]", [[1, 2], [3]])
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("t", ["s4", "u4", "s2", "s1", "s8", "u8"])
+@pytest.mark.parametrize("pad", [7.9, -7.9, 0.5, float("nan")])
+def test_a_float_pad_for_an_integer_type_is_a_one_line_error_naming_the_pad(t, pad):
+    # numpy reads `dtype == None` as float64: a float pad once passed for
+    # ml_dtypes' int4 and the float's low bits filled the padding.
+    with pytest.raises(ShapeError, match=r"^pad=.*float64 cannot hold"):
+        tilespec.to_bytes(f"{t}[3]{{0:T(2)}}", [0, 0, 0], pad=pad)
+    with pytest.raises(ShapeError, match="float64 cannot hold"):
+        tilespec.to_bytes(f"{t}[3]{{0:T(2)}}", np.array([0.0, 0.0, 0.0]))
+
