@@ -26,7 +26,7 @@ def format_advice(a, entry=None) -> str:
                      + (f" ({entry.expansion:g}x)" if entry.expansion else ""))
     lines += [f"XLA size       {_bytes(a.xla_bytes)} (ArraySize, first tile)",
               f"spec size      {_bytes(a.spec_bytes)} (padded, spec/size.py)",
-              f"unpadded       {_bytes(a.unpadded_bytes)} (elements x storage bits)",
+              f"unpadded       {_bytes(a.unpadded_bytes)} (elements x bits stored each)",
               f"factor         {a.factor:.3g}x",
               f"why            {a.sentence}"]
     for p in a.breakdown:

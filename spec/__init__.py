@@ -60,6 +60,7 @@ bit_range = accepts_text(_size.bit_range)
 byte_size = accepts_text(_size.byte_size)
 num_elements = accepts_text(_size.num_elements)
 padding_fraction = accepts_text(_size.padding_fraction)
+unpadded_bytes = accepts_text(_size.unpadded_bytes)
 format_shape = accepts_text(_printer.format_shape, array=False)
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "COMBINE", "Layout", "Shape", "SplitConfig", "Tile", "TupleShape",
     "from_physical", "physical_size", "to_physical", "from_bytes", "to_bytes",
     "aligned_elements", "bit_range", "byte_size", "num_elements", "padding_fraction",
+    "unpadded_bytes",
     "canonical", "format_layout", "format_shape", "parse_array_shape",
     "parse_layout", "parse_shape",
     "DimValues", "ShapeLike", "accepts_text", "as_shape",

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tilespec.spec.arith import INT, Arithmetic
+from tilespec.spec.dtypes import NON_ARRAY_TYPES, storage_bits
 from tilespec.spec.index import (
     concrete_dims,
     dims_through,
@@ -98,6 +99,24 @@ def bit_range(shape: Shape, position: int) -> tuple[int, int]:
     """The bits [start, stop) that the element at ``position`` occupies."""
     bits = shape.element_bits
     return position * bits, (position + 1) * bits
+
+
+def unpadded_bytes(shape: Shape) -> int:
+    """The bytes the elements need without padding, each at the bits it is
+    stored in: ``E(n)`` when the layout packs it below the type's storage
+    (an ``E(n)`` above it pads), else the type's storage; in whole bytes.
+    What check-hlo and the padding advisor count as the data.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> unpadded_bytes(shape("s4[300,1000]{1,0:T(8,128)(2,1)E(4)}"))
+    150000
+    >>> unpadded_bytes(shape("s4[3]{0}")), unpadded_bytes(shape("pred[64]{0:T(8,128)E(32)}"))
+    (3, 64)
+    """
+    bits = shape.element_bits
+    if shape.element_type not in NON_ARRAY_TYPES:
+        bits = min(bits, storage_bits(shape.element_type))
+    return -(-num_elements(shape) * bits // 8)
 
 
 def padding_fraction(shape: Shape) -> float:

@@ -39,7 +39,7 @@ SHAPE_FUNCTIONS = [
     ("locate_many", ([17, 9],)), ("all_offsets", ()), ("padded_elements", ()),
     ("tiled_dims", ()), ("physical_size", ()), ("aligned_elements", ()),
     ("bit_range", (3,)), ("byte_size", ()), ("num_elements", ()),
-    ("padding_fraction", ()), ("format_shape", ()), ("offset_expr", ()),
+    ("padding_fraction", ()), ("unpadded_bytes", ()), ("format_shape", ()), ("offset_expr", ()),
     ("to_physical", (np.arange(15).reshape(3, 5),)),
     ("from_physical", (np.arange(24),)), ("cute_layout", ()),
     ("to_bytes", (np.arange(15).reshape(3, 5),)), ("from_bytes", (bytes(range(96)),)),

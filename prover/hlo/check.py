@@ -61,7 +61,7 @@ from tilespec.prover.result import (
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.layout import Shape, TupleShape
 from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size, num_elements
+from tilespec.spec.size import byte_size, num_elements, unpadded_bytes
 
 #: Layout::kHostMemorySpace.
 HOST = 5
@@ -341,8 +341,7 @@ class _Checker:
                 continue
             size = self.sizes.get(s)
             if size is None:
-                size = self.sizes[s] = (self.text(s), byte_size(s),
-                                        -(-num_elements(s) * s.element_bits // 8))
+                size = self.sizes[s] = (self.text(s), byte_size(s), unpadded_bytes(s))
             b = Buffer(inst.name, inst.computation, inst.line, *size)
             self.buffers.append(b)
             if b.waste > 0:

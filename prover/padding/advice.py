@@ -3,7 +3,8 @@
 For one laid-out array: XLA's size (``ShapeUtil::ArraySize`` as
 :func:`tilespec.prover.models.array_size.xla_array_bytes` models it), the
 spec's padded bytes (:func:`tilespec.spec.size.byte_size`), the unpadded
-bytes (elements times storage bits); where the padding comes from (each tile
+bytes (:func:`tilespec.spec.size.unpadded_bytes`: elements times the bits
+each is stored in); where the padding comes from (each tile
 entry of each tiling level, ``E(n)``, ``L(n)``); and alternatives ranked by
 XLA's bytes: other layouts of the same array (minor-to-major orders, the TPU
 tile families) and reshapes the program could make (dropping unit dims,
@@ -35,7 +36,7 @@ from tilespec.spec.errors import ShapeError
 from tilespec.spec.index import product
 from tilespec.spec.layout import Layout, Shape, Tile
 from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size, num_elements, padded_count
+from tilespec.spec.size import byte_size, padded_count, unpadded_bytes
 from tilespec.spec.text import parse_array_shape
 
 #: The TPU tile families: (second-minor, minor) of the first tile.
@@ -165,15 +166,6 @@ def _round_up(n: int, t: int) -> int:
     return -(-n // t) * t
 
 
-def unpadded_bytes(shape: Shape) -> int:
-    """Elements times the type's storage bits, in whole bytes.
-
-    >>> unpadded_bytes(parse_array_shape("pred[64]{0:T(8,128)E(32)}"))
-    64
-    """
-    return -(-num_elements(shape) * storage_bits(shape.element_type) // 8)
-
-
 def breakdown(shape: Shape) -> tuple[Part, ...]:
     """Each source of padding of ``shape``, with its share of the waste.
 
@@ -203,7 +195,9 @@ def breakdown(shape: Shape) -> tuple[Part, ...]:
                                   extent, _round_up(extent, t[-1 - i])))
         previous = t if previous is None else previous
     bits = shape.element_bits
-    if shape.element_type not in ("token", "opaque") and bits != storage_bits(shape.element_type):
+    # E(n) above the type's storage pads each element; below it packs them,
+    # which the unpadded bytes already count.
+    if shape.element_type not in ("token", "opaque") and bits > storage_bits(shape.element_type):
         parts.append(Part("element", 0, None, 0, "", bits,
                           storage_bits(shape.element_type), bits))
     count = padded_count(shape)

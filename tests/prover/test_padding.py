@@ -219,3 +219,28 @@ def test_the_command_reads_a_report_and_plots(tmp_path, capsys):
 
 def test_the_command_without_input_is_bad_input(capsys):
     assert main(["padding"]) == 2
+
+
+def test_packed_elements_count_at_their_packed_width():
+    # s4 with E(4): the data is 4 bits an element, so the waste is the tiles'
+    # (300 -> 304, 1000 -> 1024), not a 0.5x "saving" against a byte each.
+    from tilespec.prover.padding.advice import advise
+    a = advise("s4[300,1000]{1,0:T(8,128)(2,1)E(4)}")
+    assert a.unpadded_bytes == 150000 and a.spec_bytes == 304 * 1024 // 2
+    assert round(a.factor, 4) == round(304 * 1024 / 300000, 4)
+    assert sorted(p.kind for p in a.breakdown if p.factor != 1) == ["tile", "tile"]
+    assert abs(sum(p.share for p in a.breakdown) - 1) < 1e-9
+
+
+def test_check_hlo_and_the_advisor_count_the_same_data():
+    from tilespec.prover.hlo.check import check_module
+    from tilespec.prover.hlo.module import parse_hlo
+    from tilespec.prover.padding.advice import advise
+    shapes = ["s4[300,1000]{1,0:T(8,128)(2,1)E(4)}", "pred[64]{0:T(8,128)E(32)}",
+              "bf16[3,5]{1,0:T(8,128)(2,1)}"]
+    for text in shapes:
+        r = check_module(parse_hlo(f"ENTRY %e (p: {text.split('{')[0]}) -> {text.split('{')[0]} {{\n"
+                                   f"  ROOT %p = {text} parameter(0)\n}}"))
+        (b,) = r.buffers
+        a = advise(text)
+        assert (b.bytes, b.element_bytes) == (a.spec_bytes, a.unpadded_bytes), text
