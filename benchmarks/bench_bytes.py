@@ -2,9 +2,10 @@
 
     python benchmarks/bench_bytes.py [--mib 256] [--runs 5]
 
-For each layout of the issue (f32 ``T(8,128)``, bf16 ``T(8,128)(2,1)``, s8
+For each layout of issue 21 (f32 ``T(8,128)``, bf16 ``T(8,128)(2,1)``, s8
 ``T(32,128)(4,1)``, s4 ``T(8,128)(2,1)E(4)``) an array of ``--mib`` MiB (the
-s4 one as ``ml_dtypes.int4``, one byte per value) is tiled with
+s4 one as ``ml_dtypes.int4``, one byte per value: its image is half that,
+so its copy moves twice the image's bytes) is tiled with
 ``tilespec.to_bytes`` and read back with ``tilespec.from_bytes``, and the
 same array is copied with numpy: ``a.copy()`` (allocates, as to_bytes does)
 and ``b[...] = a`` (into memory already touched).  Rounds interleave them,
@@ -60,16 +61,21 @@ def one_round(shape: str, a: np.ndarray, b: np.ndarray, image: np.ndarray) -> di
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mib", type=int, default=256, help="array size (default %(default)s)")
     p.add_argument("--runs", type=int, default=5, help="rounds (default %(default)s)")
     args = p.parse_args()
     os.environ.pop("TILESPEC_THREADS", None)
     n = threads()
-    print(f"{'':36} {'':7} {'':8} {f'tilespec on {n} thread(s)':>35}   {'on 1 thread':>24}")
+    print(f"Milliseconds, medians of {args.runs} rounds. copy: numpy's a.copy() (one thread, "
+          "allocating as to_bytes does);\nb[...]=a: numpy's copy into memory already "
+          "touched. ratio: a.copy()'s time over tilespec's\n(the share of the copy's "
+          f"bandwidth; the goal is 0.5 or more). tilespec runs on {n} thread(s), the cores\n"
+          "this process may use, then on one (TILESPEC_THREADS=1).\n")
+    print(f"{'':36} {'':7} {'':8} {f'tilespec, {n} thread(s)':^35}   {'tilespec, 1 thread':^26}")
     print(f"{'layout':36} {'copy':>7} {'b[...]=a':>8} {'to_bytes':>8} {'ratio':>5} "
-          f"{'from_bytes':>10} {'ratio':>5}   {'to':>6} {'ratio':>5} {'from':>6} {'ratio':>5}"
-          f"   (ms, medians of {args.runs}; ratio = copy / tilespec)")
+          f"{'from_bytes':>10} {'ratio':>5}   {'to':>6} {'ratio':>5} {'from':>6} {'ratio':>5}")
     for element, layout, dtype, width in CASES:
         rows = 8192
         cols = args.mib * 2**20 // width // rows
