@@ -18,7 +18,7 @@ import re
 import sys
 import traceback
 
-from tilespec.spec.errors import TilespecError
+from tilespec.spec.errors import SymbolicShapeError, TilespecError
 
 EXIT_OK = 0
 EXIT_REFUTED = 1
@@ -445,8 +445,11 @@ def main(argv=None) -> int:
         _json_error(argv, "usage", str(e))
         return _fail(False, f"tilespec: error: {e}", EXIT_BAD_INPUT)
     except TilespecError as e:
-        _json_error(argv, "bad input", str(e))
-        return _fail(debug, f"tilespec: error: {e}", EXIT_BAD_INPUT)
+        message = str(e)
+        if isinstance(e, SymbolicShapeError) and argv and argv[0] in DIMS_COMMANDS:
+            message += " (--dims NAME=SIZE,...)"
+        _json_error(argv, "bad input", message)
+        return _fail(debug, f"tilespec: error: {message}", EXIT_BAD_INPUT)
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:

@@ -343,3 +343,10 @@ def test_a_device_with_no_end_is_refused_not_read_until_memory_runs_out(capsys, 
     code, out, err = run(capsys, *argv)
     one_line_error(code, err)
     assert "is a device, not a file" in err
+
+
+@pytest.mark.parametrize("argv", [["explain", "f32[m,3]{1,0}"],
+                                  ["offset", "f32[m,3]{1,0}", "0,0"]])
+def test_a_name_without_a_size_says_how_to_give_one(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert "--dims NAME=SIZE" in one_line_error(code, err)
