@@ -36,6 +36,17 @@ exit status:
      the traceback)
   130  interrupted (Ctrl-C)"""
 
+#: Commands that answer without a verdict: they exit 0, 2 or 4.
+NO_VERDICT = ("explain", "offset", "locate", "draw", "tile", "untile", "padding")
+
+EXIT_CODES_PLAIN = """\
+exit status:
+  0  ok
+  2  bad input (one line on stderr: 'tilespec: error: ...')
+  4  internal error: a bug in tilespec, please report it (--debug shows
+     the traceback)
+  130  interrupted (Ctrl-C)"""
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit status 2, and an
@@ -352,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def command(name, help_, func):
-        c = sub.add_parser(name, help=help_, description=help_, epilog=EXIT_CODES,
+        epilog = EXIT_CODES_PLAIN if name in NO_VERDICT else EXIT_CODES
+        c = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         c.set_defaults(func=func)
         c.add_argument("--json", action="store_true",

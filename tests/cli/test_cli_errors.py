@@ -350,3 +350,14 @@ def test_a_device_with_no_end_is_refused_not_read_until_memory_runs_out(capsys, 
 def test_a_name_without_a_size_says_how_to_give_one(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert "--dims NAME=SIZE" in one_line_error(code, err)
+
+
+@pytest.mark.parametrize("command", cli_main.NO_VERDICT)
+def test_commands_without_a_verdict_list_only_the_exit_statuses_they_use(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0 and "0  ok\n" in out and "refuted" not in out and "unknown" not in out
+
+
+def test_commands_with_a_verdict_list_refuted_and_unknown(capsys):
+    code, out, _ = run(capsys, "prove", "--help")
+    assert code == 0 and "1  refuted" in out and "3  unknown" in out
