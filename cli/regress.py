@@ -121,9 +121,10 @@ def _golden(args, shapes) -> int:
     from tilespec.prover.regress.golden import write_golden
     if not shapes:
         raise TilespecError("--golden: give at least one shape")
-    if args.from_counterexamples or args.output or args.target:
-        raise TilespecError("--golden writes byte images only: leave out -o, --target "
-                            "and --from-counterexamples")
+    if (args.from_counterexamples or args.output or args.target or args.format != "jsonl"
+            or args.count != 1000 or args.seed != 0):
+        raise TilespecError("--golden writes byte images only: leave out -o, --target, "
+                            "--format, --count, --seed and --from-counterexamples")
     written = write_golden(shapes, args.golden)
     data = {"golden": args.golden, "images": [g.sidecar for g in written]}
     emit(args, data, "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "

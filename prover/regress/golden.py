@@ -152,6 +152,8 @@ def write_golden(shapes: list[Shape], directory: str) -> list[Golden]:
                    "bytes": len(image), "sha256": hashlib.sha256(image).hexdigest(),
                    "file": base + ".bin", "values": how, "padding": "zero bits",
                    "made_by": "tilespec.to_bytes(shape, values)"}
+        if out.exists() and not out.is_dir():
+            raise TilespecError(f"{directory!r} is a file, not a directory for the images")
         try:
             # Made at the first image, so a refused run leaves no empty directory.
             out.mkdir(parents=True, exist_ok=True)

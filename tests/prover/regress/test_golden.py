@@ -58,6 +58,17 @@ def test_golden_takes_no_case_options(tmp_path, capsys):
                  str(tmp_path / "x")]) == 2
     assert "--golden writes byte images only" in capsys.readouterr().err
     assert main(["regress", "--golden", str(tmp_path)]) == 2
+    for option in (["--format", "pytest"], ["--count", "5"], ["--seed", "3"]):
+        assert main(["regress", SHAPES[0], "--golden", str(tmp_path), *option]) == 2
+        assert "--golden writes byte images only" in capsys.readouterr().err
+
+
+def test_golden_into_a_file_says_it_is_not_a_directory(tmp_path, capsys):
+    f = tmp_path / "w.bin"
+    f.write_bytes(b"x")
+    assert main(["regress", "f32[3]{0}", "--golden", str(f)]) == 2
+    assert "is a file, not a directory" in capsys.readouterr().err
+    assert f.read_bytes() == b"x"
 
 
 @pytest.mark.parametrize("shape", ["u8[4294967296]{0}", "bf16[100000,100000]{1,0:T(8,128)(2,1)}"])
