@@ -5,7 +5,9 @@ of a layout, and back.
 :func:`tilespec.spec.bytes.to_bytes` of the array; ``tilespec untile IN.bin
 SHAPE -o OUT.npy`` writes :func:`~tilespec.spec.bytes.from_bytes` of the
 bytes.  An array of the wrong dims or type, or a file of the wrong length,
-is bad input (one line, exit 2).  ``.npy`` has no ``bf16`` or 8-bit float
+is bad input (one line, exit 2).  A file is written only under a name that
+says what it holds: untile's ``-o`` ends in ``.npy``, tile's does not (it
+writes raw bytes); ``-`` is standard output for both.  ``.npy`` has no ``bf16`` or 8-bit float
 types: they are written as raw bits (``|V2``, ``|V1``; ``np.load(f).view(
 ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
 """
@@ -62,6 +64,43 @@ def _read_npy(path: str, element_type: str) -> np.ndarray:
 
 #: ``-o -``: the bytes go to standard output (and the summary to stderr).
 STDOUT = "-"
+
+
+def npy_file(text: str) -> str:
+    """An argparse type for untile's ``-o``: a name ending in ``.npy``, or ``-``.
+
+    >>> npy_file("y.npy"), npy_file("-")
+    ('y.npy', '-')
+    >>> npy_file("y.txt")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'y.txt' does not end in .npy: untile writes a .npy array (or give - for standard output)
+    """
+    from tilespec.cli.main import output_file
+    path = output_file(text)
+    if path != STDOUT and not path.lower().endswith(".npy"):
+        raise argparse.ArgumentTypeError(
+            f"{path!r} does not end in .npy: untile writes a .npy array "
+            "(or give - for standard output)")
+    return path
+
+
+def bytes_file(text: str) -> str:
+    """An argparse type for tile's ``-o``: any name but one ending in ``.npy``
+    (tile writes the layout's raw bytes, which ``np.load`` cannot read).
+
+    >>> bytes_file("a.bin"), bytes_file("-")
+    ('a.bin', '-')
+    >>> bytes_file("a.npy")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'a.npy' ends in .npy, but tile writes raw bytes, not a .npy array (name it e.g. a.bin)
+    """
+    from tilespec.cli.main import output_file
+    path = output_file(text)
+    if path.lower().endswith(".npy"):
+        raise argparse.ArgumentTypeError(
+            f"{path!r} ends in .npy, but tile writes raw bytes, not a .npy array "
+            f"(name it e.g. {path[:-4]}.bin)")
+    return path
 
 
 def _write(path: str, write) -> None:
@@ -152,18 +191,18 @@ def cmd_untile(args) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import output_file
     c = command("tile", "a .npy array as the exact bytes of a layout (sub-byte types "
                 "packed, padding filled)", cmd_tile)
     c.add_argument("input", metavar="IN.npy", help="the array, with the shape's dims")
     c.add_argument("shape", help="a concrete shape, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("-o", "--output", metavar="OUT.bin", type=output_file, required=True,
-                   help="where the bytes go ('-': standard output)")
+    c.add_argument("-o", "--output", metavar="OUT.bin", type=bytes_file, required=True,
+                   help="where the raw bytes go: any name not ending in .npy "
+                   "('-': standard output)")
     c.add_argument("--pad", type=pad_value, default=None,
                    help="the value of padding elements (default: zero bits)")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")
     c.add_argument("shape", help="a concrete shape, e.g. 's4[9,130]{1,0:T(8,128)(2,1)E(4)}'")
-    c.add_argument("-o", "--output", metavar="OUT.npy", type=output_file, required=True,
-                   help="where the .npy goes ('-': standard output)")
+    c.add_argument("-o", "--output", metavar="OUT.npy", type=npy_file, required=True,
+                   help="where the .npy goes: a name ending in .npy ('-': standard output)")

@@ -54,11 +54,35 @@ def test_bf16_round_trips_through_npy_as_raw_bits(tmp_path):
      "buffer of 12 bytes; s4[3,6]{1,0} takes 18"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
-    assert main(argv + ["-o", str(tmp_path / "out")]) == 2
+    out = tmp_path / ("out.npy" if argv[0] == "untile" else "out.bin")
+    assert main(argv + ["-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tilespec: error: ") and message in err
     assert err.count("\n") == 1
-    assert not (tmp_path / "out").exists()
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv,name,message", [
+    (["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), SHAPE], "y.txt",
+     "'{out}' does not end in .npy: untile writes a .npy array"),
+    (["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), SHAPE], "y",
+     "'{out}' does not end in .npy"),
+    (["tile", str(S4), SHAPE], "a.npy",
+     "'{out}' ends in .npy, but tile writes raw bytes, not a .npy array"),
+])
+def test_an_output_named_for_another_format_is_refused(argv, name, message, tmp_path, capsys):
+    out = tmp_path / name
+    assert main(argv + ["-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tilespec: error: ") and err.count("\n") == 1
+    assert message.format(out=out) in err
+    assert not out.exists()
+
+
+def test_the_output_names_each_command_takes(tmp_path):
+    assert main(["tile", str(S4), SHAPE, "-o", str(tmp_path / "a.raw")]) == 0
+    assert main(["untile", str(tmp_path / "a.raw"), SHAPE, "-o", str(tmp_path / "b.NPY")]) == 0
+    assert (np.load(tmp_path / "b.NPY") == np.load(S4)).all()
 
 
 def test_an_unwritable_output_is_bad_input(tmp_path, capsys):
