@@ -15,6 +15,7 @@ ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import numpy as np
@@ -39,6 +40,41 @@ def pad_value(text: str) -> int | float | bool:
         except ValueError:
             pass
     raise argparse.ArgumentTypeError(f"{text!r} is not a number (or true/false)")
+
+
+def checked_pad(element_type: str, value: int | float | bool, name: str = "--pad") -> None:
+    """Refuse a padding value ``element_type`` cannot hold, in one line that
+    names it (``encode_value`` alone speaks of an array, as for the data).
+
+    >>> checked_pad("u8", 255); checked_pad("f32", float("nan")); checked_pad("pred", True)
+    >>> checked_pad("u8", 1.5)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of u8 (give integers)
+    >>> checked_pad("s4", 1.5)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of s4 (give integers)
+    >>> checked_pad("s4", 8)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 8 is not a value of s4 (-8 to 7)
+    """
+    from tilespec.spec.elements import encode_value, value_dtype
+    from tilespec.spec.errors import ShapeError
+    shown = str(value).lower() if isinstance(value, bool) else str(value)
+    if isinstance(value, float) and value_dtype(element_type).kind in "iu":
+        # said here, not left to encode_value: for the sub-byte types it takes
+        # a float64 for ml_dtypes' int4 (np.dtype("float64") == None) and
+        # returns the code 0
+        raise ShapeError(f"{name} {shown} is not a value of {element_type} (give integers)")
+    try:
+        encode_value(element_type, value)
+    except ShapeError as e:
+        # the reason is the message's last parenthesis: "(0 to 255)", "(give integers)"
+        reason = re.search(r"\(([^()]*)\)$", str(e))
+        raise ShapeError(f"{name} {shown} is not a value of {element_type} "
+                         f"({reason.group(1) if reason else e})") from None
 
 
 def _read_npy(path: str, element_type: str) -> np.ndarray:
@@ -154,6 +190,8 @@ def cmd_tile(args) -> int:
     from tilespec.spec.size import aligned_elements, num_elements
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
+    if args.pad is not None:
+        checked_pad(shape.element_type, args.pad)
     a = _read_npy(args.input, shape.element_type)
     image = to_bytes(shape, a, pad=args.pad)
     _write(args.output, lambda f: f.write(image.tobytes()))
@@ -199,7 +237,8 @@ def register(command) -> None:
                    help="where the raw bytes go: any name not ending in .npy "
                    "('-': standard output)")
     c.add_argument("--pad", type=pad_value, default=None,
-                   help="the value of padding elements (default: zero bits)")
+                   help="the value of padding elements, one the shape's type holds "
+                   "(default: zero bits)")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")

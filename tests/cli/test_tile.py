@@ -117,3 +117,20 @@ def test_untile_refuses_a_device_with_no_end(tmp_path, capsys):
     from tilespec.cli import main
     assert main(["untile", "/dev/zero", "f32[3,5]{1,0:T(2,2)}", "-o", str(tmp_path / "x.npy")]) == 2
     assert "is a device" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("shape,pad,message", [
+    ("u8[3,5]{1,0}", "1.5", "--pad 1.5 is not a value of u8 (give integers)"),
+    ("u8[3,5]{1,0}", "300", "--pad 300 is not a value of u8 (0 to 255)"),
+    (SHAPE, "1.5", "--pad 1.5 is not a value of s4 (give integers)"),
+    (SHAPE, "8", "--pad 8 is not a value of s4 (-8 to 7)"),
+    ("pred[3,5]{1,0}", "2", "--pad 2 is not a value of pred (give bools)"),
+    ("f8e4m3fn[3,5]{1,0}", "1000", "--pad 1000 is not a value of f8e4m3fn (it would become inf or NaN)"),
+])
+def test_a_pad_the_type_cannot_hold_is_named_in_the_error(shape, pad, message, tmp_path, capsys):
+    # checked before the array is read: the message is about the pad even
+    # when the array would not fit the shape either
+    out = tmp_path / "a.bin"
+    assert main(["tile", str(S4), shape, "-o", str(out), "--pad", pad]) == 2
+    assert capsys.readouterr().err == f"tilespec: error: {message}\n"
+    assert not out.exists()
