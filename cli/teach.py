@@ -52,6 +52,9 @@ def register(command) -> None:
                       help="print Python functions offset() and locate()")
     code.add_argument("--c", action="store_true",
                       help="print C functions offset() and locate()")
+    c.add_argument("--prefix", metavar="NAME", default="",
+                   help="with --c: name the functions NAME_offset() and NAME_locate(), "
+                        "so that the C of several layouts links together")
     c.add_argument("--prove", action="store_true",
                    help="with --python or --c: prove the generated functions equal "
                         "to the spec (exit 1 refuted, 3 unknown)")
@@ -120,10 +123,13 @@ def cmd_formula(args) -> int:
     status = 0
     if args.prove and not (args.python or args.c):
         raise TilespecError("--prove needs --python or --c: it proves the generated code")
+    if args.prefix and not args.c:
+        raise TilespecError("--prefix names C functions (with --c); Python modules keep "
+                            "their own namespace")
     if args.python or args.c:
         language = "python" if args.python else "c"
-        source = (symbolic.python_source if args.python else symbolic.c_source)(
-            shape, args.symbolic)
+        source = (symbolic.python_source(shape, args.symbolic) if args.python
+                  else symbolic.c_source(shape, args.symbolic, args.prefix))
         data[language] = source
         text = source
         if args.prove:

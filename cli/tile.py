@@ -5,7 +5,9 @@ of a layout, and back.
 :func:`tilespec.spec.bytes.to_bytes` of the array; ``tilespec untile IN.bin
 SHAPE -o OUT.npy`` writes :func:`~tilespec.spec.bytes.from_bytes` of the
 bytes.  An array of the wrong dims or type, or a file of the wrong length,
-is bad input (one line, exit 2).  ``.npy`` has no ``bf16`` or 8-bit float
+is bad input (one line, exit 2).  A file is written only under a name that
+says what it holds: untile's ``-o`` ends in ``.npy``, tile's does not (it
+writes raw bytes); ``-`` is standard output for both.  ``.npy`` has no ``bf16`` or 8-bit float
 types: they are written as raw bits (``|V2``, ``|V1``; ``np.load(f).view(
 ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
 """
@@ -13,6 +15,7 @@ ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import numpy as np
@@ -39,6 +42,41 @@ def pad_value(text: str) -> int | float | bool:
     raise argparse.ArgumentTypeError(f"{text!r} is not a number (or true/false)")
 
 
+def checked_pad(element_type: str, value: int | float | bool, name: str = "--pad") -> None:
+    """Refuse a padding value ``element_type`` cannot hold, in one line that
+    names it (``encode_value`` alone speaks of an array, as for the data).
+
+    >>> checked_pad("u8", 255); checked_pad("f32", float("nan")); checked_pad("pred", True)
+    >>> checked_pad("u8", 1.5)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of u8 (give integers)
+    >>> checked_pad("s4", 1.5)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of s4 (give integers)
+    >>> checked_pad("s4", 8)
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 8 is not a value of s4 (-8 to 7)
+    """
+    from tilespec.spec.elements import encode_value, value_dtype
+    from tilespec.spec.errors import ShapeError
+    shown = str(value).lower() if isinstance(value, bool) else str(value)
+    if isinstance(value, float) and value_dtype(element_type).kind in "iu":
+        # said here, not left to encode_value: for the sub-byte types it takes
+        # a float64 for ml_dtypes' int4 (np.dtype("float64") == None) and
+        # returns the code 0
+        raise ShapeError(f"{name} {shown} is not a value of {element_type} (give integers)")
+    try:
+        encode_value(element_type, value)
+    except ShapeError as e:
+        # the reason is the message's last parenthesis: "(0 to 255)", "(give integers)"
+        reason = re.search(r"\(([^()]*)\)$", str(e))
+        raise ShapeError(f"{name} {shown} is not a value of {element_type} "
+                         f"({reason.group(1) if reason else e})") from None
+
+
 def _read_npy(path: str, element_type: str) -> np.ndarray:
     from tilespec.spec.elements import value_dtype
     try:
@@ -62,6 +100,43 @@ def _read_npy(path: str, element_type: str) -> np.ndarray:
 
 #: ``-o -``: the bytes go to standard output (and the summary to stderr).
 STDOUT = "-"
+
+
+def npy_file(text: str) -> str:
+    """An argparse type for untile's ``-o``: a name ending in ``.npy``, or ``-``.
+
+    >>> npy_file("y.npy"), npy_file("-")
+    ('y.npy', '-')
+    >>> npy_file("y.txt")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'y.txt' does not end in .npy: untile writes a .npy array (or give - for standard output)
+    """
+    from tilespec.cli.main import output_file
+    path = output_file(text)
+    if path != STDOUT and not path.lower().endswith(".npy"):
+        raise argparse.ArgumentTypeError(
+            f"{path!r} does not end in .npy: untile writes a .npy array "
+            "(or give - for standard output)")
+    return path
+
+
+def bytes_file(text: str) -> str:
+    """An argparse type for tile's ``-o``: any name but one ending in ``.npy``
+    (tile writes the layout's raw bytes, which ``np.load`` cannot read).
+
+    >>> bytes_file("a.bin"), bytes_file("-")
+    ('a.bin', '-')
+    >>> bytes_file("a.npy")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: 'a.npy' ends in .npy, but tile writes raw bytes, not a .npy array (name it e.g. a.bin)
+    """
+    from tilespec.cli.main import output_file
+    path = output_file(text)
+    if path.lower().endswith(".npy"):
+        raise argparse.ArgumentTypeError(
+            f"{path!r} ends in .npy, but tile writes raw bytes, not a .npy array "
+            f"(name it e.g. {path[:-4]}.bin)")
+    return path
 
 
 def _write(path: str, write) -> None:
@@ -115,6 +190,8 @@ def cmd_tile(args) -> int:
     from tilespec.spec.size import aligned_elements, num_elements
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
+    if args.pad is not None:
+        checked_pad(shape.element_type, args.pad)
     a = _read_npy(args.input, shape.element_type)
     image = to_bytes(shape, a, pad=args.pad)
     _write(args.output, lambda f: f.write(image.tobytes()))
@@ -152,18 +229,19 @@ def cmd_untile(args) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import output_file
     c = command("tile", "a .npy array as the exact bytes of a layout (sub-byte types "
                 "packed, padding filled)", cmd_tile)
     c.add_argument("input", metavar="IN.npy", help="the array, with the shape's dims")
     c.add_argument("shape", help="a concrete shape, e.g. 'bf16[16,256]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("-o", "--output", metavar="OUT.bin", type=output_file, required=True,
-                   help="where the bytes go ('-': standard output)")
+    c.add_argument("-o", "--output", metavar="OUT.bin", type=bytes_file, required=True,
+                   help="where the raw bytes go: any name not ending in .npy "
+                   "('-': standard output)")
     c.add_argument("--pad", type=pad_value, default=None,
-                   help="the value of padding elements (default: zero bits)")
+                   help="the value of padding elements, one the shape's type holds "
+                   "(default: zero bits)")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")
     c.add_argument("shape", help="a concrete shape, e.g. 's4[9,130]{1,0:T(8,128)(2,1)E(4)}'")
-    c.add_argument("-o", "--output", metavar="OUT.npy", type=output_file, required=True,
-                   help="where the .npy goes ('-': standard output)")
+    c.add_argument("-o", "--output", metavar="OUT.npy", type=npy_file, required=True,
+                   help="where the .npy goes: a name ending in .npy ('-': standard output)")

@@ -41,7 +41,7 @@ from tilespec.spec.index import (
     unevaluate,
 )
 from tilespec.spec.layout import Shape
-from tilespec.spec.naming import Names, names
+from tilespec.spec.naming import Names, names, reserved
 from tilespec.spec.printer import format_shape
 
 
@@ -402,8 +402,37 @@ def python_source(shape: Shape, symbolic: bool = False) -> str:
     return "\n".join(lines)
 
 
-def c_source(shape: Shape, symbolic: bool = False) -> str:
-    """C99 source defining ``int64_t offset(...)`` and ``int locate(...)``.
+def c_function_names(prefix: str, functions: tuple[str, ...],
+                     taken: set[str]) -> tuple[str, ...]:
+    """The C names of the generated ``functions``: ``PREFIX_f`` with a
+    ``prefix``, so that the C of several layouts links into one program.
+    A prefix that is not a C identifier, or that makes a name the code
+    uses (one of ``taken``, or one C reserves), is a :class:`CodegenError`.
+
+    >>> c_function_names("bf16_a", ("offset", "locate"), set())
+    ('bf16_a_offset', 'bf16_a_locate')
+    >>> c_function_names("", ("offset", "locate"), set())
+    ('offset', 'locate')
+    >>> c_function_names("a", ("offset",), {"a_offset"})
+    Traceback (most recent call last):
+    ...
+    tilespec.codegen.symbolic.CodegenError: prefix 'a' makes a_offset, a name the code uses
+    """
+    if not prefix:
+        return functions
+    if not (prefix.isidentifier() and prefix.isascii()):
+        raise CodegenError(f"prefix {prefix!r} is not a C identifier")
+    out = tuple(f"{prefix}_{f}" for f in functions)
+    for x in out:
+        if x in taken or reserved(x, "c"):
+            raise CodegenError(f"prefix {prefix!r} makes {x}, a name the code uses")
+    return out
+
+
+def c_source(shape: Shape, symbolic: bool = False, prefix: str = "") -> str:
+    """C99 source defining ``int64_t offset(...)`` and ``int locate(...)``
+    (``PREFIX_offset`` and ``PREFIX_locate`` with a ``prefix``, so that
+    the C of several layouts links into one program).
 
     ``locate`` writes the index into ``e`` and returns 1, or returns 0 for
     padding (``e`` then holds the padding's position in the padded array).
@@ -416,9 +445,13 @@ def c_source(shape: Shape, symbolic: bool = False) -> str:
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> print(c_source(shape("f32[3,5]{1,0:T(2,2)}")).splitlines()[6])
     int64_t offset(int64_t e0, int64_t e1) {
+    >>> print(c_source(shape("f32[3,5]{1,0:T(2,2)}"), prefix="f35").splitlines()[6])
+    int64_t f35_offset(int64_t e0, int64_t e1) {
     """
     named, _ = _parameters(shape, "c", symbolic)
     dims, o, out = named.parameters, named.offset, named.out
+    offset, locate = c_function_names(prefix, ("offset", "locate"),
+                                      {*dims, *named.indices, o, out})
     e, valid = locate_code(shape, "c", symbolic)
     dim_params = [f"int64_t {n}" for n in dims]
     locate_params = ", ".join([f"int64_t {o}"] + dim_params + [f"int64_t *{out}"])
@@ -430,12 +463,12 @@ def c_source(shape: Shape, symbolic: bool = False) -> str:
         "/* int64_t throughout, as in XLA: `tilespec formula --c --prove` checks that no",
         "   subexpression overflows (for named dims: if the padded size is below 2^63). */",
         "",
-        c_offset_function(shape, symbolic),
+        c_offset_function(shape, symbolic, offset),
         "",
         f"/* The element stored at offset {o} ({_size_note(shape, symbolic, o)}) "
         f"into {out};",
         "   returns 1 for an element, 0 for padding. */",
-        f"int locate({locate_params}) {{",
+        f"int {locate}({locate_params}) {{",
         *unused_parameters((o,) + dims + (out,), [valid, *e] + ([Code(out)] if e else [])),
         *body,
         f"    return {valid};",
@@ -462,9 +495,9 @@ def python_offset_function(shape: Shape, symbolic: bool = False) -> str:
     ])
 
 
-def c_offset_function(shape: Shape, symbolic: bool = False) -> str:
-    """The C function ``offset`` alone (with its comment), as
-    :func:`c_source` and the tile/untile code write it.
+def c_offset_function(shape: Shape, symbolic: bool = False, name: str = "offset") -> str:
+    """The C function ``offset`` alone (with its comment; called ``name``),
+    as :func:`c_source` and the tile/untile code write it.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> print(c_offset_function(shape("f32[m]{0:T(4)}")))
@@ -480,7 +513,7 @@ def c_offset_function(shape: Shape, symbolic: bool = False) -> str:
     params = ", ".join([f"int64_t {i}" for i in indices + dims]) or "void"
     return "\n".join([
         f"/* The linear offset of element ({', '.join(indices)}); indices must be in range. */",
-        f"int64_t offset({params}) {{",
+        f"int64_t {name}({params}) {{",
         *unused_parameters(indices + dims, [offset]),
         f"    return {offset};",
         "}",

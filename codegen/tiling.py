@@ -195,17 +195,13 @@ def c_source(shape: Shape, prefix: str = "") -> str:
     if not st.packed and st.bits not in _C_TYPES:
         raise CodegenError(f"{format_shape(shape)}: no C integer type holds an element "
                            f"of {st.bits} bits; use --python")
-    if prefix and not (prefix.isidentifier() and prefix.isascii()):
-        raise CodegenError(f"prefix {prefix!r} is not a C identifier")
     named = names(shape, "c")
     offset = symbolic.c_offset_function(shape)
     taken = _taken(named)
-    tile_bytes, tile, untile = (f"{prefix}_{x}" if prefix else x
-                                for x in ("tile_bytes", "tile", "untile"))
-    for x in (tile_bytes, tile, untile):
-        if x in taken - {"tile", "untile"} or reserved(x, "c"):
-            raise CodegenError(f"prefix {prefix!r} makes {x}, a name the code uses")
-        taken.add(x)
+    functions = symbolic.c_function_names(prefix, ("tile_bytes", "tile", "untile"),
+                                          taken - {"tile", "untile"})
+    tile_bytes, tile, untile = functions
+    taken.update(functions)
     src, dst, pad, i, p = (free_name(x, taken, "c") for x in ("src", "dst", "pad", "i", "p"))
     aligned, size = image_sizes(shape, "c")
     dims = named.parameters

@@ -54,11 +54,35 @@ def test_bf16_round_trips_through_npy_as_raw_bits(tmp_path):
      "buffer of 12 bytes; s4[3,6]{1,0} takes 18"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
-    assert main(argv + ["-o", str(tmp_path / "out")]) == 2
+    out = tmp_path / ("out.npy" if argv[0] == "untile" else "out.bin")
+    assert main(argv + ["-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tilespec: error: ") and message in err
     assert err.count("\n") == 1
-    assert not (tmp_path / "out").exists()
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv,name,message", [
+    (["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), SHAPE], "y.txt",
+     "'{out}' does not end in .npy: untile writes a .npy array"),
+    (["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), SHAPE], "y",
+     "'{out}' does not end in .npy"),
+    (["tile", str(S4), SHAPE], "a.npy",
+     "'{out}' ends in .npy, but tile writes raw bytes, not a .npy array"),
+])
+def test_an_output_named_for_another_format_is_refused(argv, name, message, tmp_path, capsys):
+    out = tmp_path / name
+    assert main(argv + ["-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tilespec: error: ") and err.count("\n") == 1
+    assert message.format(out=out) in err
+    assert not out.exists()
+
+
+def test_the_output_names_each_command_takes(tmp_path):
+    assert main(["tile", str(S4), SHAPE, "-o", str(tmp_path / "a.raw")]) == 0
+    assert main(["untile", str(tmp_path / "a.raw"), SHAPE, "-o", str(tmp_path / "b.NPY")]) == 0
+    assert (np.load(tmp_path / "b.NPY") == np.load(S4)).all()
 
 
 def test_an_unwritable_output_is_bad_input(tmp_path, capsys):
@@ -93,3 +117,20 @@ def test_untile_refuses_a_device_with_no_end(tmp_path, capsys):
     from tilespec.cli import main
     assert main(["untile", "/dev/zero", "f32[3,5]{1,0:T(2,2)}", "-o", str(tmp_path / "x.npy")]) == 2
     assert "is a device" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("shape,pad,message", [
+    ("u8[3,5]{1,0}", "1.5", "--pad 1.5 is not a value of u8 (give integers)"),
+    ("u8[3,5]{1,0}", "300", "--pad 300 is not a value of u8 (0 to 255)"),
+    (SHAPE, "1.5", "--pad 1.5 is not a value of s4 (give integers)"),
+    (SHAPE, "8", "--pad 8 is not a value of s4 (-8 to 7)"),
+    ("pred[3,5]{1,0}", "2", "--pad 2 is not a value of pred (give bools)"),
+    ("f8e4m3fn[3,5]{1,0}", "1000", "--pad 1000 is not a value of f8e4m3fn (it would become inf or NaN)"),
+])
+def test_a_pad_the_type_cannot_hold_is_named_in_the_error(shape, pad, message, tmp_path, capsys):
+    # checked before the array is read: the message is about the pad even
+    # when the array would not fit the shape either
+    out = tmp_path / "a.bin"
+    assert main(["tile", str(S4), shape, "-o", str(out), "--pad", pad]) == 2
+    assert capsys.readouterr().err == f"tilespec: error: {message}\n"
+    assert not out.exists()

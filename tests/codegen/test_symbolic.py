@@ -354,3 +354,67 @@ def test_code_for_a_zero_dim_combined_by_star_is_written(text):
     from tilespec.codegen.symbolic import c_source, python_source
     assert "def locate" in python_source(shape(text), False)
     assert "int locate" in c_source(shape(text), False)
+
+
+def test_cli_formula_prefix_names_the_c_functions_or_is_refused_in_one_line(capsys):
+    assert main(["formula", "f32[m]{0:T(8)}", "--c", "--prefix", "f8"]) == 0
+    out = capsys.readouterr().out
+    assert "int64_t f8_offset(int64_t e0, int64_t m) {" in out
+    assert "int f8_locate(int64_t o, int64_t m, int64_t *e) {" in out
+    assert " offset(" not in out and " locate(" not in out
+    for argv, message in [(["--python", "--prefix", "f8"], "--prefix names C functions"),
+                          (["--c", "--prefix", "8f"], "prefix '8f' is not a C identifier")]:
+        assert main(["formula", "f32[m]{0:T(8)}", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+    assert main(["formula", "f32[a_offset]{0}", "--c", "--prefix", "a"]) == 2
+    assert "makes a_offset, a name the code uses" in capsys.readouterr().err
+
+
+@pytest.mark.integration
+def test_the_formula_c_of_two_layouts_links_into_one_program_with_distinct_prefixes(
+        cc, tmp_path, capsys):
+    """Each layout's ``formula --c`` compiled on its own (cc -c), both
+    linked into one program that prints every element's offset through
+    each: without prefixes the link fails on the two ``offset``s."""
+    layouts = {"a": "f32[3,5]{1,0:T(2,2)}", "b": "bf16[m,n]{1,0:T(8,128)(2,1)}"}
+    sizes = {"a": (3, 5, ""), "b": (9, 130, ", 9, 130")}
+
+    def objects(prefixed):
+        out = []
+        for p, text in layouts.items():
+            argv = ["formula", text, "--c", *(["--prefix", p] if prefixed else [])]
+            assert main(argv) == 0
+            c_file = tmp_path / f"{p}{int(prefixed)}.c"
+            c_file.write_text(capsys.readouterr().out)
+            out.append(str(c_file.with_suffix(".o")))
+            subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-c",
+                            str(c_file), "-o", out[-1]], check=True, capture_output=True)
+        return out
+
+    program = ["#include <stdint.h>", "#include <stdio.h>",
+               "int64_t a_offset(int64_t, int64_t);",
+               "int64_t b_offset(int64_t, int64_t, int64_t, int64_t);",
+               "int a_locate(int64_t, int64_t *);",
+               "int b_locate(int64_t, int64_t, int64_t, int64_t *);",
+               "int main(void) {", "    int64_t e[2];"]
+    for p, (rows, cols, dims) in sizes.items():
+        program += [f"    for (int64_t i = 0; i < {rows}; i++)",
+                    f"        for (int64_t j = 0; j < {cols}; j++) {{",
+                    f"            int64_t o = {p}_offset(i, j{dims});",
+                    f"            int ok = {p}_locate(o{dims}, e);",
+                    '            printf("%lld %d %lld %lld\\n", (long long)o, ok, '
+                    "(long long)e[0], (long long)e[1]);",
+                    "        }"]
+    (tmp_path / "main.c").write_text("\n".join(program + ["    return 0;", "}", ""]))
+    exe = tmp_path / "both"
+    link = [cc, "-std=c99", str(tmp_path / "main.c"), "-o", str(exe)]
+    clash = subprocess.run(link + objects(False), capture_output=True, text=True)
+    assert clash.returncode != 0 and "offset" in clash.stderr
+    subprocess.run(link + objects(True), check=True, capture_output=True)
+    printed = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    want = []
+    for p, (rows, cols, _) in sizes.items():
+        s = shape(layouts[p].replace("m,n", f"{rows},{cols}"))
+        want += [f"{offset(s, (i, j))} 1 {i} {j}" for i in range(rows) for j in range(cols)]
+    assert printed.splitlines() == want
