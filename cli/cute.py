@@ -7,7 +7,7 @@
   SHAPE's on every element (:func:`tilespec.prover.cute.compare_cute`)?
   Exit status 0 proved, 1 refuted (the first differing element), 3 unknown.
 - ``tilespec cute --from CUTE SHAPE``: the XLA layout of SHAPE's element
-  type and dims that equals the CuTe layout
+  type and dims that equals the CuTe layout, of its cosize
   (:func:`tilespec.prover.cute.from_cute`, proved).
 
 CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
@@ -96,6 +96,7 @@ def register(command) -> None:
                    help="prove CUTE equal to SHAPE's layout on every element, or give "
                    "the first element where they differ")
     c.add_argument("--from", dest="source", metavar="CUTE",
-                   help="the XLA layout of SHAPE's dims that equals this CuTe layout")
+                   help="the XLA layout of SHAPE's dims that equals this CuTe layout "
+                   "(its padded size the CuTe cosize: extra coordinates keep their place)")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")

@@ -267,7 +267,10 @@ def from_cute(cute: Any, like: Shape | str, *, dims: DimValues | None = None,
               timeout: float = DEFAULT_TIMEOUT) -> Shape:
     """The XLA layout of ``like`` (its element type and dims; its own layout
     is not read) whose offsets equal the CuTe layout ``cute``'s on every
-    element, proved by :func:`compare_cute`.
+    element, proved by :func:`compare_cute`, and whose padded size is the
+    CuTe layout's cosize, as :func:`prove_cute` asks of an export: every
+    coordinate of the CuTe layout, also those beyond the dims, has its place
+    in XLA's buffer, whichever dim they extend.
 
     ``cute`` as for :func:`compare_cute`.  The layout is read off the CuTe
     digits (:func:`tilespec.interop.cute.xla_tilings`: the fewest tile
@@ -285,8 +288,13 @@ def from_cute(cute: Any, like: Shape | str, *, dims: DimValues | None = None,
     for candidate in candidates:
         shape = like.with_layout(candidate)
         r = compare_cute(shape, layout, timeout=timeout)
-        if r.status == PROVED:
+        if r.status == PROVED and padded_elements(shape) == layout.cosize:
             return shape
+        if r.status == PROVED:  # extra coordinates of a major dim change no offset
+            failures.append(f"{format_shape(shape)} has its offsets but "
+                            f"{padded_elements(shape)} padded elements, not the "
+                            f"{layout.cosize} of the CuTe layout")
+            continue
         failures.append(f"{format_shape(shape)} is {r.status}" + (
             f" at element {r.counterexample.side('spec').element}" if r.counterexample
             else f" ({r.reason})"))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 import tilespec
 from tilespec import LayoutError, ShapeError
 from tilespec.cute import parse_cute
-from tilespec.spec.index import all_offsets
+from tilespec.spec.index import all_offsets, padded_elements
 from tilespec.spec.layout import Layout as XlaLayout
 from tilespec.spec.strategies import shapes_with_layout
 
@@ -86,13 +86,32 @@ def test_the_export_imports_back(text):
     like = shape.with_layout(XlaLayout.default(shape.rank))
     back = tilespec.from_cute(str(tilespec.cute_layout(shape)), like=like)
     assert np.array_equal(all_offsets(back), all_offsets(shape))
+    assert padded_elements(back) == padded_elements(shape)
 
 
-def test_the_import_takes_the_simplest_layout():
-    # {0,1:T(8,128)(2,1)} of bf16[5,300] gives the same offsets as one level.
+def test_the_import_takes_the_simplest_layout_of_the_cute_layouts_size():
+    # {1,0:T(128,2)} gives the same offsets as {0,1:T(8,128)(2,1)} of
+    # bf16[5,300] in one level, but 38400 padded elements, not the 38912 of
+    # the CuTe layout: dim 1's 4 extra coordinates would have no place
     cute = str(tilespec.cute_layout("bf16[5,300]{0,1:T(8,128)(2,1)}"))
     assert tilespec.format_shape(tilespec.from_cute(cute, "bf16[5,300]")) == \
-        "bf16[5,300]{1,0:T(128,2)}"
+        "bf16[5,300]{1,0:T(128,304)(128,2)}"
+    assert tilespec.format_shape(tilespec.from_cute("(3,5):(5,1)", "f32[3,5]")) == \
+        "f32[3,5]{1,0}"
+
+
+@pytest.mark.parametrize("cute, like, want", [
+    # the extra coordinates of the major dim leave the offsets as {1,0}'s
+    ("(4,8):(8,1)", "f32[3,8]", "f32[3,8]{1,0:T(4,8)}"),
+    ("(8,16):(16,1)", "f32[3,5]", "f32[3,5]{1,0:T(8,16)}"),
+    ("16:1", "f32[5]", "f32[5]{0:T(16)}"),
+    ("(16,4):(1,16)", "f32[16,3]", "f32[16,3]{0,1:T(4,16)}"),
+])
+def test_the_import_holds_every_coordinate_of_the_cute_layout_whichever_dim_it_extends(
+        cute, like, want):
+    shape = tilespec.from_cute(cute, like)
+    assert tilespec.format_shape(shape) == want
+    assert padded_elements(shape) == parse_cute(cute).cosize
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -111,12 +130,13 @@ def test_every_export_imports_back_or_says_why(shape):
         assert "no XLA tiling" in str(e), (shape, cute, e)
         return
     assert np.array_equal(all_offsets(back), all_offsets(shape)), (shape, cute, back)
+    assert padded_elements(back) == padded_elements(shape), (shape, cute, back)
 
 
 @pytest.mark.parametrize("cute,like,words", [
     ("(3,5):(1,4)", "f32[3,5]", "not compact"),
     ("(3,5):(1,3)", "f32[3,5]", None),                       # {0,1}: imports
-    ("(4,5):(5,1)", "f32[3,5]", None),                       # padding unseen: {1,0}
+    ("(4,5):(5,1)", "f32[3,5]", None),                       # {1,0:T(4,5)}
     ("((2,2),5):((1,18),3)", "f32[3,5]", "not compact"),     # gaps: no XLA layout read
 ])
 def test_imports_and_refusals(cute, like, words):
