@@ -83,10 +83,7 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
     codes = encode(t, array)
     if codes.array.shape != p.logical:
         raise ShapeError(f"array of shape {codes.array.shape} does not match {s}")
-    try:
-        padcode = codes.array.dtype.type(0) if pad is None else encode_value(t, pad)
-    except ShapeError as e:
-        raise ShapeError(f"pad={pad!r}: {e}") from None
+    padcode = codes.array.dtype.type(0) if pad is None else encode_value(t, pad, name="pad")
     per = storage_bits(t)
     n, total = p.size, aligned_elements(s)
     out = np.empty(byte_size(s), np.uint8)

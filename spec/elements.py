@@ -25,6 +25,7 @@ places into memory.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,16 +219,34 @@ def encode(element_type: str, array: Any) -> Codes:
     return Codes(v.view(code_dtype(element_type)), None)
 
 
-def encode_value(element_type: str, value: Any) -> Any:
-    """The code of one value (e.g. the padding), masked.
+def encode_value(element_type: str, value: Any, name: str | None = None) -> Any:
+    """The code of one value (e.g. the padding), masked.  With ``name``, a
+    value the type cannot hold is refused in one line that names it.
 
     >>> int(encode_value("s4", -1)), int(encode_value("bf16", 1.0)), int(encode_value("pred", 1))
     (15, 16256, 1)
+    >>> encode_value("s4", 8, name="pad")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: pad 8 is not a value of s4 (-8 to 7)
+    >>> encode_value("u8", 1.5, name="--pad")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of u8 (give integers)
     """
     v = np.asarray(value).reshape(1)
     if element_type == "pred" and v.dtype.kind in "iu" and v[0] in (0, 1):
         v = v.astype(bool)  # the default pad, 0, and 1 are a pred's values too
-    c = encode(element_type, v)
+    try:
+        c = encode(element_type, v)
+    except ShapeError as e:
+        if name is None:
+            raise
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        # encode's reason is its message's last parenthesis: "(0 to 255)", "(give integers)"
+        reason = re.search(r"\(([^()]*)\)$", str(e))
+        raise ShapeError(f"{name} {shown} is not a value of {element_type} "
+                         f"({reason.group(1) if reason else e})") from None
     code = c.array[0]
     return code if c.mask is None else code & c.mask
 
