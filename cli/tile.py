@@ -127,8 +127,13 @@ def bytes_file(text: str) -> str:
 
 def _write(path: str, write) -> None:
     if path == STDOUT:
-        write(sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        try:
+            write(sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        except OSError as e:
+            # A reader that stops early (| head) closes the pipe; numpy's
+            # writer says so as a bare OSError ("requested and written").
+            raise BrokenPipeError(str(e)) from None
         return
     try:
         with open(path, "wb") as f:
@@ -210,7 +215,11 @@ def cmd_untile(args) -> int:
     _write(args.output, lambda f: np.save(f, a, allow_pickle=False))
     data = {"shape": format_shape(shape), "input": args.input, "output": args.output,
             "bytes": len(buffer), "dims": list(a.shape), "dtype": str(a.dtype)}
-    _summary(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to {_name(args.output)}")
+    # .npy has no name for ml_dtypes' types: np.load gives raw void values.
+    how = (f" (np.load gives raw |V{a.dtype.itemsize} values: "
+           f".view(ml_dtypes.{a.dtype.name}))") if a.dtype.kind == "V" else ""
+    _summary(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to "
+             f"{_name(args.output)}{how}")
     return 0
 
 
@@ -223,8 +232,9 @@ def register(command) -> None:
                    help="where the raw bytes go: any name not ending in .npy "
                    "('-': standard output)")
     c.add_argument("--pad", type=pad_value, default=None,
-                   help="the value of padding elements, one the shape's type holds "
-                   "(default: zero bits)")
+                   help="the value of padding elements, one the shape's type holds: "
+                   "an integer (-1), a float for the float types (0.5, nan, inf), "
+                   "true/false for pred (default: zero bits)")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")

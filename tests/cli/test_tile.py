@@ -134,3 +134,40 @@ def test_a_pad_the_type_cannot_hold_is_named_in_the_error(shape, pad, message, t
     assert main(["tile", str(S4), shape, "-o", str(out), "--pad", pad]) == 2
     assert capsys.readouterr().err == f"tilespec: error: {message}\n"
     assert not out.exists()
+
+
+def test_a_reader_that_stops_early_ends_untile_quietly(tmp_path, capsys, monkeypatch):
+    # `untile ... -o - | head -c 10`: numpy's writer reports the closed pipe
+    # as a bare OSError, once an internal error (exit 4)
+    import io
+    import sys
+    np.save(tmp_path / "a.npy", np.arange(15, dtype=np.float32).reshape(3, 5))
+    shape = "f32[3,5]{1,0:T(2,2)}"
+    assert main(["tile", str(tmp_path / "a.npy"), shape, "-o", str(tmp_path / "a.bin")]) == 0
+
+    class Closed(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, b):
+            raise OSError("15 requested and 0 written")
+
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BufferedWriter(Closed())))
+    code = main(["untile", str(tmp_path / "a.bin"), shape, "-o", "-"])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 0 and "internal error" not in err and "wrote" not in err
+
+
+def test_untile_says_how_to_read_back_a_type_npy_cannot_name(tmp_path, capsys):
+    import ml_dtypes
+    a = np.arange(6, dtype=np.float32).reshape(2, 3).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "a.npy", a)
+    shape = "bf16[2,3]{1,0:T(2,2)}"
+    assert main(["tile", str(tmp_path / "a.npy"), shape, "-o", str(tmp_path / "a.bin")]) == 0
+    assert main(["untile", str(tmp_path / "a.bin"), shape, "-o", str(tmp_path / "b.npy")]) == 0
+    out = capsys.readouterr().out
+    assert ".view(ml_dtypes.bfloat16)" in out
+    back = np.load(tmp_path / "b.npy")
+    assert back.dtype.kind == "V" and (back.view(ml_dtypes.bfloat16) == a).all()
+
