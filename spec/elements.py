@@ -190,8 +190,10 @@ def encode(element_type: str, array: Any) -> Codes:
         own = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type])) \
             if a.dtype.kind == "V" else None
         # (own is None otherwise: numpy reads a dtype == None as float64.)
-        if own is not None and a.dtype == own:  # ml_dtypes keeps the code in the low bits
-            return Codes(np.asarray(a, order="C").view(np.uint8), None)
+        if own is not None and a.dtype == own:
+            # ml_dtypes keeps the code in the low bits and ignores the others,
+            # which a view of other data may have set (int8 -1 seen as int4).
+            return Codes(np.asarray(a, order="C").view(np.uint8), code_mask(element_type))
         if a.dtype.kind not in "biu":
             raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
                              f"values (give {kind})")
@@ -204,6 +206,12 @@ def encode(element_type: str, array: Any) -> Codes:
                              f"values (give {kind})")
         if target.kind != "b":
             _check_range(element_type, a)
+        else:
+            # numpy takes any byte but 0 for True (a view of other data); a
+            # pred's code is 0 or 1.
+            codes = np.empty(a.shape, np.uint8)
+            np.minimum(a.view(np.uint8), 1, out=codes)
+            return Codes(codes, None)
     elif not (a.dtype.kind in "biu" or np.can_cast(a.dtype, target, "same_kind")):
         raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
                          f"values (give {kind})")

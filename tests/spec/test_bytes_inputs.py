@@ -5,6 +5,8 @@ The expected bytes come from tests/spec/test_bytes.py's brute force
 (tilespec.all_offsets and a bit string), never from to_bytes itself.
 """
 
+import math
+
 import numpy as np
 import pytest
 from test_bytes import brute_bytes, same_bits
@@ -22,3 +24,29 @@ def test_a_signed_code_fills_only_its_width_in_a_wider_field(text):
     image = tilespec.to_bytes(s, a)
     assert image.tobytes() == brute_bytes(s, a, np.int8(0))
     assert same_bits(tilespec.from_bytes(s, image), a)
+
+
+@pytest.mark.parametrize("text", ["s4[4]{0:E(4)}", "s4[2,2]{1,0:T(2,2)(2,1)E(4)}", "s4[4]{0}",
+                                  "u4[2,2]{0,1:E(4)}"])
+def test_ml_dtypes_int4_gives_the_bytes_of_its_values_whatever_its_high_bits(text):
+    # int8 data seen as int4 (a view) keeps its high nibble, which ml_dtypes
+    # ignores: 0xF1 is the int4 1.  Taken as the code, it filled the
+    # neighbour's nibble.
+    import ml_dtypes
+    s = tilespec.parse_array_shape(text)
+    own = ml_dtypes.int4 if s.element_type == "s4" else ml_dtypes.uint4
+    raw = np.array([0xF1, 0x00, 0xF1, 0x30], np.uint8).reshape(s.dims)
+    a = raw.view(own)
+    values = a.astype(np.int8 if s.element_type == "s4" else np.uint8)
+    assert tilespec.to_bytes(s, a).tobytes() == brute_bytes(s, values, np.int8(0))
+
+
+@pytest.mark.parametrize("text", ["pred[4]{0:E(1)}", "pred[4]{0}", "pred[2,4]{1,0:T(2,8)E(1)}"])
+def test_a_pred_is_stored_as_0_or_1_whatever_byte_holds_its_bool(text):
+    # numpy reads any byte other than 0 as True (a view of uint8 data);
+    # the byte 2 put its bit into the neighbour's place in E(1).
+    s = tilespec.parse_array_shape(text)
+    raw = np.array([2, 1, 0, 255] * (math.prod(s.dims) // 4), np.uint8)
+    a = raw.view(bool).reshape(s.dims)
+    assert tilespec.to_bytes(s, a).tobytes() == brute_bytes(s, raw.astype(bool).reshape(s.dims),
+                                                            np.False_)
