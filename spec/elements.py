@@ -160,6 +160,25 @@ def _exact(source: np.dtype, target: np.dtype) -> bool:
                                 and np.can_cast(source, target, "safe"))
 
 
+def _numpy_values(a: np.ndarray) -> np.ndarray:
+    """``ml_dtypes``' values in a numpy type that holds them exactly:
+    float32 for its floats, int8/uint8 for its integers (numpy's casting
+    rules refuse some pairs of its types, bf16 to f16, int4 to s8, and
+    numpy's checks, ``isfinite``, ``iinfo``, know only numpy's types).
+    Known by name: their kind is ``V``, or ``f`` for float8_e5m2.
+
+    >>> import ml_dtypes
+    >>> _numpy_values(np.array([1.5], ml_dtypes.bfloat16)).dtype.name
+    'float32'
+    """
+    name = a.dtype.name
+    if name in ML_TYPES.values():
+        return a.astype(np.float32)
+    if name in SUB_BYTE_INTS.values():
+        return a.astype(np.uint8 if name.startswith("u") else np.int8)
+    return a
+
+
 def encode(element_type: str, array: Any) -> Codes:
     """The codes of ``array``'s values as ``element_type``.
 
@@ -185,6 +204,9 @@ def encode(element_type: str, array: Any) -> Codes:
         raise ShapeError(f"the values are not a rectangular array: "
                          f"{str(e).splitlines()[0]}") from None
     target = value_dtype(element_type)
+    given = a.dtype
+    if a.dtype != target and a.dtype.name != SUB_BYTE_INTS.get(element_type):
+        a = _numpy_values(a)
     kind = "integers" if target.kind in "iu" else "bools" if target.kind == "b" else "numbers"
     if element_type in SUB_BYTE_INTS:
         own = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type])) \
@@ -195,14 +217,14 @@ def encode(element_type: str, array: Any) -> Codes:
             # which a view of other data may have set (int8 -1 seen as int4).
             return Codes(np.asarray(a, order="C").view(np.uint8), code_mask(element_type))
         if a.dtype.kind not in "biu":
-            raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+            raise ShapeError(f"an array of {given} cannot hold {element_type} "
                              f"values (give {kind})")
         _check_range(element_type, a)
         v = np.asarray(a.astype(target, copy=False), order="C")
         return Codes(v.view(np.uint8), code_mask(element_type))
     if target.kind in "iub":
         if a.dtype.kind not in ("b" if target.kind == "b" else "biu"):
-            raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+            raise ShapeError(f"an array of {given} cannot hold {element_type} "
                              f"values (give {kind})")
         if target.kind != "b":
             _check_range(element_type, a)
@@ -213,7 +235,7 @@ def encode(element_type: str, array: Any) -> Codes:
             np.minimum(a.view(np.uint8), 1, out=codes)
             return Codes(codes, None)
     elif not (a.dtype.kind in "biu" or np.can_cast(a.dtype, target, "same_kind")):
-        raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+        raise ShapeError(f"an array of {given} cannot hold {element_type} "
                          f"values (give {kind})")
     with np.errstate(all="ignore"):   # overflow is refused below, in one line
         v = np.asarray(a.astype(target, copy=False), order="C")

@@ -50,3 +50,31 @@ def test_a_pred_is_stored_as_0_or_1_whatever_byte_holds_its_bool(text):
     a = raw.view(bool).reshape(s.dims)
     assert tilespec.to_bytes(s, a).tobytes() == brute_bytes(s, raw.astype(bool).reshape(s.dims),
                                                             np.False_)
+
+
+@pytest.mark.parametrize("source,text,big", [("bfloat16", "f8e4m3fn[2]", 1000),
+                                             ("bfloat16", "f16[2]", 1e6),
+                                             ("float8_e5m2", "f8e4m3fn[2]", 1024)])
+def test_a_finite_ml_dtypes_value_that_overflows_the_type_is_a_one_line_error(source, text, big):
+    # ml_dtypes' floats were not checked: bf16 1000 became a NaN f8e4m3fn.
+    import ml_dtypes
+    a = np.array([1, big], getattr(ml_dtypes, source))
+    with pytest.raises(ValueError, match=r"^value \S+ does not fit \S+ \(it would become inf or NaN\)$"):
+        tilespec.to_bytes(text, a)
+
+
+@pytest.mark.parametrize("source", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4"])
+@pytest.mark.parametrize("t", ["f16", "f32", "bf16", "f8e5m2", "f8e4m3fn", "f8e8m0fnu", "s8", "s2",
+                               "u8"])
+def test_ml_dtypes_values_are_taken_by_every_type_that_holds_them(source, t):
+    # numpy's casting rules, through ml_dtypes, refused some (bf16 for f16,
+    # int4 for s8 or f8e5m2): the values are numbers all the same.
+    import ml_dtypes
+    from test_bytes import DTYPES
+    if t[0] in "su" and not source.startswith(("int", "uint")):
+        return   # floats are refused for integer types
+    a = np.array([1, 1] if t == "s2" else [1, 2], getattr(ml_dtypes, source))
+    want = a.astype(np.float32).astype(DTYPES[t])
+    image = tilespec.to_bytes(f"{t}[2]{{0}}", a)
+    assert image.tobytes() == brute_bytes(tilespec.parse_array_shape(f"{t}[2]{{0}}"), want,
+                                          np.zeros((), DTYPES[t]))
