@@ -85,6 +85,20 @@ def value_dtype(element_type: str) -> np.dtype:
     raise ShapeError(f"{element_type} has no values to lay out")
 
 
+def raw_dtype(element_type: str) -> np.dtype:
+    """The dtype of raw bits of one byte or more that hold a value, as
+    ``.npy`` files keep ``ml_dtypes`` arrays (``|V2`` for bf16): the value
+    dtype, but ``ml_dtypes``' own for the sub-byte integers (``-1`` is
+    ``0x0F`` in an ``int4``, 15 in an int8).
+
+    >>> raw_dtype("s4").name, raw_dtype("bf16").name
+    ('int4', 'bfloat16')
+    """
+    if element_type in SUB_BYTE_INTS:
+        return np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type]))
+    return value_dtype(element_type)
+
+
 def code_dtype(element_type: str) -> np.dtype:
     """The unsigned integer of the type's storage width (``c128``, wider
     than any, keeps its own dtype: its codes are only copied).
