@@ -268,7 +268,13 @@ def encode_value(element_type: str, value: Any) -> Any:
     >>> int(encode_value("s4", -1)), int(encode_value("bf16", 1.0)), int(encode_value("pred", 1))
     (15, 16256, 1)
     """
-    v = np.asarray(value).reshape(1)
+    try:
+        v = np.asarray(value)
+    except ValueError:  # ragged nesting
+        v = np.empty(0)
+    if v.size != 1:
+        raise ShapeError(f"one value of {element_type}, not an array of {v.size}")
+    v = v.reshape(1)
     if element_type == "pred" and v.dtype.kind in "iu" and v[0] in (0, 1):
         v = v.astype(bool)  # the default pad, 0, and 1 are a pred's values too
     c = encode(element_type, v)

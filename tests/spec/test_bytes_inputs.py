@@ -78,3 +78,11 @@ def test_ml_dtypes_values_are_taken_by_every_type_that_holds_them(source, t):
     image = tilespec.to_bytes(f"{t}[2]{{0}}", a)
     assert image.tobytes() == brute_bytes(tilespec.parse_array_shape(f"{t}[2]{{0}}"), want,
                                           np.zeros((), DTYPES[t]))
+
+
+@pytest.mark.parametrize("pad", [[1, 2], [], [[1], [2, 3]]])
+def test_a_pad_of_several_values_is_a_one_line_shape_error(pad):
+    # numpy's own "cannot reshape array of size 2 into shape (1,)" came out.
+    from tilespec.spec.errors import ShapeError
+    with pytest.raises(ShapeError, match=r"^pad=.*: one value of f32, not an array of \d+$"):
+        tilespec.to_bytes("f32[3]{0:T(2)}", [1, 2, 3], pad=pad)
