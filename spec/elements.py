@@ -174,6 +174,25 @@ def _exact(source: np.dtype, target: np.dtype) -> bool:
                                 and np.can_cast(source, target, "safe"))
 
 
+def _saturation_limit(target: np.dtype) -> float | None:
+    """For a float type with neither inf nor NaN (f4e2m1fn, the f6 types),
+    to which casts saturate (1000 and NaN become 6 or -0 in f4e2m1fn): the
+    least magnitude that rounds past its largest value (half an ulp above
+    it); None for the others.
+
+    >>> import ml_dtypes
+    >>> _saturation_limit(np.dtype(ml_dtypes.float4_e2m1fn)), _saturation_limit(np.dtype("f4"))
+    (7.0, None)
+    """
+    if target.kind in "fc" or target.name not in ML_TYPES.values():
+        return None
+    with np.errstate(all="ignore"):
+        if not np.isfinite(np.array([np.inf]).astype(target).astype(np.float64))[0]:
+            return None
+    f = _ml_dtypes().finfo(target)
+    return float(f.max) + 2.0 ** (f.maxexp - 2 - f.nmant)
+
+
 def _numpy_values(a: np.ndarray) -> np.ndarray:
     """``ml_dtypes``' values in a numpy type that holds them exactly:
     float32 for its floats, int8/uint8 for its integers (numpy's casting
@@ -248,7 +267,7 @@ def encode(element_type: str, array: Any) -> Codes:
             codes = np.empty(a.shape, np.uint8)
             np.minimum(a.view(np.uint8), 1, out=codes)
             return Codes(codes, None)
-    elif not (a.dtype.kind in "biu" or np.can_cast(a.dtype, target, "same_kind")):
+    elif not (a.dtype == target or a.dtype.kind in "biuf" or a.dtype.kind == target.kind == "c"):
         raise ShapeError(f"an array of {given} cannot hold {element_type} "
                          f"values (give {kind})")
     with np.errstate(all="ignore"):   # overflow is refused below, in one line
@@ -259,6 +278,14 @@ def encode(element_type: str, array: Any) -> Codes:
             bad = a.reshape(-1)[np.flatnonzero(overflow)[0]]
             raise ShapeError(f"value {bad} does not fit {element_type} "
                              "(it would become inf or NaN)")
+        limit = _saturation_limit(target)
+        if limit is not None:
+            # Not finite in the type is impossible: the cast saturates.
+            outside = ~(np.abs(a.astype(np.float64)) < limit)
+            if outside.any():
+                bad = a.reshape(-1)[np.flatnonzero(outside)[0]]
+                raise ShapeError(f"value {bad} does not fit {element_type} (largest "
+                                 f"{float(_ml_dtypes().finfo(target).max)}, no inf or NaN)")
     return Codes(v.view(code_dtype(element_type)), None)
 
 

@@ -86,3 +86,28 @@ def test_a_pad_of_several_values_is_a_one_line_shape_error(pad):
     from tilespec.spec.errors import ShapeError
     with pytest.raises(ShapeError, match=r"^pad=.*: one value of f32, not an array of \d+$"):
         tilespec.to_bytes("f32[3]{0:T(2)}", [1, 2, 3], pad=pad)
+
+
+@pytest.mark.parametrize("t", ["bf16", "f8e4m3fn", "f4e2m1fn"])
+def test_complex_values_are_refused_by_a_real_float_type(t):
+    # ml_dtypes lets numpy cast complex to its floats: the imaginary part
+    # was dropped, without a warning.
+    with pytest.raises(ValueError, match=r"^an array of complex128 cannot hold"):
+        tilespec.to_bytes(f"{t}[2]", np.array([1 + 2j, 3]))
+
+
+@pytest.mark.parametrize("t,value,largest", [("f4e2m1fn", 1000.0, 6.0), ("f4e2m1fn", 7.0, 6.0),
+                                             ("f4e2m1fn", float("nan"), 6.0),
+                                             ("f6e2m3fn", float("inf"), 7.5),
+                                             ("f6e3m2fn", -30.0, 28.0)])
+def test_a_value_beyond_a_type_without_inf_or_nan_is_refused(t, value, largest):
+    # Casts to these types saturate: 1000.0 was stored as 6.0 and NaN as -0.
+    with pytest.raises(ValueError, match=rf"^value \S+ does not fit {t} \(largest {largest}, no inf"):
+        tilespec.to_bytes(f"{t}[2]", [1.0, value])
+
+
+@pytest.mark.parametrize("t,value,stored", [("f4e2m1fn", 6.9, 6.0), ("f6e3m2fn", -29.9, -28.0),
+                                            ("f6e2m3fn", 7.7, 7.5)])
+def test_a_value_that_rounds_to_the_largest_is_taken(t, value, stored):
+    image = tilespec.to_bytes(f"{t}[1]", [value])
+    assert tilespec.from_bytes(f"{t}[1]", image).astype(float).tolist() == [stored]
