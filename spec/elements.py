@@ -95,7 +95,8 @@ def raw_dtype(element_type: str) -> np.dtype:
     ('int4', 'bfloat16')
     """
     if element_type in SUB_BYTE_INTS:
-        return np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type]))
+        own: np.dtype = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type]))
+        return own
     return value_dtype(element_type)
 
 
@@ -190,7 +191,7 @@ def _saturation_limit(target: np.dtype) -> float | None:
         if not np.isfinite(np.array([np.inf]).astype(target).astype(np.float64))[0]:
             return None
     f = _ml_dtypes().finfo(target)
-    return float(f.max) + 2.0 ** (f.maxexp - 2 - f.nmant)
+    return float(f.max) + 2.0 ** (int(f.maxexp) - 2 - int(f.nmant))
 
 
 def _numpy_values(a: np.ndarray) -> np.ndarray:
