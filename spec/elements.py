@@ -336,4 +336,7 @@ def decode(element_type: str, codes: np.ndarray, *, extended: bool = False) -> n
             return signed
         np.bitwise_and(codes, code_mask(element_type), out=codes)
         return codes
+    if bit_width(element_type) < codes.dtype.itemsize * 8:  # f4e2m1fn, the f6 types
+        # ml_dtypes reads bits above the width (0x11 is -0.5 as f4e2m1fn)
+        np.bitwise_and(codes, code_mask(element_type), out=codes)
     return codes.view(value_dtype(element_type))

@@ -111,3 +111,17 @@ def test_a_value_beyond_a_type_without_inf_or_nan_is_refused(t, value, largest):
 def test_a_value_that_rounds_to_the_largest_is_taken(t, value, stored):
     image = tilespec.to_bytes(f"{t}[1]", [value])
     assert tilespec.from_bytes(f"{t}[1]", image).astype(float).tolist() == [stored]
+
+
+@pytest.mark.parametrize("text", ["f4e2m1fn[3]{0}", "f4e2m1fn[3]{0:E(8)}", "f4e2m1fn[3]{0:E(6)}",
+                                  "f6e2m3fn[3]{0:T(2)}", "f6e3m2fn[3]{0:E(16)}"])
+def test_bits_above_a_small_floats_width_are_ignored_when_reading(text):
+    # ml_dtypes reads them (the byte 0x11 is -0.5 as f4e2m1fn, 0x01 is 0.5):
+    # from_bytes handed them over.
+    s = tilespec.parse_array_shape(text)
+    width = tilespec.spec.dtypes.bit_width(s.element_type)
+    clean = tilespec.to_bytes(s, np.array([0.5, 1.0, -1.5]))
+    bits = np.unpackbits(clean, bitorder="little").reshape(-1, s.element_bits)
+    bits[:, width:] = 1   # the bits of each field above the type's width
+    dirty = np.packbits(bits.reshape(-1), bitorder="little")
+    assert tilespec.from_bytes(s, dirty).astype(np.float32).tolist() == [0.5, 1.0, -1.5]
