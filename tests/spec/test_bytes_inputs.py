@@ -125,3 +125,13 @@ def test_bits_above_a_small_floats_width_are_ignored_when_reading(text):
     bits[:, width:] = 1   # the bits of each field above the type's width
     dirty = np.packbits(bits.reshape(-1), bitorder="little")
     assert tilespec.from_bytes(s, dirty).astype(np.float32).tolist() == [0.5, 1.0, -1.5]
+
+
+def test_a_small_float_array_gives_the_codes_of_its_values_whatever_its_high_bits():
+    # 0x11 seen as f4e2m1fn is -0.5 (code 0x9); taken as the code, it put
+    # 0x1 in its nibble and a 1 into the neighbour's.
+    import ml_dtypes
+    a = np.array([0x11, 0x00], np.uint8).view(ml_dtypes.float4_e2m1fn)
+    s = tilespec.parse_array_shape("f4e2m1fn[2]{0:E(4)}")
+    want = np.array([-0.5, 0], ml_dtypes.float4_e2m1fn)
+    assert tilespec.to_bytes(s, a).tobytes() == brute_bytes(s, want, want[1])
