@@ -135,3 +135,14 @@ def test_a_small_float_array_gives_the_codes_of_its_values_whatever_its_high_bit
     s = tilespec.parse_array_shape("f4e2m1fn[2]{0:E(4)}")
     want = np.array([-0.5, 0], ml_dtypes.float4_e2m1fn)
     assert tilespec.to_bytes(s, a).tobytes() == brute_bytes(s, want, want[1])
+
+
+def test_every_kind_of_buffer_reads_the_same_array():
+    # a strided memoryview raised numpy's BufferError
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    image = tilespec.to_bytes("f32[2,3]{0,1:T(2,2)}", a)
+    twice = np.repeat(image, 2)
+    odd = np.frombuffer(b"\0" + image.tobytes(), np.uint8, offset=1)
+    for buffer in [image.tobytes(), bytearray(image.tobytes()), memoryview(image),
+                   memoryview(twice)[::2], twice[::2], odd, image.view(np.int8)]:
+        assert same_bits(tilespec.from_bytes("f32[2,3]{0,1:T(2,2)}", buffer), a)
