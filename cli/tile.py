@@ -64,7 +64,7 @@ def checked_pad(element_type: str, value: int | float | bool, name: str = "--pad
 
 
 def _read_npy(path: str, element_type: str) -> np.ndarray:
-    from tilespec.spec.elements import value_dtype
+    from tilespec.spec.elements import raw_dtype
     try:
         with open(path, "rb") as f:
             if f.read(6) != b"\x93NUMPY":
@@ -78,7 +78,7 @@ def _read_npy(path: str, element_type: str) -> np.ndarray:
             raise
         raise TilespecError(f"cannot read {path!r} as a .npy array: {e}") from None
     if a.dtype.kind == "V" and a.dtype.fields is None:
-        values = value_dtype(element_type)
+        values = raw_dtype(element_type)
         if a.dtype.itemsize == values.itemsize:  # raw bits, as untile writes bf16
             a = a.view(values)
     return a

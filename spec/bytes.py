@@ -128,6 +128,8 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
 
 
 def _buffer(buffer: Any) -> np.ndarray:
+    if isinstance(buffer, memoryview) and not buffer.c_contiguous:
+        buffer = np.asarray(buffer)  # np.frombuffer refuses it (BufferError)
     if isinstance(buffer, np.ndarray):
         if buffer.dtype not in (np.uint8, np.int8) or buffer.ndim != 1:
             raise ShapeError(f"a buffer is 1-D bytes (uint8), not a {buffer.ndim}-D "

@@ -86,6 +86,21 @@ def value_dtype(element_type: str) -> np.dtype:
     raise ShapeError(f"{element_type} has no values to lay out")
 
 
+def raw_dtype(element_type: str) -> np.dtype:
+    """The dtype of raw bits of one byte or more that hold a value, as
+    ``.npy`` files keep ``ml_dtypes`` arrays (``|V2`` for bf16): the value
+    dtype, but ``ml_dtypes``' own for the sub-byte integers (``-1`` is
+    ``0x0F`` in an ``int4``, 15 in an int8).
+
+    >>> raw_dtype("s4").name, raw_dtype("bf16").name
+    ('int4', 'bfloat16')
+    """
+    if element_type in SUB_BYTE_INTS:
+        own: np.dtype = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type]))
+        return own
+    return value_dtype(element_type)
+
+
 def code_dtype(element_type: str) -> np.dtype:
     """The unsigned integer of the type's storage width (``c128``, wider
     than any, keeps its own dtype: its codes are only copied).
@@ -161,6 +176,44 @@ def _exact(source: np.dtype, target: np.dtype) -> bool:
                                 and np.can_cast(source, target, "safe"))
 
 
+def _saturation_limit(target: np.dtype) -> float | None:
+    """For a float type with neither inf nor NaN (f4e2m1fn, the f6 types),
+    to which casts saturate (1000 and NaN become 6 or -0 in f4e2m1fn): the
+    least magnitude that rounds past its largest value (half an ulp above
+    it); None for the others.
+
+    >>> import ml_dtypes
+    >>> _saturation_limit(np.dtype(ml_dtypes.float4_e2m1fn)), _saturation_limit(np.dtype("f4"))
+    (7.0, None)
+    """
+    if target.kind in "fc" or target.name not in ML_TYPES.values():
+        return None
+    with np.errstate(all="ignore"):
+        if not np.isfinite(np.array([np.inf]).astype(target).astype(np.float64))[0]:
+            return None
+    f = _ml_dtypes().finfo(target)
+    return float(f.max) + 2.0 ** (int(f.maxexp) - 2 - int(f.nmant))
+
+
+def _numpy_values(a: np.ndarray) -> np.ndarray:
+    """``ml_dtypes``' values in a numpy type that holds them exactly:
+    float32 for its floats, int8/uint8 for its integers (numpy's casting
+    rules refuse some pairs of its types, bf16 to f16, int4 to s8, and
+    numpy's checks, ``isfinite``, ``iinfo``, know only numpy's types).
+    Known by name: their kind is ``V``, or ``f`` for float8_e5m2.
+
+    >>> import ml_dtypes
+    >>> _numpy_values(np.array([1.5], ml_dtypes.bfloat16)).dtype.name
+    'float32'
+    """
+    name = a.dtype.name
+    if name in ML_TYPES.values():
+        return a.astype(np.float32)
+    if name in SUB_BYTE_INTS.values():
+        return a.astype(np.uint8 if name.startswith("u") else np.int8)
+    return a
+
+
 def encode(element_type: str, array: Any) -> Codes:
     """The codes of ``array``'s values as ``element_type``.
 
@@ -186,27 +239,42 @@ def encode(element_type: str, array: Any) -> Codes:
         raise ShapeError(f"the values are not a rectangular array: "
                          f"{str(e).splitlines()[0]}") from None
     target = value_dtype(element_type)
+    given = a.dtype
+    # A narrow float's own array may hold bits above its width, which
+    # ml_dtypes reads (0x11 is -0.5 as f4e2m1fn, whose code is 0x9): its
+    # values are taken as any others.
+    narrow = element_type not in SUB_BYTE_INTS and bit_width(element_type) < target.itemsize * 8
+    if (a.dtype != target or narrow) and a.dtype.name != SUB_BYTE_INTS.get(element_type):
+        a = _numpy_values(a)
     kind = "integers" if target.kind in "iu" else "bools" if target.kind == "b" else "numbers"
     if element_type in SUB_BYTE_INTS:
         own = np.dtype(getattr(_ml_dtypes(), SUB_BYTE_INTS[element_type])) \
             if a.dtype.kind == "V" else None
         # (own is None otherwise: numpy reads a dtype == None as float64.)
-        if own is not None and a.dtype == own:  # ml_dtypes keeps the code in the low bits
-            return Codes(np.asarray(a, order="C").view(np.uint8), None)
+        if own is not None and a.dtype == own:
+            # ml_dtypes keeps the code in the low bits and ignores the others,
+            # which a view of other data may have set (int8 -1 seen as int4).
+            return Codes(np.asarray(a, order="C").view(np.uint8), code_mask(element_type))
         if a.dtype.kind not in "biu":
-            raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+            raise ShapeError(f"an array of {given} cannot hold {element_type} "
                              f"values (give {kind})")
         _check_range(element_type, a)
         v = np.asarray(a.astype(target, copy=False), order="C")
         return Codes(v.view(np.uint8), code_mask(element_type))
     if target.kind in "iub":
         if a.dtype.kind not in ("b" if target.kind == "b" else "biu"):
-            raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+            raise ShapeError(f"an array of {given} cannot hold {element_type} "
                              f"values (give {kind})")
         if target.kind != "b":
             _check_range(element_type, a)
-    elif not (a.dtype.kind in "biu" or np.can_cast(a.dtype, target, "same_kind")):
-        raise ShapeError(f"an array of {a.dtype} cannot hold {element_type} "
+        else:
+            # numpy takes any byte but 0 for True (a view of other data); a
+            # pred's code is 0 or 1.
+            codes = np.empty(a.shape, np.uint8)
+            np.minimum(a.view(np.uint8), 1, out=codes)
+            return Codes(codes, None)
+    elif not (a.dtype == target or a.dtype.kind in "biuf" or a.dtype.kind == target.kind == "c"):
+        raise ShapeError(f"an array of {given} cannot hold {element_type} "
                          f"values (give {kind})")
     with np.errstate(all="ignore"):   # overflow is refused below, in one line
         v = np.asarray(a.astype(target, copy=False), order="C")
@@ -216,6 +284,14 @@ def encode(element_type: str, array: Any) -> Codes:
             bad = a.reshape(-1)[np.flatnonzero(overflow)[0]]
             raise ShapeError(f"value {bad} does not fit {element_type} "
                              "(it would become inf or NaN)")
+        limit = _saturation_limit(target)
+        if limit is not None:
+            # Not finite in the type is impossible: the cast saturates.
+            outside = ~(np.abs(a.astype(np.float64)) < limit)
+            if outside.any():
+                bad = a.reshape(-1)[np.flatnonzero(outside)[0]]
+                raise ShapeError(f"value {bad} does not fit {element_type} (largest "
+                                 f"{float(_ml_dtypes().finfo(target).max)}, no inf or NaN)")
     return Codes(v.view(code_dtype(element_type)), None)
 
 
@@ -234,7 +310,14 @@ def encode_value(element_type: str, value: Any, name: str | None = None) -> Any:
     ...
     tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of u8 (give integers)
     """
-    v = np.asarray(value).reshape(1)
+    try:
+        v = np.asarray(value)
+    except ValueError:  # ragged nesting
+        v = np.empty(0)
+    if v.size != 1:
+        named = f"{name} is " if name else ""
+        raise ShapeError(f"{named}one value of {element_type}, not an array of {v.size}")
+    v = v.reshape(1)
     if element_type == "pred" and v.dtype.kind in "iu" and v[0] in (0, 1):
         v = v.astype(bool)  # the default pad, 0, and 1 are a pred's values too
     try:
@@ -277,4 +360,7 @@ def decode(element_type: str, codes: np.ndarray, *, extended: bool = False) -> n
             return signed
         np.bitwise_and(codes, code_mask(element_type), out=codes)
         return codes
+    if bit_width(element_type) < codes.dtype.itemsize * 8:  # f4e2m1fn, the f6 types
+        # ml_dtypes reads bits above the width (0x11 is -0.5 as f4e2m1fn)
+        np.bitwise_and(codes, code_mask(element_type), out=codes)
     return codes.view(value_dtype(element_type))

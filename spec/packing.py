@@ -165,9 +165,11 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
         return
 
     # Bits above a code are cleared, except the top field's when the fields
-    # fill the word: joined as the high side at every level, they end up
-    # past the word's top.
-    masked = g - 1 if g > 1 and g * bits == words.itemsize * 8 else g
+    # fill the word and the code fills its field: joined as the high side at
+    # every level, they end up past the word's top.  A code narrower than
+    # its field (s2 in E(4)) would leave them inside the word.
+    fills = mask is None or mask >= (1 << bits) - 1
+    masked = g - 1 if g > 1 and g * bits == words.itemsize * 8 and fills else g
 
     def body(index: tuple[Any, ...], scratch: _Scratch) -> None:
         out = words[index]

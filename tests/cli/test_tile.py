@@ -171,3 +171,15 @@ def test_untile_says_how_to_read_back_a_type_npy_cannot_name(tmp_path, capsys):
     back = np.load(tmp_path / "b.npy")
     assert back.dtype.kind == "V" and (back.view(ml_dtypes.bfloat16) == a).all()
 
+
+@pytest.mark.parametrize("own,shape", [("int4", "s4[3,5]{1,0:T(2,2)E(4)}"),
+                                       ("uint2", "u2[3,5]{0,1:E(2)}")])
+def test_an_ml_dtypes_sub_byte_npy_is_tiled_as_its_values(own, shape, tmp_path):
+    # .npy keeps ml_dtypes.int4 as raw bytes (|V1, -1 as 0x0F); read as int8
+    # they were 15, "value 15 does not fit s4".
+    import ml_dtypes
+    values = np.load(S4) % 4 if own.startswith("u") else np.load(S4)
+    src, out = tmp_path / "a.npy", tmp_path / "a.bin"
+    np.save(src, values.astype(getattr(ml_dtypes, own)))
+    assert main(["tile", str(src), shape, "-o", str(out)]) == 0
+    assert out.read_bytes() == tilespec.to_bytes(shape, values).tobytes()
