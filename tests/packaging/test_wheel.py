@@ -77,15 +77,20 @@ def _readme_python() -> str:
     return "\n".join(blocks)
 
 
-def _readme_commands() -> list[str]:
-    """The README's commands: the ``$ tilespec ...`` lines of its console
-    blocks (tests/test_docs.py checks what they print)."""
-    lines = []
+def _readme_commands() -> list[tuple[str, int]]:
+    """The README's commands, the ``$ tilespec ...`` lines of its console
+    blocks, each with the exit status the block shows (``[exit N]``, else
+    0; tests/test_docs.py checks what they print)."""
+    lines: list[tuple[str, int]] = []
     for block in re.findall(r"```console\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
         for line in block.splitlines():
-            if line.startswith("$ tilespec ") and line != "$ tilespec prove":
-                lines.append(line[2:])   # (the whole catalogue is the slow CI job)
-    assert lines
+            if line.startswith("$ "):
+                lines.append((line[2:], 0))
+            elif re.fullmatch(r"\[exit \d+\]", line) and lines:
+                lines[-1] = (lines[-1][0], int(line[6:-1]))
+    # (the whole catalogue, `tilespec prove`, is the slow CI job)
+    lines = [(c, n) for c, n in lines if c.startswith("tilespec ") and c != "tilespec prove"]
+    assert lines and any(n for _, n in lines)
     return lines
 
 
@@ -127,6 +132,6 @@ def test_installed_wheel_smoke(wheel, tmp_path):
     # README's HLO, dump and out-of-memory examples are files of the
     # repository's test data.
     shutil.copytree(ROOT / "tests" / "data", work / "tests" / "data")
-    runs = "\n".join(f"assert main({shlex.split(line)[1:]!r}) in (0, 1, 3), {line!r}"
-                     for line in _readme_commands())
+    runs = "\n".join(f"assert main({shlex.split(line)[1:]!r}) == {status}, {line!r}"
+                     for line, status in _readme_commands())
     _run(python, "-c", "from tilespec.cli import main\n" + runs, cwd=work, timeout=120)
