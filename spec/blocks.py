@@ -2,7 +2,9 @@
 
 Packing (:mod:`spec.packing`) makes several passes over its data (a cast,
 a shift, an or); done block by block, each block's passes stay in the
-cache and the data crosses memory once.  Blocks write disjoint parts of
+cache and the data crosses memory once.  The strided copies of
+:mod:`spec.strided` are cut the same way (:func:`copy`), to run on the
+cores.  Blocks write disjoint parts of
 the output, so they may run in any order and on several threads (numpy
 releases the interpreter's lock while it computes): the result does not
 depend on the number of threads.
@@ -34,6 +36,9 @@ from tilespec.spec.errors import TilespecError
 #: enough that the cost of a block (slicing, calls) is small beside its work,
 #: small enough that its passes run in the cache).
 BLOCK_ELEMENTS = 1 << 18
+
+#: Elements per block of a plain copy (:func:`copy`).
+COPY_ELEMENTS = 1 << 20
 
 #: Work below this many bytes runs on the calling thread.
 PARALLEL_BYTES = 1 << 23
@@ -101,3 +106,20 @@ def each_block(dims: Sequence[int], target: int, scratch: Callable[[], Scratch],
     with ThreadPoolExecutor(n) as pool:
         for done in [pool.submit(run, indices[cut[k]:cut[k + 1]]) for k in range(n)]:
             done.result()
+
+
+def copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """``np.copyto(dst, src)`` (same dims), block by block along the leading
+    dims, on several threads when large.
+
+    >>> a = np.arange(12).reshape(3, 4)
+    >>> b = np.empty((4, 3), a.dtype)
+    >>> copy(b.T, a); bool((b.T == a).all())
+    True
+    >>> c = np.zeros((), np.int8); copy(c, np.array(5, np.int8)); int(c)
+    5
+    """
+    each_block(dst.shape, COPY_ELEMENTS, lambda: None,
+               # ``...`` keeps a 0-d block an array (an empty index gives a scalar)
+               lambda index, _: np.copyto(dst[index + (...,)], src[index + (...,)]),
+               dst.nbytes)

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from tilespec.spec.blocks import copy
 from tilespec.spec.dtypes import bit_width, storage_bits
 from tilespec.spec.elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
 from tilespec.spec.errors import ShapeError
@@ -94,7 +95,7 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
         def copy_last(x: np.ndarray) -> None:
             g = word_group(x, bits)
             if g is None:
-                np.copyto(elements[:n].reshape(x.shape), x)
+                copy(elements[:n].reshape(x.shape), x)
             else:
                 store(out[:n * bits // 8], x, bits, None, g)
 
@@ -112,7 +113,7 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
                 store(out[:n * bits // 8], x, bits, codes.mask, g)
                 direct.append(True)
             else:
-                np.copyto(image[:n].reshape(x.shape), x)
+                copy(image[:n].reshape(x.shape), x)
 
         image = np.empty(total, code)
         forward(p, codes.array, image[:n], padcode, pack_last)
@@ -174,7 +175,7 @@ def from_bytes(shape: ShapeLike, buffer: Any, *,
             load(buf[:n * bits // 8], x, bits, g, min(width, bits), signed)
             extended.append(signed)
         elif bits == per:
-            np.copyto(x, buf[:n * per // 8].view(code).reshape(x.shape))
+            copy(x, buf[:n * per // 8].view(code).reshape(x.shape))
         else:
             np.copyto(x, unpack(buf, n, bits, code).reshape(x.shape))
 

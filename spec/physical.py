@@ -33,6 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from tilespec.spec.arith import INT, Arithmetic, Value
+from tilespec.spec.blocks import copy
 from tilespec.spec.errors import ShapeError, SymbolicShapeError
 from tilespec.spec.layout import COMBINE, Shape, TupleShape
 from tilespec.spec.packing import load, store, word_group
@@ -156,7 +157,7 @@ def to_physical(shape: ShapeLike, array: Any, pad_value: Any = 0, *,
         code = _word_code(x)
         g = None if code is None else word_group(x.view(code), code.itemsize * 8)
         if code is None or g is None:
-            np.copyto(out.reshape(x.shape), x)
+            copy(out.reshape(x.shape), x)
         else:  # short strided rows, e.g. a (2,1) tile: joined into words
             store(out.view(np.uint8), x.view(code), code.itemsize * 8, None, g)
 
@@ -180,7 +181,7 @@ def from_physical(shape: ShapeLike, buffer: Any, *,
         code = _word_code(x)
         g = None if code is None else word_group(x.view(code), code.itemsize * 8)
         if code is None or g is None:
-            np.copyto(x, flat.reshape(x.shape))
+            copy(x, flat.reshape(x.shape))
         else:
             bits = code.itemsize * 8
             load(flat.view(np.uint8), x.view(code), bits, g, bits)

@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
+from tilespec.spec.blocks import copy
+
 if TYPE_CHECKING:
     from tilespec.spec.physical import PrtLevel
 
@@ -291,8 +293,7 @@ def forward(p: Plan, array: np.ndarray, out: np.ndarray, pad: Any,
         for region in seg.pads:
             split[region + (...,)] = pad
         for piece in seg.pieces:
-            np.copyto(split[piece.target + (...,)],
-                      v[piece.source + (...,)].reshape(piece.split))
+            copy(split[piece.target + (...,)], v[piece.source + (...,)].reshape(piece.split))
         x = target.reshape(seg.final)
     return out
 
@@ -317,8 +318,7 @@ def backward(p: Plan, image: np.ndarray, out: np.ndarray,
         split = src.reshape(seg.final).transpose(inverse(seg.order))
         target = np.empty(seg.padded, out.dtype) if seg.prepad else dst
         for piece in seg.pieces:
-            np.copyto(target[piece.source + (...,)].reshape(piece.split),
-                      split[piece.target + (...,)])
+            copy(target[piece.source + (...,)].reshape(piece.split), split[piece.target + (...,)])
         if seg.prepad:
             np.copyto(dst, target[_box(seg.merged)])
     return out

@@ -180,9 +180,11 @@ def test_each_layout_family_equals_the_brute_force(text, dims, segments, copy):
 
 @pytest.fixture
 def small_blocks_on_threads(monkeypatch):
-    """Packing cut into blocks of 8 words, run on 3 threads even for tiny
-    arrays: every block but the last takes the paths a large array takes."""
+    """Packing and copies cut into blocks of 8 words, run on 3 threads even
+    for tiny arrays: every block but the last takes the paths a large array
+    takes."""
     monkeypatch.setattr("tilespec.spec.packing.BLOCK_ELEMENTS", 8)
+    monkeypatch.setattr("tilespec.spec.blocks.COPY_ELEMENTS", 8)
     monkeypatch.setattr("tilespec.spec.blocks.PARALLEL_BYTES", 0)
     monkeypatch.setenv("TILESPEC_THREADS", "3")
 
