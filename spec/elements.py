@@ -214,6 +214,15 @@ def _numpy_values(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _refuse_big_integers(element_type: str, a: np.ndarray) -> None:
+    """Python integers past 64 bits, which numpy keeps as objects: the one
+    the type cannot hold is named (any such array has one)."""
+    low, high = _integer_range(element_type)
+    for x in a.flat:
+        if isinstance(x, int) and not isinstance(x, bool) and not low <= x <= high:
+            raise ShapeError(f"value {x} does not fit {element_type} ({low} to {high})")
+
+
 def encode(element_type: str, array: Any) -> Codes:
     """The codes of ``array``'s values as ``element_type``.
 
@@ -240,6 +249,8 @@ def encode(element_type: str, array: Any) -> Codes:
                          f"{str(e).splitlines()[0]}") from None
     target = value_dtype(element_type)
     given = a.dtype
+    if given == object and target.kind in "iu":
+        _refuse_big_integers(element_type, a)
     # A narrow float's own array may hold bits above its width, which
     # ml_dtypes reads (0x11 is -0.5 as f4e2m1fn, whose code is 0x9): its
     # values are taken as any others.

@@ -6,6 +6,7 @@ The expected bytes come from tests/spec/test_bytes.py's brute force
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -146,3 +147,18 @@ def test_every_kind_of_buffer_reads_the_same_array():
     for buffer in [image.tobytes(), bytearray(image.tobytes()), memoryview(image),
                    memoryview(twice)[::2], twice[::2], odd, image.view(np.int8)]:
         assert same_bits(tilespec.from_bytes("f32[2,3]{0,1:T(2,2)}", buffer), a)
+
+
+@pytest.mark.parametrize("t,values,message", [
+    ("u64", [1, 2**70], "value 1180591620717411303424 does not fit u64 (0 to 18446744073709551615)"),
+    ("s64", [-2**63 - 1, 0], "value -9223372036854775809 does not fit s64"),
+    ("s64", [2**64, 0], "value 18446744073709551616 does not fit s64"),
+])
+def test_an_integer_past_64_bits_is_named_as_out_of_range(t, values, message):
+    # numpy keeps such integers as objects: "an array of object cannot hold" came out
+    from tilespec.spec.errors import ShapeError
+    with pytest.raises(ShapeError, match="^" + re.escape(message)):
+        tilespec.to_bytes(f"{t}[2]{{0}}", values)
+    with pytest.raises(ShapeError, match=r"^pad \d+ is not a value of u8 \(0 to 255\)$"):
+        tilespec.to_bytes("u8[2]{0}", [1, 2], pad=2**64)
+
