@@ -41,28 +41,6 @@ def pad_value(text: str) -> int | float | bool:
     raise argparse.ArgumentTypeError(f"{text!r} is not a number (or true/false)")
 
 
-def checked_pad(element_type: str, value: int | float | bool, name: str = "--pad") -> None:
-    """Refuse a padding value ``element_type`` cannot hold, in one line that
-    names it, before the array is read.
-
-    >>> checked_pad("u8", 255); checked_pad("f32", float("nan")); checked_pad("pred", True)
-    >>> checked_pad("u8", 1.5)
-    Traceback (most recent call last):
-    ...
-    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of u8 (give integers)
-    >>> checked_pad("s4", 1.5)
-    Traceback (most recent call last):
-    ...
-    tilespec.spec.errors.ShapeError: --pad 1.5 is not a value of s4 (give integers)
-    >>> checked_pad("s4", 8)
-    Traceback (most recent call last):
-    ...
-    tilespec.spec.errors.ShapeError: --pad 8 is not a value of s4 (-8 to 7)
-    """
-    from tilespec.spec.elements import encode_value
-    encode_value(element_type, value, name=name)
-
-
 def _read_npy(path: str, element_type: str) -> np.ndarray:
     from tilespec.spec.elements import raw_dtype
     try:
@@ -177,12 +155,13 @@ def _refuse_mixed_stdout(args) -> None:
 def cmd_tile(args) -> int:
     from tilespec.cli.main import parse_shape_arg
     from tilespec.spec.bytes import to_bytes
+    from tilespec.spec.elements import encode_value
     from tilespec.spec.printer import format_shape
     from tilespec.spec.size import aligned_elements, num_elements
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
-    if args.pad is not None:
-        checked_pad(shape.element_type, args.pad)
+    if args.pad is not None:  # named as the option, before the array is read
+        encode_value(shape.element_type, args.pad, name="--pad")
     a = _read_npy(args.input, shape.element_type)
     image = to_bytes(shape, a, pad=args.pad)
     _write(args.output, lambda f: f.write(image.tobytes()))
