@@ -19,6 +19,10 @@ from tilespec.spec.errors import TilespecError
 #: is written (a million JSONL cases is about 100 MB).
 MAX_COUNT = 1_000_000
 
+#: The case options' defaults; ``--golden``, which makes no cases, refuses
+#: any other value.
+CASE_DEFAULTS = {"count": 1000, "seed": 0, "format": "jsonl"}
+
 
 def count(text: str) -> int:
     """An argparse type for ``--count``: 0..MAX_COUNT.
@@ -121,8 +125,8 @@ def _golden(args, shapes) -> int:
     from tilespec.prover.regress.golden import write_golden
     if not shapes:
         raise TilespecError("--golden: give at least one shape")
-    if (args.from_counterexamples or args.output or args.target or args.format != "jsonl"
-            or args.count != 1000 or args.seed != 0):
+    changed = any(getattr(args, k) != v for k, v in CASE_DEFAULTS.items())
+    if args.from_counterexamples or args.output or args.target or changed:
         raise TilespecError("--golden writes byte images only: leave out -o, --target, "
                             "--format, --count, --seed and --from-counterexamples")
     written = write_golden(shapes, args.golden)
@@ -140,10 +144,12 @@ def register(command) -> None:
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",
                    help="concrete shapes, e.g. 'bf16[20,300]{1,0:T(8,128)(2,1)}'")
-    c.add_argument("--count", type=count, default=1000,
+    c.add_argument("--count", type=count, default=CASE_DEFAULTS["count"],
                    help=f"random cases per shape, at most {MAX_COUNT} (default %(default)s)")
-    c.add_argument("--seed", type=seed, default=0, help="a seed >= 0 (default %(default)s)")
-    c.add_argument("--format", choices=("jsonl", "pytest", "gtest"), default="jsonl")
+    c.add_argument("--seed", type=seed, default=CASE_DEFAULTS["seed"],
+                   help="a seed >= 0 (default %(default)s)")
+    c.add_argument("--format", choices=("jsonl", "pytest", "gtest"),
+                   default=CASE_DEFAULTS["format"])
     c.add_argument("-o", "--output", metavar="FILE", type=output_file)
     c.add_argument("--from-counterexamples", action="store_true",
                    help="cases where XLA's rules (tilespec check-rule) disagree with "
