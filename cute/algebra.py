@@ -260,8 +260,12 @@ def logical_product(a: Any, tiler: Tiler) -> Layout:
     return make_layout(a, composition(complement(a, a.size * b.cosize), b))
 
 
-def _unzip(operation, a: Layout, tiler: Tiler) -> Layout:
-    """``((tiles of each mode), (rests of each mode, modes not tiled))``."""
+def _unzip(operation, a: Any, tiler: Tiler, name: str, verb: str) -> Layout:
+    """``((tiles of each mode), (rests of each mode, modes not tiled))``;
+    ``name`` and ``verb`` say what refuses a tiler with a gap (``None``)."""
+    a = as_layout(a)
+    if isinstance(tiler, tuple) and any(t is None for t in tiler):
+        raise CuteError(f"{name} takes a tiler for each mode it {verb}")
     if not isinstance(tiler, tuple):
         return operation(a, tiler)
     split = [operation(a[i], t) for i, t in enumerate(tiler)]
@@ -277,10 +281,7 @@ def zipped_divide(a: Any, tiler: Tiler) -> Layout:
     >>> print(zipped_divide(Layout((24, 256), (256, 1)), (8, 128)))
     ((8, 128), (3, 2)):((256, 1), (2048, 128))
     """
-    a = as_layout(a)
-    if isinstance(tiler, tuple) and any(t is None for t in tiler):
-        raise CuteError("zipped_divide takes a tiler for each mode it divides")
-    return _unzip(logical_divide, a, tiler)
+    return _unzip(logical_divide, a, tiler, "zipped_divide", "divides")
 
 
 def zipped_product(a: Any, tiler: Tiler) -> Layout:
@@ -290,7 +291,4 @@ def zipped_product(a: Any, tiler: Tiler) -> Layout:
     >>> print(zipped_product(Layout((2, 2), (1, 2)), (3, 2)))
     ((2, 2), (3, 2)):((1, 2), (2, 1))
     """
-    a = as_layout(a)
-    if isinstance(tiler, tuple) and any(t is None for t in tiler):
-        raise CuteError("zipped_product takes a tiler for each mode it multiplies")
-    return _unzip(logical_product, a, tiler)
+    return _unzip(logical_product, a, tiler, "zipped_product", "multiplies")
