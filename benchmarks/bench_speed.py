@@ -57,9 +57,6 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))      # this tree's tilespec, not an installed one
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(ROOT / "src")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ.setdefault("TILESPEC_CACHE_DIR", os.path.join(tempfile.gettempdir(),
                                                          "tilespec-bench-cache"))
 

@@ -5,6 +5,6 @@ offset, locate and the parser), :mod:`.prove`, :mod:`.rules`,
 :mod:`.regress` and :mod:`.teach`.
 """
 
-from tilespec.cli.main import EXIT_BAD_INPUT, main
+from .main import EXIT_BAD_INPUT, main
 
 __all__ = ["EXIT_BAD_INPUT", "main"]

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tilespec.cli.envelope import emit
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
+from .envelope import emit
 
 #: Exit status by the worst proof result.
 EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def register(command) -> None:
-    from tilespec.cli.main import output_file, seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 yet
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
+    from .main import output_file, seconds
     c = command("codegen", "tile and untile functions for a layout, as C or Python: "
                 "a row-major array to the layout's bytes and back", cmd_codegen)
     c.add_argument("shape", help="shape with layout; named dims become parameters, "
@@ -47,9 +47,9 @@ def register(command) -> None:
 
 
 def cmd_codegen(args) -> int:
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.codegen import tiling
-    from tilespec.spec.printer import format_shape
+    from ..codegen import tiling
+    from ..spec.printer import format_shape
+    from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
     language = "c" if args.c else "python"
     if args.prefix and not args.c:
@@ -62,8 +62,8 @@ def cmd_codegen(args) -> int:
     lines = []
     status = 0
     if args.prove:
-        from tilespec.prover.codegen.tiling import joint_scope, prove_tiling
-        from tilespec.prover.result import counterexample_lines
+        from ..prover.codegen.tiling import joint_scope, prove_tiling
+        from ..prover.result import counterexample_lines
         results = prove_tiling(shape, language, timeout=args.timeout)
         data["proofs"] = [r.to_json() for r in results]
         for r in results:

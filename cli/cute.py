@@ -15,15 +15,15 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 
 from __future__ import annotations
 
-from tilespec.cli.envelope import emit
-from tilespec.cli.prove import describe
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
+from .envelope import emit
+from .prove import describe
 
 EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_cute(args) -> int:
-    from tilespec.cli.main import check_bounded, parse_shape_arg
+    from .main import check_bounded, parse_shape_arg
     shape = parse_shape_arg(args.shape)
     check_bounded(shape)
     if args.compare and args.source:
@@ -40,8 +40,8 @@ def cmd_cute(args) -> int:
 
 
 def _export(args, shape) -> int:
-    from tilespec.interop.cute import cute_layout
-    from tilespec.prover.cute import prove_cute
+    from ..interop.cute import cute_layout
+    from ..prover.cute import prove_cute
     if shape.is_symbolic:
         raise TilespecError(f"cute: a CuTe layout has fixed sizes; give {shape.names[0]!r} "
                             "and the other named dims a size with --dims (or prove the "
@@ -56,8 +56,8 @@ def _export(args, shape) -> int:
 
 
 def _compare(args, shape, cute) -> int:
-    from tilespec.cute import as_layout
-    from tilespec.prover.cute import compare_cute
+    from ..cute import as_layout
+    from ..prover.cute import compare_cute
     layout = as_layout(cute)
     r = compare_cute(shape, layout, timeout=args.timeout)
     head = {"proved": "equal: proved", "refuted": "not equal: refuted",
@@ -70,9 +70,9 @@ def _compare(args, shape, cute) -> int:
 
 
 def _import(args, like, cute) -> int:
-    from tilespec.cute import as_layout
-    from tilespec.prover.cute import compare_cute, from_cute
-    from tilespec.spec.printer import format_shape
+    from ..cute import as_layout
+    from ..prover.cute import compare_cute, from_cute
+    from ..spec.printer import format_shape
     layout = as_layout(cute)
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
     # The proof from_cute made, once more for its record.
@@ -83,8 +83,8 @@ def _import(args, like, cute) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from .main import seconds
     c = command("cute", "an XLA layout as a CuTe shape:stride layout (proved), a CuTe "
                 "layout compared with an XLA layout, or read as one", cmd_cute)
     c.add_argument("shape", help="shape with layout, e.g. 'f32[24,256]{1,0:T(8,128)}' "

@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tilespec.prover.result import counterexample_json
-from tilespec.spec.errors import TilespecError
+from ..prover.result import counterexample_json
+from ..spec.errors import TilespecError
 
 #: The version of the JSON format (docs/json.md); a change that removes or
 #: renames a field raises it.
@@ -108,7 +108,7 @@ def result(subject: dict, check: str, status: str, *, scope: str = "concrete",
 
 
 def _names_of(subject: dict) -> tuple:
-    from tilespec.spec.text import parse_shape
+    from ..spec.text import parse_shape
     names: list = []
     texts = [t for v in subject.values() for t in (v if isinstance(v, list) else [v])]
     for text in texts:
@@ -139,7 +139,7 @@ def plain_scope(subject: dict) -> str:
 
 
 def _canonical(text):
-    from tilespec.spec.text import canonical
+    from ..spec.text import canonical
     try:
         return canonical(text)
     except ValueError:

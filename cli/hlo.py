@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import sys
 
-from tilespec.cli.envelope import emit
-from tilespec.prover.result import EXIT_STATUS, counterexample_lines
-from tilespec.spec.errors import TilespecError
+from ..prover.result import EXIT_STATUS, counterexample_lines
+from ..spec.errors import TilespecError
+from .envelope import emit
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
@@ -38,7 +38,7 @@ def _meant(items) -> dict:
 
 def sarif(report, uri: str) -> dict:
     """The report as a SARIF 2.1.0 log: one run, one result per finding."""
-    from tilespec.prover.hlo.findings import RULES
+    from ..prover.hlo.findings import RULES
     rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     index = {k: i for i, k in enumerate(RULES)}
     results = []
@@ -122,7 +122,7 @@ def lint_filter(args, results):
     findings that remain in every module, and then nothing is new."""
     from dataclasses import replace
 
-    from tilespec.prover.hlo.findings import select_findings
+    from ..prover.hlo.findings import select_findings
 
     def each(baseline=frozenset()):
         return [r if r.report is None else replace(r, report=select_findings(
@@ -135,7 +135,7 @@ def lint_filter(args, results):
         return results, None
     keys = sorted({f.key(r.report.module) for r in results if r.report is not None
                    for f in r.report.findings})
-    from tilespec.prover.hlo.corpus import refuse_endless
+    from ..prover.hlo.corpus import refuse_endless
     refuse_endless(args.baseline)
     try:
         with open(args.baseline, encoding="utf-8") as f:
@@ -181,7 +181,7 @@ def check_paths(args) -> list:
     or on the ``--scheduler`` Dask cluster), in input order.  When no module
     can be read that is bad input; otherwise a module not read is reported
     beside the others, and it keeps the corpus from being proved."""
-    from tilespec.prover.hlo.corpus import STDIN, check_files, module_paths, read_text
+    from ..prover.hlo.corpus import STDIN, check_files, module_paths, read_text
     paths = module_paths(args.paths, args.glob)
     meant = _meant(args.meant)
     if meant and len(paths) != 1:
@@ -190,7 +190,7 @@ def check_paths(args) -> list:
     texts = {STDIN: read_text(STDIN)} if STDIN in paths else {}
     jobs = args.jobs
     if jobs == 0:
-        from tilespec.prover.hlo.corpus import default_jobs
+        from ..prover.hlo.corpus import default_jobs
         jobs = default_jobs()
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts)
@@ -206,7 +206,7 @@ def corpus_exit_status(results) -> int:
     """1 if a module is refuted by a finding the options keep, else 3 if one
     is unknown or not read, else 0 (a baselined refutation does not fail CI,
     but its module stays refuted in the report)."""
-    from tilespec.prover.hlo.corpus import corpus_status
+    from ..prover.hlo.corpus import corpus_status
     return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
 
 
@@ -254,7 +254,7 @@ def sarif_log(results, exit_status: int) -> dict:
             found.append(x)
         modules.append({"file": r.path, **run["properties"]})
     if rules is None:
-        from tilespec.prover.hlo.findings import RULES
+        from ..prover.hlo.findings import RULES
         rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
@@ -309,10 +309,10 @@ def write_output(args, rendered: str) -> None:
 
 
 def cmd_convert(args) -> int:
-    from tilespec.cli.main import parse_shape_arg  # rank and int64 limits, as every command
-    from tilespec.codegen.convert import closed_form, numpy_source
-    from tilespec.prover.codegen.convert import prove_convert
-    from tilespec.spec.printer import format_shape
+    from ..codegen.convert import closed_form, numpy_source
+    from ..prover.codegen.convert import prove_convert
+    from ..spec.printer import format_shape
+    from .main import parse_shape_arg  # rank and int64 limits, as every command
     a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)
@@ -339,8 +339,8 @@ def cmd_convert(args) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from .main import seconds
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     add_corpus_arguments(c)
@@ -372,7 +372,7 @@ def register(command) -> None:
 
 def add_corpus_arguments(c) -> None:
     """check-hlo's inputs and outputs: paths, --glob, -o, --jobs, --scheduler."""
-    from tilespec.prover.names import DUMP_GLOB  # no z3 before a command runs
+    from ..prover.names import DUMP_GLOB  # no z3 before a command runs
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="HLO text as XLA prints it: files, directories (an XLA dump: "
                         "the modules matching --glob, recursively), '-' reads stdin")

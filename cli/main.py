@@ -18,7 +18,7 @@ import re
 import sys
 import traceback
 
-from tilespec.spec.errors import SymbolicShapeError, TilespecError
+from ..spec.errors import SymbolicShapeError, TilespecError
 
 EXIT_OK = 0
 EXIT_REFUTED = 1
@@ -143,8 +143,8 @@ def parse_shape_arg(text: str, *, int64_size: bool = True):
     Traceback (most recent call last):
     tilespec.spec.errors.ShapeError: the commands take ranks up to 32; this shape has rank 33
     """
-    from tilespec.spec.errors import ShapeError
-    from tilespec.spec.text import parse_array_shape
+    from ..spec.errors import ShapeError
+    from ..spec.text import parse_array_shape
     shape = parse_array_shape(text)
     if shape.rank > MAX_RANK:
         raise ShapeError(f"the commands take ranks up to {MAX_RANK}; "
@@ -163,12 +163,12 @@ def _check_size(shape) -> None:
     Traceback (most recent call last):
     tilespec.spec.errors.ShapeError: s8[144115188075855872,1]{1,0:T(1,128)}: its padded size, 18446744073709551616 bytes, does not fit int64 (at most 2^63-1); XLA's ShapeUtil::ArraySize wraps around (signed overflow, undefined behaviour) and returns 0 bytes (tilespec check-rule array_size SHAPE)
     """
-    from tilespec.spec.errors import ShapeError
-    from tilespec.spec.printer import format_shape
+    from ..spec.errors import ShapeError
+    from ..spec.printer import format_shape
     if shape.element_type in ("token", "opaque") or \
             not all(isinstance(d, int) for d in shape.dims):
         return
-    from tilespec.spec.size import byte_size
+    from ..spec.size import byte_size
     padded = byte_size(shape)
     if padded > 2**63 - 1:
         raise ShapeError(f"{format_shape(shape)}: its padded size, {padded} bytes, "
@@ -177,7 +177,7 @@ def _check_size(shape) -> None:
 
 def _what_xla_makes_of(shape) -> str:
     """What XLA's ArraySize returns for a size past int64: the wrapped value."""
-    from tilespec.prover.models.array_size import array_size_behaviour
+    from ..prover.models.array_size import array_size_behaviour
     try:
         wrapped = array_size_behaviour(shape)
     except TilespecError:
@@ -199,7 +199,7 @@ def array_size_wrap_note(shape) -> str | None:
     >>> print(array_size_wrap_note(shape("f32[3]{0:L(4)}")))
     None
     """
-    from tilespec.prover.models.array_size import array_size_behaviour
+    from ..prover.models.array_size import array_size_behaviour
     try:
         wrapped = array_size_behaviour(shape)
     except TilespecError:
@@ -213,7 +213,7 @@ def array_size_wrap_note(shape) -> str | None:
 def check_bounded(shape) -> None:
     """The prover reasons about sizes or names; a '?' dim has neither."""
     if any(d is None for d in shape.dims):
-        from tilespec.spec.printer import format_shape
+        from ..spec.printer import format_shape
         raise TilespecError(f"{format_shape(shape)} has an unbounded dim ('?'); "
                             "name it to prove for every size, or give a size")
 
@@ -232,13 +232,13 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 
 def _emit(args, data, text: str) -> None:
-    from tilespec.cli.envelope import emit
+    from .envelope import emit
     emit(args, data, text)
 
 
 def cmd_explain(args) -> int:
-    from tilespec.prover.models.rules import xla_array_bytes
-    from tilespec.teach.explain import explain, format_explain, text_map
+    from ..prover.models.rules import xla_array_bytes
+    from ..teach.explain import explain, format_explain, text_map
     # A padded size past int64 is a valid layout whose ArraySize wraps in
     # XLA: explain answers it (the spec's size beside XLA's wrapped one).
     shape = parse_shape_arg(args.shape, int64_size=False)
@@ -258,9 +258,9 @@ def cmd_explain(args) -> int:
 
 
 def cmd_offset(args) -> int:
-    from tilespec.spec.index import offset
-    from tilespec.spec.printer import format_shape
-    from tilespec.spec.size import bit_range
+    from ..spec.index import offset
+    from ..spec.printer import format_shape
+    from ..spec.size import bit_range
     shape = _shape(args.shape)
     element = _ints(args.element, "element")
     o = offset(shape, element)
@@ -272,8 +272,8 @@ def cmd_offset(args) -> int:
 
 
 def cmd_locate(args) -> int:
-    from tilespec.spec.index import locate
-    from tilespec.spec.printer import format_shape
+    from ..spec.index import locate
+    from ..spec.printer import format_shape
     shape = _shape(args.shape)
     try:
         position = int(args.offset)
@@ -311,9 +311,9 @@ def apply_dims(args) -> None:
     some shape given."""
     if not getattr(args, "dims", None):
         return
-    from tilespec.spec.printer import format_shape
-    from tilespec.spec.shapes import give_values
-    from tilespec.spec.text import parse_array_shape
+    from ..spec.printer import format_shape
+    from ..spec.shapes import give_values
+    from ..spec.text import parse_array_shape
     values = _dims(args.dims)
     used: set[str] = set()
 
@@ -335,7 +335,7 @@ def apply_dims(args) -> None:
 
 
 def _version() -> str:
-    from tilespec.cli.envelope import tool_version  # package metadata: no z3, no sympy
+    from .envelope import tool_version  # package metadata: no z3, no sympy
     return f"tilespec {tool_version()}"
 
 
@@ -402,13 +402,13 @@ def _run(args) -> int:
     """The command; under ``--cross-check``, with cvc5 re-checking Z3 and
     a one-line summary on stderr."""
     if args.json:
-        from tilespec.cli.envelope import run
+        from .envelope import run
         command = lambda: run(args)  # noqa: E731  (the data it emits becomes the envelope)
     else:
         command = lambda: args.func(args)  # noqa: E731
     if not getattr(args, "cross_check", False):
         return command()
-    from tilespec.prover.core.crosscheck import cross_checking
+    from ..prover.core.crosscheck import cross_checking
     with cross_checking() as record:
         status = command()
     print(record.summary(), file=sys.stderr)
@@ -477,7 +477,7 @@ def main(argv=None) -> int:
 def _json_error(argv, kind: str, message: str, status: int = EXIT_BAD_INPUT) -> None:
     """With ``--json``, an error is a JSON document on stdout as well."""
     if "--json" in argv:
-        from tilespec.cli.envelope import error_document
+        from .envelope import error_document
         command = next((a for a in argv if not a.startswith("-")), None)
         print(json.dumps(error_document(command, message, kind, status), indent=2))
 

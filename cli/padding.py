@@ -10,11 +10,11 @@ renderings of its :class:`~tilespec.prover.padding.advice.Advice`.
 
 from __future__ import annotations
 
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
 
 def _bytes(n: int) -> str:
-    from tilespec.prover.padding.report import human_bytes
+    from ..prover.padding.report import human_bytes
     return f"{n} bytes ({human_bytes(n)})"
 
 
@@ -45,13 +45,13 @@ def format_advice(a, entry=None) -> str:
 
 
 def cmd_padding(args) -> int:
-    from tilespec.cli.envelope import emit
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.prover.hlo.corpus import read_text
-    from tilespec.prover.padding.advice import advise
-    from tilespec.prover.padding.report import ReportEntry, largest_buffers, read_report
-    from tilespec.spec.layout import Shape
-    from tilespec.spec.text import parse_array_shape
+    from ..prover.hlo.corpus import read_text
+    from ..prover.padding.advice import advise
+    from ..prover.padding.report import ReportEntry, largest_buffers, read_report
+    from ..spec.layout import Shape
+    from ..spec.text import parse_array_shape
+    from .envelope import emit
+    from .main import parse_shape_arg
     if not (args.shapes or args.report or args.hlo):
         raise TilespecError("padding: give shapes, --report FILE or --hlo FILE")
     items: list[tuple[Shape, ReportEntry | None]] = [
@@ -63,7 +63,7 @@ def cmd_padding(args) -> int:
         items += [(s, None) for s in largest_buffers(read_text(args.hlo), args.top)]
     advices = [(advise(s, args.limit, timeout=args.timeout), e) for s, e in items]
     if args.plot:
-        from tilespec.prover.padding.plot import plot
+        from ..prover.padding.plot import plot
         plot([a for a, _ in advices], args.plot)
     data = []
     for a, e in advices:
@@ -93,7 +93,7 @@ def count(text: str) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import seconds
+    from .main import seconds
     c = command("padding", "why a buffer is bigger than its data: XLA's and the "
                 "spec's bytes, where the padding comes from, and smaller layouts "
                 "or reshapes (bitcast proved, or a copy)", cmd_padding)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from tilespec.cli.envelope import emit
-from tilespec.prover.result import counterexample_lines
-from tilespec.spec.errors import TilespecError
+from ..prover.result import counterexample_lines
+from ..spec.errors import TilespecError
+from .envelope import emit
 
 #: The largest bound: a dim must fit XLA's int64.
 MAX_BOUND = 2**63 - 1
@@ -63,9 +63,9 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from tilespec.cli.main import check_bounded, parse_shape_arg
-    from tilespec.prover.names import PROPERTY_NAMES as PROPERTIES
-    from tilespec.prover.properties.catalogue import CATALOGUE
+    from ..prover.names import PROPERTY_NAMES as PROPERTIES
+    from ..prover.properties.catalogue import CATALOGUE
+    from .main import check_bounded, parse_shape_arg
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
@@ -76,7 +76,7 @@ def cmd_prove(args) -> int:
         if p not in PROPERTIES:
             raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
     bounds = _bounds(args.bound, shapes)
-    from tilespec.prover.properties.proof import prove  # bad input above: no solver loaded
+    from ..prover.properties.proof import prove  # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
     quiet = args.quiet
@@ -145,9 +145,9 @@ def describe(r, head: bool = True, scope: bool = True) -> str:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 yet
-    from tilespec.prover.names import PROPERTY_NAMES as PROPERTIES
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
+    from ..prover.names import PROPERTY_NAMES as PROPERTIES
+    from .main import seconds
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")

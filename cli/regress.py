@@ -12,8 +12,8 @@ import io
 import shlex
 import sys
 
-from tilespec.cli.envelope import emit
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
+from .envelope import emit
 
 #: The most random cases per shape: the suite is built in memory before it
 #: is written (a million JSONL cases is about 100 MB).
@@ -59,9 +59,9 @@ def _integer(text: str) -> int:
 
 
 def cmd_regress(args) -> int:
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.prover.regress.cases import Suite, from_counterexamples, generate
-    from tilespec.prover.regress.formats import write
+    from ..prover.regress.cases import Suite, from_counterexamples, generate
+    from ..prover.regress.formats import write
+    from .main import parse_shape_arg
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
     if args.golden is not None:
@@ -122,7 +122,7 @@ def cmd_regress(args) -> int:
 
 def _golden(args, shapes) -> int:
     """``--golden DIR``: a byte image and its sidecar per shape, no cases."""
-    from tilespec.prover.regress.golden import write_golden
+    from ..prover.regress.golden import write_golden
     if not shapes:
         raise TilespecError("--golden: give at least one shape")
     changed = any(getattr(args, k) != v for k, v in CASE_DEFAULTS.items())
@@ -138,8 +138,8 @@ def _golden(args, shapes) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import output_file, seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from .main import output_file, seconds
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

@@ -7,16 +7,16 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-from tilespec.cli.envelope import emit
-from tilespec.prover.result import (
+from ..prover.result import (
     EXIT_STATUS,
     counterexample_lines,
 )
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
+from .envelope import emit
 
 
 def _shape(text, int64_size: bool = True):
-    from tilespec.cli.main import check_bounded, parse_shape_arg
+    from .main import check_bounded, parse_shape_arg
     shape = parse_shape_arg(text, int64_size=int64_size)
     check_bounded(shape)
     return shape
@@ -38,7 +38,7 @@ def _print(args, result, text: str) -> int:
 
 
 def cmd_bitcast(args) -> int:
-    from tilespec.prover.bitcast.decide import (
+    from ..prover.bitcast.decide import (
         decompose,
         describe,
         describe_decomposition,
@@ -55,7 +55,7 @@ def cmd_bitcast(args) -> int:
 
 
 def _rule_list(args) -> int:
-    from tilespec.prover.models.rules import RULES
+    from ..prover.models.rules import RULES
     if args.json:
         emit(args, [{"name": r.name, "xla": r.xla, "summary": r.summary,
                            "source": r.source, "shapes": r.shapes,
@@ -116,7 +116,7 @@ def _describe_rule(r, rule, shapes) -> str:
 
 
 def cmd_check_rule(args) -> int:
-    from tilespec.prover.models.rules import RULES, check
+    from ..prover.models.rules import RULES, check
     if args.list:
         return _rule_list(args)
     if not args.name:
@@ -163,8 +163,8 @@ def _against_xla(args, rule, shapes) -> dict:
     if rule.shapes != 2 or "bitcast" not in rule.name:
         raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
                             "reshape_is_bitcast and transpose_is_bitcast")
-    from tilespec.spec.printer import format_shape
-    from tilespec.xla import compiled
+    from ..spec.printer import format_shape
+    from ..xla import compiled
     t = _perm(args.transpose)
     (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
     out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
@@ -179,7 +179,7 @@ def _against_xla(args, rule, shapes) -> dict:
 
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
-    from tilespec.prover.models.rules import prove_conditions
+    from ..prover.models.rules import prove_conditions
     results = prove_conditions(rule.name, timeout=args.timeout)
     if args.json:
         emit(args, [r.to_json() for r in results])
@@ -198,8 +198,8 @@ def _conditions(args, rule) -> int:
 
 
 def cmd_normalize(args) -> int:
-    from tilespec.prover.equivalence import normalize
-    from tilespec.spec.printer import format_shape
+    from ..prover.equivalence import normalize
+    from ..spec.printer import format_shape
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:
@@ -218,7 +218,7 @@ def cmd_normalize(args) -> int:
 
 
 def cmd_equivalent(args) -> int:
-    from tilespec.prover.equivalence import equivalent
+    from ..prover.equivalence import equivalent
     r = equivalent(_shape(args.a), _shape(args.b), timeout=args.timeout)
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
             "unknown": "unknown"}[r.status]
@@ -233,8 +233,8 @@ def cmd_equivalent(args) -> int:
 
 
 def register(command) -> None:
-    from tilespec.cli.main import seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
+    from .main import seconds
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

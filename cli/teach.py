@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tilespec.cli.envelope import emit
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
+from .envelope import emit
 
 #: Picture formats ``draw`` writes, by file suffix.
 FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
-    from tilespec.cli.main import output_file, seconds
-    from tilespec.prover.names import DEFAULT_TIMEOUT  # no z3 yet
+    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
+    from .main import output_file, seconds
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
@@ -63,10 +63,10 @@ def register(command) -> None:
 
 
 def cmd_draw(args) -> int:
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.spec.printer import format_shape
-    from tilespec.spec.size import num_elements
-    from tilespec.teach.draw.figure import picture
+    from ..spec.printer import format_shape
+    from ..spec.size import num_elements
+    from ..teach.draw.figure import picture
+    from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
@@ -112,9 +112,9 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_formula(args) -> int:
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.codegen import symbolic
-    from tilespec.spec.printer import format_shape
+    from ..codegen import symbolic
+    from ..spec.printer import format_shape
+    from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
@@ -136,8 +136,8 @@ def cmd_formula(args) -> int:
             if args.symbolic:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
-            from tilespec.prover.codegen.generated import prove_generated
-            from tilespec.prover.result import counterexample_lines
+            from ..prover.codegen.generated import prove_generated
+            from ..prover.result import counterexample_lines
             results = prove_generated(shape, language, timeout=args.timeout)
             data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
@@ -148,8 +148,8 @@ def cmd_formula(args) -> int:
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
-        from tilespec.spec.index import index_symbols
-        from tilespec.spec.naming import names
+        from ..spec.index import index_symbols
+        from ..spec.naming import names
         index = index_symbols(shape.rank, names(shape).indices)
         indices = ", ".join(map(str, index))
         if args.simplify:
@@ -157,7 +157,7 @@ def cmd_formula(args) -> int:
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
         else:
             expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
-        from tilespec.teach.latex import latex_of
+        from ..teach.latex import latex_of
         data.update(expression=str(expr), latex=latex_of(expr),
                     assumptions=assumptions, notes=notes)
         lines = [f"note: {n}" for n in notes]

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from tilespec.spec.errors import TilespecError
+from ..spec.errors import TilespecError
 
 
 def pad_value(text: str) -> int | float | bool:
@@ -42,7 +42,7 @@ def pad_value(text: str) -> int | float | bool:
 
 
 def _read_npy(path: str, element_type: str) -> np.ndarray:
-    from tilespec.spec.elements import raw_dtype
+    from ..spec.elements import raw_dtype
     try:
         with open(path, "rb") as f:
             if f.read(6) != b"\x93NUMPY":
@@ -75,7 +75,7 @@ def npy_file(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 'y.txt' does not end in .npy: untile writes a .npy array (or give - for standard output)
     """
-    from tilespec.cli.main import output_file
+    from .main import output_file
     path = output_file(text)
     if path != STDOUT and not path.lower().endswith(".npy"):
         raise argparse.ArgumentTypeError(
@@ -94,7 +94,7 @@ def bytes_file(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 'a.npy' ends in .npy, but tile writes raw bytes, not a .npy array (name it e.g. a.bin)
     """
-    from tilespec.cli.main import output_file
+    from .main import output_file
     path = output_file(text)
     if path.lower().endswith(".npy"):
         raise argparse.ArgumentTypeError(
@@ -122,7 +122,7 @@ def _write(path: str, write) -> None:
 
 def _summary(args, data, text: str) -> None:
     """The summary, on stderr when the data itself went to standard output."""
-    from tilespec.cli.envelope import emit
+    from .envelope import emit
     if args.output == STDOUT and not getattr(args, "json", False):
         print(text, file=sys.stderr)
     else:
@@ -153,11 +153,11 @@ def _refuse_mixed_stdout(args) -> None:
 
 
 def cmd_tile(args) -> int:
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.spec.bytes import to_bytes
-    from tilespec.spec.elements import encode_value
-    from tilespec.spec.printer import format_shape
-    from tilespec.spec.size import aligned_elements, num_elements
+    from ..spec.bytes import to_bytes
+    from ..spec.elements import encode_value
+    from ..spec.printer import format_shape
+    from ..spec.size import aligned_elements, num_elements
+    from .main import parse_shape_arg
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     if args.pad is not None:  # named as the option, before the array is read
@@ -179,9 +179,9 @@ def cmd_tile(args) -> int:
 
 
 def cmd_untile(args) -> int:
-    from tilespec.cli.main import parse_shape_arg
-    from tilespec.spec.bytes import from_bytes
-    from tilespec.spec.printer import format_shape
+    from ..spec.bytes import from_bytes
+    from ..spec.printer import format_shape
+    from .main import parse_shape_arg
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     _refuse_device(args.input)

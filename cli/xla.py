@@ -50,9 +50,9 @@ def format_comparison(c) -> str:
 
 
 def cmd_xla(args) -> int:
-    from tilespec.cli.envelope import emit
-    from tilespec.xla import compare as cmp
-    from tilespec.xla import real
+    from ..xla import compare as cmp
+    from ..xla import real
+    from .envelope import emit
     real.require()
     versions = real.versions()
     try:
@@ -81,6 +81,6 @@ def register(command) -> None:
                 "a clone of tilespec, or pip install jax jaxlib", cmd_xla)
     c.add_argument("shapes", nargs="+", metavar="SHAPE",
                    help="shape text, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}'")
-    from tilespec.cli.main import seconds  # > 0 and at most MAX_TIMEOUT, as every command's
+    from .main import seconds  # > 0 and at most MAX_TIMEOUT, as every command's
     c.add_argument("--timeout", default=300.0, type=seconds,
                    help="seconds the XLA subprocess may take (default 300)")

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import re
 
-from tilespec.codegen.readable import readable
-from tilespec.codegen.symbolic import Code, CodeArithmetic
-from tilespec.spec.arith import SYMPY
-from tilespec.spec.errors import ShapeError
-from tilespec.spec.index import (
+from ..spec.arith import SYMPY
+from ..spec.errors import ShapeError
+from ..spec.index import (
     concrete_dims,
     evaluate,
     locate,
@@ -38,9 +36,11 @@ from tilespec.spec.index import (
     shape_pipeline,
     unevaluate,
 )
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements, num_elements
+from ..spec.layout import Shape
+from ..spec.printer import format_shape
+from ..spec.size import aligned_elements, num_elements
+from .readable import readable
+from .symbolic import Code, CodeArithmetic
 
 
 def check_pair(a: Shape, b: Shape) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from math import gcd
 
-from tilespec.spec.arith import index_mod
+from ..spec.arith import index_mod
 
 
 def readable(expr):

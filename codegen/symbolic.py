@@ -26,10 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
-from tilespec.codegen.readable import readable
-from tilespec.spec.arith import SYMPY, Arithmetic
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import (
+from ..spec.arith import SYMPY, Arithmetic
+from ..spec.errors import TilespecError
+from ..spec.index import (
     Pad,
     dim_symbols,
     dims_through,
@@ -40,9 +39,10 @@ from tilespec.spec.index import (
     shape_pipeline,
     unevaluate,
 )
-from tilespec.spec.layout import Shape
-from tilespec.spec.naming import Names, names, reserved
-from tilespec.spec.printer import format_shape
+from ..spec.layout import Shape
+from ..spec.naming import Names, names, reserved
+from ..spec.printer import format_shape
+from .readable import readable
 
 
 class CodegenError(TilespecError):

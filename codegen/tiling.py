@@ -35,13 +35,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilespec.codegen import symbolic
-from tilespec.codegen.symbolic import Code, CodeArithmetic, CodegenError, unused_parameters
-from tilespec.spec.dtypes import bit_width, storage_bits
-from tilespec.spec.layout import Shape
-from tilespec.spec.naming import Names, names, reserved
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements
+from ..spec.dtypes import bit_width, storage_bits
+from ..spec.layout import Shape
+from ..spec.naming import Names, names, reserved
+from ..spec.printer import format_shape
+from ..spec.size import aligned_elements
+from . import symbolic
+from .symbolic import Code, CodeArithmetic, CodegenError, unused_parameters
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Storage:
 
 
 def shape_of(text: str) -> Shape:
-    from tilespec.spec.text import parse_array_shape
+    from ..spec.text import parse_array_shape
     return parse_array_shape(text)
 
 

@@ -19,7 +19,7 @@ only.
 
 from __future__ import annotations
 
-from tilespec.cute.algebra import (
+from .algebra import (
     coalesce,
     complement,
     composition,
@@ -30,9 +30,9 @@ from tilespec.cute.algebra import (
     zipped_divide,
     zipped_product,
 )
-from tilespec.cute.int_tuple import CuteError, IntTuple, crd2idx, idx2crd
-from tilespec.cute.layout import Layout, as_layout, make_layout, parse_cute
-from tilespec.cute.swizzle import Swizzle, SwizzledLayout
+from .int_tuple import CuteError, IntTuple, crd2idx, idx2crd
+from .layout import Layout, as_layout, make_layout, parse_cute
+from .swizzle import Swizzle, SwizzledLayout
 
 __all__ = ["CuteError", "IntTuple", "Layout", "Swizzle", "SwizzledLayout", "as_layout",
            "coalesce", "complement", "composition", "crd2idx", "idx2crd", "left_inverse",

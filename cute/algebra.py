@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilespec.cute.int_tuple import CuteError, ceil_div, is_tuple, prefix_product
-from tilespec.cute.layout import Layout, as_layout, make_layout
+from .int_tuple import CuteError, ceil_div, is_tuple, prefix_product
+from .layout import Layout, as_layout, make_layout
 
 #: A tiler: a layout (or its text, or an int size), or a tuple of tilers
 #: applied mode by mode (None leaves a mode as it is).

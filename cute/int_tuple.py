@@ -23,8 +23,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Union
 
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.errors import LayoutError
+from ..spec.arith import INT, Arithmetic
+from ..spec.errors import LayoutError
 
 #: An int or a (nested) tuple of ints.
 IntTuple = Union[int, tuple[Any, ...]]

@@ -25,7 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from tilespec.cute.int_tuple import (
+from ..spec.arith import INT, Arithmetic
+from ..spec.errors import ParseError
+from .int_tuple import (
     CuteError,
     IntTuple,
     as_int_tuple,
@@ -38,8 +40,6 @@ from tilespec.cute.int_tuple import (
     product,
     rank,
 )
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.errors import ParseError
 
 
 @dataclass(frozen=True, init=False)

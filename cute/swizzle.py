@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tilespec.cute.int_tuple import CuteError
-from tilespec.cute.layout import Layout, as_layout
-from tilespec.spec.arith import INT, Arithmetic
+from ..spec.arith import INT, Arithmetic
+from .int_tuple import CuteError
+from .layout import Layout, as_layout
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ layouts (:mod:`.cute`).  Imports :mod:`tilespec.spec` only.
 
 from __future__ import annotations
 
-from tilespec.interop import cute as _cute
-from tilespec.interop.cute import CuteLayout
-from tilespec.interop.jax import element_type_of, from_jax, to_jax
-from tilespec.interop.strides import from_strides, strides
-from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec.shapes import DimValues, ShapeLike, as_shape
+from . import cute as _cute
+from .cute import CuteLayout
+from .jax import element_type_of, from_jax, to_jax
+from .strides import from_strides, strides
 
 
 def cute_layout(shape: ShapeLike, *, dims: DimValues | None = None) -> CuteLayout:

@@ -39,9 +39,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.errors import LayoutError
-from tilespec.spec.index import (
+from ..spec.arith import INT, Arithmetic
+from ..spec.errors import LayoutError
+from ..spec.index import (
     Combine,
     Pad,
     Permute,
@@ -51,7 +51,7 @@ from tilespec.spec.index import (
     product,
     shape_pipeline,
 )
-from tilespec.spec.layout import Layout, Shape, Tile
+from ..spec.layout import Layout, Shape, Tile
 
 
 @dataclass(frozen=True)

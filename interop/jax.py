@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tilespec.spec.dtypes import BIT_WIDTHS
-from tilespec.spec.errors import LayoutError, ShapeError
-from tilespec.spec.layout import COMBINE, Layout, Shape, Tile
-from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec.dtypes import BIT_WIDTHS
+from ..spec.errors import LayoutError, ShapeError
+from ..spec.layout import COMBINE, Layout, Shape, Tile
+from ..spec.shapes import DimValues, ShapeLike, as_shape
 
 #: numpy/ml_dtypes names whose XLA name is not the generic translation.
 _DTYPE_NAMES = {"bool": "pred", "bfloat16": "bf16"}

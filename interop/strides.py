@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tilespec.spec.dtypes import BIT_WIDTHS, storage_bits
-from tilespec.spec.errors import LayoutError, ShapeError
-from tilespec.spec.index import concrete_dims
-from tilespec.spec.layout import Layout, Shape
-from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec.dtypes import BIT_WIDTHS, storage_bits
+from ..spec.errors import LayoutError, ShapeError
+from ..spec.index import concrete_dims
+from ..spec.layout import Layout, Shape
+from ..spec.shapes import DimValues, ShapeLike, as_shape
 
 _UNITS = ("elements", "bytes")
 

@@ -46,24 +46,24 @@ from typing import Any
 
 import z3
 
-from tilespec.cute import Layout, as_layout
-from tilespec.interop.cute import (
+from ..cute import Layout, as_layout
+from ..interop.cute import (
     cute_layout,
     cute_size,
     digit_coordinate,
     digits,
     xla_tilings,
 )
-from tilespec.prover.core.encode import Encoding, scope
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from tilespec.spec.arith import INT
-from tilespec.spec.errors import LayoutError, ShapeError
-from tilespec.spec.index import evaluate, padded_elements, shape_pipeline
-from tilespec.spec.index import offset as spec_offset
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.shapes import DimValues, as_shape
+from ..spec.arith import INT
+from ..spec.errors import LayoutError, ShapeError
+from ..spec.index import evaluate, padded_elements, shape_pipeline
+from ..spec.index import offset as spec_offset
+from ..spec.layout import Shape
+from ..spec.printer import format_shape
+from ..spec.shapes import DimValues, as_shape
+from .core.encode import Encoding, scope
+from .core.solve import DEFAULT_TIMEOUT, search
+from .result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 NAME = "cute layout equals the spec"
 COMPARED = "cute layout equals the XLA layout"

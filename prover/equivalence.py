@@ -43,21 +43,21 @@ import time
 
 import z3
 
-from tilespec.prover.bitcast import reading
-from tilespec.prover.core.encode import Encoding
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.models.rules import level_conditions
-from tilespec.prover.result import (
+from ..spec.errors import TilespecError
+from ..spec.index import dims_through, shape_pipeline
+from ..spec.layout import Shape, Tile
+from ..spec.printer import format_shape
+from .bitcast import reading
+from .core.encode import Encoding
+from .core.solve import DEFAULT_TIMEOUT, search
+from .models.rules import level_conditions
+from .result import (
     PROVED,
     REFUTED,
     Counterexample,
     ProverBug,
     Result,
 )
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import dims_through, shape_pipeline
-from tilespec.spec.layout import Shape, Tile
-from tilespec.spec.printer import format_shape
 
 #: Layout fields that do not move any element.
 _NOT_MAPPING = ("memory_space", "index_primitive_type", "pointer_primitive_type",
@@ -127,8 +127,8 @@ def _last_level_noop(shape: Shape, timeout: float) -> bool:
         return True
     level = {len(tiles)}
     if not shape.is_symbolic:
-        from tilespec.spec.arith import INT
-        from tilespec.spec.index import concrete_dims
+        from ..spec.arith import INT
+        from ..spec.index import concrete_dims
         return all(bool(c) for _, c in
                    level_conditions(shape, concrete_dims(shape), INT, level, order=True))
     ctx = z3.Context()
@@ -155,10 +155,10 @@ def _alignment_redundant(shape: Shape, timeout: float) -> bool:
     if L == 1:
         return False
     if not shape.is_symbolic:
-        from tilespec.spec.index import padded_elements
+        from ..spec.index import padded_elements
         return padded_elements(shape) % L == 0
     # padded size = c * (product of the non-constant dims); c % L == 0 suffices
-    from tilespec.prover.core.linform import constant
+    from .core.linform import constant
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     T = dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1]

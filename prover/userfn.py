@@ -45,15 +45,15 @@ import time
 import numpy as np
 import z3
 
-from tilespec.prover.bitcast import reading
-from tilespec.prover.core.encode import Encoding, scope
-from tilespec.prover.core.linform import spec_form
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import concrete_dims, offset, offsets, product
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from ..spec.errors import TilespecError
+from ..spec.index import concrete_dims, offset, offsets, product
+from ..spec.layout import Shape
+from ..spec.printer import format_shape
+from .bitcast import reading
+from .core.encode import Encoding, scope
+from .core.linform import spec_form
+from .core.solve import DEFAULT_TIMEOUT, probe_values, search
+from .result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
 class UserFunctionError(TilespecError):
@@ -391,7 +391,7 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
 
 def claim_equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
     """Your claim that two layouts (same dims) are the same mapping."""
-    from tilespec.prover.equivalence import equivalent
+    from .equivalence import equivalent
     return equivalent(a, b, timeout=timeout)
 
 

@@ -16,13 +16,13 @@ modules themselves (``tilespec.spec.index`` ...) take parsed shapes.
 17
 """
 
-from tilespec.spec import index as _index
-from tilespec.spec import physical as _physical
-from tilespec.spec import printer as _printer
-from tilespec.spec import size as _size
-from tilespec.spec.arith import INT, SYMPY, Arithmetic, SympyArithmetic
-from tilespec.spec.bytes import from_bytes, to_bytes
-from tilespec.spec.errors import (
+from . import index as _index
+from . import physical as _physical
+from . import printer as _printer
+from . import size as _size
+from .arith import INT, SYMPY, Arithmetic, SympyArithmetic
+from .bytes import from_bytes, to_bytes
+from .errors import (
     LayoutError,
     OutOfRangeError,
     ParseError,
@@ -30,11 +30,11 @@ from tilespec.spec.errors import (
     SymbolicShapeError,
     TilespecError,
 )
-from tilespec.spec.index import linear_index, linear_index_with_tile, pipeline
-from tilespec.spec.layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
-from tilespec.spec.physical import from_physical, to_physical
-from tilespec.spec.printer import format_layout
-from tilespec.spec.shapes import (
+from .index import linear_index, linear_index_with_tile, pipeline
+from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
+from .physical import from_physical, to_physical
+from .printer import format_layout
+from .shapes import (
     DimValues,
     ShapeLike,
     accepts_text,
@@ -42,7 +42,7 @@ from tilespec.spec.shapes import (
     parse_array_shape,
     parse_shape,
 )
-from tilespec.spec.text import canonical, parse_layout
+from .text import canonical, parse_layout
 
 # The public functions of a shape: each accepts text and dims= (one wrapper,
 # so the modules' own functions stay plain and fast for internal use).

@@ -34,16 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from tilespec.spec.blocks import copy
-from tilespec.spec.dtypes import bit_width, storage_bits
-from tilespec.spec.elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
-from tilespec.spec.errors import ShapeError
-from tilespec.spec.layout import Shape
-from tilespec.spec.packing import load, pack, store, unpack, word_group
-from tilespec.spec.physical import layout_plan
-from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
-from tilespec.spec.size import aligned_elements, byte_size
-from tilespec.spec.strided import Plan, backward, forward
+from .blocks import copy
+from .dtypes import bit_width, storage_bits
+from .elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
+from .errors import ShapeError
+from .layout import Shape
+from .packing import load, pack, store, unpack, word_group
+from .physical import layout_plan
+from .shapes import DimValues, ShapeLike, as_shape
+from .size import aligned_elements, byte_size
+from .strided import Plan, backward, forward
 
 
 def _checked(shape: ShapeLike, dims: DimValues | None) -> tuple[Shape, Plan, int]:

@@ -16,7 +16,7 @@ tilespec.spec.errors.ShapeError: unknown element type 'f17'
 
 from __future__ import annotations
 
-from tilespec.spec.errors import ShapeError
+from .errors import ShapeError
 
 #: Every array element type, name -> bits.
 BIT_WIDTHS: dict[str, int] = {

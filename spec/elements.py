@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from tilespec.spec.blocks import each_block
-from tilespec.spec.dtypes import bit_width, storage_bits
-from tilespec.spec.errors import ShapeError
+from .blocks import each_block
+from .dtypes import bit_width, storage_bits
+from .errors import ShapeError
 
 #: XLA's names of the types numpy has itself.
 NUMPY_TYPES = {

@@ -40,9 +40,9 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from tilespec.spec.arith import INT, NUMPY, SYMPY, Arithmetic, Value
-from tilespec.spec.errors import OutOfRangeError, ShapeError, SymbolicShapeError
-from tilespec.spec.layout import COMBINE, Layout, Shape, Tile
+from .arith import INT, NUMPY, SYMPY, Arithmetic, Value
+from .errors import OutOfRangeError, ShapeError, SymbolicShapeError
+from .layout import COMBINE, Layout, Shape, Tile
 
 #: An index, or dims, as a sequence of values of an arithmetic.
 Index = Sequence[Value]
@@ -461,7 +461,7 @@ def dim_symbols(shape: Shape, symbolic: bool = False) -> tuple[Any, ...]:
     never a name the user gave: :mod:`spec.naming`)."""
     import sympy
 
-    from tilespec.spec.naming import names
+    from .naming import names
     written = names(shape, "sympy", symbolic).dims
     out = []
     for i, d in enumerate(shape.dims):
@@ -482,7 +482,7 @@ def offset_expr(shape: Shape, symbolic: bool = False) -> Any:
     >>> offset_expr(shape("f32[m,n]{1,0:T(8,128)}"))
     128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*ceiling(n/128)*floor(e0/8) + 1024*floor(e1/128)
     """
-    from tilespec.spec.naming import names
+    from .naming import names
     e = index_symbols(shape.rank, names(shape).indices)
     d = dim_symbols(shape, symbolic)
     return evaluate(shape_pipeline(shape), e, d, SYMPY)

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
 
-from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES, storage_bits
-from tilespec.spec.errors import LayoutError, ShapeError
+from .dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES, storage_bits
+from .errors import LayoutError, ShapeError
 
 #: How a combined ("*") tile entry is stored: XLA's ``Tile::kCombineDimension``,
 #: INT64_MIN.  The source document says -1; the API accepts both and ``"*"``.
@@ -304,7 +304,7 @@ class Shape:
         return dataclasses.replace(self, layout=layout)
 
     def __str__(self) -> str:
-        from tilespec.spec.printer import format_shape
+        from .printer import format_shape
         return format_shape(self)
 
 
@@ -357,7 +357,7 @@ class BufferShape:
             raise ShapeError("a buffer shape b(...) holds an array shape")
 
     def __str__(self) -> str:
-        from tilespec.spec.printer import format_shape
+        from .printer import format_shape
         return format_shape(self)
 
 
@@ -371,5 +371,5 @@ class TupleShape:
         object.__setattr__(self, "elements", tuple(self.elements))
 
     def __str__(self) -> str:
-        from tilespec.spec.printer import format_shape
+        from .printer import format_shape
         return format_shape(self)

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from tilespec.spec.layout import Shape
+from .layout import Shape
 
 # C keywords (C89 to C23), the names <stdint.h> declares, the generated
 # functions, and macros GCC predefines in its default GNU modes.

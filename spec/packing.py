@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from tilespec.spec.blocks import BLOCK_ELEMENTS, each_block
+from .blocks import BLOCK_ELEMENTS, each_block
 
 #: The unsigned integer sizes numpy computes with.
 WORD_BITS = (8, 16, 32, 64)

@@ -32,13 +32,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tilespec.spec.arith import INT, Arithmetic, Value
-from tilespec.spec.blocks import copy
-from tilespec.spec.errors import ShapeError, SymbolicShapeError
-from tilespec.spec.layout import COMBINE, Shape, TupleShape
-from tilespec.spec.packing import load, store, word_group
-from tilespec.spec.shapes import DimValues, ShapeLike, as_shape
-from tilespec.spec.strided import Plan, backward, forward, plan
+from .arith import INT, Arithmetic, Value
+from .blocks import copy
+from .errors import ShapeError, SymbolicShapeError
+from .layout import COMBINE, Shape, TupleShape
+from .packing import load, store, word_group
+from .shapes import DimValues, ShapeLike, as_shape
+from .strided import Plan, backward, forward, plan
 
 
 @dataclass(frozen=True)

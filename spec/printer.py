@@ -14,8 +14,8 @@ one), its fields in XLA's order.  The parser that reads this form back is
 
 from __future__ import annotations
 
-from tilespec.spec.dtypes import NON_ARRAY_TYPES
-from tilespec.spec.layout import BufferShape, Layout, Shape, TupleShape
+from .dtypes import NON_ARRAY_TYPES
+from .layout import BufferShape, Layout, Shape, TupleShape
 
 
 def format_dim(d: int | str | None, dynamic: bool) -> str:

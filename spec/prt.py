@@ -17,10 +17,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Iterator, Sequence
 
-from tilespec.spec.arith import INT, Arithmetic, Value
-from tilespec.spec.index import concrete_dims, delinearise, linear_index
-from tilespec.spec.layout import Shape
-from tilespec.spec.physical import prt_levels
+from .arith import INT, Arithmetic, Value
+from .index import concrete_dims, delinearise, linear_index
+from .layout import Shape
+from .physical import prt_levels
 
 #: One operation: (name, dims before, dims after, the map of an index).
 Step = tuple[str, tuple[Value, ...], tuple[Value, ...],

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from tilespec.spec.errors import ParseError
+from .errors import ParseError
 
 # Whitespace and C-style comments may stand between any two tokens, as in
 # XLA's lexer (it prints ``/*index=5*/`` inside long tuples).  Whitespace is

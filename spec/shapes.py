@@ -20,8 +20,8 @@ import functools
 import inspect
 from typing import Any, Callable, Literal, Mapping, Union, cast, overload
 
-from tilespec.spec.errors import ShapeError, SymbolicShapeError
-from tilespec.spec.layout import Shape, TupleShape
+from .errors import ShapeError, SymbolicShapeError
+from .layout import Shape, TupleShape
 
 #: What the public functions accept as a shape.
 ShapeLike = Union[Shape, str]
@@ -69,7 +69,7 @@ def as_shape(shape: object, dims: DimValues | None = None, *,
     """
     s: Shape | TupleShape
     if isinstance(shape, str):
-        from tilespec.spec.text import parse_array_shape, parse_shape
+        from .text import parse_array_shape, parse_shape
         s = parse_array_shape(shape) if array else parse_shape(shape)
     elif isinstance(shape, (Shape, TupleShape)):
         s = shape
@@ -130,11 +130,11 @@ def parse_shape(text: str, dims: DimValues | None = None) -> Shape | TupleShape:
     >>> parse_shape("bf16[m,n]{1,0:T(8,128)(2,1)}", dims={"m": 16, "n": 300}).dims
     (16, 300)
     """
-    from tilespec.spec import text as _text
+    from . import text as _text
     return as_shape(_text.parse_shape(text), dims, array=False)
 
 
 def parse_array_shape(text: str, dims: DimValues | None = None) -> Shape:
     """Parse an array shape (not a tuple); ``dims`` sizes its names."""
-    from tilespec.spec import text as _text
+    from . import text as _text
     return as_shape(_text.parse_array_shape(text), dims)

@@ -33,16 +33,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.dtypes import NON_ARRAY_TYPES, storage_bits
-from tilespec.spec.index import (
+from .arith import INT, Arithmetic
+from .dtypes import NON_ARRAY_TYPES, storage_bits
+from .index import (
     concrete_dims,
     dims_through,
     padded_elements,
     product,
     shape_pipeline,
 )
-from tilespec.spec.layout import Shape
+from .layout import Shape
 
 
 def num_elements(shape: Shape) -> int:

@@ -42,10 +42,10 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from tilespec.spec.blocks import copy
+from .blocks import copy
 
 if TYPE_CHECKING:
-    from tilespec.spec.physical import PrtLevel
+    from .physical import PrtLevel
 
 #: Beyond this many padded dims in one level (2^k pieces), the level pads
 #: into a temporary array first and copies from it in one piece.

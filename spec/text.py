@@ -49,9 +49,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, TypeVar
 
-from tilespec.spec.dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
-from tilespec.spec.errors import LayoutError, ParseError, ShapeError, TilespecError
-from tilespec.spec.layout import (
+from .dtypes import BIT_WIDTHS, NON_ARRAY_TYPES, UNSIGNED_TYPES
+from .errors import LayoutError, ParseError, ShapeError, TilespecError
+from .layout import (
     COMBINE,
     BufferShape,
     Layout,
@@ -60,8 +60,8 @@ from tilespec.spec.layout import (
     Tile,
     TupleShape,
 )
-from tilespec.spec.printer import format_layout, format_shape
-from tilespec.spec.reader import INT64_MIN, Reader, Slack, is_integer
+from .printer import format_layout, format_shape
+from .reader import INT64_MIN, Reader, Slack, is_integer
 
 _FIELDS = {"D": "dim_level_types", "T": "tiles",
            "L": "tail_padding_alignment_in_elements",

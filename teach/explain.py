@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import (
+from ..spec.errors import TilespecError
+from ..spec.index import (
     all_offsets,
     concrete_dims,
     dims_through,
@@ -30,9 +30,9 @@ from tilespec.spec.index import (
     product,
     shape_pipeline,
 )
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements, byte_size, num_elements, padding_fraction
+from ..spec.layout import Shape
+from ..spec.printer import format_shape
+from ..spec.size import aligned_elements, byte_size, num_elements, padding_fraction
 
 #: Largest padded size drawn as a text map.
 MAP_LIMIT = 4096

@@ -17,8 +17,8 @@ with their brackets.
 
 from __future__ import annotations
 
-from tilespec.codegen.symbolic import formula, simplified
-from tilespec.spec.layout import Shape
+from ..codegen.symbolic import formula, simplified
+from ..spec.layout import Shape
 
 _PRINTER = None
 

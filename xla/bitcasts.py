@@ -38,9 +38,9 @@ import sys
 import time
 from dataclasses import dataclass
 
-from tilespec.prover.result import Counterexample
-from tilespec.spec.printer import format_shape
-from tilespec.spec.text import parse_array_shape
+from ..prover.result import Counterexample
+from ..spec.printer import format_shape
+from ..spec.text import parse_array_shape
 
 #: (element type, tilings that fit it); a tiling is applied to both sides
 #: or to one side only, so tiled-untiled and untiled-tiled pairs occur.
@@ -131,7 +131,7 @@ def compiler_rule(a, b, transpose) -> bool:
     """The rule the compiler applies, as tilespec models it: ReshapeIsBitcast
     for a reshape (or a transpose that only moves unit dims), else
     TransposeIsBitcast (openxla/xla xla/shape_util.cc)."""
-    from tilespec.prover.models.bitcast_rules import verdict
+    from ..prover.models.bitcast_rules import verdict
     if transpose is not None and moves_only_unit_dims(a, transpose):
         return verdict(a, b, None).bitcast
     return verdict(a, b, transpose).bitcast
@@ -140,8 +140,8 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
-    from tilespec.prover.models.bitcast_rules import spec_verdict
-    from tilespec.xla import compiled
+    from ..prover.models.bitcast_rules import spec_verdict
+    from . import compiled
     decisions = compiled.decide(cases)
     rows = []
     for (src, dst, t), d in zip(cases, decisions):
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     args = p.parse_args(argv)
-    from tilespec.xla import compiled
+    from . import compiled
     start = time.perf_counter()
     rows = compare(family(args.count, args.seed))
     if args.json:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import COMBINE, BufferShape, Shape, TupleShape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size
-from tilespec.spec.text import parse_array_shape, read_shape
-from tilespec.xla import real
+from ..spec.errors import TilespecError
+from ..spec.layout import COMBINE, BufferShape, Shape, TupleShape
+from ..spec.printer import format_shape
+from ..spec.size import byte_size
+from ..spec.text import parse_array_shape, read_shape
+from . import real
 
 #: Documented divergences between XLA's code and the layout document (or
 #: tilespec's own extensions), by name: a title and where XLA shows it.
@@ -139,7 +139,7 @@ class Comparison:
 def model_bytes(shape: Shape) -> tuple[int | None, str | None]:
     """XLA's ArraySize in bytes as tilespec models it (prover/models/rules.py), or
     ``None`` and why not."""
-    from tilespec.prover.models.rules import xla_array_bytes  # the prover is only needed here
+    from ..prover.models.rules import xla_array_bytes  # the prover is only needed here
     try:
         return xla_array_bytes(shape), None
     except TilespecError as e:

@@ -38,8 +38,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from tilespec.spec.errors import TilespecError
-from tilespec.xla.real import INSTALL_HINT
+from ..spec.errors import TilespecError
+from .real import INSTALL_HINT
 
 #: jax dtype names for the element types the family uses.
 DTYPES = {"f32": "float32", "bf16": "bfloat16", "s8": "int8", "s32": "int32",
@@ -88,8 +88,8 @@ def versions() -> dict:
 
 def _request(src: str, dst: str, transpose) -> dict:
     """What the worker needs, from tilespec's reading of the texts."""
-    from tilespec.spec.printer import format_shape
-    from tilespec.spec.text import parse_array_shape
+    from ..spec.printer import format_shape
+    from ..spec.text import parse_array_shape
     out: dict[str, object] = {}
     for key, text in (("src", src), ("dst", dst)):
         s = parse_array_shape(text)

@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tilespec.xla.compiled import INSTALL_HINT, XlaUnavailable, available
+from .compiled import INSTALL_HINT, XlaUnavailable, available
 
 #: Program name -> what it is.
 PROGRAMS = {
@@ -345,8 +345,8 @@ def _memory_worker(cases) -> None:  # pragma: no cover - runs in the subprocess
     from jax.experimental.layout import Format, Layout
     from jax.sharding import SingleDeviceSharding
 
-    from tilespec.spec.index import concrete_dims
-    from tilespec.spec.text import parse_array_shape
+    from ..spec.index import concrete_dims
+    from ..spec.text import parse_array_shape
     jax.config.update("jax_enable_x64", True)      # 8-byte labels stay 8 bytes
     one = SingleDeviceSharding(jax.devices()[0])
 

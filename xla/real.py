@@ -59,8 +59,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from tilespec.spec.errors import TilespecError
-from tilespec.xla._worker import last_words as _last_words
+from ..spec.errors import TilespecError
+from ._worker import last_words as _last_words
 
 INSTALL_HINT = ("real XLA is not installed; install jax and jaxlib: "
                 "pip install -e '.[xla]' in a clone of tilespec, or pip install jax jaxlib")

@@ -34,21 +34,13 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tilespec.prover.bitcast import reading as one_reading
-from tilespec.prover.bitcast.decompose import (
-    TRT,
-    inverse,
-    major_to_minor,
-    normalized,
-    transpose_candidates,
-    trt_counterexample,
-    xla_transpose_permutation,
-)
-from tilespec.prover.bitcast.reshape_groups import monomial
-from tilespec.prover.core import crosscheck
-from tilespec.prover.core.encode import scope
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values
-from tilespec.prover.result import (
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..core import crosscheck
+from ..core.encode import scope
+from ..core.solve import DEFAULT_TIMEOUT, probe_values
+from ..result import (
     PROVED,
     REFUTED,
     UNKNOWN,
@@ -58,9 +50,17 @@ from tilespec.prover.result import (
     counterexample_json,
     counterexample_lines,
 )
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from . import reading as one_reading
+from .decompose import (
+    TRT,
+    inverse,
+    major_to_minor,
+    normalized,
+    transpose_candidates,
+    trt_counterexample,
+    xla_transpose_permutation,
+)
+from .reshape_groups import monomial
 
 RESHAPE = "reshape"
 #: Dims tried for named dims, beyond the readings' own counterexamples.

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from tilespec.prover.bitcast.reading import moved_element, size_counterexample
-from tilespec.prover.result import Counterexample
-from tilespec.spec.layout import Shape
+from ...spec.layout import Shape
+from ..result import Counterexample
+from .reading import moved_element, size_counterexample
 
 TRT = "transpose-reshape-transpose"
 #: At most this many permutations are tried for a transpose (repeated dims).

@@ -52,25 +52,9 @@ from dataclasses import dataclass
 import numpy as np
 import z3
 
-from tilespec.prover.bitcast.reshape_groups import element_count, monomial, reshape_groups
-from tilespec.prover.core.encode import Encoding, scope
-from tilespec.prover.core.facts import Facts
-from tilespec.prover.core.linform import Form, add_same_offset, constant, horner_for, spec_form
-from tilespec.prover.core.search import drive
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.result import (
-    PROVED,
-    REFUTED,
-    UNKNOWN,
-    Counterexample,
-    ProverBug,
-    Result,
-    Side,
-    counterexample_lines,
-)
-from tilespec.spec.arith import INT
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import (
+from ...spec.arith import INT
+from ...spec.errors import TilespecError
+from ...spec.index import (
     all_offsets,
     concrete_dims,
     delinearise,
@@ -80,9 +64,25 @@ from tilespec.spec.index import (
     padded_elements,
     product,
 )
-from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements, byte_size, bytes_of, round_up
+from ...spec.layout import COMBINE, Shape
+from ...spec.printer import format_shape
+from ...spec.size import aligned_elements, byte_size, bytes_of, round_up
+from ..core.encode import Encoding, scope
+from ..core.facts import Facts
+from ..core.linform import Form, add_same_offset, constant, horner_for, spec_form
+from ..core.search import drive
+from ..core.solve import DEFAULT_TIMEOUT
+from ..result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
+    counterexample_lines,
+)
+from .reshape_groups import element_count, monomial, reshape_groups
 
 #: Up to this many elements the numpy scan visits every element.
 EXHAUSTIVE = 1 << 20

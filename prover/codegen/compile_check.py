@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 
-from tilespec.prover.result import ProverBug
+from ..result import ProverBug
 
 #: Each generated C function, cut out of the source to compile the other alone.
 _FUNCTIONS = {"offset": r"\nint64_t offset\(.*?\n\}\n", "locate": r"\nint locate\(.*?\n\}\n"}

@@ -35,10 +35,8 @@ import ast
 
 import numpy as np
 
-from tilespec.prover.codegen.replay import INT64_MAX, INT64_MIN
-from tilespec.prover.properties.exhaustive import EXHAUSTIVE_LIMIT
-from tilespec.spec.arith import INT
-from tilespec.spec.index import (
+from ...spec.arith import INT
+from ...spec.index import (
     concrete_dims,
     dims_through,
     evaluate,
@@ -46,8 +44,10 @@ from tilespec.spec.index import (
     shape_pipeline,
     unevaluate,
 )
-from tilespec.spec.layout import Shape
-from tilespec.spec.naming import Names
+from ...spec.layout import Shape
+from ...spec.naming import Names
+from ..properties.exhaustive import EXHAUSTIVE_LIMIT
+from .replay import INT64_MAX, INT64_MIN
 
 
 def enumerable(shape: Shape) -> bool:

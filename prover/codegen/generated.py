@@ -60,21 +60,21 @@ from dataclasses import dataclass
 
 import z3
 
-from tilespec.codegen.symbolic import c_source, python_source
-from tilespec.prover.codegen import exhaustive
-from tilespec.prover.codegen.compile_check import compiles
-from tilespec.prover.codegen.replay import INT64_MAX, INT64_MIN, Replay
-from tilespec.prover.core.encode import Encoding, scope
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.properties.beyond_facts import QUICK_SECONDS
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from tilespec.spec.dtypes import storage_bits
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
-from tilespec.spec.layout import Shape
-from tilespec.spec.naming import Names, names
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import padded_count
+from ...codegen.symbolic import c_source, python_source
+from ...spec.dtypes import storage_bits
+from ...spec.errors import TilespecError
+from ...spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
+from ...spec.layout import Shape
+from ...spec.naming import Names, names
+from ...spec.printer import format_shape
+from ...spec.size import padded_count
+from ..core.encode import Encoding, scope
+from ..core.solve import DEFAULT_TIMEOUT, search
+from ..properties.beyond_facts import QUICK_SECONDS
+from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from . import exhaustive
+from .compile_check import compiles
+from .replay import INT64_MAX, INT64_MIN, Replay
 
 
 class Translate:
@@ -422,7 +422,7 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
         answer, detail, left = no_overflow(z3.And(*premises, same), checks, ctx,
                                             timeout)
         if answer == "unknown" and in_bounds is not None and not small:
-            from tilespec.prover.properties.proof import prove as prove_property
+            from ..properties.proof import prove as prove_property
             cited = prove_property(shape, "in_bounds", timeout=timeout)
             if cited.proved:
                 steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "

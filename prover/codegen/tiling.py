@@ -34,25 +34,25 @@ import time
 
 import z3
 
-from tilespec.codegen import symbolic, tiling
-from tilespec.codegen.symbolic import Code, CodeArithmetic
-from tilespec.prover.codegen.compile_check import c_compiles
-from tilespec.prover.codegen.generated import (
+from ...codegen import symbolic, tiling
+from ...codegen.symbolic import Code, CodeArithmetic
+from ...spec.index import dims_through, shape_pipeline
+from ...spec.layout import Shape
+from ...spec.naming import names
+from ...spec.printer import format_shape
+from ...spec.size import aligned_elements, byte_size
+from ..core.encode import Encoding, scope
+from ..core.solve import DEFAULT_TIMEOUT, search
+from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from .compile_check import c_compiles
+from .generated import (
     Translate,
     c_expression,
     distinct_ranges,
     no_overflow,
     prove_generated,
 )
-from tilespec.prover.codegen.replay import INT64_MAX, Replay
-from tilespec.prover.core.encode import Encoding, scope
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from tilespec.spec.index import dims_through, shape_pipeline
-from tilespec.spec.layout import Shape
-from tilespec.spec.naming import names
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements, byte_size
+from .replay import INT64_MAX, Replay
 
 #: The premise on the image's elements when L(n) rounds them up.
 WITH_TAIL = "padded elements with L(n)'s < 2^63"

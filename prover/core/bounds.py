@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape
 
 Range = tuple[int, "int | None"]
 

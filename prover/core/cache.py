@@ -41,7 +41,7 @@ from itertools import chain
 from operator import attrgetter, itemgetter
 from pathlib import Path
 
-from tilespec.prover.core import crosscheck
+from . import crosscheck
 
 __all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file", "key",
            "well_formed", "SHIPPED_FILE"]

@@ -30,8 +30,8 @@ import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tilespec.prover.result import ProverBug
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
+from ..result import ProverBug
 
 
 class SolverDisagreement(ProverBug):

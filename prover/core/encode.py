@@ -38,9 +38,9 @@ import re
 
 import z3
 
-from tilespec.prover.core.bounds import describe_ranges, dim_ranges
-from tilespec.spec.arith import Arithmetic
-from tilespec.spec.layout import Shape
+from ...spec.arith import Arithmetic
+from ...spec.layout import Shape
+from .bounds import describe_ranges, dim_ranges
 
 #: Every user name's solver symbol starts with this, and nothing else does.
 USER_PREFIX = "u."
@@ -431,7 +431,7 @@ class SmtEncoding(_Named):
         text = self.declarations() + "".join(f"(assert {smt(f)})" for f in formulas)
         out = list(z3.parse_smt2_string(text, ctx=self.ctx))
         if len(out) != len(formulas):
-            from tilespec.prover.result import ProverBug
+            from ..result import ProverBug
             raise ProverBug(f"{len(formulas)} formulas read back as {len(out)}")
         return out
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import z3
 
-from tilespec.prover.core.lemma import Lemma
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, decide, lemma_gap
-from tilespec.prover.core.theorems import cited_lemma
+from .lemma import Lemma
+from .solve import DEFAULT_TIMEOUT, decide, lemma_gap
+from .theorems import cited_lemma
 
 
 class Facts:

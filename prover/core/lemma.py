@@ -48,9 +48,9 @@ from functools import lru_cache
 
 import z3
 
-from tilespec.prover.core.encode import Z3Arithmetic, internal_ints, internal_symbol
-from tilespec.prover.core.solve import search
-from tilespec.spec.index import delinearise, linear_index, product
+from ...spec.index import delinearise, linear_index, product
+from .encode import Z3Arithmetic, internal_ints, internal_symbol
+from .solve import search
 
 #: Time limit for a lemma proof, seconds (proved once, then cached).
 LEMMA_TIMEOUT = 60.0

@@ -49,11 +49,11 @@ from functools import lru_cache
 
 import z3
 
-from tilespec.prover.core.encode import readable
-from tilespec.prover.core.lemma import Lemma
-from tilespec.prover.core.solve import search
-from tilespec.spec.index import linear_index, product, shape_pipeline
-from tilespec.spec.layout import Shape
+from ...spec.index import linear_index, product, shape_pipeline
+from ...spec.layout import Shape
+from .encode import readable
+from .lemma import Lemma
+from .solve import search
 
 #: Time limit for one Horner identity (proved once per pattern, cached).
 HORNER_TIMEOUT = 20.0
@@ -188,7 +188,7 @@ def horner(pattern: tuple, runs: tuple) -> Lemma:
     """
     start = time.perf_counter()
     ctx = z3.Context()
-    from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol
+    from .encode import Z3Arithmetic, internal_symbol
     ar = Z3Arithmetic(ctx)
     x = tuple(z3.Int(internal_symbol(f"x{i}"), ctx) for i in range(len(pattern)))
     d = tuple(z3.Int(internal_symbol(f"D{i}"), ctx) if v is None else v

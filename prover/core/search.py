@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from tilespec.prover.core.facts import Facts
-from tilespec.prover.core.solve import probe_values
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
+from ..result import PROVED, REFUTED, UNKNOWN
+from .facts import Facts
+from .solve import probe_values
 
 #: Failing models whose dims are tried before the probe sizes.
 MAX_MODELS = 4

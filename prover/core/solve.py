@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import z3
 
-from tilespec.prover.core import crosscheck
-from tilespec.prover.names import DEFAULT_TIMEOUT
+from ..names import DEFAULT_TIMEOUT
+from . import crosscheck
 
 
 def z3_check(solver: z3.Solver) -> str:

@@ -58,11 +58,11 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from tilespec.prover.core import cache
-from tilespec.prover.core import lemma as _lemma
-from tilespec.spec import arith as _arith
-from tilespec.spec import index as _index
-from tilespec.spec.index import Combine, Pad, Permute, Prepend, Split, dims_through
+from ...spec import arith as _arith
+from ...spec import index as _index
+from ...spec.index import Combine, Pad, Permute, Prepend, Split, dims_through
+from . import cache
+from . import lemma as _lemma
 
 #: The spec's stage classes the theorems are about.
 STAGE_CLASSES = (Permute, Prepend, Combine, Pad, Split)
@@ -85,8 +85,8 @@ def _code():
     """The live code a theorem is about (see :mod:`prover.core.cache`)."""
     global _CODE
     if _CODE is None:
-        from tilespec.prover.core import solve
-        from tilespec.prover.core.encode import Z3Arithmetic
+        from . import solve
+        from .encode import Z3Arithmetic
         _CODE = (_index, _arith, Z3Arithmetic, _lemma, solve, sys.modules[__name__])
     return _CODE
 
@@ -128,7 +128,7 @@ def _claims(stage, n: int, k: int):
     """The theorem's claims, Z3 implications in a fresh context."""
     import z3
 
-    from tilespec.prover.core.encode import Z3Arithmetic, internal_ints
+    from .encode import Z3Arithmetic, internal_ints
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
     t = ar._term
@@ -175,7 +175,7 @@ def _all_proved(ctx, claims) -> str:
     is satisfiable (a vacuous claim proves nothing); else why not."""
     import z3
 
-    from tilespec.prover.core import solve  # looked up now: the solver that runs now
+    from . import solve  # looked up now: the solver that runs now
     for c in claims:
         answer, detail = solve.search(z3.Not(c), ctx, THEOREM_TIMEOUT)
         if answer != "unsat":
@@ -313,7 +313,7 @@ def cite(shape, stages, prop: str) -> tuple | None:
         if any(not isinstance(d, int) or d < 0 for d in dims):
             return None
         if prop == "in_bounds":
-            from tilespec.spec.prt import prt_final_dims
+            from ...spec.prt import prt_final_dims
             last = tuple(dims_through(stages, dims)[-1])
             if tuple(prt_final_dims(shape, dims)) != last:
                 return None

@@ -6,8 +6,8 @@ question of what dividing an XLA tiled layout by a tile gives
 
 from __future__ import annotations
 
-from tilespec.prover.cute_algebra.laws import OPERATIONS, prove_law
-from tilespec.prover.cute_algebra.swizzle import prove_swizzle
-from tilespec.prover.cute_algebra.tiling import TileDivision, tile_division
+from .laws import OPERATIONS, prove_law
+from .swizzle import prove_swizzle
+from .tiling import TileDivision, tile_division
 
 __all__ = ["OPERATIONS", "TileDivision", "prove_law", "prove_swizzle", "tile_division"]

@@ -30,12 +30,12 @@ from typing import Any, Callable
 
 import z3
 
-from tilespec.cute.int_tuple import IntTuple, flatten, idx2crd
-from tilespec.prover.core.encode import Z3Arithmetic, internal_ints, internal_symbol
-from tilespec.prover.core.solve import search
-from tilespec.prover.names import DEFAULT_TIMEOUT
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from tilespec.spec.arith import INT, Arithmetic
+from ...cute.int_tuple import IntTuple, flatten, idx2crd
+from ...spec.arith import INT, Arithmetic
+from ..core.encode import Z3Arithmetic, internal_ints, internal_symbol
+from ..core.solve import search
+from ..names import DEFAULT_TIMEOUT
+from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 #: A map of an index: ``f(i, ar)``.
 Map = Callable[[Any, Arithmetic], Any]

@@ -40,12 +40,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilespec.cute import algebra
-from tilespec.cute.int_tuple import CuteError
-from tilespec.cute.layout import Layout, as_layout, make_layout
-from tilespec.prover.cute_algebra.claims import Claim, below, decide, equal, fact, injective
-from tilespec.prover.names import DEFAULT_TIMEOUT
-from tilespec.prover.result import Result
+from ...cute import algebra
+from ...cute.int_tuple import CuteError
+from ...cute.layout import Layout, as_layout, make_layout
+from ..names import DEFAULT_TIMEOUT
+from ..result import Result
+from .claims import Claim, below, decide, equal, fact, injective
 
 OPERATIONS = ("composition", "complement", "coalesce", "logical_divide", "logical_product",
               "right_inverse", "left_inverse")

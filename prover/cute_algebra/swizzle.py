@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Union
 
-from tilespec.cute.swizzle import Swizzle, SwizzledLayout
-from tilespec.prover.cute_algebra.claims import below, decide, injective
-from tilespec.prover.names import DEFAULT_TIMEOUT
-from tilespec.prover.result import Result
+from ...cute.swizzle import Swizzle, SwizzledLayout
+from ..names import DEFAULT_TIMEOUT
+from ..result import Result
+from .claims import below, decide, injective
 
 
 def width(bound: int) -> int:

@@ -35,20 +35,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tilespec.cute.algebra import zipped_divide
-from tilespec.cute.int_tuple import CuteError, idx2crd
-from tilespec.cute.layout import Layout, as_layout
-from tilespec.interop.cute import cute_layout
-from tilespec.prover.cute_algebra.claims import decide, equal, fact
-from tilespec.prover.cute_algebra.laws import width
-from tilespec.prover.names import DEFAULT_TIMEOUT
-from tilespec.prover.result import Result
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.errors import ShapeError
-from tilespec.spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline
-from tilespec.spec.layout import Shape, Tile
-from tilespec.spec.printer import format_shape
-from tilespec.spec.shapes import ShapeLike, as_shape
+from ...cute.algebra import zipped_divide
+from ...cute.int_tuple import CuteError, idx2crd
+from ...cute.layout import Layout, as_layout
+from ...interop.cute import cute_layout
+from ...spec.arith import INT, Arithmetic
+from ...spec.errors import ShapeError
+from ...spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline
+from ...spec.layout import Shape, Tile
+from ...spec.printer import format_shape
+from ...spec.shapes import ShapeLike, as_shape
+from ..names import DEFAULT_TIMEOUT
+from ..result import Result
+from .claims import decide, equal, fact
+from .laws import width
 
 
 @dataclass(frozen=True)

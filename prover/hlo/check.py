@@ -40,28 +40,28 @@ from __future__ import annotations
 import re
 import time
 
-from tilespec.prover.bitcast.decide import (
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape, TupleShape
+from ...spec.printer import format_shape
+from ...spec.size import byte_size, num_elements, unpadded_bytes
+from ..bitcast.decide import (
     Decomposition,
     decompose,
     is_bitcast,
 )
-from tilespec.prover.bitcast.decompose import transpose_candidates
-from tilespec.prover.bitcast.reading import question
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.hlo.findings import Buffer, Finding, Report, status_of, violation
-from tilespec.prover.hlo.legality import bitcast_convert_mismatch, invalid_layout, size_mismatch
-from tilespec.prover.hlo.module import Instruction, Module
-from tilespec.prover.result import (
+from ..bitcast.decompose import transpose_candidates
+from ..bitcast.reading import question
+from ..core.solve import DEFAULT_TIMEOUT
+from ..result import (
     PROVED,
     REFUTED,
     UNKNOWN,
     Counterexample,
     counterexample_lines,
 )
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape, TupleShape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size, num_elements, unpadded_bytes
+from .findings import Buffer, Finding, Report, status_of, violation
+from .legality import bitcast_convert_mismatch, invalid_layout, size_mismatch
+from .module import Instruction, Module
 
 #: Layout::kHostMemorySpace.
 HOST = 5

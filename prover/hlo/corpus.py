@@ -35,14 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from tilespec.prover.bitcast.decide import remembering
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.hlo.check import check_module
-from tilespec.prover.hlo.findings import Report
-from tilespec.prover.hlo.module import parse_hlo
-from tilespec.prover.names import DUMP_GLOB
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
+from ..bitcast.decide import remembering
+from ..core.solve import DEFAULT_TIMEOUT
+from ..names import DUMP_GLOB
+from ..result import PROVED, REFUTED, UNKNOWN
+from .check import check_module
+from .findings import Report
+from .module import parse_hlo
 
 #: The path that stands for standard input.
 STDIN = "-"

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field, replace
 
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
 
 #: Rules: id -> one line saying what the finding means.
 RULES = {

@@ -9,12 +9,12 @@ infers and the layout layout assignment gives it; a layout is one
 
 from __future__ import annotations
 
-from tilespec.prover.hlo.module import shape_prefix
-from tilespec.spec.dtypes import bit_width
-from tilespec.spec.errors import LayoutError, TilespecError
-from tilespec.spec.layout import Shape
-from tilespec.spec.size import byte_size, num_elements
-from tilespec.spec.text import parse_shape
+from ...spec.dtypes import bit_width
+from ...spec.errors import LayoutError, TilespecError
+from ...spec.layout import Shape
+from ...spec.size import byte_size, num_elements
+from ...spec.text import parse_shape
+from .module import shape_prefix
 
 
 def size_mismatch(src: Shape, dst: Shape) -> str | None:

@@ -54,10 +54,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tilespec.prover.hlo.lexer import Lexed, lex
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape, TupleShape
-from tilespec.spec.text import parse_shape
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape, TupleShape
+from ...spec.text import parse_shape
+from .lexer import Lexed, lex
 
 # A dump repeats few shapes many times; shapes are frozen, so one parse each.
 _parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)

@@ -33,10 +33,16 @@ from __future__ import annotations
 
 import time
 
-from tilespec.prover.core.linform import group
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.models.cpp import Int64, wrap32, wrap64
-from tilespec.prover.models.rule_check import (
+from ...spec.arith import INT, Arithmetic
+from ...spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
+from ...spec.layout import COMBINE, Shape
+from ...spec.printer import format_shape
+from ...spec.size import aligned_elements, byte_size
+from ..core.linform import group
+from ..core.solve import DEFAULT_TIMEOUT
+from ..result import WRAPS, Counterexample, Result, Side, XlaBehaviour
+from .cpp import Int64, wrap32, wrap64
+from .rule_check import (
     RuleNotApplicable,
     Setup,
     behaviour_result,
@@ -45,12 +51,6 @@ from tilespec.prover.models.rule_check import (
     prove_loop_identity,
     run,
 )
-from tilespec.prover.result import WRAPS, Counterexample, Result, Side, XlaBehaviour
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
-from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements, byte_size
 
 SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArraySize, ByteSizeOfElements) and "
           "xla/layout_util.cc (LayoutUtil::MaxSplitSize), commit 22eee29e01 (2026-05-20)")

@@ -21,12 +21,16 @@ from dataclasses import dataclass, field
 
 import z3
 
-from tilespec.prover.bitcast import reading
-from tilespec.prover.bitcast.decide import is_bitcast
-from tilespec.prover.core.encode import scope
-from tilespec.prover.core.linform import spec_form
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, probe_values, search
-from tilespec.prover.result import (
+from ...spec.arith import INT, Arithmetic
+from ...spec.index import concrete_dims, linear_index, product
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..bitcast import reading
+from ..bitcast.decide import is_bitcast
+from ..core.encode import scope
+from ..core.linform import spec_form
+from ..core.solve import DEFAULT_TIMEOUT, probe_values, search
+from ..result import (
     PROVED,
     REFUTED,
     UNKNOWN,
@@ -35,10 +39,6 @@ from tilespec.prover.result import (
     Result,
     Side,
 )
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.index import concrete_dims, linear_index, product
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
 
 
 def xla_untiled_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):
@@ -69,7 +69,7 @@ def xla_reshape_unit_checks(a: Shape, b: Shape, dims_a=None, dims_b=None, ar=INT
 
 
 def delinearise_via(u, dx, dy, ar):
-    from tilespec.spec.index import delinearise
+    from ...spec.index import delinearise
     return tuple(delinearise(linear_index(u, dx, ar), dy, ar))
 
 

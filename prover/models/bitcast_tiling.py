@@ -42,14 +42,14 @@ from __future__ import annotations
 
 import time
 
-from tilespec.prover.bitcast.decide import is_bitcast
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.models.cpp import check
-from tilespec.prover.models.rule_check import require_concrete, yes_no_verdict
-from tilespec.prover.result import PROVED, UNKNOWN, Result
-from tilespec.spec.index import concrete_dims
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from ...spec.index import concrete_dims
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..bitcast.decide import is_bitcast
+from ..core.solve import DEFAULT_TIMEOUT
+from ..result import PROVED, UNKNOWN, Result
+from .cpp import check
+from .rule_check import require_concrete, yes_no_verdict
 
 SOURCE = ("openxla/xla xla/hlo/transforms/simplifiers/algebraic_simplifier.cc "
           "ComputeBitcastDimMap and ValidateTilingOfBitcast, commit b09bf132e8 (2026-05-21)")

@@ -17,8 +17,8 @@ both that the behaviour is undefined and what XLA then returns.  A failing
 
 from __future__ import annotations
 
-from tilespec.prover.result import ABORTS, UNDEFINED, XlaBehaviour
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
+from ..result import ABORTS, UNDEFINED, XlaBehaviour
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -34,14 +34,14 @@ import time
 
 import numpy as np
 
-from tilespec.prover.models.cpp import Int64, XlaGivesNoValue
-from tilespec.prover.models.linear_index import linear_index_int64
-from tilespec.prover.models.rule_check import RuleNotApplicable, behaviour_result, require_concrete
-from tilespec.prover.result import PROVED, REFUTED, Counterexample, Result, Side
-from tilespec.spec.index import all_offsets, concrete_dims, product
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import bytes_of
+from ...spec.index import all_offsets, concrete_dims, product
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ...spec.size import bytes_of
+from ..result import PROVED, REFUTED, Counterexample, Result, Side
+from .cpp import Int64, XlaGivesNoValue
+from .linear_index import linear_index_int64
+from .rule_check import RuleNotApplicable, behaviour_result, require_concrete
 
 SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArrayDataSize) and xla/layout_util.cc "
           "(LayoutUtil::LinearIndex), commit 22eee29e01 (2026-05-20)")

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import time
 
-from tilespec.prover.models.rule_check import require_concrete, yes_no_verdict
-from tilespec.prover.result import Result
-from tilespec.spec.index import concrete_dims, product
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from ...spec.index import concrete_dims, product
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..result import Result
+from .rule_check import require_concrete, yes_no_verdict
 
 SOURCE = ("openxla/xla xla/shape_util.cc ShapeUtil::IsDecomposableBitcast and "
           "ShapeUtil::DecomposeBitcast, commit 22eee29e01 (2026-05-20)")

@@ -20,12 +20,16 @@ import time
 import numpy as np
 import z3
 
-from tilespec.prover.bitcast import reading
-from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol
-from tilespec.prover.core.linform import Form, add_same_offset, spec_form
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.models.cpp import Int64
-from tilespec.prover.models.rule_check import (
+from ...spec.arith import INT, Arithmetic
+from ...spec.index import concrete_dims, offset, offsets, product
+from ...spec.layout import COMBINE, Shape
+from ..bitcast import reading
+from ..core.encode import Z3Arithmetic, internal_symbol
+from ..core.linform import Form, add_same_offset, spec_form
+from ..core.solve import DEFAULT_TIMEOUT, search
+from ..result import Counterexample, ProverBug
+from .cpp import Int64
+from .rule_check import (
     RuleNotApplicable,
     Setup,
     int64_check,
@@ -35,10 +39,6 @@ from tilespec.prover.models.rule_check import (
     prove_loop_identity,
     run,
 )
-from tilespec.prover.result import Counterexample, ProverBug
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.index import concrete_dims, offset, offsets, product
-from tilespec.spec.layout import COMBINE, Shape
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 

@@ -55,11 +55,23 @@ import time
 import numpy as np
 import z3
 
-from tilespec.prover.core.encode import internal_symbol
-from tilespec.prover.core.linform import Form, add_same_offset, spec_form
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.models.cpp import Int64, XlaGivesNoValue, check
-from tilespec.prover.models.rule_check import (
+from ...spec.arith import INT, Arithmetic
+from ...spec.index import concrete_dims, delinearise, offset, offsets
+from ...spec.layout import COMBINE, Shape
+from ...spec.printer import format_shape
+from ..core.encode import internal_symbol
+from ..core.linform import Form, add_same_offset, spec_form
+from ..core.solve import DEFAULT_TIMEOUT
+from ..result import (
+    UNDEFINED,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
+    XlaBehaviour,
+)
+from .cpp import Int64, XlaGivesNoValue, check
+from .rule_check import (
     RuleNotApplicable,
     Setup,
     behaviour_result,
@@ -69,18 +81,6 @@ from tilespec.prover.models.rule_check import (
     offsets_differ,
     run,
 )
-from tilespec.prover.result import (
-    UNDEFINED,
-    Counterexample,
-    ProverBug,
-    Result,
-    Side,
-    XlaBehaviour,
-)
-from tilespec.spec.arith import INT, Arithmetic
-from tilespec.spec.index import concrete_dims, delinearise, offset, offsets
-from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.printer import format_shape
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 LINEAR = "LayoutUtil::LinearIndexForNestedTiling"

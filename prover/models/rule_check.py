@@ -20,16 +20,16 @@ from typing import Callable
 
 import z3
 
-from tilespec.prover.core.encode import Z3Arithmetic, internal_symbol, scope, user_symbol
-from tilespec.prover.core.facts import Facts
-from tilespec.prover.core.lemma import Lemma
-from tilespec.prover.core.search import drive
-from tilespec.prover.core.solve import search
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import Pad, Split, dims_through, shape_pipeline
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from ...spec.errors import TilespecError
+from ...spec.index import Pad, Split, dims_through, shape_pipeline
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..core.encode import Z3Arithmetic, internal_symbol, scope, user_symbol
+from ..core.facts import Facts
+from ..core.lemma import Lemma
+from ..core.search import drive
+from ..core.solve import search
+from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
 class RuleNotApplicable(TilespecError):
@@ -353,8 +353,8 @@ def element_grid(s: Shape):
     None with no elements."""
     import numpy as np
 
-    from tilespec.prover.bitcast import reading
-    from tilespec.spec.index import concrete_dims, product
+    from ...spec.index import concrete_dims, product
+    from ..bitcast import reading
     dims = concrete_dims(s)
     if product(dims) == 0:
         return None
@@ -370,7 +370,7 @@ def int64_check(rule: str, shape: Shape, evaluate: Callable, start: float) -> Re
     the first overflow is undefined behaviour (with the wrapped value), a
     different value a disagreement; every element equal and no overflow is
     agreement for a concrete shape enumerated whole, else unknown."""
-    from tilespec.spec.index import concrete_dims, offset, product
+    from ...spec.index import concrete_dims, offset, product
     text = format_shape(shape)
     if shape.is_symbolic:
         instances = [({n: v for n in shape.names},

@@ -59,44 +59,44 @@ by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 
 from __future__ import annotations
 
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT
-from tilespec.prover.models.array_size import SOURCE as ARRAY_SIZE_SOURCE
-from tilespec.prover.models.array_size import (
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape, Tile
+from ...spec.printer import format_shape
+from ..core.solve import DEFAULT_TIMEOUT
+from ..result import Result
+from .array_size import SOURCE as ARRAY_SIZE_SOURCE
+from .array_size import (
     check_array_size,
     size_loop_identity,
     xla_array_bytes,
     xla_array_size,
 )
-from tilespec.prover.models.bitcast_rules import (
+from .bitcast_rules import (
     check_bitcast_rule,
     xla_reshape_is_bitcast,
     xla_reshape_unit_checks,
     xla_transpose_is_bitcast,
 )
-from tilespec.prover.models.bitcast_tiling import SOURCE as BITCAST_TILING_SOURCE
-from tilespec.prover.models.bitcast_tiling import check_validate_tiling, compute_bitcast_dim_map
-from tilespec.prover.models.data_size import check_array_data_size
-from tilespec.prover.models.decomposable import SOURCE as DECOMPOSABLE_SOURCE
-from tilespec.prover.models.decomposable import check_is_decomposable_bitcast
-from tilespec.prover.models.linear_index import (
+from .bitcast_tiling import SOURCE as BITCAST_TILING_SOURCE
+from .bitcast_tiling import check_validate_tiling, compute_bitcast_dim_map
+from .data_size import check_array_data_size
+from .decomposable import SOURCE as DECOMPOSABLE_SOURCE
+from .decomposable import check_is_decomposable_bitcast
+from .linear_index import (
     check_linear_index,
     index_loop_identity,
     xla_linear_index,
 )
-from tilespec.prover.models.nested_tiling import SOURCE as NESTED_SOURCE
-from tilespec.prover.models.nested_tiling import (
+from .nested_tiling import SOURCE as NESTED_SOURCE
+from .nested_tiling import (
     check_nested_delinearize,
     check_nested_linear_index,
     tile_ranks_fit,
     xla_nested_delinearize,
     xla_nested_linear_index,
 )
-from tilespec.prover.models.rule_check import Condition, Rule, RuleNotApplicable, level_conditions
-from tilespec.prover.models.untiled import check_is_untiled_layout
-from tilespec.prover.result import Result
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape, Tile
-from tilespec.spec.printer import format_shape
+from .rule_check import Condition, Rule, RuleNotApplicable, level_conditions
+from .untiled import check_is_untiled_layout
 
 # XLA's functions are reached through this catalogue as well as their own modules.
 __all__ = ["RULES", "Condition", "Rule", "RuleNotApplicable", "check", "condition_family",
@@ -360,7 +360,7 @@ def condition_family(name: str) -> list[Shape]:
     """Shapes with named dims (ranks 0 to 3, row-major and reversed, the
     tilings above, L(1) and L(1024)) whose layout conditions for rule
     ``name`` hold: the layouts a condition theorem is proved on."""
-    from tilespec.spec.layout import Layout
+    from ...spec.layout import Layout
     rule = RULES[name]
     if rule.shapes != 1:
         raise TilespecError(f"rule {name} compares two shapes; its conditions are "

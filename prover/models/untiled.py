@@ -32,18 +32,18 @@ import time
 
 import numpy as np
 
-from tilespec.prover.models.cpp import Int64, XlaGivesNoValue, check
-from tilespec.prover.models.rule_check import (
+from ...spec.index import all_offsets, concrete_dims, product
+from ...spec.layout import COMBINE, Shape
+from ...spec.printer import format_shape
+from ...spec.size import padded_count
+from ..result import Result, Side
+from .cpp import Int64, XlaGivesNoValue, check
+from .rule_check import (
     RuleNotApplicable,
     behaviour_result,
     require_concrete,
     yes_no_verdict,
 )
-from tilespec.prover.result import Result, Side
-from tilespec.spec.index import all_offsets, concrete_dims, product
-from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import padded_count
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 FUNCTION = "LayoutUtil::IsUntiledLayout"

@@ -29,15 +29,15 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
-from tilespec.prover.bitcast.decide import is_bitcast
-from tilespec.prover.models.array_size import xla_array_bytes
-from tilespec.spec.dtypes import storage_bits
-from tilespec.spec.errors import ShapeError
-from tilespec.spec.index import product
-from tilespec.spec.layout import Layout, Shape, Tile
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size, padded_count, unpadded_bytes
-from tilespec.spec.text import parse_array_shape
+from ...spec.dtypes import storage_bits
+from ...spec.errors import ShapeError
+from ...spec.index import product
+from ...spec.layout import Layout, Shape, Tile
+from ...spec.printer import format_shape
+from ...spec.size import byte_size, padded_count, unpadded_bytes
+from ...spec.text import parse_array_shape
+from ..bitcast.decide import is_bitcast
+from ..models.array_size import xla_array_bytes
 
 #: The TPU tile families: (second-minor, minor) of the first tile.
 TILE_FAMILY = ((8, 128), (4, 128), (2, 128), (1, 128))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tilespec.prover.padding.advice import Advice
-from tilespec.prover.padding.report import human_bytes
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
+from .advice import Advice
+from .report import human_bytes
 
 #: Colours for the sources of padding (the data is grey, alternatives blue).
 PART_COLOURS = ("tab:red", "tab:orange", "tab:purple", "tab:brown", "tab:pink", "tab:olive")

@@ -22,11 +22,11 @@ import math
 import re
 from dataclasses import dataclass
 
-from tilespec.prover.hlo.module import parse_hlo
-from tilespec.prover.models.array_size import xla_array_bytes
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ..hlo.module import parse_hlo
+from ..models.array_size import xla_array_bytes
 
 
 def human_bytes(n: int) -> str:

@@ -11,10 +11,10 @@ decides is ``unknown``, with the reason and how far checking went.
 
 from __future__ import annotations
 
-from tilespec.prover.properties.dim_search import candidate_dims, instance, sweep
-from tilespec.prover.properties.witness import FAILS, HOLDS, decide_whole
-from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
-from tilespec.spec.layout import Shape
+from ...spec.layout import Shape
+from ..result import PROVED, REFUTED, UNKNOWN
+from .dim_search import candidate_dims, instance, sweep
+from .witness import FAILS, HOLDS, decide_whole
 
 
 def beyond_facts_concrete(prop, shape: Shape, stages, timeout, why):

@@ -15,12 +15,12 @@ from __future__ import annotations
 import itertools
 import time
 
-from tilespec.prover.core import search
-from tilespec.prover.core.bounds import within
-from tilespec.prover.properties.exhaustive import EXHAUSTIVE_LIMIT, domain_size
-from tilespec.prover.properties.witness import FAILS, HOLDS, decide_whole
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import Shape
+from ...spec.errors import TilespecError
+from ...spec.layout import Shape
+from ..core import search
+from ..core.bounds import within
+from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
+from .witness import FAILS, HOLDS, decide_whole
 
 #: Work spent checking an all-shapes question size by size when the proof
 #: does not go through: at most this many sizes and indices enumerated (a

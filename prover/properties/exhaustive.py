@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilespec.prover.properties.traced import is_custom
-from tilespec.spec.arith import INT
-from tilespec.spec.index import Pad, dims_through, evaluate, product, unevaluate
+from ...spec.arith import INT
+from ...spec.index import Pad, dims_through, evaluate, product, unevaluate
+from .traced import is_custom
 
 #: Largest domain (elements + offsets, or all the stage boxes) decided by
 #: enumeration: 2^20 int64 values per array, a few MB.
@@ -142,7 +142,7 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
             i, j = order[same[0]], order[same[0] + 1]
             return {"e": element(i), "f": element(j)}
         if kind == "packing":
-            from tilespec.spec.size import byte_size
+            from ...spec.size import byte_size
             # the spec's size, from the shape: never from the stages judged
             over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
             if over.size:
@@ -164,13 +164,13 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
         bad = np.flatnonzero(np.broadcast_to(np.asarray(ok, dtype=bool), (P,)) & (again != o))
         return {"e": element(0), "o": int(bad[0])} if bad.size else None
     if kind == "formula_equals_prt":
-        from tilespec.spec.prt import prt_offset
+        from ...spec.prt import prt_offset
         theirs = _col(prt_offset(shape, cols, dims, INT), n)
         bad = np.flatnonzero(offs != theirs)
         return {"e": element(bad[0])} if bad.size else None
     if kind == "combine_equals_reshape":
-        from tilespec.prover.properties.stages_check import combine_stages
-        from tilespec.spec.prt import reshape_index
+        from ...spec.prt import reshape_index
+        from .stages_check import combine_stages
         found, missing = combine_stages(shape, stages)
         if missing:
             raise Undecided(f"the shape combines dims ('*') at level {missing[0]}, but "

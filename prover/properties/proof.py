@@ -87,29 +87,29 @@ from typing import Any, Callable
 
 import z3
 
-from tilespec.prover.core import cache, crosscheck
-from tilespec.prover.core.bounds import dim_ranges
-from tilespec.prover.core.encode import SmtEncoding, readable, scope, smt
-from tilespec.prover.core.facts import Facts
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, all_unsat
-from tilespec.prover.core.theorems import cite, cited_lemma
-from tilespec.prover.names import PROPERTY_NAMES
-from tilespec.prover.properties import instances as _instances
-from tilespec.prover.properties.beyond_facts import (
+from ...spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ...spec.prt import prt_final_dims, prt_steps
+from ...spec.size import bytes_of, round_up
+from ..core import cache, crosscheck
+from ..core.bounds import dim_ranges
+from ..core.encode import SmtEncoding, readable, scope, smt
+from ..core.facts import Facts
+from ..core.solve import DEFAULT_TIMEOUT, all_unsat
+from ..core.theorems import cite, cited_lemma
+from ..names import PROPERTY_NAMES
+from ..result import PROVED, REFUTED, Result
+from . import instances as _instances
+from .beyond_facts import (
     QUICK_SECONDS,
     beyond_facts_all_shapes,
     beyond_facts_concrete,
 )
-from tilespec.prover.properties.exhaustive import EXHAUSTIVE_LIMIT, domain_size
-from tilespec.prover.properties.instances import cite as instance_of
-from tilespec.prover.properties.stages_check import checked_stages, combine_stages
-from tilespec.prover.properties.traced import NotSymbolic, guarded
-from tilespec.prover.result import PROVED, REFUTED, Result
-from tilespec.spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.prt import prt_final_dims, prt_steps
-from tilespec.spec.size import bytes_of, round_up
+from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
+from .instances import cite as instance_of
+from .stages_check import checked_stages, combine_stages
+from .traced import NotSymbolic, guarded
 
 
 class _Proof(Facts):
@@ -443,7 +443,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         if warm is not None and warm[0] == _fingerprints() and crosscheck.active() is None:
             return Result(warm[1], prop, PROVED, time.perf_counter() - start, warm[2],
                           steps=warm[3])
-    from tilespec.spec.errors import ShapeError, TilespecError
+    from ...spec.errors import ShapeError, TilespecError
     if prop not in PROPERTIES:
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
@@ -451,7 +451,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             or not timeout > 0:
         raise TilespecError(f"timeout {timeout!r} is not a positive number of seconds")
     if isinstance(shape, str):
-        from tilespec.spec.text import parse_array_shape
+        from ...spec.text import parse_array_shape
         shape = parse_array_shape(shape)
     if not isinstance(shape, Shape):
         raise ShapeError(f"{shape!r} is not an array shape")

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilespec.spec.arith import INT
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import Combine, Pad, Permute, Prepend, Split, shape_pipeline
-from tilespec.spec.layout import Shape
+from ...spec.arith import INT
+from ...spec.errors import TilespecError
+from ...spec.index import Combine, Pad, Permute, Prepend, Split, shape_pipeline
+from ...spec.layout import Shape
 
 
 class StageError(TilespecError):

@@ -15,14 +15,14 @@ from typing import Any
 
 import z3
 
-from tilespec.prover.core.encode import Encoding
-from tilespec.prover.core.solve import search
-from tilespec.prover.properties.exhaustive import Undecided, domain_size, enumerate_witness
-from tilespec.prover.properties.traced import NotSymbolic, guarded
-from tilespec.prover.result import Counterexample, ProverBug, Side
-from tilespec.spec.arith import INT
-from tilespec.spec.index import Pad, dims_through, evaluate, product, unevaluate
-from tilespec.spec.layout import Shape
+from ...spec.arith import INT
+from ...spec.index import Pad, dims_through, evaluate, product, unevaluate
+from ...spec.layout import Shape
+from ..core.encode import Encoding
+from ..core.solve import search
+from ..result import Counterexample, ProverBug, Side
+from .exhaustive import Undecided, domain_size, enumerate_witness
+from .traced import NotSymbolic, guarded
 
 HOLDS, FAILS, UNDECIDED = "holds", "fails", "undecided"
 
@@ -39,7 +39,7 @@ def decide_whole(kind: str, shape: Shape, stages, timeout,
                  z3_search: bool = True) -> tuple[str, Any]:
     """(HOLDS, how) | (FAILS, replayed counterexample) | (UNDECIDED, reason)
     for ``kind`` on the concrete ``shape`` run through ``stages``."""
-    from tilespec.spec.prt import prt_final_dims
+    from ...spec.prt import prt_final_dims
     dims = tuple(shape.dims)
     P = product(dims_through(stages, dims)[-1])
     P_prt = product(prt_final_dims(shape, dims))
@@ -98,7 +98,7 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
         formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
                          offset(e) == offset(f))
         if kind == "packing":
-            from tilespec.spec.size import byte_size
+            from ...spec.size import byte_size
             bits = shape.element_bits
             limit = 8 * byte_size(shape) if bits else 0
             # with the spec's sizes; a broken pipeline may reach beyond them
@@ -112,11 +112,11 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
                                             ar._term(valid_e))))
         formula = z3.Or(bad_o, bad_e)
     elif kind == "formula_equals_prt":
-        from tilespec.spec.prt import prt_offset
+        from ...spec.prt import prt_offset
         formula = z3.And(box_e, offset(e) != ar._term(prt_offset(shape, e, dims, ar)))
     elif kind == "combine_equals_reshape":
-        from tilespec.prover.properties.stages_check import combine_stages
-        from tilespec.spec.prt import reshape_index
+        from ...spec.prt import reshape_index
+        from .stages_check import combine_stages
         found, missing = combine_stages(shape, stages)
         if missing:
             return (f"the shape combines dims ('*') at level {missing[0]}, but no "
@@ -161,7 +161,7 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                                        Side("second", element=b, offset=ob)),
                                   what="two elements at one offset", details=details)
         elif kind == "packing":
-            from tilespec.spec.size import byte_size
+            from ...spec.size import byte_size
             bits = shape.element_bits
             if (oa + 1) * bits <= 8 * byte_size(shape):
                 raise ProverBug(f"packing witness {a} replays inside the bytes")
@@ -182,7 +182,7 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                               what=f"offset {oa} is outside [0, {P})",
                               details={**details, "padded_size": P})
     if kind == "formula_equals_prt":
-        from tilespec.spec.prt import prt_offset
+        from ...spec.prt import prt_offset
         a = found["e"]
         oa, ob = replay_offset(stages, shape, a), prt_offset(shape, a)
         if oa == ob:
@@ -191,8 +191,8 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                                    Side("pad_reshape_transpose", element=a, offset=ob)),
                               what="the offsets differ", details=details)
     if kind == "combine_equals_reshape":
-        from tilespec.prover.properties.stages_check import combine_stages
-        from tilespec.spec.prt import reshape_index
+        from ...spec.prt import reshape_index
+        from .stages_check import combine_stages
         a = found["e"]
         merges = combine_stages(shape, stages)[0]
         x, d, found = tuple(a), dims, None

@@ -57,12 +57,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import z3
 
-from tilespec.prover.core.encode import Encoding
-from tilespec.prover.core.solve import DEFAULT_TIMEOUT, search
-from tilespec.prover.result import ProverBug
-from tilespec.spec.arith import INT
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import (
+from ...spec.arith import INT
+from ...spec.errors import TilespecError
+from ...spec.index import (
     Combine,
     Pad,
     Split,
@@ -78,9 +75,12 @@ from tilespec.spec.index import (
     product,
     shape_pipeline,
 )
-from tilespec.spec.layout import INT64_MAX, Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import aligned_elements, byte_size
+from ...spec.layout import INT64_MAX, Shape
+from ...spec.printer import format_shape
+from ...spec.size import aligned_elements, byte_size
+from ..core.encode import Encoding
+from ..core.solve import DEFAULT_TIMEOUT, search
+from ..result import ProverBug
 
 #: Share of the random cases drawn as offsets (padding included).
 OFFSET_SHARE = 8
@@ -484,8 +484,8 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
     """Cases at the counterexamples of the XLA rules that disagree with the
     spec: on ``shapes`` (single-shape rules), or on each rule's documented
     disagreeing examples when no shape is given."""
-    from tilespec.prover.models import rules
-    from tilespec.spec.text import parse_array_shape
+    from ...spec.text import parse_array_shape
+    from ..models import rules
     out = []
     jobs = []
     if shapes:
@@ -515,7 +515,7 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
 
 
 def _cases_from(rule: str, ce) -> list[Case]:
-    from tilespec.spec.text import parse_array_shape
+    from ...spec.text import parse_array_shape
     if rule == "linear_index":
         xla = ce.side("xla")
         s = parse_array_shape(xla.shape)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.layout import INT64_MAX
+from ...spec.errors import TilespecError
+from ...spec.layout import INT64_MAX
 
 if TYPE_CHECKING:
-    from tilespec.prover.regress.cases import Suite
+    from .cases import Suite
 
 
 def jsonl_lines(suite: Suite):
@@ -306,7 +306,7 @@ def write(suite: Suite, fmt: str, out, command: str = "tilespec regress",
     if fmt == "jsonl":
         write_jsonl(suite, out)
     elif fmt == "pytest" and target is not None:
-        from tilespec.prover.regress.target import targeted_pytest_module
+        from .target import targeted_pytest_module
         out.write(targeted_pytest_module(suite, target, command))
     elif fmt == "pytest":
         out.write(pytest_module(suite, command))

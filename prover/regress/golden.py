@@ -37,14 +37,14 @@ from pathlib import Path
 
 import numpy as np
 
-from tilespec.spec.bytes import to_bytes
-from tilespec.spec.dtypes import bit_width
-from tilespec.spec.elements import SUB_BYTE_INTS, value_dtype
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import concrete_dims
-from tilespec.spec.layout import Shape
-from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size
+from ...spec.bytes import to_bytes
+from ...spec.dtypes import bit_width
+from ...spec.elements import SUB_BYTE_INTS, value_dtype
+from ...spec.errors import TilespecError
+from ...spec.index import concrete_dims
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ...spec.size import byte_size
 
 #: The largest modulus of the float values.
 MAX_MODULUS = 1 << 16

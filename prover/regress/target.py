@@ -30,10 +30,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
 
 if TYPE_CHECKING:
-    from tilespec.prover.regress.cases import Suite
+    from .cases import Suite
 
 _TARGET = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):([A-Za-z_]\w*)\Z")
 

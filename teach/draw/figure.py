@@ -46,9 +46,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilespec.spec.layout import Shape
-from tilespec.teach.draw.labels import SCRIPT_SAMPLE, check_language
-from tilespec.teach.draw.scene import Scene, scene
+from ...spec.layout import Shape
+from .labels import SCRIPT_SAMPLE, check_language
+from .scene import Scene, scene
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,13 +120,13 @@ class Picture:
 
     def tile_colours(self) -> dict[int, str]:
         """The fill of each first-level tile drawn; tiles that touch differ."""
-        from tilespec.teach.draw.palette import colour_tiles
+        from .palette import colour_tiles
         s = self.scene
         return colour_tiles(*(p.tiles[0] for p in (*s.panels, s.memory)))
 
     def figure(self):
         """The picture as a matplotlib figure (Agg canvas, never shown)."""
-        from tilespec.teach.draw.render import figure
+        from .render import figure
         return figure(self.scene, self.lang)
 
     def save(self, path, dpi: int = 200) -> None:
@@ -139,19 +139,19 @@ class Picture:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             return
-        from tilespec.teach.draw.render import save
+        from .render import save
         save(self.scene, path, dpi, self.lang)
 
     def svg(self) -> str:
         """The picture as SVG text: every label a ``<text>``, every cell a
         group carrying its numbers (``data-offset``, ``data-index``, ...)."""
-        from tilespec.teach.draw.svg import svg
+        from .svg import svg
         return svg(self.scene, self.lang)
 
     def html(self) -> str:
         """A self-contained HTML page: hovering an element highlights its
         memory cell, and the other way round."""
-        from tilespec.teach.draw.svg import page
+        from .svg import page
         return page(self.scene, self.lang)
 
     # A notebook shows a picture as PNG; words in a script beyond Latin
@@ -160,7 +160,7 @@ class Picture:
     def _repr_png_(self) -> bytes | None:
         if SCRIPT_SAMPLE[self.lang]:
             return None
-        from tilespec.teach.draw.render import png_bytes
+        from .render import png_bytes
         return png_bytes(self.scene, lang=self.lang)
 
     def _repr_svg_(self) -> str | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
 
 #: The languages a picture can be labelled in.
 LANGUAGES = ("en", "ko", "es")

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tilespec.spec.errors import TilespecError
+from ...spec.errors import TilespecError
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
-from tilespec.teach.draw.geometry import (
+from .geometry import (
     boundaries,
     byte_ticks,
     fitted,
@@ -36,8 +36,8 @@ from tilespec.teach.draw.geometry import (
     title_lines,
     word_marks,
 )
-from tilespec.teach.draw.labels import SCRIPT_SAMPLE, display_chars, font_family
-from tilespec.teach.draw.palette import (
+from .labels import SCRIPT_SAMPLE, display_chars, font_family
+from .palette import (
     CELL_EDGE,
     GAP_FILL,
     MUTED_TEXT,

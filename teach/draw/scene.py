@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilespec.spec.arith import INT
-from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import (
+from ...spec.arith import INT
+from ...spec.errors import TilespecError
+from ...spec.index import (
     concrete_dims,
     delinearise,
     dims_through,
@@ -40,9 +40,9 @@ from tilespec.spec.index import (
     product,
     shape_pipeline,
 )
-from tilespec.spec.layout import COMBINE, Shape
-from tilespec.spec.size import bit_range
-from tilespec.teach.draw.axes import Axis, choose
+from ...spec.layout import COMBINE, Shape
+from ...spec.size import bit_range
+from .axes import Axis, choose
 
 #: Slots (shown indices and gaps) an array panel aims at, per axis.
 ROW_BUDGET, COLUMN_BUDGET = 16, 24

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from html import escape
 
-from tilespec.teach.draw.geometry import (
+from .geometry import (
     boundaries,
     byte_ticks,
     fitted,
@@ -33,8 +33,8 @@ from tilespec.teach.draw.geometry import (
     title_lines,
     word_marks,
 )
-from tilespec.teach.draw.labels import css_font_family, display_chars, label
-from tilespec.teach.draw.palette import (
+from .labels import css_font_family, display_chars, label
+from .palette import (
     CELL_EDGE,
     GAP_FILL,
     MUTED_TEXT,
@@ -247,7 +247,7 @@ def page(scene, lang: str = "en") -> str:
     picture fits the window, however wide the array: it scales to the page's
     width (and, on a wide screen, to its height), so a projector shows it
     whole without scrolling."""
-    from tilespec.spec.printer import format_shape
+    from ...spec.printer import format_shape
     title = escape(format_shape(scene.shape))
     link = ('<a href="https://openxla.org/xla/tiled_layout">'
             f'{escape(label(lang, "Tiled layout"))}</a>')

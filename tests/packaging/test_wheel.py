@@ -23,6 +23,7 @@ import pytest
 from locations import ROOT
 
 pytestmark = [pytest.mark.wheel, pytest.mark.integration]
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 FIG1 = "f32[3,5]{1,0:T(2,2)}"
 
@@ -46,9 +47,11 @@ def wheel(tmp_path_factory) -> Path:
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / re.search(r'^readme = "(.+)"', text, re.M).group(1), src)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    # src/tilespec and the top-level folders its links point to
-    shutil.copytree(ROOT / "src", src / "src", ignore=ignore, symlinks=True)
-    folders = {p.name for p in (ROOT / "src" / "tilespec").iterdir() if p.is_symlink()}
+    # the root's own files (the package tilespec) and the folders of its subpackages
+    packages = tomllib.loads(text)["tool"]["setuptools"]["packages"]
+    for name in ("__init__.py", "__main__.py", "py.typed"):
+        shutil.copy(ROOT / name, src)
+    folders = {p.split(".")[1] for p in packages if p != "tilespec"}
     assert {"spec", "prover", "cli"} <= folders
     for folder in folders:
         shutil.copytree(ROOT / folder, src / folder, ignore=ignore)

@@ -26,10 +26,10 @@ CuTe's layouts and their algebra.
 
 from __future__ import annotations
 
-from tilespec import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
-from tilespec.interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
-from tilespec.spec import *  # noqa: F401,F403  (the semantics: light, no solver)
-from tilespec.spec import __all__ as _spec_all
+from . import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
+from .interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
+from .spec import *  # noqa: F401,F403  (the semantics: light, no solver)
+from .spec import __all__ as _spec_all
 
 #: Names that need the solver (or matplotlib): resolved on first use
 #: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never
@@ -75,7 +75,7 @@ def check_rule(name: str, *shapes, transpose=None, dims=None, **options):
     >>> r.status, r.counterexample.details["xla_says_bitcast"]
     ('refuted', True)
     """
-    from tilespec.prover.models.rules import check
+    from .prover.models.rules import check
     return check(name, [as_shape(s, dims) for s in shapes],  # noqa: F405
                  transpose=transpose, **options)
 
@@ -92,8 +92,8 @@ def check_hlo(text: str, **options):
     ... }''').status
     'proved'
     """
-    from tilespec.prover.hlo.check import check_module
-    from tilespec.prover.hlo.module import parse_hlo
+    from .prover.hlo.check import check_module
+    from .prover.hlo.module import parse_hlo
     return check_module(parse_hlo(text), **options)
 
 
