@@ -135,3 +135,15 @@ def test_a_wrong_export_is_refuted_for_all_shapes(monkeypatch):
 def test_prove_cute_refuses_before_proving():
     with pytest.raises(LayoutError, match="pads inside a tile"):
         tilespec.prove_cute("f32[3,5]{1,0:T(2,2)(3,1)}")
+
+
+def test_the_cute_package_and_its_export_load_no_solver():
+    # cute/ is definitions only; the solver is cute/proofs/'s.
+    import subprocess
+    import sys
+    code = ("import sys, tilespec.cute as c; "
+            "c.cute_layout('f32[24,256]{1,0:T(8,128)}'); "
+            "print('z3.z3' in sys.modules, 'tilespec.cute.proofs' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False", "False"]
