@@ -27,7 +27,8 @@ CuTe's layouts and their algebra.
 from __future__ import annotations
 
 from . import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
-from .interop import cute_layout, from_jax, from_strides, strides, to_jax  # noqa: F401
+from .cute import cute_layout  # noqa: F401
+from .interop import from_jax, from_strides, strides, to_jax  # noqa: F401
 from .spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from .spec import __all__ as _spec_all
 
@@ -41,12 +42,12 @@ _LAZY = {
     "Result": (".prover.result", "Result", 0),
     "bitcast": (".prover.bitcast.decide", "is_bitcast", 2),
     "equivalent": (".prover.equivalence", "equivalent", 2),
-    "prove_cute": (".prover.cute", "prove_cute", 1),
-    "compare_cute": (".prover.cute", "compare_cute", 1),
-    "from_cute": (".prover.cute", "from_cute", 0),
-    "prove_cute_law": (".prover.cute_algebra.laws", "prove_law", 0),
-    "prove_swizzle": (".prover.cute_algebra.swizzle", "prove_swizzle", 0),
-    "tile_division": (".prover.cute_algebra.tiling", "tile_division", 1),
+    "prove_cute": (".cute.proofs.xla_equality", "prove_cute", 1),
+    "compare_cute": (".cute.proofs.xla_equality", "compare_cute", 1),
+    "from_cute": (".cute.proofs.xla_equality", "from_cute", 0),
+    "prove_cute_law": (".cute.proofs.laws", "prove_law", 0),
+    "prove_swizzle": (".cute.proofs.swizzle", "prove_swizzle", 0),
+    "tile_division": (".cute.proofs.tile_division", "tile_division", 1),
     "explain": (".teach.explain", "explain", 1),
     "draw": (".teach.draw.figure", "draw", 1),
     "padding": (".prover.padding.advice", "advise", 0),

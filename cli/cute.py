@@ -1,14 +1,14 @@
 """``tilespec cute``: an XLA layout as a CuTe layout, and back.
 
 - ``tilespec cute SHAPE``: the exact CuTe layout of SHAPE (proved equal to
-  the spec by :func:`tilespec.prover.cute.prove_cute`), or, where none is
+  the spec by :func:`tilespec.cute.proofs.prove_cute`), or, where none is
   exact, the reason (one line, exit status 2).
 - ``tilespec cute --compare SHAPE CUTE``: is the CuTe layout equal to
-  SHAPE's on every element (:func:`tilespec.prover.cute.compare_cute`)?
+  SHAPE's on every element (:func:`tilespec.cute.proofs.compare_cute`)?
   Exit status 0 proved, 1 refuted (the first differing element), 3 unknown.
 - ``tilespec cute --from CUTE SHAPE``: the XLA layout of SHAPE's element
   type and dims that equals the CuTe layout, of its cosize
-  (:func:`tilespec.prover.cute.from_cute`, proved).
+  (:func:`tilespec.cute.proofs.from_cute`, proved).
 
 CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 """
@@ -40,24 +40,24 @@ def cmd_cute(args) -> int:
 
 
 def _export(args, shape) -> int:
-    from ..interop.cute import cute_layout
-    from ..prover.cute import prove_cute
+    from ..cute import cute_layout
+    from ..cute.proofs import prove_cute
     if shape.is_symbolic:
         raise TilespecError(f"cute: a CuTe layout has fixed sizes; give {shape.names[0]!r} "
                             "and the other named dims a size with --dims (or prove the "
                             "export for every size with tilespec.prove_cute)")
     layout = cute_layout(shape)      # no exact layout: LayoutError, exit 2
     r = prove_cute(shape, timeout=args.timeout)
-    lines = [str(layout)]
+    lines = [layout.cute_text()]
     if r.status != "proved":
         lines.append(describe(r, scope=False))
-    emit(args, {"result": r.to_json(), "cute": str(layout)}, "\n".join(lines))
+    emit(args, {"result": r.to_json(), "cute": layout.cute_text()}, "\n".join(lines))
     return EXIT_STATUS[r.status]
 
 
 def _compare(args, shape, cute) -> int:
     from ..cute import as_layout
-    from ..prover.cute import compare_cute
+    from ..cute.proofs import compare_cute
     layout = as_layout(cute)
     r = compare_cute(shape, layout, timeout=args.timeout)
     head = {"proved": "equal: proved", "refuted": "not equal: refuted",
@@ -71,7 +71,7 @@ def _compare(args, shape, cute) -> int:
 
 def _import(args, like, cute) -> int:
     from ..cute import as_layout
-    from ..prover.cute import compare_cute, from_cute
+    from ..cute.proofs import compare_cute, from_cute
     from ..spec.printer import format_shape
     layout = as_layout(cute)
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2

@@ -4,7 +4,7 @@ and Algebra", 2024).
 
 Layouts here have strides >= 0.  Each operation's defining law is proved
 for all coordinates, for given layouts, by
-:mod:`tilespec.prover.cute_algebra`:
+:mod:`tilespec.cute.proofs`:
 
 - ``composition(A, B)(i) == A(B(i))`` for every ``i`` in B's domain;
 - ``(A, complement(A, M))`` is a bijection from its domain onto

@@ -164,7 +164,7 @@ def make_layout(*layouts: Any) -> Layout:
 def as_layout(x: Any) -> Layout:
     """A :class:`Layout` from a layout, its text (:func:`parse_cute`), an int
     size (compact), or any object with ``shape`` and ``stride`` (a pycute
-    ``Layout``; tilespec's :class:`~tilespec.interop.cute.CuteLayout`).
+    ``Layout``).
 
     >>> as_layout("(4,2):(2,1)") == Layout((4, 2), (2, 1)), as_layout(8)
     (True, Layout(shape=8, stride=1))

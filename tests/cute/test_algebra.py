@@ -11,8 +11,8 @@ from cute_strategies import random_layout
 
 from tilespec.cute import Layout, algebra
 from tilespec.cute.int_tuple import CuteError
-from tilespec.prover.cute_algebra.claims import enumerate_claim
-from tilespec.prover.cute_algebra.laws import OPERATIONS, laws, prove_law, question
+from tilespec.cute.proofs.claims import enumerate_claim
+from tilespec.cute.proofs.laws import OPERATIONS, laws, prove_law, question
 
 pycute = pytest.importorskip("pycute")
 

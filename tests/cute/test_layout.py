@@ -8,7 +8,7 @@ from hypothesis import given, settings
 
 from tilespec.cute import Layout, as_layout, parse_cute
 from tilespec.cute.int_tuple import crd2idx, idx2crd, product
-from tilespec.interop.cute import cute_layout
+from tilespec.cute.xla import cute_layout
 from tilespec.spec.errors import ParseError
 from tilespec.spec.index import offset
 from tilespec.spec.text import parse_array_shape
@@ -51,13 +51,14 @@ def test_str_prints_as_pycute_and_cute_text_as_cpp():
 
 @pytest.mark.parametrize("text", ["f32[24,256]{1,0:T(8,128)}", "bf16[16,300]{1,0:T(8,128)(2,1)}",
                                   "f32[3,5]{0,1:T(2,2)}"])
-def test_a_tilespec_cute_layout_converts_with_the_same_offsets(text):
+def test_an_exported_layout_reads_back_from_its_text_with_the_spec_offsets(text):
     shape = parse_array_shape(text)
     exported = cute_layout(shape)
-    layout = as_layout(exported)
+    assert as_layout(exported) is exported
+    assert parse_cute(str(exported)) == parse_cute(exported.cute_text()) == exported
     for e0 in range(shape.dims[0]):
         for e1 in range(shape.dims[1]):
-            assert layout((e0, e1)) == exported((e0, e1)) == offset(shape, (e0, e1))
+            assert exported((e0, e1)) == exported(e0, e1) == offset(shape, (e0, e1))
 
 
 @pytest.mark.parametrize("text, message", [

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tilespec.cute.int_tuple import CuteError
+from tilespec.cute.proofs.swizzle import prove_swizzle
 from tilespec.cute.swizzle import Swizzle, SwizzledLayout
-from tilespec.prover.cute_algebra.swizzle import prove_swizzle
 
 #: (bits, base, shift) with |shift| >= bits: every swizzle CuTe allows, small
 PARAMETERS = [(b, m, s) for b, m, s in itertools.product(range(4), range(5), range(-6, 7))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from tilespec.cute.int_tuple import CuteError
-from tilespec.prover.cute_algebra.tiling import tile_division
+from tilespec.cute.proofs.tile_division import tile_division
 from tilespec.spec.errors import LayoutError
 from tilespec.spec.index import offset
 from tilespec.spec.printer import format_shape
@@ -85,7 +85,7 @@ def test_a_bad_tile_is_one_value_error_line(tile, words):
 def test_a_bad_tile_is_a_one_line_shape_error_naming_the_tile():
     import pytest
 
-    from tilespec.prover.cute_algebra.tiling import tile_division
+    from tilespec.cute.proofs.tile_division import tile_division
     from tilespec.spec.errors import ShapeError
     assert tile_division("f32[24,256]{1,0:T(8,128)}", "8,128").xla == "f32[24,256]{1,0:T(8,128)}"
     with pytest.raises(ShapeError, match=r"the tile \(2,3\) does not divide") as e:

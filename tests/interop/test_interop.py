@@ -1,5 +1,5 @@
 """Interop, tested both ways: JAX layouts (against jax itself), numpy
-strides (against numpy), CuTe layouts (against the spec, and proved)."""
+strides (against numpy)."""
 
 import itertools
 
@@ -10,107 +10,7 @@ from hypothesis import strategies as st
 
 import tilespec
 from tilespec import LayoutError, ShapeError
-from tilespec.interop.cute import CuteLayout, cute_size
-from tilespec.spec.index import all_offsets, padded_elements
-from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_layout
-
-# --- CuTe -------------------------------------------------------------------------
-
-EXACT = {
-    "f32[24,256]{1,0:T(8,128)}": "((8,3),(128,2)):((128,2048),(1,1024))",
-    "bf16[16,300]{1,0:T(8,128)(2,1)}": "((2,4,2),(128,3)):((1,256,3072),(2,1024))",
-    "f32[3,5]{0,1:T(2,2)}": "((2,2),(2,3)):((1,4),(2,8))",
-    "f32[3,5]{1,0}": "(3,5):(5,1)",
-    "f32[7]{0}": "7:1",
-    "f32[2,7,8,12,10]{4,3,2,1,0:T(*,*,2,*,2)}":
-        "(2,7,(2,4),12,(2,5)):(6720,960,(2,240),20,(1,4))",
-}
-
-
-@pytest.mark.parametrize("text", EXACT)
-def test_cute_layout_text_and_offsets(text):
-    c = tilespec.cute_layout(text)
-    assert str(c) == EXACT[text]
-    off = all_offsets(tilespec.parse_shape(text))
-    for e in itertools.product(*map(range, off.shape)):
-        assert c(e) == off[e]
-    assert cute_size(c) == padded_elements(tilespec.parse_shape(text))
-
-
-@settings(max_examples=60)
-@given(shapes_with_layout(max_rank=3, max_elements=256, allow_zero=False))
-def test_cute_offsets_equal_the_spec_wherever_it_exports(shape):
-    try:
-        c = tilespec.cute_layout(shape)
-    except LayoutError as e:
-        assert "no exact CuTe layout" in str(e) and "\n" not in str(e)
-        return
-    off = all_offsets(shape)
-    got = np.zeros(off.shape, np.int64)
-    for e in itertools.product(*map(range, off.shape)):
-        got[e] = c(e)
-    assert np.array_equal(got, off)
-    assert cute_size(c) == padded_elements(shape)
-
-
-@pytest.mark.parametrize("text,words", [
-    ("f32[3,5]{1,0:T(2,2)(3,1)}", "pads inside a tile"),
-    ("f32[9,9]{1,0:T(4,4)(8,1)}", "pads inside a tile"),
-    ("f32[5]{0:T(2,128)}", "pads a unit dim"),
-    ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "pads inside a tile"),
-    ("f32[0,4]{1,0:T(2,2)}", "size 0"),
-])
-def test_cute_refuses_with_a_reason(text, words):
-    with pytest.raises(LayoutError, match=words):
-        tilespec.cute_layout(text)
-
-
-@pytest.mark.parametrize("text", ["bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n,k]{0,2,1:T(4,2)(2,1)}",
-                                  "pred[m,n]{1,0:T(8,128)(4,1)}", "f32[m,n]{1,0}",
-                                  "f32[24,256]{1,0:T(8,128)}",
-                                  "f32[2,7,8,12,10]{4,3,2,1,0:T(*,*,2,*,2)}"])
-def test_cute_layout_is_proved_equal_to_the_spec(text):
-    r = tilespec.prove_cute(text)
-    assert r.status == "proved", r
-
-
-def test_a_wrong_cute_layout_is_refuted_with_a_replayed_witness(monkeypatch):
-    # The proof can fail: swap two strides of the exported layout.
-    import tilespec.prover.cute as pc
-    real = pc.cute_layout
-
-    def broken(shape, *a, **k):
-        c = real(shape, *a, **k)
-        (d0, d1) = c.digits
-        return CuteLayout((d0, ((d1[0][0], d1[1][1]), (d1[1][0], d1[0][1]))))
-    monkeypatch.setattr(pc, "cute_layout", broken)
-    r = pc.prove_cute(tilespec.parse_shape("f32[24,256]{1,0:T(8,128)}"))
-    assert r.status == "refuted"
-    ce = r.counterexample
-    assert ce.side("spec").offset != ce.side("cute").offset
-
-
-def test_a_wrong_export_is_refuted_for_all_shapes(monkeypatch):
-    # Linearise the tiled vector's entries in the wrong order: the export
-    # and the per-entry proof both see it, and the witness replays.
-    import tilespec.interop.cute as sc
-    import tilespec.prover.cute as pc
-    real = sc.digits
-
-    def reversed_entries(*a, **k):
-        per_dim, entries = real(*a, **k)
-        return per_dim, entries[::-1]
-    monkeypatch.setattr(sc, "digits", reversed_entries)
-    monkeypatch.setattr(pc, "digits", reversed_entries)
-    r = pc.prove_cute(tilespec.parse_shape("f32[m,n]{1,0:T(8,128)}"))
-    assert r.status == "refuted" and set(r.counterexample.dim_values) == {"m", "n"}
-
-
-def test_prove_cute_refuses_before_proving():
-    with pytest.raises(LayoutError, match="pads inside a tile"):
-        tilespec.prove_cute("f32[3,5]{1,0:T(2,2)(3,1)}")
-
 
 # --- strides ------------------------------------------------------------------------
 

@@ -30,12 +30,12 @@ from typing import Any, Callable
 
 import z3
 
-from ...cute.int_tuple import IntTuple, flatten, idx2crd
+from ...prover.core.encode import Z3Arithmetic, internal_ints, internal_symbol
+from ...prover.core.solve import search
+from ...prover.names import DEFAULT_TIMEOUT
+from ...prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from ...spec.arith import INT, Arithmetic
-from ..core.encode import Z3Arithmetic, internal_ints, internal_symbol
-from ..core.solve import search
-from ..names import DEFAULT_TIMEOUT
-from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from ..int_tuple import IntTuple, flatten, idx2crd
 
 #: A map of an index: ``f(i, ar)``.
 Map = Callable[[Any, Arithmetic], Any]

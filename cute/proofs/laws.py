@@ -40,11 +40,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...cute import algebra
-from ...cute.int_tuple import CuteError
-from ...cute.layout import Layout, as_layout, make_layout
-from ..names import DEFAULT_TIMEOUT
-from ..result import Result
+from ...prover.names import DEFAULT_TIMEOUT
+from ...prover.result import Result
+from .. import algebra
+from ..int_tuple import CuteError
+from ..layout import Layout, as_layout, make_layout
 from .claims import Claim, below, decide, equal, fact, injective
 
 OPERATIONS = ("composition", "complement", "coalesce", "logical_divide", "logical_product",

@@ -1,7 +1,7 @@
 """What dividing an XLA tiled layout by a tile gives, and which XLA tiling
 that is.
 
-An XLA layout's CuTe form (:func:`tilespec.interop.cute.cute_layout`) has
+An XLA layout's CuTe form (:func:`tilespec.cute.xla.cute_layout`) has
 one mode per logical dim.  Dividing it by a tile (CuTe's
 ``zipped_divide``) regroups each element's coordinate into the place
 inside its tile (mode 0) and the tile it is in (mode 1).  That divided
@@ -35,18 +35,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...cute.algebra import zipped_divide
-from ...cute.int_tuple import CuteError, idx2crd
-from ...cute.layout import Layout, as_layout
-from ...interop.cute import cute_layout
+from ...prover.names import DEFAULT_TIMEOUT
+from ...prover.result import Result
 from ...spec.arith import INT, Arithmetic
 from ...spec.errors import ShapeError
 from ...spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline
 from ...spec.layout import Shape, Tile
 from ...spec.printer import format_shape
 from ...spec.shapes import ShapeLike, as_shape
-from ..names import DEFAULT_TIMEOUT
-from ..result import Result
+from ..algebra import zipped_divide
+from ..int_tuple import CuteError, idx2crd
+from ..layout import Layout
+from ..xla import cute_layout
 from .claims import decide, equal, fact
 from .laws import width
 
@@ -169,7 +169,7 @@ def tile_division(shape: ShapeLike, tile: tuple[int, ...], *,
     shape = as_shape(shape)
     tile = tile_sizes(tile)
     per_dim = tiler(shape, tile)
-    cute = as_layout(cute_layout(shape))
+    cute = cute_layout(shape)
     try:
         divided = zipped_divide(cute, per_dim)
     except CuteError as e:

@@ -6,7 +6,7 @@ on every element?"; :func:`from_cute` finds the XLA layout of a CuTe
 layout and proves it with :func:`compare_cute`; :func:`prove_cute` proves
 the export.
 
-:func:`tilespec.interop.cute.cute_layout` reads a layout's pipeline and writes
+:func:`tilespec.cute.xla.cute_layout` reads a layout's pipeline and writes
 nested shape:stride modes.  Z3 checks, in a fresh context with a time limit
 per call, the spec's pipeline (the same code that computes offsets on ints,
 here on Z3 terms) against the CuTe layout:
@@ -46,24 +46,26 @@ from typing import Any
 
 import z3
 
-from ..cute import Layout, as_layout
-from ..interop.cute import (
-    cute_layout,
-    cute_size,
-    digit_coordinate,
-    digits,
-    xla_tilings,
+from ...prover.core.encode import Encoding, scope
+from ...prover.core.solve import DEFAULT_TIMEOUT, search
+from ...prover.result import (
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    Counterexample,
+    ProverBug,
+    Result,
+    Side,
 )
-from ..spec.arith import INT
-from ..spec.errors import LayoutError, ShapeError
-from ..spec.index import evaluate, padded_elements, shape_pipeline
-from ..spec.index import offset as spec_offset
-from ..spec.layout import Shape
-from ..spec.printer import format_shape
-from ..spec.shapes import DimValues, as_shape
-from .core.encode import Encoding, scope
-from .core.solve import DEFAULT_TIMEOUT, search
-from .result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from ...spec.arith import INT
+from ...spec.errors import LayoutError, ShapeError
+from ...spec.index import evaluate, padded_elements, shape_pipeline
+from ...spec.index import offset as spec_offset
+from ...spec.layout import Shape
+from ...spec.printer import format_shape
+from ...spec.shapes import DimValues, as_shape
+from ..layout import Layout, as_layout
+from ..xla import cute_layout, digit_coordinate, digits, dim_modes, xla_tilings
 
 NAME = "cute layout equals the spec"
 COMPARED = "cute layout equals the XLA layout"
@@ -95,14 +97,14 @@ def prove_cute(shape: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
 
 def _prove_export(shape, timeout):
     exported = cute_layout(shape)   # refuses with the reason before Z3 starts
-    sizes = padded_elements(shape), cute_size(exported)
-    r = compare_cute(shape, as_layout(str(exported)), timeout=timeout)
+    sizes = padded_elements(shape), exported.size
+    r = compare_cute(shape, exported, timeout=timeout)
     steps = r.steps + ("the CuTe domain has the spec's padded element count",)
     ce = r.counterexample
     if r.status == PROVED and sizes[0] != sizes[1]:
         ce = Counterexample({}, (Side("spec", value=sizes[0]), Side("cute", value=sizes[1])),
                             what="the padded element counts differ",
-                            details={"cute": str(exported)})
+                            details={"cute": exported.cute_text()})
     return replace(r, property=NAME, status=REFUTED if ce is not None else r.status,
                    counterexample=ce, steps=steps)
 
@@ -119,8 +121,8 @@ def _per_entry(shape, enc, e, stages):
         for digit in entry:
             number = ar.add(number, ar.mul(digit_coordinate(per_dim, digit, e, ar), weight))
             weight = ar.mul(weight, digit.size)
-        wrong_value.append(ar._term(value) != ar._term(number))
-        wrong_size.append(ar._term(size) != ar._term(weight))
+        wrong_value.append(ar.term(value) != ar.term(number))
+        wrong_size.append(ar.term(size) != ar.term(weight))
     query = z3.And(*enc.assumptions, z3.Or(
         z3.And(enc.box(e, enc.dims), z3.Or(wrong_value)), z3.Or(wrong_size)))
     return query, (
@@ -136,14 +138,14 @@ def _replay(shape, enc, model, e) -> Counterexample:
     concrete = shape.instantiate(values)
     layout = cute_layout(concrete)
     element = [enc.value(model, x) for x in e]
-    details = {"cute": str(layout)}
+    details = {"cute": layout.cute_text()}
     if all(0 <= x < d for x, d in zip(element, concrete.dims)):
-        ours, theirs = spec_offset(concrete, element), layout(element)
+        ours, theirs = spec_offset(concrete, element), layout(*element)
         if ours != theirs:
             return Counterexample(values, (Side("spec", element=tuple(element), offset=ours),
                                            Side("cute", element=tuple(element), offset=theirs)),
                                   what="the offsets differ", details=details)
-    sizes = padded_elements(concrete), cute_size(layout)
+    sizes = padded_elements(concrete), layout.size
     if sizes[0] != sizes[1]:
         return Counterexample(values, (Side("spec", value=sizes[0]),
                                        Side("cute", value=sizes[1])),
@@ -193,7 +195,7 @@ def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:
         raise ShapeError(f"{format_shape(shape)}: a CuTe layout has fixed sizes; "
                          "give every dim a size")
     dims = tuple(d for d in shape.dims if isinstance(d, int))
-    modes = [layout] if shape.rank == 1 else list(layout.modes())
+    modes = dim_modes(layout, shape.rank)
     if len(modes) != shape.rank:
         raise LayoutError(f"the CuTe layout {layout.cute_text()} has {layout.rank} "
                           f"mode{'s' * (layout.rank != 1)}, {format_shape(shape)} has "
@@ -206,8 +208,8 @@ def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:
 
 
 def _cute_offset(layout: Layout, element, ar=INT):
-    """The CuTe offset of a logical element (an int coordinate for rank 1)."""
-    return layout(element[0] if len(element) == 1 else tuple(element), ar=ar)
+    """The CuTe offset of a logical element: one coordinate per dim's mode."""
+    return layout(*element, ar=ar)
 
 
 def _row_major(e, dims):
@@ -273,7 +275,7 @@ def from_cute(cute: Any, like: Shape | str, *, dims: DimValues | None = None,
     in XLA's buffer, whichever dim they extend.
 
     ``cute`` as for :func:`compare_cute`.  The layout is read off the CuTe
-    digits (:func:`tilespec.interop.cute.xla_tilings`: the fewest tile
+    digits (:func:`tilespec.cute.xla.xla_tilings`: the fewest tile
     levels); ``LayoutError`` says why none was found or, when every
     candidate was refuted, where the first one differs.  A proof Z3 does
     not decide raises ``LayoutError`` too (nothing is claimed unproved).
@@ -281,9 +283,7 @@ def from_cute(cute: Any, like: Shape | str, *, dims: DimValues | None = None,
     """
     like = as_shape(like, dims)
     layout = as_layout(cute)
-    sizes = _checked_dims(like, layout)
-    modes = [layout] if like.rank == 1 else list(layout.modes())
-    candidates = xla_tilings([m.flat() for m in modes], sizes)
+    candidates = xla_tilings(layout, _checked_dims(like, layout))
     failures = []
     for candidate in candidates:
         shape = like.with_layout(candidate)

@@ -1,4 +1,4 @@
-"""A tiled layout as a CuTe shape:stride layout, where one is exact.
+"""A tiled XLA layout as a CuTe layout, where one is exact, and back.
 
 CuTe (NVIDIA CUTLASS) writes a layout as nested modes, each with a shape
 and a stride; a coordinate of a mode of shape ``(s1, s2, ..., sk)`` splits
@@ -8,12 +8,22 @@ stride.  A tiling level does the same to an index: entry ``e`` of a tiled
 dim becomes ``(e // t, e % t)``.  So each logical dim of a tiled layout is
 one top-level mode whose parts ("digits") are the pieces the tiles cut it
 into, and the strides are where those pieces land in memory.
+:func:`cute_layout` writes that :class:`~tilespec.cute.layout.Layout`:
 
->>> from tilespec.spec.text import parse_array_shape as shape
->>> print(cute_layout(shape("f32[24,256]{1,0:T(8,128)}")))
-((8,3),(128,2)):((128,2048),(1,1024))
->>> print(cute_layout(shape("bf16[16,300]{1,0:T(8,128)(2,1)}")))
-((2,4,2),(128,3)):((1,256,3072),(2,1024))
+>>> print(cute_layout("f32[24,256]{1,0:T(8,128)}"))
+((8, 3), (128, 2)):((128, 2048), (1, 1024))
+>>> cute_layout("bf16[16,300]{1,0:T(8,128)(2,1)}").cute_text()
+'((2,4,2),(128,3)):((1,256,3072),(2,1024))'
+
+A mode of one digit is an int, and the layout of a rank-1 shape is its one
+mode (:func:`dim_modes`), as CuTe writes them; a logical element's offset
+is the layout called with one coordinate per dim:
+
+>>> L = cute_layout("f32[24]{0:T(8)}")
+>>> print(L)
+(8, 3):(1, 8)
+>>> L(13), cute_layout("f32[24,256]{1,0:T(8,128)}")(9, 130)
+(13, 3202)
 
 The CuTe layout's domain is the *padded* shape (each dim rounded up to its
 tiles: ``(8,3)`` for 24 rows, ``(128,3)`` for 300 columns); on the logical
@@ -26,7 +36,7 @@ as a ``minor_to_major`` and tiles (:func:`tilespec.from_cute` proves the result)
 Where no CuTe layout is exact, :class:`~tilespec.spec.errors.LayoutError`
 says why:
 
->>> cute_layout(shape("f32[3,5]{1,0:T(2,2)(3,1)}"))
+>>> cute_layout("f32[3,5]{1,0:T(2,2)(3,1)}")
 Traceback (most recent call last):
 ...
 tilespec.spec.errors.LayoutError: no exact CuTe layout for f32[3,5]{1,0:T(2,2)(3,1)}: tile level 2 cuts a piece of size 2 of dim 0 by 3, which neither divides it nor is divided by it (the level pads inside a tile)
@@ -36,7 +46,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from ..spec.arith import INT, Arithmetic
@@ -51,44 +60,23 @@ from ..spec.index import (
     product,
     shape_pipeline,
 )
-from ..spec.layout import Layout, Shape, Tile
+from ..spec.layout import Layout as XlaLayout
+from ..spec.layout import Shape, Tile
+from ..spec.shapes import DimValues, ShapeLike, as_shape
+from .layout import Layout, make_layout
 
 
-@dataclass(frozen=True)
-class CuteLayout:
-    """A CuTe layout: one mode per logical dim, each a tuple of
-    ``(size, stride)`` digits, minor first.  Units are elements."""
+def dim_modes(layout: Layout, rank: int) -> list[Layout]:
+    """The modes of a CuTe layout of a rank-``rank`` XLA shape, one per
+    logical dim: for rank 1 the whole layout is the dim's mode.
 
-    digits: tuple[tuple[tuple[object, object], ...], ...]
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(tuple(s for s, _ in mode) for mode in self.digits)
-
-    @property
-    def stride(self) -> tuple:
-        return tuple(tuple(d for _, d in mode) for mode in self.digits)
-
-    def __call__(self, coordinate, ar: Arithmetic = INT):
-        """The offset of a coordinate (one int per mode), CuTe's crd2idx."""
-        total = 0
-        for x, mode in zip(coordinate, self.digits):
-            for k, (size, stride) in enumerate(mode):
-                # The last digit takes what is left, as CuTe does for an
-                # in-range coordinate.
-                part = x if k == len(mode) - 1 else ar.mod(x, size)
-                total = ar.add(total, ar.mul(part, stride))
-                x = ar.floordiv(x, size)
-        return total
-
-    def __str__(self) -> str:
-        return f"{_show(self.shape)}:{_show(self.stride)}"
-
-
-def _show(modes) -> str:
-    parts = [str(m[0]) if len(m) == 1 else "(" + ",".join(map(str, m)) + ")"
-             for m in modes]
-    return "(" + ",".join(parts) + ")" if len(parts) != 1 else parts[0]
+    >>> from tilespec.cute.layout import parse_cute
+    >>> [str(m) for m in dim_modes(parse_cute("(8,3):(1,8)"), 1)]
+    ['(8, 3):(1, 8)']
+    >>> [str(m) for m in dim_modes(parse_cute("(8,3):(1,8)"), 2)]
+    ['8:1', '3:8']
+    """
+    return [layout] if rank == 1 else list(layout.modes())
 
 
 class _Digit:
@@ -99,13 +87,16 @@ class _Digit:
         self.dim, self.size, self.top = dim, size, top
 
 
-def cute_layout(shape: Shape, dims=None, ar: Arithmetic = INT) -> CuteLayout:
-    """The CuTe layout of ``shape``, exact on its padded shape.
+def cute_layout(shape: ShapeLike, *, dims: DimValues | None = None) -> Layout:
+    """The CuTe layout of ``shape`` (in elements), exact on its padded
+    shape: one mode per logical dim (:func:`dim_modes`); a
+    :class:`~tilespec.spec.errors.LayoutError` with the reason where none is.
+    ``dims`` sizes the named dims.
 
-    ``dims`` may be terms of ``ar`` (the prover passes Z3 terms to prove the
-    layout for every size); by default the shape's concrete dims.
+    >>> print(cute_layout("f32[m,5]{1,0}", dims={"m": 3}))
+    (3, 5):(5, 1)
     """
-    per_dim, entries = digits(shape, dims, ar)
+    per_dim, entries = digits(as_shape(shape, dims))
     # Row-major linearisation: an entry's stride is the product of the sizes
     # after it; a digit's is its entry's times the digits before it.
     stride = 1
@@ -113,9 +104,10 @@ def cute_layout(shape: Shape, dims=None, ar: Arithmetic = INT) -> CuteLayout:
     for entry in reversed(entries):
         for digit in entry:
             strides[id(digit)] = stride
-            stride = ar.mul(stride, digit.size)
-    return CuteLayout(tuple(tuple((d.size, strides[id(d)]) for d in ds)
-                            for ds in per_dim))
+            stride *= digit.size
+    modes = [Layout(tuple(d.size for d in ds), tuple(strides[id(d)] for d in ds))
+             if len(ds) > 1 else Layout(ds[0].size, strides[id(ds[0])]) for ds in per_dim]
+    return modes[0] if len(modes) == 1 else make_layout(*modes)
 
 
 def digits(shape: Shape, dims=None, ar: Arithmetic = INT):
@@ -123,7 +115,8 @@ def digits(shape: Shape, dims=None, ar: Arithmetic = INT):
     index vector as digits, both minor first: ``(per_dim, entries)``.
 
     An entry's value is the colexicographic number its digits' coordinates
-    make; that is the fact :mod:`tilespec.prover.cute` proves per entry.
+    make; that is the fact :func:`tilespec.prove_cute` proves per entry, for
+    every size (``dims`` terms of ``ar``; by default the shape's concrete dims).
     """
     dims = concrete_dims(shape) if dims is None else tuple(dims)
     symbolic = ar is not INT
@@ -228,11 +221,6 @@ def _replace(per_dim, digit, pieces) -> None:
     digits[at:at + 1] = pieces
 
 
-def cute_size(layout: CuteLayout, ar: Arithmetic = INT):
-    """Elements in the CuTe layout's domain: the padded shape's product."""
-    return product((s for mode in layout.shape for s in mode), ar)
-
-
 # --- the way back: a CuTe layout's digits as an XLA tiling -----------------------
 
 #: Tile levels the search for a tiling tries at most.
@@ -242,21 +230,21 @@ MAX_LEVELS = 3
 MAX_ORDERED_RANK = 5
 
 
-def xla_tilings(modes: Sequence[Sequence[tuple[int, int]]],
-                dims: Sequence[int] | None = None) -> tuple[Layout, ...]:
+def xla_tilings(layout: Layout, dims: Sequence[int]) -> tuple[XlaLayout, ...]:
     """XLA layouts (``minor_to_major`` and tiles) that may give the CuTe
-    layout ``modes`` on the logical dims ``dims``: for each dim, its
-    ``(size, stride)`` digits, minor first.  The first reads the digits as a
-    tiling of the mode sizes, with the fewest tile levels; where a dim is
-    shorter than its mode, the second pads first: a level whose tile is the
-    mode sizes.  The caller proves which one is equal (if any).
+    layout on the logical dims ``dims`` (one mode per dim,
+    :func:`dim_modes`).  The first reads the modes' ``(size, stride)``
+    digits as a tiling of the mode sizes, with the fewest tile levels; where
+    a dim is shorter than its mode, the second pads first: a level whose
+    tile is the mode sizes.  The caller proves which one is equal (if any).
 
+    >>> from tilespec.cute.layout import parse_cute as cute
     >>> from tilespec.spec.printer import format_layout as text
-    >>> [text(x) for x in xla_tilings([[(8, 128), (3, 2048)], [(128, 1), (2, 1024)]])]
+    >>> [text(x) for x in xla_tilings(cute("((8,3),(128,2)):((128,2048),(1,1024))"), (24, 256))]
     ['{1,0:T(8,128)}']
-    >>> [text(x) for x in xla_tilings([[(3, 16)], [(16, 1)]], dims=(3, 5))]
+    >>> [text(x) for x in xla_tilings(cute("(3,16):(16,1)"), (3, 5))]
     ['{1,0}', '{1,0:T(3,16)}']
-    >>> xla_tilings([[(3, 1)], [(5, 4)]])
+    >>> xla_tilings(cute("(3,5):(1,4)"), (3, 5))
     Traceback (most recent call last):
     ...
     tilespec.spec.errors.LayoutError: the CuTe layout is not compact: ...
@@ -266,6 +254,10 @@ def xla_tilings(modes: Sequence[Sequence[tuple[int, int]]],
     the last entries of the level before's tile (a tile that reaches the
     tile counts before it is not searched).
     """
+    modes = [m.flat() for m in dim_modes(layout, len(dims))]
+    if len(modes) != len(dims):
+        raise LayoutError(f"the CuTe layout {layout.cute_text()} has {len(modes)} modes "
+                          f"for {len(dims)} dims: one mode per dim")
     digits = _compact_digits(modes)
     entries = [[d for d in digits if d[0] == dim] for dim in range(len(modes))]
     memory = sorted(digits, key=lambda d: -d[3])
@@ -275,11 +267,11 @@ def xla_tilings(modes: Sequence[Sequence[tuple[int, int]]],
                           "within the tile before, places the CuTe layout's digits in "
                           "its order")
     order, tiles = found
-    layouts = [Layout(tuple(reversed(order)), tuple(Tile(t) for t in tiles))]
+    layouts = [XlaLayout(tuple(reversed(order)), tuple(Tile(t) for t in tiles))]
     sizes = [product((size for size, _ in mode)) for mode in modes]
-    if dims is not None and any(d < s for d, s in zip(dims, sizes)):
+    if any(d < s for d, s in zip(dims, sizes)):
         pad = Tile(tuple(sizes[i] for i in order))
-        layouts.append(Layout(tuple(reversed(order)), (pad,) + layouts[0].tiles))
+        layouts.append(XlaLayout(tuple(reversed(order)), (pad,) + layouts[0].tiles))
     return tuple(layouts)
 
 

@@ -3,7 +3,7 @@
 :class:`~tilespec.cute.swizzle.Swizzle` is written with ``div`` and ``mod``
 by powers of two (a bit is ``(x div 2^p) mod 2``, an xor of two bits their
 sum mod 2), and the solver reads that very definition on bit-vectors
-(:class:`~tilespec.prover.cute_algebra.claims.BitVectorArithmetic`), where
+(:class:`~tilespec.cute.proofs.claims.BitVectorArithmetic`), where
 division by a power of two is a shift: the same claims in integer
 arithmetic time out.  The width holds every value the map computes (the
 offsets stay below the span, the index below the layout's size), so
@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Union
 
-from ...cute.swizzle import Swizzle, SwizzledLayout
-from ..names import DEFAULT_TIMEOUT
-from ..result import Result
+from ...prover.names import DEFAULT_TIMEOUT
+from ...prover.result import Result
+from ..swizzle import Swizzle, SwizzledLayout
 from .claims import below, decide, injective
 
 

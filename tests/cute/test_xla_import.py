@@ -151,17 +151,17 @@ def test_imports_and_refusals(cute, like, words):
 def test_a_disagreement_with_pycute_is_a_prover_bug(monkeypatch):
     # The counterexample is replayed on pycute: if the real CuTe computes
     # another offset than tilespec's CuTe evaluation, tilespec is wrong.
-    import tilespec.prover.cute as pc
-    monkeypatch.setattr(pc, "pycute_offset", lambda layout, element: -1)
-    with pytest.raises(pc.ProverBug, match="pycute gives offset -1"):
-        pc.compare_cute(tilespec.parse_shape("f32[3,5]{1,0}"), "(3,5):(1,3)")
+    import tilespec.cute.proofs.xla_equality as xe
+    monkeypatch.setattr(xe, "pycute_offset", lambda layout, element: -1)
+    with pytest.raises(xe.ProverBug, match="pycute gives offset -1"):
+        xe.compare_cute(tilespec.parse_shape("f32[3,5]{1,0}"), "(3,5):(1,3)")
 
 
 def test_pycute_offset_is_the_real_cutes():
     pytest.importorskip("pycute")
-    import tilespec.prover.cute as pc
+    import tilespec.cute.proofs.xla_equality as xe
     layout = parse_cute("((2,4,2),(128,3)):((1,256,3072),(2,1024))")
-    assert pc.pycute_offset(layout, (9, 200)) == layout((9, 200)) == \
+    assert xe.pycute_offset(layout, (9, 200)) == layout((9, 200)) == \
         tilespec.offset("bf16[16,300]{1,0:T(8,128)(2,1)}", (9, 200))
 
 

@@ -38,8 +38,8 @@ def test_compare_proves_or_gives_the_first_element(capsys):
 
 
 def test_compare_unknown_is_exit_3(capsys, monkeypatch):
-    import tilespec.prover.cute as pc
-    monkeypatch.setattr(pc, "search", lambda *a, **k: ("unknown", "solver gave up: timeout"))
+    import tilespec.cute.proofs.xla_equality as xe
+    monkeypatch.setattr(xe, "search", lambda *a, **k: ("unknown", "solver gave up: timeout"))
     status, out, _ = run(["cute", "--compare", "f32[24,256]{1,0:T(8,128)}", TILED], capsys)
     assert status == 3 and "reason: solver gave up" in out
 
