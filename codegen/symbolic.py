@@ -479,7 +479,7 @@ def c_source(shape: Shape, symbolic: bool = False, prefix: str = "") -> str:
 
 def python_offset_function(shape: Shape, symbolic: bool = False) -> str:
     """The Python function ``offset`` alone, as :func:`python_source` and
-    the tile/untile code (:mod:`codegen.tiling`) write it.
+    the tile/untile code (:mod:`codegen.tile_code`) write it.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> print(python_offset_function(shape("f32[3,5]{1,0:T(2,2)}")).splitlines()[0])
