@@ -59,6 +59,10 @@ class Interpretation:
     int64 (:meth:`watch` is told each one).
     """
 
+    #: Whether the order of evaluation shows (the first fault is reported);
+    #: else C's ``locate`` may be read test first.
+    in_order = True
+
     def __init__(self, language: str, env: dict, int64: bool):
         self.c, self.env, self.int64 = language == "c", env, int64
 
@@ -199,10 +203,12 @@ def locate(meaning: Interpretation, is_element: ast.AST, element: ast.AST) -> tu
     >>> locate(Exact("python", {"o": 5}), f.is_element, f.element)
     (False, None)
     """
-    if meaning.c:
+    if meaning.c and meaning.in_order:
         element_value = interpret(element, meaning)
         return interpret(is_element, meaning), element_value
     ok = interpret(is_element, meaning)
+    if meaning.c:
+        return ok, interpret(element, meaning)
     if meaning.stops(ok):
         return ok, None
     with meaning.only_where(ok):

@@ -44,6 +44,10 @@ class Terms(Interpretation):
     source text and the condition that it lies in int64.
     """
 
+    # The claim is a conjunction, so order does not change it; C's locate
+    # read test first is the form Z3 settles fastest.
+    in_order = False
+
     def __init__(self, env: dict, ctx: z3.Context, language: str, int64: bool = False):
         super().__init__(language, env, int64)
         self.ctx = ctx
