@@ -69,7 +69,7 @@ class Interpretation:
     def name(self, name: str) -> Any:
         return self.env[name]
 
-    def constant(self, value: int) -> Any:
+    def constant(self, value: Any) -> Any:
         return value
 
     def add(self, a: Any, b: Any) -> Any:
@@ -90,7 +90,7 @@ class Interpretation:
         negative: there C's truncation and Python's floor agree."""
         raise NotImplementedError
 
-    def compare(self, op: type, a: Any, b: Any) -> Any:
+    def compare(self, op: type[ast.cmpop], a: Any, b: Any) -> Any:
         return _COMPARE[op](a, b)
 
     def all(self, parts: list) -> Any:

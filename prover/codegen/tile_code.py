@@ -34,7 +34,7 @@ import time
 import z3
 
 from ...codegen import symbolic, tile_code
-from ...codegen.symbolic import Code, CodeArithmetic
+from ...codegen.expressions import Code, CodeArithmetic, CodegenError
 from ...spec.index import dims_through, shape_pipeline
 from ...spec.layout import Shape
 from ...spec.naming import names
@@ -58,7 +58,7 @@ SIZES = {"image elements": aligned_elements, "tile_bytes": byte_size}
 def source(shape: Shape, language: str) -> str:
     """The generated tile/untile file of ``shape`` in ``language``."""
     if language not in ("python", "c"):
-        raise tile_code.CodegenError(f"language {language!r} is not 'python' or 'c'")
+        raise CodegenError(f"language {language!r} is not 'python' or 'c'")
     return tile_code.c_source(shape) if language == "c" else tile_code.python_source(shape)
 
 

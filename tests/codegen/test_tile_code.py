@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from tilespec.codegen import symbolic, tile_code
-from tilespec.codegen.symbolic import CodegenError
+from tilespec.codegen.expressions import CodegenError
 from tilespec.prover.codegen.tile_code import prove_tiling
 from tilespec.spec.physical import to_physical
 from tilespec.spec.printer import format_shape
@@ -269,12 +269,12 @@ def test_the_tile_code_is_proved_exact_with_its_int64_scope(text, language):
 def test_the_packed_byte_count_does_not_round_up_past_int64(monkeypatch):
     """ceil(k/4) written as (k + 3) / 4 overflows for k near 2^63, though
     the image's bytes fit: the proof finds it and the witness replays."""
-    from tilespec.codegen.symbolic import CodeArithmetic
+    from tilespec.codegen.expressions import Code, CodeArithmetic
     real = tile_code.image_sizes
 
     def naive(s, language):
         aligned, _ = real(s, language)
-        return aligned, str(CodeArithmetic(language).ceildiv(symbolic.Code(aligned), 4))
+        return aligned, str(CodeArithmetic(language).ceildiv(Code(aligned), 4))
     monkeypatch.setattr(tile_code, "image_sizes", naive)
     size = prove_tiling(shape("u2[k]{0:E(2)}"), "c")[-1]
     assert size.status == "refuted"
