@@ -135,6 +135,11 @@ class Columns(Interpretation):
     index) by ``language``'s rules; ``fault`` marks the indices where a
     subexpression the code evaluates leaves int64 (with ``int64``) or a
     division is not floor division of a dividend >= 0 (C) by a divisor > 0.
+
+    >>> from tilespec.prover.codegen.interpret import expression
+    >>> run = Columns("c", {"x": np.array([-3, 5, 2**62], dtype=object)}, 3, True)
+    >>> interpret(expression("x / 2 * 4", "c"), run).tolist(), run.fault.tolist()
+    ([0, 8, 9223372036854775808], [True, False, True])
     """
 
     def __init__(self, language: str, env: dict, n: int, int64: bool):

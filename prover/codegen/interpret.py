@@ -43,9 +43,6 @@ from ..result import ProverBug
 #: int64_t's range, [INT64_MIN, INT64_MAX].
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
-#: The languages code is generated in.
-LANGUAGES = ("python", "c")
-
 _COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
             ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
             ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
