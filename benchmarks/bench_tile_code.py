@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tilespec.codegen import tiling
+from tilespec.codegen import tile_code
 from tilespec.spec.text import parse_array_shape
 
 #: (layout, bytes per element in the logical array, its numpy dtype)
@@ -39,7 +39,7 @@ def build(directory: Path, opt: str) -> ctypes.CDLL:
     parts = ["#include <string.h>", "#include <stdint.h>",
              "void copy(const uint8_t *a, uint8_t *b, int64_t n) { memcpy(b, a, n); }"]
     for k, (text, _, _) in enumerate(LAYOUTS):
-        (directory / f"l{k}.c").write_text(tiling.c_source(parse_array_shape(text)))
+        (directory / f"l{k}.c").write_text(tile_code.c_source(parse_array_shape(text)))
         names = ("offset", "tile_bytes", "tile", "untile")
         parts += [f"#define {n} {n}_{k}" for n in names]
         parts += [f'#include "l{k}.c"'] + [f"#undef {n}" for n in names]
@@ -86,7 +86,7 @@ def main() -> None:
             pad = ctypes.c_uint8(0) if width == 1 else (
                 ctypes.c_uint16(0) if width == 2 else ctypes.c_uint32(0))
             tile(a.ctypes.data_as(ptr), image.ctypes.data_as(ptr), pad, *dims)
-            want = tiling.python_functions(parse_array_shape(text)).tile(a)
+            want = tile_code.python_functions(parse_array_shape(text)).tile(a)
             assert image.tobytes() == want.tobytes(), text
             copy_out = np.empty(a.nbytes, np.uint8)
             n_bytes = ctypes.c_int64(a.nbytes)

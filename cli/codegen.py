@@ -1,8 +1,8 @@
 """``codegen``: tile and untile functions for a layout, as C or Python.
 
 The code moves each element to or from ``formula``'s ``offset``
-(:mod:`codegen.tiling`); ``--prove`` proves that offset and the image's
-sizes exact and prints for which sizes (:mod:`prover.codegen.tiling`).
+(:mod:`codegen.tile_code`); ``--prove`` proves that offset and the image's
+sizes exact and prints for which sizes (:mod:`prover.codegen.tile_code`).
 
 >>> from tilespec.cli import main
 >>> main(["codegen", "f32[3,5]{1,0:T(2,2)}", "--c"])  # doctest: +ELLIPSIS
@@ -47,7 +47,7 @@ def register(command) -> None:
 
 
 def cmd_codegen(args) -> int:
-    from ..codegen import tiling
+    from ..codegen import tile_code
     from ..spec.printer import format_shape
     from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
@@ -55,14 +55,14 @@ def cmd_codegen(args) -> int:
     if args.prefix and not args.c:
         raise TilespecError("--prefix names C functions; Python modules keep their own "
                             "namespace")
-    source = tiling.c_source(shape, args.prefix) if args.c else tiling.python_source(shape)
+    source = tile_code.c_source(shape, args.prefix) if args.c else tile_code.python_source(shape)
     data: dict[str, object] = {"shape": format_shape(shape), "language": language,
                                "source": source}
     comment = "//" if args.c else "#"
     lines = []
     status = 0
     if args.prove:
-        from ..prover.codegen.tiling import joint_scope, prove_tiling
+        from ..prover.codegen.tile_code import joint_scope, prove_tiling
         from ..prover.result import counterexample_lines
         results = prove_tiling(shape, language, timeout=args.timeout)
         data["proofs"] = [r.to_json() for r in results]

@@ -5,7 +5,7 @@ offset ``o`` in A's buffer to the offset of the same element in B's buffer:
 ``offset_B(locate_A(o))``, defined where ``o`` holds an element (not
 padding).  It is written once more from the spec's one definition (the stage
 pipeline of :mod:`tilespec.spec.index`), evaluated on sympy for the closed form
-and on :class:`~tilespec.codegen.symbolic.CodeArithmetic` for numpy source that
+and on :class:`~tilespec.codegen.expressions.CodeArithmetic` for numpy source that
 performs the copy on a whole buffer.  Its agreement with the second
 definition, ``to_physical(from_physical(buffer, A), B)``, is proved by
 :mod:`tilespec.prover.codegen.convert`.
@@ -39,8 +39,8 @@ from ..spec.index import (
 from ..spec.layout import Shape
 from ..spec.printer import format_shape
 from ..spec.size import aligned_elements, num_elements
+from .expressions import Code, CodeArithmetic
 from .readable import readable
-from .symbolic import Code, CodeArithmetic
 
 
 def check_pair(a: Shape, b: Shape) -> None:

@@ -1,3 +1,8 @@
 """Generated code proved equal to the spec: offset and locate in Python and C
-(:mod:`.generated`, compiled first by :mod:`.compile_check`, counterexamples
-replayed by :mod:`.replay`), and the copy between two layouts (:mod:`.convert`)."""
+(:mod:`.generated`, compiled first by :mod:`.compile_check`), the tile/untile
+code (:mod:`.tile_code`), and the copy between two layouts (:mod:`.convert`).
+
+The code is read as syntax trees and evaluated by one walk
+(:mod:`.interpret`) in three meanings: Z3 terms for the claim
+(:mod:`.terms`), columns of ints on every index of a small shape
+(:mod:`.exhaustive`), and exact ints to replay a witness."""

@@ -105,14 +105,14 @@ def prove_convert(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Re
     loc, valid = unevaluate(shape_pipeline(a), pa, dims, ar)
     dest = evaluate(shape_pipeline(b), loc, dims, ar)
     facts.fact("each element moves from its PRT place in A to its PRT place in B",
-               z3.And(box, z3.Not(z3.And(ar._term(valid),
-                                         ar._term(dest) == ar._term(pb)))))
+               z3.And(box, z3.Not(z3.And(ar.term(valid),
+                                         ar.term(dest) == ar.term(pb)))))
     (o,) = enc.fresh("o", 1)
     loc2, valid2 = unevaluate(shape_pipeline(a), o, dims, ar)
     facts.fact("a position of A the closed form reads is an element's PRT place",
-               z3.And(o >= 0, o < padded_elements(a), ar._term(valid2),
+               z3.And(o >= 0, o < padded_elements(a), ar.term(valid2),
                       z3.Not(z3.And(enc.box(loc2, dims),
-                                    ar._term(prt_offset(a, loc2, dims, ar)) == o))))
+                                    ar.term(prt_offset(a, loc2, dims, ar)) == o))))
     status, detail = facts.check()
     text = f"{format_shape(a)} -> {format_shape(b)}"
     what = "conversion = to_physical(from_physical(., A), B)"

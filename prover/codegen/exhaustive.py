@@ -16,7 +16,7 @@ for that shape, both ways, when Z3 does not.
   divisor (and, for C, a dividend >= 0), the conditions the Z3 claim makes.
 
 Any index found wrong is returned as a witness; the caller replays it one
-index at a time (:mod:`prover.codegen.replay`) before calling it refuted.
+index at a time (:class:`~prover.codegen.interpret.Exact`) before calling it refuted.
 
 >>> from tilespec.codegen.symbolic import python_source
 >>> from tilespec.spec.text import parse_array_shape as shape
@@ -32,6 +32,8 @@ True
 from __future__ import annotations
 
 import ast
+import contextlib
+from typing import Iterator
 
 import numpy as np
 
@@ -47,7 +49,7 @@ from ...spec.index import (
 from ...spec.layout import Shape
 from ...spec.naming import Names
 from ..properties.exhaustive import EXHAUSTIVE_LIMIT
-from .replay import INT64_MAX, INT64_MIN
+from .interpret import INT64_MAX, INT64_MIN, Interpretation, interpret, locate
 
 
 def enumerable(shape: Shape) -> bool:
@@ -128,76 +130,41 @@ def wrong_locate(shape: Shape, locate) -> dict | None:
     return None
 
 
-class Columns:
-    """Expressions (Python's ``ast``) evaluated on columns of Python ints by
-    ``language``'s rules; ``fault`` marks the indices where a
+class Columns(Interpretation):
+    """Generated code evaluated on columns of Python ints (one value per
+    index) by ``language``'s rules; ``fault`` marks the indices where a
     subexpression the code evaluates leaves int64 (with ``int64``) or a
     division is not floor division of a dividend >= 0 (C) by a divisor > 0.
+
+    >>> from tilespec.prover.codegen.interpret import expression
+    >>> run = Columns("c", {"x": np.array([-3, 5, 2**62], dtype=object)}, 3, True)
+    >>> interpret(expression("x / 2 * 4", "c"), run).tolist(), run.fault.tolist()
+    ([0, 8, 9223372036854775808], [True, False, True])
     """
 
     def __init__(self, language: str, env: dict, n: int, int64: bool):
-        self.c, self.env, self.n, self.int64 = language == "c", env, n, int64
+        super().__init__(language, env, int64)
+        self.n = n
         self.fault = np.zeros(n, dtype=bool)
         self.runs = np.ones(n, dtype=bool)   # where the current operand is evaluated
-
-    def __call__(self, node):
-        method = getattr(self, type(node).__name__)
-        v = method(node)
-        if self.int64 and not isinstance(node, (ast.Compare, ast.BoolOp, ast.Tuple)) \
-                and not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
-            col = self.column(v)
-            self.fault |= self.runs & ((col < INT64_MIN) | (col > INT64_MAX)).astype(bool)
-        return v
 
     def column(self, v) -> np.ndarray:
         return np.broadcast_to(np.asarray(v, dtype=object), (self.n,))
 
-    def Name(self, n):
-        return self.env[n.id]
+    def add(self, a, b):
+        return self.column(a) + self.column(b)
 
-    def Constant(self, n):
-        return n.value
+    def sub(self, a, b):
+        return self.column(a) - self.column(b)
 
-    def Tuple(self, n):
-        return tuple(self(v) for v in n.elts)
+    def mul(self, a, b):
+        return self.column(a) * self.column(b)
 
-    def UnaryOp(self, n):
-        v = self(n.operand)
-        if isinstance(n.op, ast.Not):
-            return ~self.column(v).astype(bool)
-        return -self.column(v)
+    def neg(self, a):
+        return -self.column(a)
 
-    def Compare(self, n):
-        left, out = self(n.left), np.ones(self.n, dtype=bool)
-        for op, right in zip(n.ops, n.comparators):
-            r = self(right)
-            a, b = self.column(left), self.column(r)
-            test = {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b,
-                    ast.Eq: a == b, ast.NotEq: a != b}[type(op)]
-            out &= test.astype(bool)
-            left = r
-        return out
-
-    def BoolOp(self, n):
-        # A later operand runs only where the earlier ones left the answer open.
-        conj, outer = isinstance(n.op, ast.And), self.runs
-        value = np.full(self.n, conj)
-        for v in n.values:
-            self.runs = outer & (value if conj else ~value)
-            part = self.column(self(v)).astype(bool)
-            value = (value & part) if conj else (value | part)
-        self.runs = outer
-        return value
-
-    def BinOp(self, n):
-        a, b = self.column(self(n.left)), self.column(self(n.right))
-        op = type(n.op)
-        if op is ast.Add:
-            return a + b
-        if op is ast.Sub:
-            return a - b
-        if op is ast.Mult:
-            return a * b
+    def divide(self, node, a, b):
+        a, b = self.column(a), self.column(b)
         # Division conditions hold on every index, evaluated or not: the
         # claim Z3 checks says the same.
         bad = (b <= 0).astype(bool)
@@ -206,7 +173,36 @@ class Columns:
         self.fault |= bad
         b = np.where(bad, 1, b)
         a = np.where(bad, 0, a)
-        return a % b if op is ast.Mod else a // b
+        return a % b if isinstance(node.op, ast.Mod) else a // b
+
+    def compare(self, op, a, b):
+        return super().compare(op, self.column(a), self.column(b)).astype(bool)
+
+    def all(self, parts):
+        out = np.ones(self.n, dtype=bool)
+        for p in parts:
+            out &= self.column(p).astype(bool)
+        return out
+
+    def any(self, parts):
+        out = np.zeros(self.n, dtype=bool)
+        for p in parts:
+            out |= self.column(p).astype(bool)
+        return out
+
+    def negate(self, p):
+        return ~self.column(p).astype(bool)
+
+    def watch(self, node, value):
+        col = self.column(value)
+        self.fault |= self.runs & ((col < INT64_MIN) | (col > INT64_MAX)).astype(bool)
+
+    @contextlib.contextmanager
+    def only_where(self, runs) -> Iterator[None]:
+        outer = self.runs
+        self.runs = outer & runs
+        yield
+        self.runs = outer
 
 
 def wrong_expressions(shape: Shape, language: str, int64: bool, fn: str, nodes,
@@ -219,20 +215,15 @@ def wrong_expressions(shape: Shape, language: str, int64: bool, fn: str, nodes,
     if fn == "offset":
         cols = elements(shape)
         run = Columns(language, dict(zip(params["indices"], cols)), _count(cols), int64)
-        got = run.column(run(nodes[0]))
+        got = run.column(interpret(nodes[0], run))
         bad = run.fault | (got != spec_offsets(shape, cols)).astype(bool)
         where = np.flatnonzero(bad)
         return None if not where.size else _element(cols, where[0])
     o = np.arange(size(shape), dtype=np.int64).astype(object)
     is_element, element = nodes
     run = Columns(language, {params["offset"]: o}, len(o), int64)
-    if language == "c":
-        got_e = run(element)                # C assigns e[] before its test
-        got_ok = run.column(run(is_element)).astype(bool)
-    else:
-        got_ok = run.column(run(is_element)).astype(bool)
-        run.runs = got_ok
-        got_e = run(element)
+    got_ok, got_e = locate(run, is_element, element)
+    got_ok = run.column(got_ok).astype(bool)
     want_e, want_ok = spec_locate(shape, o)
     bad = run.fault | (got_ok != want_ok)
     for g, w in zip(got_e, want_e):

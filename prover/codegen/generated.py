@@ -10,7 +10,8 @@ so a simplification that is wrong is caught by a proof, not by luck:
   exactly when the spec does, and otherwise returns the spec's element.
 
 The source text itself is read (with Python's ``ast``; the C expressions are
-in the common subset) and translated to Z3.  What that reading does not see
+in the common subset) and interpreted as Z3 terms
+(:mod:`prover.codegen.interpret`, :mod:`prover.codegen.terms`).  What that reading does not see
 (declarations, keywords, C's preprocessor) the language checks: each
 function is compiled first (:mod:`prover.codegen.compile_check`: gcc when there is
 one), and a proof of a function the compiler rejects is a bug, never
@@ -53,8 +54,6 @@ numpy code, say).
 
 from __future__ import annotations
 
-import ast
-import re
 import time
 from dataclasses import dataclass
 
@@ -74,145 +73,8 @@ from ..properties.beyond_facts import QUICK_SECONDS
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from . import exhaustive
 from .compile_check import compiles
-from .replay import INT64_MAX, INT64_MIN, Replay
-
-
-class Translate:
-    """An expression's AST as a Z3 term, in Python's or C's arithmetic.
-
-    ``conditions`` collects what must hold for the division to mean floor;
-    with ``int64``, ``ranges`` collects, for every integer subexpression, its
-    source text and the condition that it lies in int64.
-    """
-
-    def __init__(self, env: dict, ctx, language: str, int64: bool = False):
-        self.env, self.ctx, self.c = env, ctx, language == "c"
-        self.int64 = int64
-        self.conditions: list = []
-        self.ranges: list = []
-
-    def __call__(self, node):
-        method = getattr(self, type(node).__name__, None)
-        if method is None:
-            raise TilespecError(f"generated code has an unexpected {type(node).__name__}")
-        term = method(node)
-        if self.int64 and isinstance(term, z3.ArithRef):
-            self.ranges.append((ast.unparse(node), z3.And(term >= INT64_MIN,
-                                                          term <= INT64_MAX)))
-        return term
-
-    def Expression(self, n):
-        return self(n.body)
-
-    def Name(self, n):
-        return self.env[n.id]
-
-    def Constant(self, n):
-        return z3.IntVal(n.value, self.ctx)
-
-    def UnaryOp(self, n):
-        v = self(n.operand)
-        return z3.Not(v) if isinstance(n.op, ast.Not) else -v
-
-    def BoolOp(self, n):
-        # ``and``/``&&`` and ``or``/``||`` stop early: what a later operand
-        # evaluates must be in range only when it runs.
-        conj = isinstance(n.op, ast.And)
-        parts: list[str] = []
-        for v in n.values:
-            mark = len(self.ranges)
-            term = self(v)
-            if parts:
-                # Division conditions stay unguarded: a stronger claim
-                # (that holds: dividends are never negative here), and the
-                # form Z3 settles fastest.
-                runs = z3.And(parts) if conj else z3.Not(z3.Or(parts))
-                self.ranges[mark:] = [(t, z3.Implies(runs, c))
-                                      for t, c in self.ranges[mark:]]
-            parts.append(term)
-        return z3.And(parts) if conj else z3.Or(parts)
-
-    def Compare(self, n):
-        ops = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-               ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-               ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
-        left, parts = self(n.left), []
-        for op, right in zip(n.ops, n.comparators):
-            r = self(right)
-            parts.append(ops[type(op)](left, r))
-            left = r
-        return z3.And(parts)
-
-    def Tuple(self, n):
-        return tuple(self(v) for v in n.elts)
-
-    def BinOp(self, n):
-        a, b = self(n.left), self(n.right)
-        op = type(n.op)
-        if op is ast.Add:
-            return a + b
-        if op is ast.Sub:
-            return a - b
-        if op is ast.Mult:
-            return a * b
-        if op in (ast.FloorDiv, ast.Div, ast.Mod):
-            if op is ast.Div and not self.c:
-                raise TilespecError("generated Python uses '/', not integer division")
-            # With a positive divisor (and, for C, a dividend >= 0) Python's
-            # floor, C's truncation and Z3's div all agree.  The conditions
-            # join the claim, so a proof shows they hold on every input.
-            self.conditions.append(b > 0)
-            if self.c:
-                self.conditions.append(a >= 0)
-            return a % b if op is ast.Mod else a / b
-        raise TilespecError(f"generated code uses an unexpected operator {op.__name__}")
-
-
-def _python_parts(source: str):
-    """(offset params, offset expr, locate params, padding test, element tuple)."""
-    tree = ast.parse(source)
-    fns = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
-    off, loc = fns["offset"], fns["locate"]
-    off_ret = next(s for s in off.body if isinstance(s, ast.Return)).value
-    test = next((s.test for s in loc.body if isinstance(s, ast.If)), None)  # none: no padding
-    # the generated test reads "if not (is an element): return None"
-    is_element = test.operand if isinstance(test, ast.UnaryOp) else z3_true_node()
-    loc_ret = [s for s in loc.body if isinstance(s, ast.Return)][-1].value
-    return ([a.arg for a in off.args.args], off_ret, [a.arg for a in loc.args.args],
-            is_element, loc_ret)
-
-
-def z3_true_node():
-    return ast.parse("0 == 0", mode="eval").body
-
-
-def c_expression(text: str):
-    text = text.replace("&&", " and ").replace("||", " or ")
-    return ast.parse(text.strip(), mode="eval").body
-
-
-def _found(pattern: str, text: str) -> re.Match[str]:
-    """The match of ``pattern`` in generated C, which always has it."""
-    m = re.search(pattern, text, re.S)
-    if m is None:
-        raise ProverBug(f"the generated C has no {pattern!r}")
-    return m
-
-
-def _c_parts(source: str, out: str):
-    off = _found(r"int64_t offset\(([^)]*)\)\s*\{(.*?)\n\}", source)
-    loc = _found(r"int locate\(([^)]*)\)\s*\{(.*?)\n\}", source)
-
-    def params(text):
-        return [p.split()[-1].lstrip("*") for p in text.split(",")
-                if p.strip() and p.strip() != "void"]
-    off_expr = c_expression(_found(r"return (.*?);", off.group(2)).group(1))
-    sets = dict((int(i), c_expression(x)) for i, x in
-                re.findall(rf"\b{out}\[(\d+)\] = (.*?);", loc.group(2), re.S))
-    test = c_expression(_found(r"return (.*?);", loc.group(2)).group(1))
-    element = ast.Tuple(elts=[sets[i] for i in sorted(sets)], ctx=ast.Load())
-    return params(off.group(1)), off_expr, [p for p in params(loc.group(1)) if p != out], \
-        test, element
+from .interpret import INT64_MAX, Exact, code_functions, interpret, locate
+from .terms import Terms, distinct_ranges, no_overflow
 
 
 def prove_generated(shape: Shape, language: str = "python", *,
@@ -240,15 +102,13 @@ def prove_generated(shape: Shape, language: str = "python", *,
     source = (python_source if language == "python" else c_source)(shape, False)
     named = names(shape, language)
     compiled = compiles(source, language)
-    parts = (_python_parts(source) if language == "python"
-             else _c_parts(source, named.out))
-    off_params, off_expr, loc_params, is_element, element = parts
+    code = code_functions(source, language, named.out)
     claim = _Claim(shape, language, source, int64, timeout, named, compiled)
     out = []
     if "offset" in functions:
-        out.append(_prove_offset(claim, off_params, off_expr))
+        out.append(_prove_offset(claim, code.offset_params, code.offset))
     if "locate" in functions:
-        out.append(_prove_locate(claim, loc_params, is_element, element))
+        out.append(_prove_locate(claim, code.locate_params, code.is_element, code.element))
     return out
 
 
@@ -280,10 +140,10 @@ class _Claim:
         else, with int64, only shapes XLA accepts (its byte width times
         the dims below 2^63, which also keeps each dim in int64_t)."""
         if self.bounded:
-            return enc.ar._term(size) <= INT64_MAX
+            return enc.term(size) <= INT64_MAX
         if self.int64 and self.shape.is_symbolic:
             width = storage_bits(self.shape.element_type) // 8
-            dense = enc.ar._term(product(enc.dims, enc.ar)) * width
+            dense = enc.term(product(enc.dims, enc.ar)) * width
             return z3.And(dense <= INT64_MAX,
                           *(v <= INT64_MAX for v in enc.names.values()))
         return z3.BoolVal(True, enc.ctx)
@@ -333,10 +193,10 @@ def _prove_offset(claim: _Claim, params, expr) -> Result:
     e = enc.fresh("e", shape.rank)
     named = claim.named
     env = _env(enc, named, params, dict(zip(named.indices, e)))
-    tr = Translate(env, ctx, claim.language, claim.int64)
-    theirs = tr(expr)
-    ours = enc.ar._term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
-    size = enc.ar._term(padded_count(shape, enc.dims, enc.ar))
+    tr = Terms(env, ctx, claim.language, claim.int64)
+    theirs = interpret(expr, tr)
+    ours = enc.term(evaluate(shape_pipeline(shape), e, enc.dims, enc.ar))
+    size = enc.term(padded_count(shape, enc.dims, enc.ar))
     premises = [*enc.assumptions, claim.hypothesis(enc, size), enc.box(e, enc.dims)]
 
     def in_bounds():
@@ -361,20 +221,12 @@ def _prove_locate(claim: _Claim, params, is_element, element) -> Result:
     enc = Encoding(shape, ctx)
     o = enc.internal("o")
     env = _env(enc, claim.named, params, {claim.named.offset: o})
-    tr = Translate(env, ctx, claim.language, claim.int64)
-    their_ok = tr(is_element)
-    if claim.language == "python":
-        # Python builds the element only past "if not ...: return None",
-        # so its subexpressions count only where the test passed.
-        mark = len(tr.ranges)
-        their_e = tr(element)
-        tr.ranges[mark:] = [(t, z3.Implies(their_ok, x)) for t, x in tr.ranges[mark:]]
-    else:
-        their_e = tr(element)          # C assigns e[] before its return
+    tr = Terms(env, ctx, claim.language, claim.int64)
+    their_ok, their_e = locate(tr, is_element, element)
     stages = shape_pipeline(shape)
     our_e, our_ok = unevaluate(stages, o, enc.dims, enc.ar)
-    size = enc.ar._term(padded_count(shape, enc.dims, enc.ar))
-    our_ok = enc.ar._term(our_ok)
+    size = enc.term(padded_count(shape, enc.dims, enc.ar))
+    our_ok = enc.term(our_ok)
     wrong = z3.Or(their_ok != our_ok, z3.And(our_ok, z3.Not(enc.equal(their_e, our_e))))
     premises = [*enc.assumptions, claim.hypothesis(enc, size), 0 <= o, o < size]
 
@@ -481,48 +333,6 @@ def _counterexample(ce: dict, generated, spec_value, fault) -> Counterexample:
     return Counterexample(ce, sides, what=what, details=fault or {})
 
 
-def distinct_ranges(ranges) -> list:
-    """The range conditions worth a solver call: each once, none that Z3's
-    simplifier already shows true (a literal, say)."""
-    seen, out = set(), []
-    for text, ok in ranges:
-        if ok.get_id() in seen or z3.is_true(z3.simplify(ok)):
-            continue
-        seen.add(ok.get_id())
-        out.append((text, ok))
-    return out
-
-
-#: The overflow checks of one function share this many time limits in all,
-#: so that a long expression cannot multiply the wait by its length.
-OVERFLOW_BUDGET = 4
-
-
-def no_overflow(premise, checks, ctx, timeout):
-    """Check each subexpression's range on its own (one conjunction of them
-    all is far harder for Z3 than each alone): ('unsat', None, []) when all
-    hold, ('sat', model, ...) at the first that fails, else ('unknown',
-    reason, the checks left open)."""
-    left, reason = [], None
-    deadline = time.perf_counter() + OVERFLOW_BUDGET * timeout
-    for text, ok in checks:
-        remaining = deadline - time.perf_counter()
-        if remaining <= 0:
-            left.append((text, ok))
-            reason = reason or (f"the overflow checks took their whole time "
-                                f"({OVERFLOW_BUDGET * timeout:g} s)")
-            continue
-        answer, detail = search(z3.And(premise, z3.Not(ok)), ctx, min(timeout, remaining))
-        if answer == "sat":
-            return "sat", detail, []
-        if answer == "unknown":
-            left.append((text, ok))
-            reason = reason or f"{detail} on whether {text} stays in int64"
-    if left:
-        return "unknown", reason, left
-    return "unsat", None, []
-
-
 def _dim_values(named: Names, ce: dict) -> dict:
     """A witness's dim sizes by the names the code writes."""
     return {w: ce[u] for u, w in named.spelling}
@@ -544,7 +354,7 @@ def _replay(claim: _Claim, values: dict, fn: str, *nodes):
     """The generated ``fn`` run at a witness on Python ints, independently
     of Z3: (value, fault).  Python's source is executed as it is (unless
     checked as int64); C's expressions run with C's division and ``&&``,
-    watching every subexpression for int64 overflow (:mod:`prover.codegen.replay`)."""
+    watching every subexpression for int64 overflow (:class:`~prover.codegen.interpret.Exact`)."""
     if claim.language == "python" and not claim.int64:
         namespace: dict = {}
         exec(compile(claim.source, "<generated>", "exec"), namespace)
@@ -553,14 +363,8 @@ def _replay(claim: _Claim, values: dict, fn: str, *nodes):
         args = ([values[x] for x in named.indices] if fn == "offset"
                 else [values[named.offset]])
         return namespace[fn](*args, **dims), None
-    run = Replay(claim.language, values, claim.int64)
+    run = Exact(claim.language, values, claim.int64)
     if fn == "offset":
-        return run.value(nodes[0]), run.fault
-    is_element, element = nodes
-    if claim.language == "c":
-        e = run.value(element)              # C assigns e[] before its test
-        ok = run.value(is_element)
-    else:
-        ok = run.value(is_element)
-        e = run.value(element) if ok else None
+        return interpret(nodes[0], run), run.fault
+    ok, e = locate(run, *nodes)
     return (tuple(e) if ok else None), run.fault

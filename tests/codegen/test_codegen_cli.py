@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tilespec.cli import main
-from tilespec.codegen import tiling
+from tilespec.codegen import tile_code
 
 
 def run(capsys, *argv):
@@ -20,7 +20,7 @@ def test_codegen_prints_the_code_it_generates(capsys):
     from tilespec.spec.text import parse_array_shape
     text = "bf16[m,n]{1,0:T(8,128)(2,1)}"
     status, out, _ = run(capsys, "codegen", text, "--c")
-    assert status == 0 and out == tiling.c_source(parse_array_shape(text))
+    assert status == 0 and out == tile_code.c_source(parse_array_shape(text))
     status, out, _ = run(capsys, "codegen", text, "--python")
     assert status == 0 and "def untile(image, m, n, dtype=None):" in out
 
@@ -36,7 +36,7 @@ def test_codegen_proves_the_code_and_says_for_which_sizes(capsys):
 
 
 def test_a_refuted_size_exits_1_with_its_witness(capsys, monkeypatch):
-    monkeypatch.setattr(tiling, "image_sizes", lambda s, language: ("k", "(k + 3) / 4"))
+    monkeypatch.setattr(tile_code, "image_sizes", lambda s, language: ("k", "(k + 3) / 4"))
     status, out, _ = run(capsys, "codegen", "u2[k]{0:E(2)}", "--c", "--prove")
     assert status == 1
     assert "// generated c tile_bytes: refuted" in out and "k + 3 leaves int64" in out

@@ -20,10 +20,8 @@ from hypothesis import strategies as st
 
 from tilespec.cli import main
 from tilespec.codegen.convert import closed_form, numpy_source
+from tilespec.codegen.expressions import Code, CodeArithmetic, CodegenError
 from tilespec.codegen.symbolic import (
-    Code,
-    CodeArithmetic,
-    CodegenError,
     c_source,
     formula,
     python_functions,

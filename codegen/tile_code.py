@@ -9,7 +9,7 @@ formula``: its text is part of the generated file, verbatim, so the proofs of
 ``formula --c --prove`` cover the index map here (one definition).  The
 buffer sizes come from :func:`tilespec.spec.size.byte_size` and
 :func:`~tilespec.spec.size.aligned_elements` evaluated on
-:class:`~tilespec.codegen.symbolic.CodeArithmetic`.
+:class:`~tilespec.codegen.expressions.CodeArithmetic`.
 
 Elements of a whole number of bytes are copied as unsigned integers of
 their width (their bits, whatever the type means).  Sub-byte elements
@@ -41,7 +41,8 @@ from ..spec.naming import Names, names, reserved
 from ..spec.printer import format_shape
 from ..spec.size import aligned_elements
 from . import symbolic
-from .symbolic import Code, CodeArithmetic, CodegenError, unused_parameters
+from .expressions import Code, CodeArithmetic, CodegenError
+from .symbolic import unused_parameters
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 
-from tilespec.codegen import symbolic, tiling
-from tilespec.codegen.symbolic import CodegenError
-from tilespec.prover.codegen.tiling import prove_tiling
+from tilespec.codegen import symbolic, tile_code
+from tilespec.codegen.expressions import CodegenError
+from tilespec.prover.codegen.tile_code import prove_tiling
 from tilespec.spec.physical import to_physical
 from tilespec.spec.printer import format_shape
 from tilespec.spec.shapes import give_values
@@ -49,7 +49,7 @@ def reference_image(text, array, pad, dims):
     """The layout's bytes from the spec's second definition (pad-reshape-
     transpose), padded to ``L(n)`` and packed here, low bits first."""
     s = give_values(shape(text), dims)
-    st = tiling.storage(s)
+    st = tile_code.storage(s)
     if array.dtype.itemsize > 8:     # c128: each 8-byte lane on its own
         lanes = array.view(np.uint64).reshape(array.shape + (-1,))
         images = [reference_image(text, lanes[..., k], pad, dims).view(np.uint64)
@@ -79,7 +79,7 @@ def example(text, dims):
     s = give_values(shape(text), dims)
     if s.element_type not in DTYPES:
         return random_example(s)
-    st = tiling.storage(s)
+    st = tile_code.storage(s)
     n = int(np.prod(s.dims, dtype=np.int64))
     dtype = DTYPES[s.element_type]
     if st.packed:
@@ -101,7 +101,7 @@ def dim_args(text, dims):
 
 @pytest.mark.parametrize("text, dims", LAYOUTS, ids=[t for t, _ in LAYOUTS])
 def test_generated_python_writes_the_layouts_bytes_and_reads_them_back(text, dims):
-    g = tiling.python_functions(shape(text))
+    g = tile_code.python_functions(shape(text))
     array, pad = example(text, dims)
     image = g.tile(array, pad=pad)
     want = reference_image(text, array, pad, dims)
@@ -113,21 +113,21 @@ def test_generated_python_writes_the_layouts_bytes_and_reads_them_back(text, dim
 
 
 def test_packed_elements_start_in_the_low_bits():
-    g = tiling.python_functions(shape("s4[3]{0:E(4)}"))
+    g = tile_code.python_functions(shape("s4[3]{0:E(4)}"))
     # element 0 in the low nibble of byte 0; the unused nibble holds the pad
     assert g.tile(np.array([1, -2, 3], np.int8), pad=5).tolist() == [0xE1, 0x53]
     assert g.untile(bytes([0xE1, 0x53])).tolist() == [1, -2, 3]
 
 
 def test_generated_python_refuses_an_array_of_the_wrong_shape_or_width():
-    g = tiling.python_functions(shape("f32[m,5]{1,0:T(2,2)}"))
+    g = tile_code.python_functions(shape("f32[m,5]{1,0:T(2,2)}"))
     with pytest.raises(ValueError, match="dim 1 is 4"):
         g.tile(np.zeros((3, 4), np.float32))
     with pytest.raises(ValueError, match="take 4 bytes"):
         g.tile(np.zeros((3, 5), np.float64))
     with pytest.raises(ValueError, match="bytes given"):
         g.untile(np.zeros(10, np.uint8), 3)
-    same = tiling.python_functions(shape("f32[n,n]{1,0}"))
+    same = tile_code.python_functions(shape("f32[n,n]{1,0}"))
     with pytest.raises(ValueError, match="dim 1 is 3"):
         same.tile(np.zeros((2, 3), np.float32))
 
@@ -137,8 +137,8 @@ def test_the_index_map_is_formula_s_own_code():
     for text, _ in LAYOUTS:
         s = shape(text)
         for language, formula, ours in (
-                ("c", symbolic.c_source, tiling.c_source),
-                ("python", symbolic.python_source, tiling.python_source)):
+                ("c", symbolic.c_source, tile_code.c_source),
+                ("python", symbolic.python_source, tile_code.python_source)):
             offset = (symbolic.c_offset_function if language == "c"
                       else symbolic.python_offset_function)(s)
             assert "def offset" in offset or "int64_t offset(" in offset
@@ -151,19 +151,19 @@ def test_the_index_map_is_formula_s_own_code():
     ("f16[4]{0:E(48)}", "neither the type's own bytes"), ("f32[?]{0}", "unbounded")])
 def test_layouts_without_c_code_are_refused_in_one_line(text, why):
     with pytest.raises(CodegenError, match=why):
-        tiling.c_source(shape(text))
+        tile_code.c_source(shape(text))
 
 
 def test_names_of_dims_never_clash_with_the_codes_own():
     text = "f32[src,pad,i,numpy,len,ValueError]{5,4,3,2,1,0:T(2,2)}"
     dims = {"src": 2, "pad": 3, "i": 2, "numpy": 3, "len": 1, "ValueError": 1}
-    g = tiling.python_functions(shape(text))
+    g = tile_code.python_functions(shape(text))
     array, pad = example(text, dims)
     assert g.tile(array).tolist() == reference_image(text, array, 0, dims).tolist()
     assert g.untile(g.tile(array), *dims.values()).tobytes() == array.tobytes()
     with pytest.raises(ValueError, match="bytes given"):
         g.untile(b"", *dims.values())
-    assert "const uint32_t *src_," in tiling.c_source(shape(text))
+    assert "const uint32_t *src_," in tile_code.c_source(shape(text))
 
 
 # --- C ---------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def build(tmp_path, texts):
         pytest.skip("no C compiler")
     parts = []
     for k, text in enumerate(texts):
-        (tmp_path / f"layout{k}.c").write_text(tiling.c_source(shape(text)))
+        (tmp_path / f"layout{k}.c").write_text(tile_code.c_source(shape(text)))
         names = ("offset", "locate", "tile_bytes", "tile", "untile")
         parts += [f"#define {n} {n}_{k}" for n in names]
         parts += [f'#include "layout{k}.c"'] + [f"#undef {n}" for n in names]
@@ -194,7 +194,7 @@ def build(tmp_path, texts):
 
 def run_c(lib, k, text, dims, array, pad):
     """tile then untile through the C functions of layout ``k``."""
-    st = tiling.storage(shape(text))
+    st = tile_code.storage(shape(text))
     args = [ctypes.c_int64(v) for v in dim_args(text, dims)]
     size_fn = getattr(lib, f"tile_bytes_{k}")
     size_fn.restype = ctypes.c_int64
@@ -269,13 +269,13 @@ def test_the_tile_code_is_proved_exact_with_its_int64_scope(text, language):
 def test_the_packed_byte_count_does_not_round_up_past_int64(monkeypatch):
     """ceil(k/4) written as (k + 3) / 4 overflows for k near 2^63, though
     the image's bytes fit: the proof finds it and the witness replays."""
-    from tilespec.codegen.symbolic import CodeArithmetic
-    real = tiling.image_sizes
+    from tilespec.codegen.expressions import Code, CodeArithmetic
+    real = tile_code.image_sizes
 
     def naive(s, language):
         aligned, _ = real(s, language)
-        return aligned, str(CodeArithmetic(language).ceildiv(symbolic.Code(aligned), 4))
-    monkeypatch.setattr(tiling, "image_sizes", naive)
+        return aligned, str(CodeArithmetic(language).ceildiv(Code(aligned), 4))
+    monkeypatch.setattr(tile_code, "image_sizes", naive)
     size = prove_tiling(shape("u2[k]{0:E(2)}"), "c")[-1]
     assert size.status == "refuted"
     assert size.counterexample.details["overflow"] == "k + 3"
@@ -283,7 +283,7 @@ def test_the_packed_byte_count_does_not_round_up_past_int64(monkeypatch):
 
 
 def test_a_wrong_size_is_refuted_with_both_values(monkeypatch):
-    monkeypatch.setattr(tiling, "image_sizes",
+    monkeypatch.setattr(tile_code, "image_sizes",
                         lambda s, language: ("(m + 7) / 8 * 8", "(m + 7) / 8 * 8 * 4 + 4"))
     results = prove_tiling(shape("f32[m]{0:T(8)}"), "c")
     elements, size = results[1:]
@@ -299,7 +299,7 @@ def test_a_wrong_size_is_refuted_with_both_values(monkeypatch):
 
 def random_example(s):
     """An array for shape ``s`` (numpy dtype of the storage width) and a pad."""
-    st = tiling.storage(s)
+    st = tile_code.storage(s)
     n = int(np.prod(s.dims, dtype=np.int64))
     if st.packed:
         values = np.arange(n) % (1 << st.value_bits)
@@ -313,7 +313,7 @@ def random_example(s):
 
 def drawable(s) -> bool:
     try:
-        tiling.storage(s)
+        tile_code.storage(s)
     except CodegenError:
         return False
     return True
@@ -323,7 +323,7 @@ def drawable(s) -> bool:
 @given(shapes_with_layout(max_rank=4, max_elements=512, allow_zero=False))
 def test_generated_python_matches_the_image_on_random_layouts(s):
     assume(drawable(s))
-    g = tiling.python_functions(s)
+    g = tile_code.python_functions(s)
     array, pad = random_example(s)
     image = g.tile(array, pad=pad)
     assert image.tobytes() == reference_image(format_shape(s), array, pad, {}).tobytes()
@@ -339,7 +339,7 @@ def test_generated_c_matches_the_image_on_random_layouts(tmp_path):
     @settings(max_examples=200, derandomize=True, database=None)
     @given(strategy)
     def collect(s):
-        st = tiling.storage(s) if drawable(s) else None
+        st = tile_code.storage(s) if drawable(s) else None
         if st is not None and (st.packed or st.bits in C_TYPES) and len(found) < 30:
             found.append(format_shape(s))
     collect()
@@ -348,7 +348,7 @@ def test_generated_c_matches_the_image_on_random_layouts(tmp_path):
 
 
 def test_the_joint_scope_names_the_tail_once():
-    from tilespec.prover.codegen.tiling import joint_scope
+    from tilespec.prover.codegen.tile_code import joint_scope
     results = prove_tiling(shape("u4[m]{0:T(8)L(1024)E(4)}"), "c")
     assert all(r.status == "proved" for r in results)
     assert joint_scope(results) == \
@@ -363,7 +363,7 @@ def test_generated_python_writes_what_to_bytes_writes(text, dims):
     array, _ = example(text, dims)
     if shape(text).element_type == "pred":
         array = array.astype(bool).astype(np.uint8)
-    image = tiling.python_functions(shape(text)).tile(array, pad=0)
+    image = tile_code.python_functions(shape(text)).tile(array, pad=0)
     assert image.tobytes() == to_bytes_of(text, dims, array)
 
 
@@ -387,7 +387,7 @@ def test_generated_python_untile_reads_sub_byte_values_as_the_dtype_asked(text):
     of int8 -8..7 and untile gives them back sign-extended, as int8 by
     default or as ml_dtypes.int4."""
     import ml_dtypes
-    g = tiling.python_functions(shape(text))
+    g = tile_code.python_functions(shape(text))
     array = (np.arange(15).reshape(3, 5) % 16 - 8).astype(np.int8)
     image = g.tile(array)
     assert image.tobytes() == to_bytes_of(text, {}, array)
@@ -407,7 +407,7 @@ def test_the_c_of_two_layouts_links_into_one_library_with_distinct_prefixes(tmp_
     layouts = [("f32[10,130]{1,0:T(8,128)}", "a"), ("s4[3,5]{1,0:T(2,2)}", "b")]
     objects = []
     for text, prefix in layouts:
-        (tmp_path / f"{prefix}.c").write_text(tiling.c_source(shape(text), prefix))
+        (tmp_path / f"{prefix}.c").write_text(tile_code.c_source(shape(text), prefix))
         objects.append(str(tmp_path / f"{prefix}.o"))
         done = subprocess.run([cc, "-std=c99", "-O1", "-Wall", "-Werror", "-fPIC", "-c",
                                str(tmp_path / f"{prefix}.c"), "-o", objects[-1]],
@@ -431,9 +431,9 @@ def test_a_prefix_names_the_c_functions_or_is_refused_in_one_line(prefix):
     text = "f32[m]{0:T(8)}"
     if prefix in ("1a", "a-b"):
         with pytest.raises(CodegenError, match="not a C identifier"):
-            tiling.c_source(shape(text), prefix)
+            tile_code.c_source(shape(text), prefix)
         return
-    source = tiling.c_source(shape(text), prefix)
+    source = tile_code.c_source(shape(text), prefix)
     named = [f"{prefix}_{x}" if prefix else x for x in ("tile_bytes", "tile", "untile")]
     assert [x.split("(")[0].split()[-1] for x in source.splitlines()
             if x.startswith(("void", "int64_t")) and "offset(" not in x] == named
@@ -441,7 +441,7 @@ def test_a_prefix_names_the_c_functions_or_is_refused_in_one_line(prefix):
 
 def test_a_prefix_is_refused_where_it_makes_a_name_the_code_uses():
     with pytest.raises(CodegenError, match="a name the code uses"):
-        tiling.c_source(shape("f32[a_tile]{0}"), "a")
+        tile_code.c_source(shape("f32[a_tile]{0}"), "a")
 
 
 def test_the_cli_prefix_names_c_functions_and_is_refused_for_python(capsys):

@@ -1,6 +1,6 @@
 """The generated tile/untile code proved exact, and for which sizes.
 
-:mod:`codegen.tiling` writes ``tile`` and ``untile`` around the ``offset``
+:mod:`codegen.tile_code` writes ``tile`` and ``untile`` around the ``offset``
 that ``formula`` writes, and sizes their buffers with two expressions.  So
 what must hold for the code to be exact is:
 
@@ -29,13 +29,12 @@ padded elements and its bytes below 2^63 (the scope says so).
 
 from __future__ import annotations
 
-import ast
 import time
 
 import z3
 
-from ...codegen import symbolic, tiling
-from ...codegen.symbolic import Code, CodeArithmetic
+from ...codegen import symbolic, tile_code
+from ...codegen.expressions import Code, CodeArithmetic, CodegenError
 from ...spec.index import dims_through, shape_pipeline
 from ...spec.layout import Shape
 from ...spec.naming import names
@@ -45,14 +44,9 @@ from ..core.encode import Encoding, scope
 from ..core.solve import DEFAULT_TIMEOUT, search
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from .compile_check import c_compiles
-from .generated import (
-    Translate,
-    c_expression,
-    distinct_ranges,
-    no_overflow,
-    prove_generated,
-)
-from .replay import INT64_MAX, Replay
+from .generated import prove_generated
+from .interpret import INT64_MAX, Exact, expression, interpret
+from .terms import Terms, distinct_ranges, no_overflow
 
 #: The premise on the image's elements when L(n) rounds them up.
 WITH_TAIL = "padded elements with L(n)'s < 2^63"
@@ -64,8 +58,8 @@ SIZES = {"image elements": aligned_elements, "tile_bytes": byte_size}
 def source(shape: Shape, language: str) -> str:
     """The generated tile/untile file of ``shape`` in ``language``."""
     if language not in ("python", "c"):
-        raise tiling.CodegenError(f"language {language!r} is not 'python' or 'c'")
-    return tiling.c_source(shape) if language == "c" else tiling.python_source(shape)
+        raise CodegenError(f"language {language!r} is not 'python' or 'c'")
+    return tile_code.c_source(shape) if language == "c" else tile_code.python_source(shape)
 
 
 def prove_tiling(shape: Shape, language: str = "c", *,
@@ -128,12 +122,12 @@ def _prove_sizes(shape: Shape, language: str, compiled, timeout: float) -> list[
     enc = Encoding(shape, ctx)
     named = names(shape, language)
     env = {w: enc.names[u] for u, w in named.spelling}
-    texts = tiling.image_sizes(shape, language)
-    nodes = [c_expression(t) if c else ast.parse(t, mode="eval").body for t in texts]
-    tr = Translate(env, ctx, language, int64=c)
-    theirs = [tr(nodes[0])]
+    texts = tile_code.image_sizes(shape, language)
+    nodes = [expression(t, language) for t in texts]
+    tr = Terms(env, ctx, language, int64=c)
+    theirs = [interpret(nodes[0], tr)]
     mark = len(tr.ranges)
-    theirs.append(tr(nodes[1]))
+    theirs.append(interpret(nodes[1], tr))
     ranges = [tr.ranges[:mark], tr.ranges]
     conditions = z3.And(z3.BoolVal(True, ctx), *tr.conditions)
     dims_ok = z3.And(z3.BoolVal(True, ctx), *enc.assumptions)
@@ -191,10 +185,8 @@ def _same_final_dims(shape: Shape, language: str, enc: Encoding, env: dict, dims
             if ours != code:
                 raise ProverBug(f"the code's tiled dim {code} is not the spec's {ours}")
             continue
-        node = (c_expression(str(code)) if language == "c"
-                else ast.parse(str(code), mode="eval").body)
-        tr = Translate(env, ctx, language)
-        term = tr(node)
+        tr = Terms(env, ctx, language)
+        term = interpret(expression(str(code), language), tr)
         ours = enc.term(ours)
         answer, detail = search(z3.And(dims_ok, z3.Or(term != ours, z3.Not(
             z3.And(z3.BoolVal(True, ctx), *tr.conditions)))), ctx, timeout)
@@ -220,8 +212,8 @@ def _witness(shape: Shape, named, enc: Encoding, model, node, spec,
     """A model's sizes replayed on the generated expression (exact integers,
     watching int64 in C) beside the spec's value."""
     dims = enc.dim_values(model)
-    run = Replay(language, {w: dims[u] for u, w in named.spelling}, int64=language == "c")
-    generated = run.value(node)
+    run = Exact(language, {w: dims[u] for u, w in named.spelling}, int64=language == "c")
+    generated = interpret(node, run)
     wanted = spec(shape, tuple(dims[d] if isinstance(d, str) else d for d in shape.dims))
     if run.fault is None and generated == wanted:
         raise ProverBug(f"the size counterexample {dims} does not replay")
