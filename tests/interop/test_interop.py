@@ -12,8 +12,8 @@ import tilespec
 from tilespec import LayoutError, ShapeError
 from tilespec.interop.cute import CuteLayout, cute_size
 from tilespec.spec.index import all_offsets, padded_elements
-from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_layout
+from tilespec.testing import shapes_with_layout
 
 # --- CuTe -------------------------------------------------------------------------
 
