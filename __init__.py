@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from . import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
 from .cute import cute_layout  # noqa: F401
+from .image import from_bytes, to_bytes  # noqa: F401  (byte images: numpy, no solver)
 from .interop import from_jax, from_strides, strides, to_jax  # noqa: F401
 from .spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from .spec import __all__ as _spec_all
@@ -130,5 +131,5 @@ def __dir__():
 
 
 __all__ = sorted(set(_spec_all) | set(_LAZY) | {
-    "__version__", "check_hlo", "check_rule", "cute_layout", "from_jax", "from_strides",
-    "strides", "to_jax"})
+    "__version__", "check_hlo", "check_rule", "cute_layout", "from_bytes", "from_jax",
+    "from_strides", "strides", "to_bytes", "to_jax"})

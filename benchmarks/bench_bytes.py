@@ -14,7 +14,7 @@ rounds and the ratios are copy time / tilespec time (the share of the
 copy's bandwidth reached; the goal is 0.5 or more against ``a.copy()``).
 
 tilespec runs large images on the cores this process may use
-(:func:`tilespec.spec.blocks.threads`), numpy's copy on one: each layout is
+(:func:`tilespec.image.blocks.threads`), numpy's copy on one: each layout is
 timed both ways, with the default threads and with ``TILESPEC_THREADS=1``.
 The machine's load is printed beside them.
 """
@@ -30,7 +30,7 @@ import ml_dtypes
 import numpy as np
 
 import tilespec
-from tilespec.spec.blocks import threads
+from tilespec.image.blocks import threads
 
 CASES = [
     ("f32", "{1,0:T(8,128)}", np.float32, 4),

@@ -30,8 +30,8 @@ from mutants import mutate  # noqa: E402
 from tilespec.prover.bitcast.reading import decide  # noqa: E402
 from tilespec.prover.core.crosscheck import cross_checking  # noqa: E402
 from tilespec.prover.properties.proof import PROPERTIES, prove  # noqa: E402
-from tilespec.spec.strategies import shapes_with_layout  # noqa: E402
 from tilespec.spec.text import parse_array_shape  # noqa: E402
+from tilespec.testing import shapes_with_layout  # noqa: E402
 
 BITCASTS = [
     ("f32[m,n]{1,0:T(8,128)}", "f32[1,m,n]{2,1,0:T(8,128)}", None),

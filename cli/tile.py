@@ -2,8 +2,8 @@
 of a layout, and back.
 
 ``tilespec tile IN.npy SHAPE -o OUT.bin [--pad V]`` writes
-:func:`tilespec.spec.bytes.to_bytes` of the array; ``tilespec untile IN.bin
-SHAPE -o OUT.npy`` writes :func:`~tilespec.spec.bytes.from_bytes` of the
+:func:`tilespec.image.to_bytes` of the array; ``tilespec untile IN.bin
+SHAPE -o OUT.npy`` writes :func:`~tilespec.image.from_bytes` of the
 bytes.  An array of the wrong dims or type, or a file of the wrong length,
 is bad input (one line, exit 2).  A file is written only under a name that
 says what it holds: untile's ``-o`` ends in ``.npy``, tile's does not (it
@@ -42,7 +42,7 @@ def pad_value(text: str) -> int | float | bool:
 
 
 def _read_npy(path: str, element_type: str) -> np.ndarray:
-    from ..spec.elements import raw_dtype
+    from ..image import raw_dtype
     try:
         with open(path, "rb") as f:
             if f.read(6) != b"\x93NUMPY":
@@ -153,8 +153,7 @@ def _refuse_mixed_stdout(args) -> None:
 
 
 def cmd_tile(args) -> int:
-    from ..spec.bytes import to_bytes
-    from ..spec.elements import encode_value
+    from ..image import encode_value, to_bytes
     from ..spec.printer import format_shape
     from ..spec.size import aligned_elements, num_elements
     from .main import parse_shape_arg
@@ -179,7 +178,7 @@ def cmd_tile(args) -> int:
 
 
 def cmd_untile(args) -> int:
-    from ..spec.bytes import from_bytes
+    from ..image import from_bytes
     from ..spec.printer import format_shape
     from .main import parse_shape_arg
     _refuse_mixed_stdout(args)

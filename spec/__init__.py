@@ -17,11 +17,10 @@ modules themselves (``tilespec.spec.index`` ...) take parsed shapes.
 """
 
 from . import index as _index
-from . import physical as _physical
 from . import printer as _printer
+from . import prt as _prt
 from . import size as _size
 from .arith import INT, SYMPY, Arithmetic, SympyArithmetic
-from .bytes import from_bytes, to_bytes
 from .errors import (
     LayoutError,
     OutOfRangeError,
@@ -54,7 +53,7 @@ offset_expr = accepts_text(_index.offset_expr)
 offsets = accepts_text(_index.offsets)
 padded_elements = accepts_text(_index.padded_elements)
 tiled_dims = accepts_text(_index.tiled_dims)
-physical_size = accepts_text(_physical.physical_size)
+physical_size = accepts_text(_prt.physical_size)
 aligned_elements = accepts_text(_size.aligned_elements)
 bit_range = accepts_text(_size.bit_range)
 byte_size = accepts_text(_size.byte_size)
@@ -71,7 +70,7 @@ __all__ = [
     "locate_many", "offset", "offset_expr", "offsets", "padded_elements",
     "pipeline", "tiled_dims",
     "COMBINE", "Layout", "Shape", "SplitConfig", "Tile", "TupleShape",
-    "from_physical", "physical_size", "to_physical", "from_bytes", "to_bytes",
+    "from_physical", "physical_size", "to_physical",
     "aligned_elements", "bit_range", "byte_size", "num_elements", "padding_fraction",
     "unpadded_bytes",
     "canonical", "format_layout", "format_shape", "parse_array_shape",

@@ -4,8 +4,8 @@ The second definition of a layout (:mod:`spec.physical`) works on whole
 numpy arrays.  Here the same operations act on one index, so Z3 can compare
 them with the closed formula: a reshape is the row-major bitcast
 ``delinearise(linear_index(e, old), new)``, a pad keeps the index, a
-transpose permutes it.  Level dims come from :func:`spec.physical.prt_levels`,
-never from :mod:`spec.index`'s stages.
+transpose permutes it.  Level dims come from :func:`prt_levels` (on ints or
+solver terms), never from :mod:`spec.index`'s stages.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> prt_offset(shape("f32[3,5]{1,0:T(2,2)}"), (2, 3))
@@ -14,13 +14,84 @@ never from :mod:`spec.index`'s stages.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Iterator, Sequence
 
 from .arith import INT, Arithmetic, Value
+from .errors import ShapeError
 from .index import concrete_dims, delinearise, linear_index
-from .layout import Shape
-from .physical import prt_levels
+from .layout import COMBINE, Shape
+
+
+@dataclass(frozen=True)
+class PrtLevel:
+    """One tiling level as pad-reshape-transpose, worked out from the tile."""
+
+    unit_dims: int                 # leading size-1 dims added for a longer tile
+    entering: tuple[Value, ...]    # dims after adding unit dims, before merging
+    merged: tuple[Value, ...]      # dims after merging '*' entries into the next
+    tile: tuple[int, ...]          # the tile without '*' entries
+    padded: tuple[Value, ...]      # merged dims padded to tile multiples
+    split: tuple[Value, ...]       # (..., ceil(d/t), t, ...) interleaved
+    order: tuple[int, ...]         # transpose that moves within-tile dims minor
+    final: tuple[Value, ...]       # dims after the transpose
+
+
+def prt_levels(shape: Shape, dims: Sequence[Value] | None = None,
+               ar: Arithmetic = INT) -> list[PrtLevel]:
+    """The levels of ``shape``'s tiling; ``dims`` may be symbolic terms.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> [(lv.padded, lv.final) for lv in prt_levels(shape("f32[3,5]{1,0:T(2,2)}"))]
+    [((4, 6), (2, 3, 2, 2))]
+    """
+    if not isinstance(shape, Shape):
+        raise ShapeError(f"{shape} is not an array shape")
+    given = concrete_dims(shape) if dims is None else tuple(dims)
+    current: tuple[Value, ...] = tuple(given[i] for i in reversed(shape.layout.minor_to_major))
+    levels = []
+    for tile in shape.layout.tiles:
+        t = tile.combinable().sizes
+        unit = max(0, len(t) - len(current))
+        current = (1,) * unit + current
+        head, window = current[:len(current) - len(t)], current[len(current) - len(t):]
+        merged: list[Value] = []
+        sizes: list[int] = []
+        carry: Value = 1
+        for d, s in zip(window, t):
+            if s == COMBINE:
+                carry = ar.mul(carry, d)
+            else:
+                merged.append(ar.mul(carry, d))
+                sizes.append(s)
+                carry = 1
+        padded = [ar.mul(ar.ceildiv(d, s), s) for d, s in zip(merged, sizes)]
+        split = list(head)
+        for d, s in zip(padded, sizes):
+            split += [ar.floordiv(d, s), s]
+        h, k = len(head), len(sizes)
+        order = (list(range(h)) + [h + 2 * j for j in range(k)]
+                 + [h + 2 * j + 1 for j in range(k)])
+        final = tuple(split[i] for i in order)
+        levels.append(PrtLevel(unit, current, tuple(head) + tuple(merged),
+                               tuple(sizes), tuple(head) + tuple(padded),
+                               tuple(split), tuple(order), final))
+        current = final
+    return levels
+
+
+def physical_size(shape: Shape) -> int:
+    """Elements in the pad-reshape-transpose image, padding included.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> physical_size(shape("f32[3,5]{1,0:T(2,2)}"))
+    24
+    """
+    levels = prt_levels(shape)
+    return math.prod(levels[-1].final if levels else concrete_dims(shape))
+
 
 #: One operation: (name, dims before, dims after, the map of an index).
 Step = tuple[str, tuple[Value, ...], tuple[Value, ...],

@@ -138,3 +138,41 @@ def parse_array_shape(text: str, dims: DimValues | None = None) -> Shape:
     """Parse an array shape (not a tuple); ``dims`` sizes its names."""
     from . import text as _text
     return as_shape(_text.parse_array_shape(text), dims)
+
+
+def shape_and_data(first: object, second: Any, what: str,
+                   dims: DimValues | None = None) -> tuple[Shape, Any]:
+    """(shape, data) from either argument order.
+
+    A shape is a :class:`Shape` or a ``str``; the data is an array-like (a
+    numpy array, a list of numbers), which is neither, so the order in which
+    the two were passed is never ambiguous.
+
+    >>> s, data = shape_and_data([1, 2], "f32[2]{0}", "to_physical")
+    >>> s.dims, data
+    ((2,), [1, 2])
+    """
+    if isinstance(first, (Shape, TupleShape, str)):
+        return as_shape(first, dims), second
+    if isinstance(second, (Shape, TupleShape, str)):
+        return as_shape(second, dims), first  # the older (data, shape) order
+    raise ShapeError(f"{what}: neither argument is a shape or shape text "
+                     f"(got {type(first).__name__} and {type(second).__name__})")
+
+
+def logical_dims(shape: object) -> tuple[int, ...]:
+    """The dims of an array shape, each a size.
+
+    >>> logical_dims(as_shape("f32[m,5]{1,0}"))
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.SymbolicShapeError: dim 0 is the name 'm'; give a size
+    """
+    if not isinstance(shape, Shape):
+        raise ShapeError(f"{shape} is not an array shape")
+    for i, d in enumerate(shape.dims):
+        if isinstance(d, str):
+            raise SymbolicShapeError(f"dim {i} is the name {d!r}; give a size")
+        if d is None:
+            raise ShapeError(f"dim {i} is unbounded ('?'); it has no size")
+    return tuple(int(d) for d in shape.dims if d is not None)

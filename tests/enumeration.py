@@ -4,9 +4,9 @@ pad-reshape-transpose path, never the prover)."""
 
 import numpy as np
 
+from tilespec.spec import physical_size, to_physical
 from tilespec.spec.arith import INT
 from tilespec.spec.index import Combine, Pad, dims_through, evaluate, unevaluate
-from tilespec.spec.physical import physical_size, to_physical
 from tilespec.spec.size import byte_size
 
 

@@ -13,6 +13,8 @@ from locations import ROOT
 #: (CuTe's proofs, above the solver core; cute/ itself is free of it).
 MAY_IMPORT = {
     "spec": set(),
+    "image": {"spec"},
+    "testing": {"spec"},
     "prover": set(),
     "interop": {"spec"},
     "cute": {"spec"},
@@ -26,7 +28,7 @@ MAY_IMPORT = {
     "prover.models": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast"},
     "prover.hlo": {"spec", "prover.result", "prover.names", "prover.core", "prover.bitcast"},
-    "prover.regress": {"spec", "prover.result", "prover.names", "prover.core",
+    "prover.regress": {"spec", "image", "prover.result", "prover.names", "prover.core",
                        "prover.models"},
     "prover.codegen": {"spec", "codegen", "prover.result", "prover.names", "prover.core",
                        "prover.properties"},
@@ -41,7 +43,8 @@ MAY_IMPORT = {
     "cli": None,        # the command line may use everything
     "tilespec": None,   # the public namespace (src/tilespec)
 }
-PACKAGES = ("spec", "prover", "cli", "xla", "teach", "codegen", "interop", "cute")
+PACKAGES = ("spec", "image", "testing", "prover", "cli", "xla", "teach", "codegen", "interop",
+            "cute")
 #: The root's own modules: the public namespace and ``python -m tilespec``.
 ROOT_MODULES = ("__init__.py", "__main__.py")
 

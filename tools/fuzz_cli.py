@@ -3,7 +3,7 @@
 Every command the parser knows (read from the parser itself, so a new
 command is fuzzed too) is driven through ``tilespec.cli.main(argv)`` with
 generated bad and edge inputs: shapes from the Hypothesis strategies of
-``spec/strategies.py`` and the catalogue, mutated (numbers at the int64
+``testing/strategies.py`` and the catalogue, mutated (numbers at the int64
 edges, names, ``?``, deleted and inserted characters, unicode, empty
 strings), odd option values, negative and huge numbers, unknown options.
 

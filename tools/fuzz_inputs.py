@@ -49,8 +49,8 @@ def shape_pool(examples: int = 400) -> list[str]:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
+    import tilespec.testing as ts
     from tilespec.prover.properties.catalogue import CATALOGUE
-    from tilespec.spec import strategies as ts
     from tilespec.spec.printer import format_shape
 
     pool = [s for s, _ in CATALOGUE] + HANDMADE

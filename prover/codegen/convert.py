@@ -5,7 +5,7 @@ The closed form (:mod:`tilespec.codegen.convert`) sends offset ``o`` of A's
 buffer to ``offset_B(locate_A(o))`` when ``locate_A`` finds an element there.
 The copy through the second definition moves element ``e`` from
 ``prt_offset(A, e)`` to ``prt_offset(B, e)`` (:mod:`tilespec.spec.prt`,
-built from :func:`tilespec.spec.physical.prt_levels`, never from the stages).
+built from :func:`tilespec.spec.prt.prt_levels`, never from the stages).
 They are the same data movement when A's formula equals its PRT offset
 and A's locate inverts A's offset, and B's formula equals its PRT offset
 (three properties of :mod:`tilespec.prover.properties.proof`, composed); failing

@@ -37,7 +37,7 @@ from ...spec.layout import Shape
 from ..core import cache
 
 #: Modules whose code an all-shapes proof runs through.
-_MODULES = ("spec.arith", "spec.index", "spec.layout", "spec.size", "spec.physical",
+_MODULES = ("spec.arith", "spec.index", "spec.layout", "spec.size",
             "spec.dtypes", "spec.prt", "prover.properties.proof", "prover.core.encode",
             "prover.core.lemma", "prover.core.solve", "prover.core.bounds",
             "prover.properties.stages_check", "prover.properties.witness",

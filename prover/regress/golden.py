@@ -1,7 +1,7 @@
 """Golden byte images for kernel tests: a ``.bin`` per shape, with a sidecar.
 
 ``tilespec regress SHAPE... --golden DIR`` writes, for each shape, the exact
-bytes of a known array laid out by it (:func:`tilespec.spec.bytes.to_bytes`,
+bytes of a known array laid out by it (:func:`tilespec.image.to_bytes`,
 padding zero bits) to ``DIR/NAME.bin`` and what a test needs to rebuild and check
 them to ``DIR/NAME.json``: the shape, the element type and numpy dtype, the
 dims, the length and SHA-256 of the image, and how the values are made.
@@ -37,9 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...spec.bytes import to_bytes
+from ...image import SUB_BYTE_INTS, to_bytes, value_dtype
 from ...spec.dtypes import bit_width
-from ...spec.elements import SUB_BYTE_INTS, value_dtype
 from ...spec.errors import TilespecError
 from ...spec.index import concrete_dims
 from ...spec.layout import Shape

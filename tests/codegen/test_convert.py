@@ -15,11 +15,11 @@ from tilespec.cli.main import main
 from tilespec.codegen.convert import closed_form, numpy_source, target
 from tilespec.prover.codegen import convert as pconvert
 from tilespec.prover.codegen.convert import prove_convert
+from tilespec.spec import from_physical, physical_size, to_physical
 from tilespec.spec.index import padded_elements
-from tilespec.spec.physical import from_physical, physical_size, to_physical
 from tilespec.spec.size import aligned_elements
-from tilespec.spec.strategies import layouts, shapes_with_layout
 from tilespec.spec.text import parse_array_shape as shape
+from tilespec.testing import layouts, shapes_with_layout
 
 PAIRS = [("f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1}"),
          ("bf16[20,300]{1,0:T(8,128)(2,1)}", "bf16[20,300]{0,1:T(8,128)}"),

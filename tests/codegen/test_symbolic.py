@@ -41,12 +41,12 @@ from tilespec.spec.index import (
     padded_elements,
 )
 from tilespec.spec.naming import names
-from tilespec.spec.strategies import elements, layouts
 from tilespec.spec.text import parse_array_shape
 from tilespec.teach.latex import latex
+from tilespec.testing import elements, layouts
 
 try:
-    from tilespec.spec.strategies import shapes_with_layout
+    from tilespec.testing import shapes_with_layout
 except ImportError:         # written alongside; the fixed layouts still run
     shapes_with_layout = None
 
@@ -263,7 +263,7 @@ def test_generated_c_agrees_with_the_spec(cc, tmp_path, text, sizes):
             assert tuple(out[:s.rank]) == tuple(i)
 
 
-@pytest.mark.skipif(shapes_with_layout is None, reason="no spec.strategies")
+@pytest.mark.skipif(shapes_with_layout is None, reason="no tilespec.testing")
 @settings(max_examples=60)
 @given(shapes_with_layout(max_rank=3, max_elements=256) if shapes_with_layout
        else st.nothing())

@@ -16,8 +16,8 @@ from tilespec.spec.physical import to_physical
 from tilespec.spec.printer import format_shape
 from tilespec.spec.shapes import give_values
 from tilespec.spec.size import aligned_elements, byte_size
-from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_array_shape as shape
+from tilespec.testing import shapes_with_layout
 
 #: (layout, sizes of its named dims): every family the code must handle.
 LAYOUTS = [

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import tilespec
 from tilespec import LayoutError
 from tilespec.spec.index import all_offsets, padded_elements
-from tilespec.spec.strategies import elements, shapes_with_layout
+from tilespec.testing import elements, shapes_with_layout
 
 pycute = pytest.importorskip("pycute")
 

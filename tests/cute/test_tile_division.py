@@ -14,8 +14,8 @@ from tilespec.cute.proofs.tile_division import tile_division
 from tilespec.spec.errors import LayoutError
 from tilespec.spec.index import offset
 from tilespec.spec.printer import format_shape
-from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_array_shape
+from tilespec.testing import shapes_with_layout
 
 
 def every_element(dims, limit=2000):

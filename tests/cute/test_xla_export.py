@@ -12,7 +12,7 @@ import tilespec
 from tilespec import LayoutError
 from tilespec.cute import Layout, dim_modes, logical_divide, parse_cute, xla_tilings
 from tilespec.spec.index import all_offsets, padded_elements
-from tilespec.spec.strategies import shapes_with_layout
+from tilespec.testing import shapes_with_layout
 
 EXACT = {
     "f32[24,256]{1,0:T(8,128)}": "((8,3),(128,2)):((128,2048),(1,1024))",

@@ -14,7 +14,7 @@ from tilespec import LayoutError, ShapeError
 from tilespec.cute import parse_cute
 from tilespec.spec.index import all_offsets, padded_elements
 from tilespec.spec.layout import Layout as XlaLayout
-from tilespec.spec.strategies import shapes_with_layout
+from tilespec.testing import shapes_with_layout
 
 EXPORTS = ["f32[24,256]{1,0:T(8,128)}", "bf16[16,300]{1,0:T(8,128)(2,1)}",
            "f32[3,5]{0,1:T(2,2)}", "f32[7]{0}", "s8[64,256]{1,0:T(32,128)(4,1)}",

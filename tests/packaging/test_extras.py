@@ -32,3 +32,19 @@ def test_pycute_imports_without_a_gpu():
                          env={"CUDA_VISIBLE_DEVICES": "", "PATH": ""}, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["5", "[]"]
+
+
+def test_the_strategies_declare_hypothesis_and_the_test_extra_brings_them():
+    extras = _extras()
+    assert any(r.startswith("hypothesis") for r in extras["testing"])
+    assert "tilespec[testing]" in extras["test"]
+
+
+def test_only_tilespec_testing_imports_hypothesis():
+    code = ("import sys, tilespec, tilespec.spec, tilespec.image\n"
+            "assert 'hypothesis' not in sys.modules\n"
+            "import tilespec.testing\n"
+            "assert 'hypothesis' in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr

@@ -27,7 +27,7 @@ from tilespec.spec import (
     to_physical,
 )
 from tilespec.spec.index import dim_symbols, index_symbols
-from tilespec.spec.strategies import elements, shapes_with_layout
+from tilespec.testing import elements, shapes_with_layout
 
 TILED = shapes_with_layout(min_rank=0, max_rank=5, min_tiles=1, max_tiles=3)
 ANY = shapes_with_layout(min_rank=0, max_rank=5, min_tiles=0, max_tiles=3)

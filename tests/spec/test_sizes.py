@@ -15,7 +15,7 @@ from tilespec.spec import (
     parse_array_shape,
 )
 from tilespec.spec.dtypes import bit_width
-from tilespec.spec.strategies import SIZE_FIELDS, shapes_with_layout
+from tilespec.testing import SIZE_FIELDS, shapes_with_layout
 
 
 def shape(text):

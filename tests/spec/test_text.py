@@ -25,7 +25,7 @@ from tilespec.spec import (
     parse_layout,
     parse_shape,
 )
-from tilespec.spec.strategies import xla_shapes
+from tilespec.testing import xla_shapes
 
 # --- round trips ------------------------------------------------------------------
 

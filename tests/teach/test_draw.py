@@ -20,10 +20,10 @@ from tilespec.cli import main
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import all_offsets, locate, offset
 from tilespec.spec.size import bit_range
-from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_array_shape
 from tilespec.teach.draw.figure import draw, picture
 from tilespec.teach.draw.scene import DrawingLimitError
+from tilespec.testing import shapes_with_layout
 
 FIGURE_1 = "f32[3,5]{1,0:T(2,2)}"
 FIGURE_2 = "bf16[4,8]{1,0:T(2,4)(2,1)}"

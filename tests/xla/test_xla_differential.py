@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from tilespec.spec.dtypes import ELEMENT_TYPES, NON_ARRAY_TYPES
 from tilespec.spec.layout import Shape
 from tilespec.spec.printer import format_dim, format_layout, format_shape
-from tilespec.spec.strategies import shapes_with_layout, xla_shapes
+from tilespec.testing import shapes_with_layout, xla_shapes
 from tilespec.xla import real
 
 pytestmark = [

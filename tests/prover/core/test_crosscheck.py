@@ -25,8 +25,8 @@ from tilespec.prover.properties.proof import PROPERTIES, prove
 from tilespec.prover.result import ProverBug
 from tilespec.prover.userfn import check_offset_function
 from tilespec.spec.index import shape_pipeline
-from tilespec.spec.strategies import shapes_with_layout
 from tilespec.spec.text import parse_array_shape as shape
+from tilespec.testing import shapes_with_layout
 
 
 def test_sampled_differential_verdicts_are_confirmed_by_cvc5():

@@ -25,8 +25,8 @@ from tilespec.prover.hlo.check import check_module, meant_op
 from tilespec.prover.hlo.findings import RULES
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction, shape_prefix
 from tilespec.prover.result import Counterexample
+from tilespec.spec import from_physical, physical_size, to_physical
 from tilespec.spec.layout import TupleShape
-from tilespec.spec.physical import from_physical, physical_size, to_physical
 from tilespec.spec.printer import format_shape
 from tilespec.spec.text import parse_array_shape as shape
 

@@ -31,9 +31,9 @@ from tilespec.cli.main import main
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.findings import Report
 from tilespec.prover.hlo.module import Module, parse_hlo
+from tilespec.spec import to_physical
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
-from tilespec.spec.physical import to_physical
 from tilespec.spec.printer import format_shape
 from tilespec.spec.size import byte_size
 from tilespec.xla import compiled, dumps

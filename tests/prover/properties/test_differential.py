@@ -25,7 +25,7 @@ from mutants import mutate
 
 from tilespec.prover.properties.proof import PROPERTIES, prove
 from tilespec.spec.index import shape_pipeline
-from tilespec.spec.strategies import shapes_with_layout
+from tilespec.testing import shapes_with_layout
 
 SHAPES = shapes_with_layout(max_rank=4, max_dim=9, max_tiles=3, max_elements=512)
 KINDS = st.sampled_from([None, "off_by_one", "floor", "swap", "over_pad"])

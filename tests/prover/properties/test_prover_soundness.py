@@ -11,9 +11,9 @@ from enumeration import brute
 from mutants import mutate
 
 from tilespec.prover.properties.proof import PROPERTIES, prove
+from tilespec.spec import physical_size
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.index import Combine, Pad, Permute, Split, evaluate, shape_pipeline
-from tilespec.spec.physical import physical_size
 from tilespec.spec.size import byte_size
 from tilespec.spec.text import parse_array_shape as shape
 

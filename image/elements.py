@@ -9,7 +9,7 @@ such a type is used), ``int8``/``uint8`` for the sub-byte integers
 An element's *code* is its bit pattern as an unsigned integer of the type's
 storage width (:func:`spec.dtypes.storage_bits`); for a sub-byte type only
 the low :func:`~spec.dtypes.bit_width` bits are set, as ``ml_dtypes`` stores
-an ``int4`` in a byte (-1 is ``0x0F``).  Codes are what :mod:`spec.bytes`
+an ``int4`` in a byte (-1 is ``0x0F``).  Codes are what :mod:`image.bytes`
 places into memory.
 
 >>> value_dtype("bf16").name, value_dtype("s4").name, value_dtype("pred").name
@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ..spec.dtypes import bit_width, storage_bits
+from ..spec.errors import ShapeError
 from .blocks import each_block
-from .dtypes import bit_width, storage_bits
-from .errors import ShapeError
 
 #: XLA's names of the types numpy has itself.
 NUMPY_TYPES = {

@@ -14,7 +14,7 @@ read as strided views, one per position in the word.  Fields of whole
 bytes go into place by numpy's casts, which run in SIMD: widening ones,
 onto the word shifted by the field's bytes, then or-ed (to bytes);
 narrowing ones, from the words seen a few bytes on (back).  Narrower fields
-are shifted and or-ed.  The work runs block by block (:mod:`spec.blocks`),
+are shifted and or-ed.  The work runs block by block (:mod:`image.blocks`),
 so that a block's passes stay in the cache and the data crosses memory
 once, on several threads for large arrays.
 

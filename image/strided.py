@@ -1,6 +1,6 @@
 """Pad-reshape-transpose run as strided views: a plan per layout.
 
-:func:`spec.physical.prt_levels` describes a layout as a chain of numpy
+:func:`spec.prt.prt_levels` describes a layout as a chain of numpy
 operations (pad, reshape, transpose) per tiling level.  Run literally, each
 level pads into a new array and copies it once more to transpose it.  Here the
 same chain is grouped into *segments*, so that most of it is views and the
@@ -20,7 +20,7 @@ So a layout whose dims are multiples of its tiles is one copy from the
 logical array to the image (or back), whatever the number of levels, and no
 array of per-element indices is ever made.
 
->>> from tilespec.spec.physical import prt_levels
+>>> from tilespec.spec.prt import prt_levels
 >>> from tilespec.spec.text import parse_array_shape
 >>> p = plan((3, 5), (1, 0), prt_levels(parse_array_shape("f32[3,5]{1,0:T(2,2)}")))
 >>> [(len(s.pieces), len(s.pads)) for s in p.segments]
@@ -36,16 +36,17 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..spec.layout import Shape
+from ..spec.prt import PrtLevel, prt_levels
+from ..spec.shapes import logical_dims
 from .blocks import copy
-
-if TYPE_CHECKING:
-    from .physical import PrtLevel
 
 #: Beyond this many padded dims in one level (2^k pieces), the level pads
 #: into a temporary array first and copies from it in one piece.
@@ -145,7 +146,7 @@ def _fake(dims: Sequence[int], strides: Sequence[int]) -> np.ndarray:
                                            tuple(strides), writeable=False)
 
 
-def _pieces(level: "PrtLevel") -> tuple[tuple[Piece, ...], tuple[tuple[slice, ...], ...]]:
+def _pieces(level: PrtLevel) -> tuple[tuple[Piece, ...], tuple[tuple[slice, ...], ...]]:
     """The copies and padding regions that write one padded level."""
     h, k = len(level.merged) - len(level.tile), len(level.tile)
     head = tuple(slice(0, int(d)) for d in level.merged[:h])
@@ -181,7 +182,7 @@ def _copy_segment(views: list[Op], dims: tuple[int, ...]) -> Segment:
                    dims, identity, dims)
 
 
-def _padded_segment(views: list[Op], level: "PrtLevel") -> Segment:
+def _padded_segment(views: list[Op], level: PrtLevel) -> Segment:
     merged = tuple(int(d) for d in level.merged)
     padded = tuple(int(d) for d in level.padded)
     split = tuple(int(d) for d in level.split)
@@ -199,7 +200,7 @@ def _padded_segment(views: list[Op], level: "PrtLevel") -> Segment:
 
 
 def plan(logical: Sequence[int], minor_to_major: Sequence[int],
-         levels: Sequence["PrtLevel"]) -> Plan:
+         levels: Sequence[PrtLevel]) -> Plan:
     """The segments for an array of dims ``logical`` (C-contiguous) laid
     out with ``minor_to_major`` and the tiling ``levels``."""
     logical = tuple(int(d) for d in logical)
@@ -230,6 +231,17 @@ def plan(logical: Sequence[int], minor_to_major: Sequence[int],
     if views or not segments:
         segments.append(_copy_segment(views, dims))
     return Plan(logical, order, tuple(segments))
+
+
+def layout_plan(shape: Shape) -> Plan:
+    """The plan of a concrete ``shape``, kept for the shapes used last."""
+    return _layout_plan(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _layout_plan(shape: Shape) -> Plan:
+    dims = logical_dims(shape)
+    return plan(dims, shape.layout.minor_to_major, prt_levels(shape, dims))
 
 
 def apply_views(a: np.ndarray, views: Sequence[Op]) -> np.ndarray:

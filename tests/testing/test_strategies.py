@@ -11,7 +11,8 @@ from tilespec.spec import COMBINE, Layout, Shape, Tile, TupleShape, padded_eleme
 from tilespec.spec.dtypes import ELEMENT_TYPES, bit_width
 from tilespec.spec.index import combine_groups
 from tilespec.spec.printer import format_shape
-from tilespec.spec.strategies import (
+from tilespec.spec.text import parse_array_shape
+from tilespec.testing import (
     ALL_FIELDS,
     element_types,
     elements,
@@ -21,7 +22,6 @@ from tilespec.spec.strategies import (
     tiles,
     xla_shapes,
 )
-from tilespec.spec.text import parse_array_shape
 
 # --- arguments --------------------------------------------------------------------
 

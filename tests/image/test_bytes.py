@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tilespec
-from tilespec.spec import strided
+from tilespec.image import strided
+from tilespec.image.strided import layout_plan
 from tilespec.spec.dtypes import ELEMENT_TYPES, bit_width, storage_bits
 from tilespec.spec.errors import ShapeError
 from tilespec.spec.layout import Shape
-from tilespec.spec.physical import layout_plan
-from tilespec.spec.strategies import shapes_with_layout
+from tilespec.testing import shapes_with_layout
 
 #: The numpy dtype of each type's values, written out once more.
 DTYPES = {
@@ -183,9 +183,9 @@ def small_blocks_on_threads(monkeypatch):
     """Packing and copies cut into blocks of 8 words, run on 3 threads even
     for tiny arrays: every block but the last takes the paths a large array
     takes."""
-    monkeypatch.setattr("tilespec.spec.packing.BLOCK_ELEMENTS", 8)
-    monkeypatch.setattr("tilespec.spec.blocks.COPY_ELEMENTS", 8)
-    monkeypatch.setattr("tilespec.spec.blocks.PARALLEL_BYTES", 0)
+    monkeypatch.setattr("tilespec.image.packing.BLOCK_ELEMENTS", 8)
+    monkeypatch.setattr("tilespec.image.blocks.COPY_ELEMENTS", 8)
+    monkeypatch.setattr("tilespec.image.blocks.PARALLEL_BYTES", 0)
     monkeypatch.setenv("TILESPEC_THREADS", "3")
 
 
@@ -219,11 +219,10 @@ def test_blocks_and_threads_do_not_change_random_layouts(small_blocks_on_threads
 def test_padding_first_when_a_level_has_many_padded_dims(text, monkeypatch):
     monkeypatch.setattr(strided, "MAX_PIECE_DIMS", 1)
     s = tilespec.parse_array_shape(text)
-    from tilespec.spec.physical import prt_levels
+    from tilespec.spec.prt import prt_levels
     p = strided.plan(s.dims, s.layout.minor_to_major, prt_levels(s))
     assert p.segments[0].prepad
-    monkeypatch.setattr("tilespec.spec.physical.layout_plan", lambda _: p)
-    monkeypatch.setattr("tilespec.spec.bytes.layout_plan", lambda _: p)
+    monkeypatch.setattr("tilespec.image.bytes.layout_plan", lambda _: p)
     rng = np.random.default_rng(1)
     a = values(s.element_type, s.dims, rng)
     image = tilespec.to_bytes(s, a, pad=3)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilespec.spec import blocks
+from tilespec.image import blocks
 from tilespec.spec.errors import TilespecError
 
 

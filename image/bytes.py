@@ -2,18 +2,19 @@
 
 ``to_bytes(shape, array)`` is the buffer XLA would hold: ``byte_size(shape)``
 bytes (:mod:`spec.size`, tail alignment ``L(n)`` included), each element's
-code (:mod:`spec.elements`) at its place in the pad-reshape-transpose image
-(:mod:`spec.physical`), ``E(n)`` bits per element when the layout sets it
-(sub-byte types packed, element 0 in the low bits, :mod:`spec.packing`),
-else the type's whole bytes.  Padding elements, those of the tiles and those
+code (:mod:`image.elements`) at its place in the pad-reshape-transpose image
+(:func:`spec.prt.prt_levels`), ``E(n)`` bits per element when the layout
+sets it (sub-byte types packed, element 0 in the low bits,
+:mod:`image.packing`), else the type's whole bytes.  Padding elements, those of the tiles and those
 ``L(n)`` adds, are zero bits, or hold the value ``pad``; bits after the
 last element up to the end of the last byte are 0 (on XLA's device they are
 unspecified).  ``from_bytes`` reads such a buffer back; padding is ignored.  Multi-byte elements are little-endian, as on XLA's platforms.
 
-Fast by construction (:mod:`spec.strided`): the data moves once per padded
-tiling level, through strided views, and packing (:mod:`spec.packing`) reads
+Fast by construction (:mod:`image.strided`): the data moves once per padded
+tiling level, through strided views, and packing (:mod:`image.packing`) reads
 those views block by block, on the process's cores for large arrays (the
-bytes do not depend on how many), never an array of per-element indices.
+bytes do not depend on how many), never an array of per-element indices.  The plain definition it must equal
+is :func:`spec.physical.physical_bytes` (``tests/image``).
 
 >>> import numpy as np
 >>> a = np.arange(15, dtype=np.int8).reshape(3, 5)
@@ -34,16 +35,15 @@ from typing import Any
 
 import numpy as np
 
+from ..spec.dtypes import bit_width, storage_bits
+from ..spec.errors import ShapeError
+from ..spec.layout import Shape
+from ..spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec.size import aligned_elements, byte_size
 from .blocks import copy
-from .dtypes import bit_width, storage_bits
 from .elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
-from .errors import ShapeError
-from .layout import Shape
 from .packing import load, pack, store, unpack, word_group
-from .physical import layout_plan
-from .shapes import DimValues, ShapeLike, as_shape
-from .size import aligned_elements, byte_size
-from .strided import Plan, backward, forward
+from .strided import Plan, backward, forward, layout_plan
 
 
 def _checked(shape: ShapeLike, dims: DimValues | None) -> tuple[Shape, Plan, int]:
@@ -146,7 +146,7 @@ def _buffer(buffer: Any) -> np.ndarray:
 def from_bytes(shape: ShapeLike, buffer: Any, *,
                dims: DimValues | None = None) -> np.ndarray:
     """The array held in ``buffer`` (exactly ``byte_size(shape)`` bytes),
-    in the element type's numpy dtype (see :mod:`spec.elements`).
+    in the element type's numpy dtype (see :mod:`image.elements`).
 
     >>> from_bytes("s4[3]{0:E(4)}", bytes([0xF1, 0x07])).tolist()
     [1, -1, 7]

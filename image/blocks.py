@@ -1,9 +1,9 @@
 """Work cut into cache-sized blocks, run on the machine's cores.
 
-Packing (:mod:`spec.packing`) makes several passes over its data (a cast,
+Packing (:mod:`image.packing`) makes several passes over its data (a cast,
 a shift, an or); done block by block, each block's passes stay in the
 cache and the data crosses memory once.  The strided copies of
-:mod:`spec.strided` are cut the same way (:func:`copy`), to run on the
+:mod:`image.strided` are cut the same way (:func:`copy`), to run on the
 cores.  Blocks write disjoint parts of
 the output, so they may run in any order and on several threads (numpy
 releases the interpreter's lock while it computes): the result does not
@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from .errors import TilespecError
+from ..spec.errors import TilespecError
 
 #: Elements of a word array handled per block (1 MiB of 32-bit words: big
 #: enough that the cost of a block (slicing, calls) is small beside its work,
