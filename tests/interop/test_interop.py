@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 import tilespec
 from tilespec import LayoutError, ShapeError
 from tilespec.spec.text import parse_layout
-from tilespec.testing import shapes_with_layout
 
 # --- strides ------------------------------------------------------------------------
 
