@@ -34,12 +34,12 @@ Every counterexample is replayed with :func:`spec.index.offset` before it is
 shown; one that does not replay raises :class:`~prover.result.ProverBug`.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
->>> decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
+>>> prove_reading(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
 'proved'
->>> r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
+>>> r = prove_reading(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
 >>> r.status, r.counterexample.offsets["source"] != r.counterexample.offsets["target"]
 ('refuted', True)
->>> decide(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), transpose=(1, 0)).status
+>>> prove_reading(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), transpose=(1, 0)).status
 'proved'
 """
 
@@ -56,7 +56,6 @@ from ...spec.arith import INT
 from ...spec.errors import TilespecError
 from ...spec.index import (
     all_offsets,
-    concrete_dims,
     delinearise,
     linear_index,
     offset,
@@ -64,12 +63,13 @@ from ...spec.index import (
     padded_elements,
     product,
 )
-from ...spec.layout import COMBINE, Shape
+from ...spec.layout import Shape
 from ...spec.printer import format_shape
 from ...spec.size import aligned_elements, byte_size, bytes_of, round_up
 from ..core.encode import Encoding, scope
 from ..core.facts import Facts
 from ..core.linform import Form, add_same_offset, constant, horner_for, spec_form
+from ..core.sampling import EXHAUSTIVE, SAMPLES, sample_elements
 from ..core.search import drive
 from ..core.solve import DEFAULT_TIMEOUT
 from ..result import (
@@ -83,12 +83,6 @@ from ..result import (
     counterexample_lines,
 )
 from .reshape_groups import element_count, monomial, reshape_groups
-
-#: Up to this many elements the numpy scan visits every element.
-EXHAUSTIVE = 1 << 20
-#: Random elements the scan visits beyond that (plus edges).
-SAMPLES = 1 << 16
-
 
 # --- the question ----------------------------------------------------------------
 
@@ -173,28 +167,6 @@ def sizes(shape: Shape) -> dict:
             "byte_size": byte_size(shape)}
 
 
-def _edge_values(d: int, tiles) -> list[int]:
-    vals = {0, 1, 2, d - 1, d - 2, d // 2}
-    for t in tiles:
-        for c in (1, 2, 3):
-            vals.update((c * t - 1, c * t))
-    return sorted(v for v in vals if 0 <= v < d)
-
-
-def sample_elements(q: Question, rng) -> np.ndarray:
-    """SRC elements to scan: edges (0, 1, last, tile edges) and random ones."""
-    dims = concrete_dims(q.src)   # sampled only where the dims are sizes
-    sizes_ = sorted({t for s in (q.src, q.dst) for tile in s.layout.tiles
-                     for t in tile.sizes if t != COMBINE})
-    edges = [_edge_values(d, sizes_) for d in dims]
-    n_edges = 4096
-    cols = [rng.choice(np.asarray(v, dtype=np.int64), size=n_edges) for v in edges]
-    rand = [rng.integers(0, d, size=SAMPLES, dtype=np.int64) for d in dims]
-    both = [np.concatenate([a, b]) for a, b in zip(cols, rand)]
-    first_last = np.array([[0] * len(dims), [d - 1 for d in dims]], dtype=np.int64)
-    return np.concatenate([first_last, np.stack(both, axis=-1)])
-
-
 def _np_pair(q: Question, E: np.ndarray) -> np.ndarray:
     if q.transpose is not None:
         return E[:, list(q.transpose)]
@@ -222,7 +194,7 @@ def scan(q: Question, seed: int = 0):
             return None, True
         e = delinearise(int(bad[0]), q.src.dims)
         return replay(q, e), True
-    E = sample_elements(q, np.random.default_rng(seed))
+    E = sample_elements((q.src, q.dst), np.random.default_rng(seed))
     F = _np_pair(q, E)
     a, b = offsets(q.src, E), offsets(q.dst, F)
     bad = np.flatnonzero(a != b)
@@ -354,7 +326,7 @@ def group_pair(q: Question, e, ds, dd, ar, fresh=None):
     return tuple(f), parts, defs
 
 
-class SymbolicBuild:
+class ReadingFacts:
     """The facts for one question in a fresh Z3 context."""
 
     def __init__(self, q: Question, timeout: float, assume=None):
@@ -459,7 +431,7 @@ class SymbolicBuild:
 def _z3_concrete(q: Question, timeout: float):
     """Prove the concrete question with Z3: ('proved'|'unknown', detail) or
     ('refuted', counterexample) -- replayed."""
-    b = SymbolicBuild(q, timeout).build()
+    b = ReadingFacts(q, timeout).build()
     status, detail = b.facts.check()
     if status == "proved":
         return "proved", b.facts.steps()
@@ -475,8 +447,8 @@ def _z3_concrete(q: Question, timeout: float):
     raise ProverBug(f"facts {failed} fail for {q.text} but nothing replays")
 
 
-def decide_concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
-    """:func:`decide` for concrete dims; ``prove=False`` stops after the
+def prove_concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+    """:func:`prove_reading` for concrete dims; ``prove=False`` stops after the
     scan (refuted, or unknown: a search for counterexamples only)."""
     where = "concrete"
     text, what = q.text, q.what
@@ -512,8 +484,8 @@ def decide_concrete(q: Question, timeout: float, start: float, prove: bool = Tru
     return done(UNKNOWN, reason=f"{detail}; the scan of {checked} found no counterexample")
 
 
-def decide(src: Shape, dst: Shape, transpose=None, *,
-           timeout: float = DEFAULT_TIMEOUT) -> Result:
+def prove_reading(src: Shape, dst: Shape, transpose=None, *,
+                  timeout: float = DEFAULT_TIMEOUT, assume=None) -> Result:
     """Is SRC -> DST (a reshape, or the transpose ``transpose``) a bitcast?
 
     ``proved``: for these dims, or for every size of the named dims.
@@ -522,28 +494,33 @@ def decide(src: Shape, dst: Shape, transpose=None, *,
     element widths, with the names' ``dim_values`` where dims are names --
     replayed.
     ``unknown``: ``reason`` says what was tried.
+    ``assume(facts)`` (named dims only) gives a condition on the dims the
+    proof may assume, from the :class:`ReadingFacts` it is built on: the
+    question is then asked only where it holds.
     """
     start = time.perf_counter()
     q = question(src, dst, transpose)
     if not q.is_symbolic:
-        return decide_concrete(q, timeout, start)
-    return decide_symbolic(q, timeout, start)
+        if assume is not None:
+            raise TilespecError("an assumption needs named dims to range over")
+        return prove_concrete(q, timeout, start)
+    return prove_symbolic(q, timeout, start, assume)
 
 
-def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
+def prove_symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
     where = scope(q.src) if q.src.is_symbolic else scope(q.dst)
-    b = SymbolicBuild(q, timeout, assume).build()
+    b = ReadingFacts(q, timeout, assume).build()
 
     def refute(values):
         inst = q.instantiate(values)
-        r = decide_concrete(inst, timeout, start, prove=False)
+        r = prove_concrete(inst, timeout, start, prove=False)
         if r.status != REFUTED or r.counterexample is None:
             return None
         return r.counterexample.at(values)
 
     # The grouped facts can fail where the offsets still agree (dims that
     # pair differently, [m,n] -> [n,m]): then the whole formula is tried.
-    whole = (lambda: SymbolicBuild(q, timeout, assume).build(whole=True).facts) \
+    whole = (lambda: ReadingFacts(q, timeout, assume).build(whole=True).facts) \
         if b.grouped else None
     v = drive(b.facts, whole=whole, refute=refute)
     return Result(q.text, q.what, v.status, time.perf_counter() - start, where,

@@ -2,8 +2,8 @@
 
 For each instruction of a parsed module (:mod:`tilespec.prover.hlo.module`):
 
-* ``bitcast``: :func:`tilespec.prover.bitcast.decide.is_bitcast`, with its record
-  (:func:`~tilespec.prover.bitcast.decide.decompose`);
+* ``bitcast``: :func:`tilespec.prover.bitcast.is_bitcast`, with its record
+  (:func:`~tilespec.prover.bitcast.decompose`);
   where its metadata ``op_name`` says which logical op it stands for (the last
   path segment ends in ``transpose`` or ``reshape``), whether that op itself
   keeps every byte: a bitcast legal only as a TRT where a transpose was meant
@@ -44,13 +44,7 @@ from ...spec.errors import TilespecError
 from ...spec.layout import Shape, TupleShape
 from ...spec.printer import format_shape
 from ...spec.size import byte_size, num_elements, unpadded_bytes
-from ..bitcast.decide import (
-    Decomposition,
-    decompose,
-    is_bitcast,
-)
-from ..bitcast.decompose import transpose_candidates
-from ..bitcast.reading import question
+from ..bitcast import Decomposition, decompose, is_bitcast, question, transposes
 from ..core.solve import DEFAULT_TIMEOUT
 from ..result import (
     PROVED,
@@ -246,11 +240,12 @@ class _Checker:
             # Any transpose that lines the dims up will do.  The decomposition
             # stops at the first interpretation proved, so a bitcast proved
             # as a reshape has not tried its transposes yet: try them here.
-            tried = []
-            for p in transpose_candidates(src, dst):
+            def ask(p):
                 key = ("transpose", self.text(src), self.text(dst), p)
-                r, _ = self.cached(key, lambda p=p: is_bitcast(
-                    src, dst, p, timeout=self.timeout))
+                return self.cached(key, lambda: is_bitcast(src, dst, p, timeout=self.timeout))[0]
+
+            tried = []
+            for p, r in transposes(src, dst, ask=ask):
                 if r.status == PROVED:
                     return
                 tried.append((p, r))

@@ -4,8 +4,8 @@ By default the question is XLA's: ``ShapeUtil::DecomposeBitcast`` reads a
 bitcast as a reshape, else a transpose with the permutation XLA deduces from
 the layouts (here every permutation that lines the dims up, XLA's first),
 else a transpose-reshape-transpose (TRT); see
-:mod:`tilespec.prover.bitcast.decompose`.  Each reading is decided by
-:func:`tilespec.prover.bitcast.reading.decide` on the spec's offsets, on
+:mod:`tilespec.prover.bitcast.xla_reading`.  Each reading is decided by
+:func:`tilespec.prover.bitcast.reading.prove_reading` on the spec's offsets, on
 bytes, with tiles, padding, ``E(n)`` and ``L(n)``.  A keyword asks one
 reading: ``reading="reshape"`` or ``reading=(1, 0)`` (a transpose).
 
@@ -39,6 +39,7 @@ from ...spec.layout import Shape
 from ...spec.printer import format_shape
 from ..core import crosscheck
 from ..core.encode import scope
+from ..core.search import first_refutation
 from ..core.solve import DEFAULT_TIMEOUT, probe_values
 from ..result import (
     PROVED,
@@ -51,7 +52,8 @@ from ..result import (
     counterexample_lines,
 )
 from . import reading as one_reading
-from .decompose import (
+from .reshape_groups import monomial
+from .xla_reading import (
     TRT,
     inverse,
     major_to_minor,
@@ -60,7 +62,6 @@ from .decompose import (
     trt_counterexample,
     xla_transpose_permutation,
 )
-from .reshape_groups import monomial
 
 RESHAPE = "reshape"
 #: Dims tried for named dims, beyond the readings' own counterexamples.
@@ -143,8 +144,27 @@ def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result
                       PROVED, 0.0, scope(src) if src.is_symbolic else "concrete",
                       steps=("SRC and DST are one shape and the pairing is the "
                              "identity: every element keeps its offset",))
-    r = one_reading.decide(src, dst, transpose, timeout=timeout)
+    r = one_reading.prove_reading(src, dst, transpose, timeout=timeout)
     return _named(r, name)
+
+
+def transposes(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT, ask=None):
+    """Which transposes of SRC to DST keep every byte: each permutation that
+    lines DST's dims up with SRC's (XLA's deduced one first,
+    :func:`~.xla_reading.transpose_candidates`) with its Result, decided as it
+    is yielded (``ask(p)``, default :func:`decide_reading`), so a caller may
+    stop at the first proof.
+
+    Not a search of :func:`~prover.core.search.drive`: that one looks for
+    the dims that refute one question; here each candidate is a question of
+    its own (a reading), decided for every size of the dims.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> [(p, r.status) for p, r in transposes(shape("f32[4,4]{1,0}"), shape("f32[4,4]{0,1}"))]
+    [((1, 0), 'proved'), ((0, 1), 'refuted')]
+    """
+    for p in transpose_candidates(src, dst):
+        yield p, (decide_reading(src, dst, p, timeout=timeout) if ask is None else ask(p))
 
 
 # --- XLA's order -----------------------------------------------------------------------------
@@ -256,12 +276,9 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     tried.append((RESHAPE, r))
     if r.status == PROVED:
         return done(PROVED, RESHAPE, steps=r.steps)
-    perms = []
-    for p in transpose_candidates(src, dst):
-        rp = decide_reading(src, dst, p, timeout=timeout)
-        tried.append((reading_name(p), rp))
-        if rp.status == PROVED:
-            perms.append(p)
+    transposed = tuple(transposes(src, dst, timeout=timeout))
+    tried.extend((reading_name(p), rp) for p, rp in transposed)
+    perms = [p for p, rp in transposed if rp.status == PROVED]
     if perms:
         return done(PROVED, "transpose", perms,
                     steps=next(r.steps for n, r in tried if n == reading_name(perms[0])))
@@ -328,20 +345,18 @@ def _show(values: dict) -> str:
 def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
     """Dims where the concrete bitcast is refuted -- every reading XLA would
     try there fails, each with a replayed counterexample -- and the dims
-    tried: the readings' own counterexamples' dims first, then probes."""
+    tried: the readings' own counterexamples' dims first, then probes, at
+    most :data:`MAX_CANDIDATES` (:func:`~prover.core.search.first_refutation`)."""
     names = tuple(dict.fromkeys(src.names + dst.names))
     candidates = [dict(rs.counterexample.dim_values) for _, rs in tried
                   if rs.counterexample is not None and rs.counterexample.dim_values]
     candidates += list(probe_values(names))
-    seen: list[dict] = []
-    for values in candidates:
-        if values in seen or len(seen) >= MAX_CANDIDATES:
-            continue
-        seen.append(values)
+
+    def refute(values):
         d = decompose(src.instantiate(values), dst.instantiate(values), timeout=timeout)
-        if d.status == REFUTED:
-            return (values, d), seen
-    return None, seen
+        return (values, d) if d.status == REFUTED else None
+
+    return first_refutation(candidates, refute, limit=MAX_CANDIDATES)
 
 
 # --- the one question ------------------------------------------------------------------------
