@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 import z3
@@ -86,6 +87,18 @@ from .reshape_groups import element_count, monomial, reshape_groups
 
 # --- the question ----------------------------------------------------------------
 
+@lru_cache(maxsize=4096)
+def shape_text(shape: Shape) -> str:
+    """``shape`` as XLA prints it, printed once however often a question,
+    its readings and their counterexamples name it.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> shape_text(shape("f32[8]{0:T(8)L(16)}"))
+    'f32[8]{0:T(8)L(16)}'
+    """
+    return format_shape(shape)
+
+
 @dataclass(frozen=True)
 class Question:
     """SRC, DST and how their elements pair: a reshape, or a transpose."""
@@ -102,9 +115,10 @@ class Question:
     def names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.src.names + self.dst.names))
 
-    @property
+    @cached_property
     def text(self) -> str:
-        return f"{format_shape(self.src)} -> {format_shape(self.dst)}"
+        """``SRC -> DST``, printed once per question."""
+        return f"{shape_text(self.src)} -> {shape_text(self.dst)}"
 
     @property
     def what(self) -> str:
@@ -135,7 +149,7 @@ def question(src: Shape, dst: Shape, transpose=None) -> Question:
         if not isinstance(s, Shape):
             raise TilespecError(f"{name} must be an array shape, not a tuple")
         if any(d is None for d in s.dims):
-            raise TilespecError(f"{name} {format_shape(s)} has an unbounded dim "
+            raise TilespecError(f"{name} {shape_text(s)} has an unbounded dim "
                                 "('?'); name it to reason about every size")
     if transpose is not None:
         p = tuple(int(x) for x in transpose)
@@ -145,15 +159,15 @@ def question(src: Shape, dst: Shape, transpose=None) -> Question:
         want = tuple(src.dims[i] for i in p)
         if tuple(dst.dims) != want:
             raise TilespecError(
-                f"transpose {','.join(map(str, p))} of {format_shape(src)} has dims "
+                f"transpose {','.join(map(str, p))} of {shape_text(src)} has dims "
                 f"[{','.join(map(str, want))}], not [{','.join(map(str, dst.dims))}]")
         return Question(src, dst, p)
     zero_s = any(d == 0 for d in src.dims)
     zero_d = any(d == 0 for d in dst.dims)
     if zero_s != zero_d or (not zero_s and monomial(src.dims) != monomial(dst.dims)):
         raise TilespecError(
-            f"a reshape keeps the element count: {format_shape(src)} has "
-            f"{element_count(src.dims)} elements, {format_shape(dst)} has "
+            f"a reshape keeps the element count: {shape_text(src)} has "
+            f"{element_count(src.dims)} elements, {shape_text(dst)} has "
             f"{element_count(dst.dims)}")
     return Question(src, dst, None)
 
@@ -233,7 +247,7 @@ def element_side(name: str, shape: Shape, element, at: int) -> Side:
     bit = at * shape.element_bits
     return Side(name, element=tuple(element), offset=at, byte_offset=bit // 8,
                 bit_offset=bit % 8 if shape.element_bits < 8 else None,
-                shape=format_shape(shape))
+                shape=shape_text(shape))
 
 
 def moved_element(src: Shape, dst: Shape, e, f, reading: str | None = None) -> Counterexample:
@@ -268,8 +282,8 @@ def size_counterexample(src: Shape, dst: Shape) -> Counterexample | None:
     a, b = sizes(src), sizes(dst)
     if a["byte_size"] == b["byte_size"]:
         return None
-    return Counterexample({}, (Side("source", shape=format_shape(src), value=a["byte_size"]),
-                               Side("target", shape=format_shape(dst), value=b["byte_size"])),
+    return Counterexample({}, (Side("source", shape=shape_text(src), value=a["byte_size"]),
+                               Side("target", shape=shape_text(dst), value=b["byte_size"])),
                           what="the sizes differ", details={"sizes": {"source": a, "target": b}})
 
 
@@ -281,8 +295,8 @@ def width_counterexample(src: Shape, dst: Shape) -> Counterexample:
     >>> width_counterexample(shape("f32[2]{0}"), shape("bf16[2]{0}")).lines()[0]
     'what: the element widths differ'
     """
-    return Counterexample({}, (Side("source", shape=format_shape(src), value=src.element_bits),
-                               Side("target", shape=format_shape(dst), value=dst.element_bits)),
+    return Counterexample({}, (Side("source", shape=shape_text(src), value=src.element_bits),
+                               Side("target", shape=shape_text(dst), value=dst.element_bits)),
                           what="the element widths differ")
 
 

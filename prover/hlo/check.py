@@ -174,7 +174,7 @@ class _Checker:
                             counterexample=witness)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
-        what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
+        what = f"bitcast {inst.name}: {d.text}"
         data = {"decomposition": dj}
         if wrong and d.status != REFUTED:
             # another element type at equal counts: an error even where the
@@ -231,7 +231,7 @@ class _Checker:
                 return
             level = wrong if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
-                     f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
+                     f"{what}: the reshape {d.text} is {r.status}"
                      + (f" ({_ce_text(r.counterexample)})"
                         if r.counterexample else ""), decided=r.status == REFUTED,
                      result=r.to_json())
@@ -258,11 +258,11 @@ class _Checker:
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", wrong, inst,
-                     f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
+                     f"{what}: {none.format(self.text(src), self.text(dst))}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried],
                      counterexample=ce.to_json() if ce else violation(
-                         none.format(d.src, d.dst), src, dst))
+                         none.format(self.text(src), self.text(dst)), src, dst))
             return
         try:
             question(src, dst, perm)

@@ -122,7 +122,7 @@ def test_decomposition_kinds():
     assert (d.status, d.kind, d.permutations) == ("proved", "transpose", ((1, 0, 2),))
     d = decompose(shape("f32[2,3,4]{2,1,0}"), shape("f32[4,6]{0,1}"))
     assert (d.status, d.kind) == ("proved", "trt")
-    assert d.trt["reshape_shape"] == "f32[6,4]{1,0}"
+    assert format_shape(d.trt.reshape_shape) == "f32[6,4]{1,0}"
     d = decompose(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
     assert (d.status, d.kind) == ("proved", "reshape")
     assert decompose(shape("f32[4]{0}"), shape("bf16[4]{0}")).status == "refuted"
@@ -153,9 +153,9 @@ def test_decomposition_matches_xla_on_untiled_layouts(src, dst, kind, trt):
     d = decompose(shape(src), shape(dst))
     assert (d.status, d.kind) == ("proved", kind)
     if trt:
-        t = d.trt
-        assert (t["transpose1"], t["transpose1_shape"], t["reshape_shape"],
-                t["transpose2"]) == trt
+        t = d.trt.to_json()
+        assert (tuple(t["transpose1"]), t["transpose1_shape"], t["reshape_shape"],
+                tuple(t["transpose2"])) == trt
 
 
 def test_xla_reshape_is_not_a_bitcast_when_dim0_is_most_minor():
@@ -214,8 +214,8 @@ def test_refuted_trt_counterexample_is_confirmed():
     assert d.status == "refuted" and d.trt is not None
     # TRT's logical meaning: to physical order, row-major reshape, back
     def paired(a):
-        t = np.transpose(a, d.trt["transpose1"]).reshape(normalized(dst).dims)
-        return np.transpose(t, d.trt["transpose2"])
+        t = np.transpose(a, d.trt.transpose1).reshape(normalized(dst).dims)
+        return np.transpose(t, d.trt.transpose2)
     confirm(src, dst, d.counterexample, paired)
 
 
