@@ -332,7 +332,10 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
     the current tiles first), one per order of the dims; smaller than
     ``shape``, or a reshape of its size that keeps the order and the tiles
     (at most :data:`SAME_SIZE_LIMIT`).
-    A bitcast only where :func:`is_bitcast` proved it.
+    A bitcast only where :func:`bitcast_verdict` proved it.  The loop over
+    candidates here is not a search for dims (that is
+    :func:`~tilespec.prover.core.search.drive`'s): each candidate is another
+    layout of this array, ranked by its size and then asked its own question.
 
     >>> [a.shape for a in alternatives(parse_array_shape("u32[12582912,1]{1,0:T(8,128)}"), 2)]
     ['u32[12582912,1]{0,1:T(1,128)}', 'u32[12582912]{0:T(1,128)}']
