@@ -41,7 +41,7 @@ _LAZY = {
     "prove": (".prover.properties.proof", "prove", 1),
     "PROPERTIES": (".prover.properties.proof", "PROPERTIES", 0),
     "Result": (".prover.result", "Result", 0),
-    "bitcast": (".prover.bitcast.decide", "is_bitcast", 2),
+    "bitcast": (".prover.bitcast", "is_bitcast", 2),
     "equivalent": (".prover.equivalence", "equivalent", 2),
     "prove_cute": (".cute.proofs.xla_equality", "prove_cute", 1),
     "compare_cute": (".cute.proofs.xla_equality", "compare_cute", 1),

@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-from tilespec.prover.bitcast.reading import decide
+from tilespec.prover.bitcast import prove_reading
 from tilespec.spec.text import parse_array_shape
 
 QUESTIONS = [
@@ -44,12 +44,12 @@ def main() -> None:
     for src, dst, t in QUESTIONS:
         a, b = parse_array_shape(src), parse_array_shape(dst)
         t0 = time.perf_counter()
-        r = decide(a, b, t)
+        r = prove_reading(a, b, t)
         cold = time.perf_counter() - t0
         times = []
         for _ in range(args.repeat):
             t0 = time.perf_counter()
-            decide(a, b, t)
+            prove_reading(a, b, t)
             times.append(time.perf_counter() - t0)
         q = f"{src} -> {dst}" + (f" (transpose {','.join(map(str, t))})" if t else "")
         scope = "all shapes" if r.scope.startswith("all") else r.scope

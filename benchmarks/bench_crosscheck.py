@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from mutants import mutate  # noqa: E402
 
-from tilespec.prover.bitcast.reading import decide  # noqa: E402
+from tilespec.prover.bitcast import prove_reading  # noqa: E402
 from tilespec.prover.core.crosscheck import cross_checking  # noqa: E402
 from tilespec.prover.properties.proof import PROPERTIES, prove  # noqa: E402
 from tilespec.spec.text import parse_array_shape  # noqa: E402
@@ -84,13 +84,13 @@ def main() -> None:
             a, b = parse_array_shape(src), parse_array_shape(dst)
             if checked:
                 with cross_checking() as record:
-                    r = decide(a, b, p, timeout=args.timeout)
+                    r = prove_reading(a, b, p, timeout=args.timeout)
                 answers["checked"] += record.checked
                 answers["agreed"] += record.agreed
                 unknown.update(record.unknown)
                 verdicts[r.status] += 1
             else:
-                decide(a, b, p, timeout=args.timeout)
+                prove_reading(a, b, p, timeout=args.timeout)
         seconds[checked] = time.perf_counter() - start
     print(f"{len(cases)} layouts x {len(PROPERTIES)} properties + {len(BITCASTS)} "
           f"all-shapes bitcasts: {sum(verdicts.values())} verdicts {dict(verdicts)}")

@@ -41,8 +41,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tilespec.prover.bitcast.decide import is_bitcast
-from tilespec.prover.bitcast.reading import question
+from tilespec.prover.bitcast import is_bitcast, question
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.corpus import check_files, module_paths
 from tilespec.prover.hlo.module import parse_hlo

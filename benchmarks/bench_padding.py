@@ -18,7 +18,7 @@ import os
 import random
 import time
 
-from tilespec.prover.bitcast.decide import remembering
+from tilespec.prover.bitcast import remembering
 from tilespec.prover.padding.advice import advise
 
 DIMS = (1, 1, 2, 3, 4, 7, 8, 16, 100, 128, 256, 300, 1024, 4096)

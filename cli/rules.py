@@ -38,7 +38,7 @@ def _print(args, result, text: str) -> int:
 
 
 def cmd_bitcast(args) -> int:
-    from ..prover.bitcast.decide import (
+    from ..prover.bitcast import (
         decompose,
         describe,
         describe_decomposition,

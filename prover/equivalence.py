@@ -4,7 +4,7 @@ Two shapes with the same dims are *equivalent* when every element has the
 same offset under both layouts, the buffers have the same size (padded
 elements rounded up to ``L(n)``) and elements take the same bits.  That is a
 bitcast whose element pairing is the identity, so it is decided by
-:func:`prover.bitcast.reading.decide` with the identity transpose: for one shape,
+:func:`prover.bitcast.prove_reading` with the identity transpose: for one shape,
 or for every size of the named dims (compositionally, with the mixed-radix
 lemma), with counterexamples replayed on the concrete evaluator.  Fields
 that do not move an element (memory space ``S``, index types, ``M``) are
@@ -47,7 +47,7 @@ from ..spec.errors import TilespecError
 from ..spec.index import dims_through, shape_pipeline
 from ..spec.layout import Shape, Tile
 from ..spec.printer import format_shape
-from .bitcast import reading
+from .bitcast import prove_reading
 from .core.encode import Encoding
 from .core.solve import DEFAULT_TIMEOUT, search
 from .models.rules import level_conditions
@@ -74,7 +74,7 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
         raise TilespecError(
             f"the layouts of {format_shape(a)} and {format_shape(b)} cannot be "
             "compared: the dims differ (use 'tilespec bitcast' for a reshape)")
-    r = reading.decide(a, b, tuple(range(a.rank)), timeout=timeout)
+    r = prove_reading(a, b, tuple(range(a.rank)), timeout=timeout)
     ce = r.counterexample
     if ce is not None:
         ce = _rename(ce)

@@ -49,9 +49,10 @@ from ..spec.errors import TilespecError
 from ..spec.index import concrete_dims, offset, offsets, product
 from ..spec.layout import Shape
 from ..spec.printer import format_shape
-from .bitcast import reading
 from .core.encode import Encoding, scope
 from .core.linform import spec_form
+from .core.sampling import EXHAUSTIVE, element_grid
+from .core.search import first_refutation
 from .core.solve import DEFAULT_TIMEOUT, probe_values, search
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
@@ -231,15 +232,10 @@ def _concrete_counterexample(fn, call, shape: Shape, timeout: float):
     """A replayed counterexample at these (concrete) dims, or None; and
     whether every element was checked."""
     dims = concrete_dims(shape)
-    n = product(dims)
-    if n == 0:
+    grid = element_grid(shape)
+    if grid is None:
         return None, True
-    exhaustive = n <= reading.EXHAUSTIVE
-    if exhaustive:
-        # reshape to n, not -1: a rank-0 shape has one element and no indices
-        grid = np.indices(dims, dtype=np.int64).reshape(len(dims), n).T
-    else:
-        grid = reading.sample_elements(reading.Question(shape, shape), np.random.default_rng(0))
+    exhaustive = product(dims) <= EXHAUSTIVE
     try:
         # numpy divides by zero quietly; make it raise, to go element by element
         with np.errstate(divide="raise", invalid="raise", over="ignore"):
@@ -370,19 +366,18 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
     if answer == "sat" and not shape.is_symbolic:
         return done(REFUTED, counterexample=replay(
             fn, call, shape, [enc.value(model, x) for x in e]))
-    tried = []
     candidates = []
     if answer == "sat":
         candidates.append(enc.dim_values(model))
     candidates += list(probe_values(shape.names))
-    for values in candidates:
-        if values in tried:
-            continue
-        tried.append(values)
-        inst = shape.instantiate(values)
-        ce, _ = _concrete_counterexample(fn, call, inst, timeout)
-        if ce:
-            return done(REFUTED, counterexample=ce.at(values))
+
+    def refute(values):
+        ce, _ = _concrete_counterexample(fn, call, shape.instantiate(values), timeout)
+        return ce.at(values) if ce else None
+
+    ce, tried = first_refutation(candidates, refute)
+    if ce is not None:
+        return done(REFUTED, counterexample=ce)
     reason = model if answer == "unknown" else "the solver's model did not replay"
     return done(UNKNOWN, reason=f"{reason}; no counterexample at dims "
                 + ", ".join("{" + ", ".join(f"{k}={v}" for k, v in t.items()) + "}"

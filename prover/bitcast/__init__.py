@@ -1,3 +1,41 @@
-"""Is SRC -> DST a bitcast?  One reading (a reshape or a transpose,
-:mod:`.reading`), the readings in XLA's ``DecomposeBitcast`` order
-(:mod:`.decompose`), and a reshape as groups of dims (:mod:`.reshape_groups`)."""
+"""Is SRC -> DST a bitcast?  The door of the bitcast room: its questions and
+the values they answer with; callers outside import from here only.
+
+* :func:`is_bitcast` -- in XLA's order (``ShapeUtil::DecomposeBitcast``:
+  reshape, transpose, transpose-reshape-transpose), or one reading asked;
+* :func:`decompose` -- the same decision with its record, a
+  :class:`Decomposition` (each reading tried, with its ``Result``);
+* :func:`prove_reading` -- one reading on its own (no order, no memory),
+  for questions built on it: equal layouts, XLA's bitcast rules, which
+  add their own assumptions (:class:`ReadingFacts`, :func:`group_pair`);
+* :class:`Question` (made and checked by :func:`question`) -- SRC, DST and
+  how their elements pair;
+* :func:`remembering` -- a block inside which a question asked again is
+  answered once; :func:`describe`, :func:`describe_decomposition` -- the
+  answers for a person.
+
+Inside: one reading (:mod:`.reading`), XLA's order
+(:mod:`.decomposition`), XLA's reading of the layouts (:mod:`.xla_reading`),
+a reshape as groups of dims (:mod:`.reshape_groups`).
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> is_bitcast(shape("f32[8]{0:L(16)}"), shape("f32[8]{0:T(8)L(16)}")).status
+'proved'
+"""
+
+from .decomposition import (
+    RESHAPE,
+    Decomposition,
+    decompose,
+    describe,
+    describe_decomposition,
+    is_bitcast,
+    remembering,
+    transposes,
+)
+from .reading import Question, ReadingFacts, group_pair, prove_reading, question
+from .xla_reading import TRT
+
+__all__ = ["RESHAPE", "TRT", "Decomposition", "Question", "ReadingFacts", "decompose",
+           "describe", "describe_decomposition", "group_pair", "is_bitcast",
+           "prove_reading", "question", "remembering", "transposes"]

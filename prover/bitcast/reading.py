@@ -34,12 +34,12 @@ Every counterexample is replayed with :func:`spec.index.offset` before it is
 shown; one that does not replay raises :class:`~prover.result.ProverBug`.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
->>> decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
+>>> prove_reading(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}")).status
 'proved'
->>> r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
+>>> r = prove_reading(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[m,n,1]{2,1,0:T(8,128)}"))
 >>> r.status, r.counterexample.offsets["source"] != r.counterexample.offsets["target"]
 ('refuted', True)
->>> decide(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), transpose=(1, 0)).status
+>>> prove_reading(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), transpose=(1, 0)).status
 'proved'
 """
 
@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 import z3
@@ -56,7 +57,6 @@ from ...spec.arith import INT
 from ...spec.errors import TilespecError
 from ...spec.index import (
     all_offsets,
-    concrete_dims,
     delinearise,
     linear_index,
     offset,
@@ -64,12 +64,13 @@ from ...spec.index import (
     padded_elements,
     product,
 )
-from ...spec.layout import COMBINE, Shape
+from ...spec.layout import Shape
 from ...spec.printer import format_shape
 from ...spec.size import aligned_elements, byte_size, bytes_of, round_up
 from ..core.encode import Encoding, scope
 from ..core.facts import Facts
 from ..core.linform import Form, add_same_offset, constant, horner_for, spec_form
+from ..core.sampling import EXHAUSTIVE, SAMPLES, sample_elements
 from ..core.search import drive
 from ..core.solve import DEFAULT_TIMEOUT
 from ..result import (
@@ -84,13 +85,19 @@ from ..result import (
 )
 from .reshape_groups import element_count, monomial, reshape_groups
 
-#: Up to this many elements the numpy scan visits every element.
-EXHAUSTIVE = 1 << 20
-#: Random elements the scan visits beyond that (plus edges).
-SAMPLES = 1 << 16
-
-
 # --- the question ----------------------------------------------------------------
+
+@lru_cache(maxsize=4096)
+def shape_text(shape: Shape) -> str:
+    """``shape`` as XLA prints it, printed once however often a question,
+    its readings and their counterexamples name it.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> shape_text(shape("f32[8]{0:T(8)L(16)}"))
+    'f32[8]{0:T(8)L(16)}'
+    """
+    return format_shape(shape)
+
 
 @dataclass(frozen=True)
 class Question:
@@ -108,9 +115,10 @@ class Question:
     def names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.src.names + self.dst.names))
 
-    @property
+    @cached_property
     def text(self) -> str:
-        return f"{format_shape(self.src)} -> {format_shape(self.dst)}"
+        """``SRC -> DST``, printed once per question."""
+        return f"{shape_text(self.src)} -> {shape_text(self.dst)}"
 
     @property
     def what(self) -> str:
@@ -141,7 +149,7 @@ def question(src: Shape, dst: Shape, transpose=None) -> Question:
         if not isinstance(s, Shape):
             raise TilespecError(f"{name} must be an array shape, not a tuple")
         if any(d is None for d in s.dims):
-            raise TilespecError(f"{name} {format_shape(s)} has an unbounded dim "
+            raise TilespecError(f"{name} {shape_text(s)} has an unbounded dim "
                                 "('?'); name it to reason about every size")
     if transpose is not None:
         p = tuple(int(x) for x in transpose)
@@ -151,15 +159,15 @@ def question(src: Shape, dst: Shape, transpose=None) -> Question:
         want = tuple(src.dims[i] for i in p)
         if tuple(dst.dims) != want:
             raise TilespecError(
-                f"transpose {','.join(map(str, p))} of {format_shape(src)} has dims "
+                f"transpose {','.join(map(str, p))} of {shape_text(src)} has dims "
                 f"[{','.join(map(str, want))}], not [{','.join(map(str, dst.dims))}]")
         return Question(src, dst, p)
     zero_s = any(d == 0 for d in src.dims)
     zero_d = any(d == 0 for d in dst.dims)
     if zero_s != zero_d or (not zero_s and monomial(src.dims) != monomial(dst.dims)):
         raise TilespecError(
-            f"a reshape keeps the element count: {format_shape(src)} has "
-            f"{element_count(src.dims)} elements, {format_shape(dst)} has "
+            f"a reshape keeps the element count: {shape_text(src)} has "
+            f"{element_count(src.dims)} elements, {shape_text(dst)} has "
             f"{element_count(dst.dims)}")
     return Question(src, dst, None)
 
@@ -171,28 +179,6 @@ def sizes(shape: Shape) -> dict:
             "aligned_elements": aligned_elements(shape),
             "element_bits": shape.element_bits,
             "byte_size": byte_size(shape)}
-
-
-def _edge_values(d: int, tiles) -> list[int]:
-    vals = {0, 1, 2, d - 1, d - 2, d // 2}
-    for t in tiles:
-        for c in (1, 2, 3):
-            vals.update((c * t - 1, c * t))
-    return sorted(v for v in vals if 0 <= v < d)
-
-
-def sample_elements(q: Question, rng) -> np.ndarray:
-    """SRC elements to scan: edges (0, 1, last, tile edges) and random ones."""
-    dims = concrete_dims(q.src)   # sampled only where the dims are sizes
-    sizes_ = sorted({t for s in (q.src, q.dst) for tile in s.layout.tiles
-                     for t in tile.sizes if t != COMBINE})
-    edges = [_edge_values(d, sizes_) for d in dims]
-    n_edges = 4096
-    cols = [rng.choice(np.asarray(v, dtype=np.int64), size=n_edges) for v in edges]
-    rand = [rng.integers(0, d, size=SAMPLES, dtype=np.int64) for d in dims]
-    both = [np.concatenate([a, b]) for a, b in zip(cols, rand)]
-    first_last = np.array([[0] * len(dims), [d - 1 for d in dims]], dtype=np.int64)
-    return np.concatenate([first_last, np.stack(both, axis=-1)])
 
 
 def _np_pair(q: Question, E: np.ndarray) -> np.ndarray:
@@ -222,7 +208,7 @@ def scan(q: Question, seed: int = 0):
             return None, True
         e = delinearise(int(bad[0]), q.src.dims)
         return replay(q, e), True
-    E = sample_elements(q, np.random.default_rng(seed))
+    E = sample_elements((q.src, q.dst), np.random.default_rng(seed))
     F = _np_pair(q, E)
     a, b = offsets(q.src, E), offsets(q.dst, F)
     bad = np.flatnonzero(a != b)
@@ -261,7 +247,7 @@ def element_side(name: str, shape: Shape, element, at: int) -> Side:
     bit = at * shape.element_bits
     return Side(name, element=tuple(element), offset=at, byte_offset=bit // 8,
                 bit_offset=bit % 8 if shape.element_bits < 8 else None,
-                shape=format_shape(shape))
+                shape=shape_text(shape))
 
 
 def moved_element(src: Shape, dst: Shape, e, f, reading: str | None = None) -> Counterexample:
@@ -296,8 +282,8 @@ def size_counterexample(src: Shape, dst: Shape) -> Counterexample | None:
     a, b = sizes(src), sizes(dst)
     if a["byte_size"] == b["byte_size"]:
         return None
-    return Counterexample({}, (Side("source", shape=format_shape(src), value=a["byte_size"]),
-                               Side("target", shape=format_shape(dst), value=b["byte_size"])),
+    return Counterexample({}, (Side("source", shape=shape_text(src), value=a["byte_size"]),
+                               Side("target", shape=shape_text(dst), value=b["byte_size"])),
                           what="the sizes differ", details={"sizes": {"source": a, "target": b}})
 
 
@@ -309,8 +295,8 @@ def width_counterexample(src: Shape, dst: Shape) -> Counterexample:
     >>> width_counterexample(shape("f32[2]{0}"), shape("bf16[2]{0}")).lines()[0]
     'what: the element widths differ'
     """
-    return Counterexample({}, (Side("source", shape=format_shape(src), value=src.element_bits),
-                               Side("target", shape=format_shape(dst), value=dst.element_bits)),
+    return Counterexample({}, (Side("source", shape=shape_text(src), value=src.element_bits),
+                               Side("target", shape=shape_text(dst), value=dst.element_bits)),
                           what="the element widths differ")
 
 
@@ -354,7 +340,7 @@ def group_pair(q: Question, e, ds, dd, ar, fresh=None):
     return tuple(f), parts, defs
 
 
-class SymbolicBuild:
+class ReadingFacts:
     """The facts for one question in a fresh Z3 context."""
 
     def __init__(self, q: Question, timeout: float, assume=None):
@@ -459,7 +445,7 @@ class SymbolicBuild:
 def _z3_concrete(q: Question, timeout: float):
     """Prove the concrete question with Z3: ('proved'|'unknown', detail) or
     ('refuted', counterexample) -- replayed."""
-    b = SymbolicBuild(q, timeout).build()
+    b = ReadingFacts(q, timeout).build()
     status, detail = b.facts.check()
     if status == "proved":
         return "proved", b.facts.steps()
@@ -475,8 +461,8 @@ def _z3_concrete(q: Question, timeout: float):
     raise ProverBug(f"facts {failed} fail for {q.text} but nothing replays")
 
 
-def decide_concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
-    """:func:`decide` for concrete dims; ``prove=False`` stops after the
+def prove_concrete(q: Question, timeout: float, start: float, prove: bool = True) -> Result:
+    """:func:`prove_reading` for concrete dims; ``prove=False`` stops after the
     scan (refuted, or unknown: a search for counterexamples only)."""
     where = "concrete"
     text, what = q.text, q.what
@@ -512,8 +498,8 @@ def decide_concrete(q: Question, timeout: float, start: float, prove: bool = Tru
     return done(UNKNOWN, reason=f"{detail}; the scan of {checked} found no counterexample")
 
 
-def decide(src: Shape, dst: Shape, transpose=None, *,
-           timeout: float = DEFAULT_TIMEOUT) -> Result:
+def prove_reading(src: Shape, dst: Shape, transpose=None, *,
+                  timeout: float = DEFAULT_TIMEOUT, assume=None) -> Result:
     """Is SRC -> DST (a reshape, or the transpose ``transpose``) a bitcast?
 
     ``proved``: for these dims, or for every size of the named dims.
@@ -522,28 +508,33 @@ def decide(src: Shape, dst: Shape, transpose=None, *,
     element widths, with the names' ``dim_values`` where dims are names --
     replayed.
     ``unknown``: ``reason`` says what was tried.
+    ``assume(facts)`` (named dims only) gives a condition on the dims the
+    proof may assume, from the :class:`ReadingFacts` it is built on: the
+    question is then asked only where it holds.
     """
     start = time.perf_counter()
     q = question(src, dst, transpose)
     if not q.is_symbolic:
-        return decide_concrete(q, timeout, start)
-    return decide_symbolic(q, timeout, start)
+        if assume is not None:
+            raise TilespecError("an assumption needs named dims to range over")
+        return prove_concrete(q, timeout, start)
+    return prove_symbolic(q, timeout, start, assume)
 
 
-def decide_symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
+def prove_symbolic(q: Question, timeout: float, start: float, assume=None) -> Result:
     where = scope(q.src) if q.src.is_symbolic else scope(q.dst)
-    b = SymbolicBuild(q, timeout, assume).build()
+    b = ReadingFacts(q, timeout, assume).build()
 
     def refute(values):
         inst = q.instantiate(values)
-        r = decide_concrete(inst, timeout, start, prove=False)
+        r = prove_concrete(inst, timeout, start, prove=False)
         if r.status != REFUTED or r.counterexample is None:
             return None
         return r.counterexample.at(values)
 
     # The grouped facts can fail where the offsets still agree (dims that
     # pair differently, [m,n] -> [n,m]): then the whole formula is tried.
-    whole = (lambda: SymbolicBuild(q, timeout, assume).build(whole=True).facts) \
+    whole = (lambda: ReadingFacts(q, timeout, assume).build(whole=True).facts) \
         if b.grouped else None
     v = drive(b.facts, whole=whole, refute=refute)
     return Result(q.text, q.what, v.status, time.perf_counter() - start, where,

@@ -15,9 +15,9 @@ given), in a fresh cvc5 solver with a time limit:
   the two solvers, or the text, is wrong; no verdict is given.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
->>> from tilespec.prover.bitcast.reading import decide
+>>> from tilespec.prover.bitcast import prove_reading
 >>> with cross_checking() as record:
-...     r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
+...     r = prove_reading(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
 >>> r.status, record.disagreements, record.checked > 0
 ('proved', 0, True)
 >>> cvc5_answers("(declare-const x Int)(assert (> x 2))(check-sat)(assert (< x 1))(check-sat)", 5)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import z3
 
 from .lemma import Lemma
-from .solve import DEFAULT_TIMEOUT, decide, lemma_gap
+from .solve import DEFAULT_TIMEOUT, check_facts, lemma_gap
 from .theorems import cited_lemma
 
 
@@ -76,7 +76,7 @@ class Facts:
         if gap:
             return "unknown", gap
         facts, parts = self.formulas(avoid, names)
-        return decide(facts, parts, self.ctx, self.timeout)
+        return check_facts(facts, parts, self.ctx, self.timeout)
 
     def lemma_gap(self) -> str | None:
         """Why the cited lemmas are not all proved, or None."""

@@ -10,7 +10,9 @@ counterexample at dim values, each replayed on the concrete evaluator by
 the caller's ``refute``: the failing models' dims (:data:`MAX_MODELS` of
 them, each new one avoiding those tried), then the staggered probe sizes
 (:func:`prover.core.solve.probe_values`).  Nothing found is ``unknown``,
-with the reason and the dims tried, never ``proved``.
+with the reason and the dims tried, never ``proved``.  Every search for a
+counterexample at candidate dims, here or in a question that builds its
+own candidates, is the one loop :func:`first_refutation`.
 
 >>> import z3
 >>> ctx = z3.Context()
@@ -28,7 +30,7 @@ with the reason and the dims tried, never ``proved``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..result import PROVED, REFUTED, UNKNOWN
 from .facts import Facts
@@ -71,6 +73,32 @@ def candidate_dims(names, check: Callable, dim_values: Callable, model=None,
             yield values
 
 
+def first_refutation(candidates: Iterable[dict], refute: Callable[[dict], Any], *,
+                     admit: Callable[[dict], bool] | None = None,
+                     limit: int | None = None) -> tuple[Any, tuple[dict, ...]]:
+    """The one loop over candidate dims: ``refute(values)`` at each dict of
+    ``candidates`` once, in order, where ``admit`` lets it in, at most
+    ``limit`` of them; (the first counterexample, or None; the dims tried).
+
+    >>> first_refutation([{"n": 1}, {"n": 1}, {"n": 4}, {"n": 5}],
+    ...                  lambda v: v if v["n"] >= 4 else None)
+    ({'n': 4}, ({'n': 1}, {'n': 4}))
+    >>> first_refutation([{"n": 1}, {"n": 2}, {"n": 3}], lambda v: None, limit=2)
+    (None, ({'n': 1}, {'n': 2}))
+    """
+    tried: list[dict] = []
+    for values in candidates:
+        if values in tried or (admit is not None and not admit(values)):
+            continue
+        if limit is not None and len(tried) >= limit:
+            break
+        tried.append(values)
+        ce = refute(values)
+        if ce is not None:
+            return ce, tuple(tried)
+    return None, tuple(tried)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The answer :func:`drive` found: ``facts`` are those it rests on (their
@@ -105,17 +133,13 @@ def drive(facts: Facts, *, whole: Callable[[], Facts] | None = None,
             facts, status, detail = W, st, det
     if status == "proved":
         return Verdict(PROVED, facts, status)
-    tried = []
     model = detail[1] if status == "failed" else None
-    for values in candidate_dims(facts.names, lambda avoid: facts.check(avoid=avoid),
-                                 facts.dim_values, model):
-        if admit is not None and not admit(values):
-            continue
-        tried.append(values)
-        ce = refute(values)
-        if ce is not None:
-            return Verdict(REFUTED, facts, status, counterexample=ce, tried=tuple(tried))
+    ce, tried = first_refutation(
+        candidate_dims(facts.names, lambda avoid: facts.check(avoid=avoid),
+                       facts.dim_values, model), refute, admit=admit)
+    if ce is not None:
+        return Verdict(REFUTED, facts, status, counterexample=ce, tried=tried)
     why = (f"failing facts: {'; '.join(detail[0])}" if status == "failed" else str(detail))
     at = ", ".join("{" + ", ".join(f"{k}={v}" for k, v in t.items()) + "}" for t in tried)
-    return Verdict(UNKNOWN, facts, status, tried=tuple(tried),
+    return Verdict(UNKNOWN, facts, status, tried=tried,
                    reason=f"not proved ({why}); no counterexample at dims {at or 'none'}")

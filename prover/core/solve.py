@@ -85,7 +85,7 @@ def lemma_gap(lemmas) -> str | None:
     return None
 
 
-def decide(facts, parts, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
+def check_facts(facts, parts, ctx: z3.Context, timeout: float = DEFAULT_TIMEOUT):
     """Check labelled facts (each given as its violation) in one query under
     ``parts`` (assumptions): ('proved', None), ('failed', (labels, model))
     or ('unknown', reason)."""

@@ -2,8 +2,8 @@
 
 For each instruction of a parsed module (:mod:`tilespec.prover.hlo.module`):
 
-* ``bitcast``: :func:`tilespec.prover.bitcast.decide.is_bitcast`, with its record
-  (:func:`~tilespec.prover.bitcast.decide.decompose`);
+* ``bitcast``: :func:`tilespec.prover.bitcast.is_bitcast`, with its record
+  (:func:`~tilespec.prover.bitcast.decompose`);
   where its metadata ``op_name`` says which logical op it stands for (the last
   path segment ends in ``transpose`` or ``reshape``), whether that op itself
   keeps every byte: a bitcast legal only as a TRT where a transpose was meant
@@ -44,13 +44,7 @@ from ...spec.errors import TilespecError
 from ...spec.layout import Shape, TupleShape
 from ...spec.printer import format_shape
 from ...spec.size import byte_size, num_elements, unpadded_bytes
-from ..bitcast.decide import (
-    Decomposition,
-    decompose,
-    is_bitcast,
-)
-from ..bitcast.decompose import transpose_candidates
-from ..bitcast.reading import question
+from ..bitcast import Decomposition, decompose, is_bitcast, question, transposes
 from ..core.solve import DEFAULT_TIMEOUT
 from ..result import (
     PROVED,
@@ -180,7 +174,7 @@ class _Checker:
                             counterexample=witness)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
-        what = f"bitcast {inst.name}: {d.src} -> {d.dst}"
+        what = f"bitcast {inst.name}: {d.text}"
         data = {"decomposition": dj}
         if wrong and d.status != REFUTED:
             # another element type at equal counts: an error even where the
@@ -237,7 +231,7 @@ class _Checker:
                 return
             level = wrong if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
-                     f"{what}: the reshape {d.src} -> {d.dst} is {r.status}"
+                     f"{what}: the reshape {d.text} is {r.status}"
                      + (f" ({_ce_text(r.counterexample)})"
                         if r.counterexample else ""), decided=r.status == REFUTED,
                      result=r.to_json())
@@ -246,11 +240,12 @@ class _Checker:
             # Any transpose that lines the dims up will do.  The decomposition
             # stops at the first interpretation proved, so a bitcast proved
             # as a reshape has not tried its transposes yet: try them here.
-            tried = []
-            for p in transpose_candidates(src, dst):
+            def ask(p):
                 key = ("transpose", self.text(src), self.text(dst), p)
-                r, _ = self.cached(key, lambda p=p: is_bitcast(
-                    src, dst, p, timeout=self.timeout))
+                return self.cached(key, lambda: is_bitcast(src, dst, p, timeout=self.timeout))[0]
+
+            tried = []
+            for p, r in transposes(src, dst, ask=ask):
                 if r.status == PROVED:
                     return
                 tried.append((p, r))
@@ -263,11 +258,11 @@ class _Checker:
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
                     "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", wrong, inst,
-                     f"{what}: {none.format(d.src, d.dst)}; the bitcast is {legal}"
+                     f"{what}: {none.format(self.text(src), self.text(dst))}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried],
                      counterexample=ce.to_json() if ce else violation(
-                         none.format(d.src, d.dst), src, dst))
+                         none.format(self.text(src), self.text(dst)), src, dst))
             return
         try:
             question(src, dst, perm)

@@ -10,7 +10,7 @@ in this process, in a pool of processes (``jobs``) or on a Dask cluster
 (``scheduler``); the results come back in the order of the paths, whatever
 order they finished in, so the output does not depend on how they ran.
 Within one run, this process or a ``jobs`` worker asks each bitcast question once
-(:func:`~tilespec.prover.bitcast.decide.remembering`), whichever module asks.
+(:func:`~tilespec.prover.bitcast.remembering`), whichever module asks.
 
 >>> import pathlib, tempfile
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from ...spec.errors import TilespecError
-from ..bitcast.decide import remembering
+from ..bitcast import remembering
 from ..core.solve import DEFAULT_TIMEOUT
 from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
@@ -219,7 +219,7 @@ def remember_in_this_process() -> None:
     """A worker's initializer: its bitcast decisions are remembered across
     the modules it checks (the modules of one model share their layouts).
     The scope is the worker's life, which is one :func:`check_files` call,
-    the same scope :func:`~tilespec.prover.bitcast.decide.remembering`
+    the same scope :func:`~tilespec.prover.bitcast.remembering`
     gives one process: it never outlives the run (a patched solver, a
     ``--cross-check``)."""
     scope = remembering()

@@ -22,7 +22,7 @@ def size_mismatch(src: Shape, dst: Shape) -> str | None:
     (element types or element counts differ), or None.
 
     Byte sizes that differ at equal counts are decided by
-    :func:`~tilespec.prover.bitcast.decide.decompose`, which refutes the
+    :func:`~tilespec.prover.bitcast.decompose`, which refutes the
     bitcast with a replayed counterexample.
 
     >>> from tilespec.spec.text import parse_shape as p

@@ -2,6 +2,16 @@
 openxla/xla's source states, each compared with the spec: ``ShapeUtil::ArraySize``
 (:mod:`.array_size`), ``LayoutUtil::LinearIndex`` (:mod:`.linear_index`), the
 nested-tiling index functions (:mod:`.nested_tiling`), ``ReshapeIsBitcast`` and
-``TransposeIsBitcast`` (:mod:`.bitcast_rules`); the catalogue is :mod:`.rules`.
+``TransposeIsBitcast`` and the verifier's size precondition for a bitcast
+(:mod:`.bitcast_rules`); the catalogue is :mod:`.rules`.
 
-These are models, not XLA: the real XLA (from jaxlib) is :mod:`tilespec.xla`."""
+These are models, not XLA: the real XLA (from jaxlib) is :mod:`tilespec.xla`.
+
+The door for the rooms above: XLA's size of a buffer (:func:`xla_array_bytes`)
+and whether XLA's verifier lets a bitcast join two buffers
+(:func:`same_byte_size`)."""
+
+from .array_size import xla_array_bytes
+from .bitcast_rules import same_byte_size
+
+__all__ = ["same_byte_size", "xla_array_bytes"]

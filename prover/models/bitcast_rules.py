@@ -10,9 +10,9 @@ position of every unit index in both directions; TransposeIsBitcast compares
 ``ComposePermutations(mapping, output minor_to_major)`` with the input's
 ``minor_to_major``.  Tiles, ``L`` and ``E`` are not read.  Compared with the
 spec's bitcast decision
-(:func:`prover.bitcast.decide.is_bitcast`, asked for the rule's reading).  A
+(:func:`prover.bitcast.is_bitcast`, asked for the rule's reading).  A
 rule's "bitcast" branch is proved with the rule's verdict as an assumption,
-on the per-reading facts (:mod:`prover.bitcast.reading`)."""
+on the per-reading facts (:class:`prover.bitcast.ReadingFacts`)."""
 
 from __future__ import annotations
 
@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 import z3
 
 from ...spec.arith import INT, Arithmetic
+from ...spec.dtypes import storage_bits
 from ...spec.index import concrete_dims, linear_index, product
 from ...spec.layout import Shape
 from ...spec.printer import format_shape
-from ..bitcast import reading
-from ..bitcast.decide import is_bitcast
+from ..bitcast import Question, ReadingFacts, group_pair, is_bitcast, prove_reading, question
 from ..core.encode import scope
 from ..core.linform import spec_form
+from ..core.search import first_refutation
 from ..core.solve import DEFAULT_TIMEOUT, probe_values, search
 from ..result import (
     PROVED,
@@ -71,6 +72,49 @@ def xla_reshape_unit_checks(a: Shape, b: Shape, dims_a=None, dims_b=None, ar=INT
 def delinearise_via(u, dx, dy, ar):
     from ...spec.index import delinearise
     return tuple(delinearise(linear_index(u, dx, ar), dy, ar))
+
+
+# --- the verifier's size precondition -----------------------------------------------------
+
+def byte_size_of(shape: Shape) -> int:
+    """``ShapeUtil::ByteSizeOf`` of an array (``xla/shape_util.cc``): its
+    ``ByteSizeOfElements``, the element count times
+    ``ByteSizeOfPrimitiveType``, or ``CeilOfRatio(count * E, 8)`` with
+    ``E(n)``.  Tiles and ``L(n)`` are not read (``ShapeUtil::ArraySize``
+    reads them; the verifier does not call it).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> byte_size_of(shape("f32[8]{0:L(16)}")), byte_size_of(shape("f32[8]{0:T(8)L(16)}"))
+    (32, 32)
+    >>> byte_size_of(shape("s4[5]{0:E(4)}")), byte_size_of(shape("s4[5]{0}"))
+    (3, 5)
+    """
+    n = product(concrete_dims(shape))
+    bits = shape.layout.element_size_in_bits
+    if bits:
+        return -(-n * bits // 8)
+    return n * (storage_bits(shape.element_type) // 8)
+
+
+def same_byte_size(src: Shape, dst: Shape) -> bool:
+    """XLA's size precondition for a bitcast: ``ShapeVerifier::HandleBitcast``
+    (``xla/service/hlo_verifier.cc``) rejects a layout-sensitive bitcast
+    whose operand and result differ in ``opts_.shape_size``, by default
+    ``ShapeUtil::ByteSizeOf`` (:func:`byte_size_of`).  A backend may pass
+    its own size function; this is the one XLA ships.
+
+    Whether the bytes stay in place is the spec's question
+    (:func:`prover.bitcast.is_bitcast`); a bitcast needs both.  Between
+    equal element counts and equal element bits (what ``is_bitcast``
+    proves) the precondition holds.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> same_byte_size(shape("f32[8]{0:L(16)}"), shape("f32[8]{0:T(8)L(16)}"))
+    True
+    >>> same_byte_size(shape("s4[8]{0:E(4)}"), shape("s4[8]{0}"))
+    False
+    """
+    return byte_size_of(src) == byte_size_of(dst)
 
 
 @dataclass(frozen=True)
@@ -218,7 +262,7 @@ def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TI
     """
     start = time.perf_counter()
     name = "reshape_is_bitcast" if transpose is None else "transpose_is_bitcast"
-    q = reading.question(a, b, transpose)
+    q = question(a, b, transpose)
     text = f"{format_shape(a)} -> {format_shape(b)}"
     if not q.is_symbolic:
         v = verdict(a, b, transpose, ignore_element_type)
@@ -260,7 +304,7 @@ def _refuting(r: Result) -> Counterexample:
     return r.counterexample
 
 
-def _rule_verdict(b: "reading.SymbolicBuild"):
+def _rule_verdict(b: ReadingFacts):
     """ReshapeIsBitcast's unit checks on the symbolic dims, as a Z3 formula
     (the element types were compared before, on the text)."""
     ar = b.ar
@@ -273,7 +317,7 @@ def _rule_verdict(b: "reading.SymbolicBuild"):
     return z3.And(parts) if parts else z3.BoolVal(True, b.ctx)
 
 
-def _unit_partners(b: "reading.SymbolicBuild"):
+def _unit_partners(b: ReadingFacts):
     """For both directions of a reshape and each dim i: the unit index u
     along i and its partner v by row-major position, with the definitions
     that pin v down.  The partner is shown to be the reshape, group by group,
@@ -282,13 +326,13 @@ def _unit_partners(b: "reading.SymbolicBuild"):
     ds, dd = b.enc.dims, b.dd
     for direction, x, y, dx, dy in (("SRC->DST", q.src, q.dst, ds, dd),
                                     ("DST->SRC", q.dst, q.src, dd, ds)):
-        sub = reading.Question(x, y)
+        sub = Question(x, y)
         anyone = b.enc.fresh("u", x.rank)
-        _, group_parts, defs = reading.group_pair(sub, anyone, dx, dy, ar, b.enc.fresh)
+        _, group_parts, defs = group_pair(sub, anyone, dx, dy, ar, b.enc.fresh)
         b.group_facts(sub, group_parts, dx, dy, defs)
         for i in range(x.rank):
             u = _unit(x.rank, i)
-            v, _, defs = reading.group_pair(sub, u, dx, dy, ar, b.enc.fresh)
+            v, _, defs = group_pair(sub, u, dx, dy, ar, b.enc.fresh)
             yield direction, x, y, dx, dy, i, u, v, defs
 
 
@@ -308,11 +352,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
         return None if ce is None else ce.at(values)
 
     def first_disagreement(extra=()):
-        for values in list(extra) + list(probe_values(q.names)):
-            ce = disagreement(values)
-            if ce:
-                return ce
-        return None
+        return first_refutation(list(extra) + list(probe_values(q.names)), disagreement)[0]
 
     fixed = _text_verdict(q, ignore_element_type)
     if fixed is not None:
@@ -342,7 +382,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
                     "the spec was not shown to say no for every size, and says no "
                     "at every probe size")
     # 1. Where the rule says reading, the spec proves it.
-    yes = reading.decide_symbolic(q, timeout, start, assume=_rule_verdict)
+    yes = prove_reading(q.src, q.dst, q.transpose, timeout=timeout, assume=_rule_verdict)
     steps.append("where XLA says bitcast: " + yes.status + _vacuity(q, timeout))
     steps.extend(f"  {s}" for s in yes.steps)
     if yes.status == REFUTED:
@@ -366,7 +406,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
 def _vacuity(q, timeout) -> str:
     """' (XLA says bitcast for no size: nothing compared there)' when the
     rule's "bitcast" branch is empty, so that its proof is not read as agreement."""
-    b = reading.SymbolicBuild(q, timeout, assume=_rule_verdict)
+    b = ReadingFacts(q, timeout, assume=_rule_verdict)
     F = b.facts
     answer, _ = search(z3.And(F.assumptions + [z3.BoolVal(True, F.ctx)]), F.ctx, F.timeout)
     return {"unsat": " (XLA says bitcast for no size: nothing compared there)",
@@ -376,7 +416,7 @@ def _vacuity(q, timeout) -> str:
 def _rule_no_is_right(q, timeout):
     """(status, dims): for every size where the rule says no, the spec's
     offsets differ at the rule's failing unit index (or the sizes differ)."""
-    b = reading.SymbolicBuild(q, timeout)
+    b = ReadingFacts(q, timeout)
     ar, F = b.ar, b.facts
     ds, dd = b.enc.dims, b.dd
     la = q.src.layout.tail_padding_alignment_in_elements

@@ -23,7 +23,7 @@ tile entry dividing the op dim; a larger one must be combined in the most
 major tiled position only, divisible both ways.  Later tiles are not read.
 
 The spec's answer to the same question: is the bitcast from ``op`` to
-``bitcast`` one (:func:`prover.bitcast.decide.is_bitcast`, in XLA's order of
+``bitcast`` one (:func:`prover.bitcast.is_bitcast`, in XLA's order of
 readings)?  They disagree both ways: ``f32[4,4]{1,0} -> f32[2,8]{1,0}`` is a
 bitcast the dim map refuses (a re-partition); ``f32[8,2]{0,1:T(2,2)} ->
 f32[16]{0}`` is not one, yet the validation says yes, because it returns yes
@@ -45,7 +45,7 @@ import time
 from ...spec.index import concrete_dims
 from ...spec.layout import Shape
 from ...spec.printer import format_shape
-from ..bitcast.decide import is_bitcast
+from ..bitcast import is_bitcast
 from ..core.solve import DEFAULT_TIMEOUT
 from ..result import PROVED, UNKNOWN, Result
 from .cpp import check

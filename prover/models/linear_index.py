@@ -23,9 +23,9 @@ import z3
 from ...spec.arith import INT, Arithmetic
 from ...spec.index import concrete_dims, offset, offsets, product
 from ...spec.layout import COMBINE, Shape
-from ..bitcast import reading
 from ..core.encode import Z3Arithmetic, internal_symbol
 from ..core.linform import Form, add_same_offset, spec_form
+from ..core.sampling import EXHAUSTIVE, element_grid
 from ..core.solve import DEFAULT_TIMEOUT, search
 from ..result import Counterexample, ProverBug
 from .cpp import Int64
@@ -221,15 +221,10 @@ def _index_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) ->
 def _index_counterexample(s: Shape, timeout: float):
     """An element where XLA's LinearIndex and the spec differ, or None."""
     dims = concrete_dims(s)
-    if product(dims) == 0:
+    grid = element_grid(s)
+    if grid is None:
         return None
     n = product(dims)
-    rng = np.random.default_rng(0)
-    if n <= reading.EXHAUSTIVE:
-        grid = np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
-    else:
-        q = reading.Question(s, s)
-        grid = reading.sample_elements(q, rng)
     cols = tuple(grid[:, i] for i in range(len(dims)))
     xla = np.broadcast_to(np.asarray(xla_linear_index(s, cols, dims), dtype=np.int64),
                           grid.shape[:1])
@@ -237,7 +232,7 @@ def _index_counterexample(s: Shape, timeout: float):
     bad = np.flatnonzero(xla != spec)
     if bad.size:
         return _replay_index(s, grid[bad[0]])
-    if n <= reading.EXHAUSTIVE:
+    if n <= EXHAUSTIVE:
         return None
     # Sampled only: ask Z3 for an element at these dims (linear: constants).
     ctx = z3.Context()

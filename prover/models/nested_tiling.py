@@ -61,6 +61,7 @@ from ...spec.layout import COMBINE, Shape
 from ...spec.printer import format_shape
 from ..core.encode import internal_symbol
 from ..core.linform import Form, add_same_offset, spec_form
+from ..core.sampling import element_grid
 from ..core.solve import DEFAULT_TIMEOUT
 from ..result import (
     UNDEFINED,
@@ -75,7 +76,6 @@ from .rule_check import (
     RuleNotApplicable,
     Setup,
     behaviour_result,
-    element_grid,
     int64_check,
     no_split_configs,
     offsets_differ,

@@ -27,6 +27,7 @@ from ...spec.printer import format_shape
 from ..core.encode import Z3Arithmetic, internal_symbol, scope, user_symbol
 from ..core.facts import Facts
 from ..core.lemma import Lemma
+from ..core.sampling import element_grid
 from ..core.search import drive
 from ..core.solve import search
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
@@ -346,21 +347,6 @@ def yes_no_verdict(rule: str, text: str, start: float, xla: bool, spec: bool,
 #: sizes tried for the named dims where XLA's int64 arithmetic is evaluated
 #: (all names alike): whether a product overflows depends on the sizes
 PROBE_SIZES = (1, 2, 3, 5, 8, 128)
-
-
-def element_grid(s: Shape):
-    """Every element of a concrete shape (rows), or a sample of a large one;
-    None with no elements."""
-    import numpy as np
-
-    from ...spec.index import concrete_dims, product
-    from ..bitcast import reading
-    dims = concrete_dims(s)
-    if product(dims) == 0:
-        return None
-    if product(dims) <= reading.EXHAUSTIVE:
-        return np.indices(dims, dtype=np.int64).reshape(len(dims), -1).T
-    return reading.sample_elements(reading.Question(s, s), np.random.default_rng(0))
 
 
 def int64_check(rule: str, shape: Shape, evaluate: Callable, start: float) -> Result:

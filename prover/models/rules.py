@@ -23,7 +23,7 @@ spec for one shape (or pair), concrete or with named dims:
     :mod:`prover.models.bitcast_rules`.  Element types, element counts, no elements,
     then unit indices in both directions compared by ``minor_to_major``
     strides only: tiles, ``L`` and ``E`` ignored.  Spec:
-    :func:`prover.bitcast.reading.decide`, on every return of the rule.
+    :func:`prover.bitcast.is_bitcast`, on every return of the rule.
 ``transpose_is_bitcast`` -- ``ShapeUtil::TransposeIsBitcast``.  Element
     types, then the permutation composed with the output's ``minor_to_major``
     must be the input's; tiles ignored.

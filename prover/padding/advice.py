@@ -9,9 +9,9 @@ entry of each tiling level, ``E(n)``, ``L(n)``); and alternatives ranked by
 XLA's bytes: other layouts of the same array (minor-to-major orders, the TPU
 tile families) and reshapes the program could make (dropping unit dims,
 merging a small dim into a neighbour).  Whether going there is a bitcast is
-decided by the one bitcast function,
-:func:`tilespec.prover.bitcast.decide.is_bitcast`; a buffer of another size
-is never one (a bitcast keeps the buffer).
+:func:`bitcast_verdict`: XLA's size precondition
+(:func:`tilespec.prover.models.same_byte_size`) and the one bitcast
+function, :func:`tilespec.prover.bitcast.is_bitcast`, each asked once.
 
 >>> a = advise("s32[8388608,8,4]{2,1,0:T(8,128)}")
 >>> a.xla_bytes // 2**30, a.unpadded_bytes // 2**30, a.factor
@@ -36,8 +36,9 @@ from ...spec.layout import Layout, Shape, Tile
 from ...spec.printer import format_shape
 from ...spec.size import byte_size, padded_count, unpadded_bytes
 from ...spec.text import parse_array_shape
-from ..bitcast.decide import is_bitcast
-from ..models.array_size import xla_array_bytes
+from ..bitcast import RESHAPE, is_bitcast
+from ..models import same_byte_size, xla_array_bytes
+from ..result import PROVED, REFUTED
 
 #: The TPU tile families: (second-minor, minor) of the first tile.
 TILE_FAMILY = ((8, 128), (4, 128), (2, 128), (1, 128))
@@ -105,7 +106,7 @@ class Alternative:
     """Another layout (``kind`` ``"layout"``) or a reshape (``"reshape"``)
     of the array: its bytes (XLA's and the spec's), and whether going there
     from the current layout is a ``bitcast``; ``proved`` when that verdict
-    was shown (a bitcast proved, or refuted, or the sizes differ), false
+    was shown (a bitcast proved, or refuted, or XLA's verifier rejects it), false
     when the solver did not decide.  ``copy_bytes``: bytes a copy reads and
     writes (0 for a bitcast)."""
 
@@ -293,23 +294,29 @@ def _shape_of(shape: Shape, c: _Candidate) -> Shape:
     return Shape(shape.element_type, c.dims, layout)
 
 
-def bitcast_verdict(src: Shape, dst: Shape, sizes: tuple[int, int, int, int],
-                     decide: bool, timeout: float) -> tuple[bool, bool]:
-    """(bitcast, proved): the program keeps its elements in order (a layout
-    change or a reshape), so the question is the reshape reading.  ``sizes``:
-    XLA's and the spec's bytes of ``src``, then of ``dst``.
+def bitcast_verdict(src: Shape, dst: Shape, *, decide: bool = True,
+                    timeout: float = BITCAST_TIMEOUT) -> tuple[bool, bool]:
+    """(bitcast, proved): is going from ``src`` to ``dst`` free?  Two
+    conditions, both needed: XLA's verifier accepts the bitcast
+    (:func:`~tilespec.prover.models.same_byte_size`, ``ShapeUtil::ByteSizeOf``
+    as ``HloVerifier::HandleBitcast`` compares it), and no byte moves
+    (:func:`~tilespec.prover.bitcast.is_bitcast`).  The program keeps its
+    elements in order (a layout change or a reshape), so the reading asked
+    is the reshape.  ``proved``: the verdict was shown (``decide`` False asks
+    no solver: only the precondition answers).
 
     >>> a, b = parse_array_shape("f32[8,128]{1,0}"), parse_array_shape("f32[8,128]{0,1}")
-    >>> bitcast_verdict(a, b, (4096,) * 4, True, 2.0)   # the same bytes, but transposed
+    >>> bitcast_verdict(a, b)   # the same bytes, but transposed
     (False, True)
+    >>> bitcast_verdict(parse_array_shape("f32[8]{0:L(16)}"), parse_array_shape("f32[8]{0:T(8)L(16)}"))
+    (True, True)
     """
-    if sizes[:2] != sizes[2:]:
-        # a bitcast keeps the buffer, so its size (XLA's verifier checks it)
+    if not same_byte_size(src, dst):
         return False, True
     if not decide:
         return False, False
-    r = is_bitcast(src, dst, "reshape", timeout=timeout)
-    return r.status == "proved", r.status in ("proved", "refuted")
+    r = is_bitcast(src, dst, RESHAPE, timeout=timeout)
+    return r.status == PROVED, r.status in (PROVED, REFUTED)
 
 
 #: Alternatives of the array's own size that :func:`alternatives` keeps:
@@ -325,7 +332,10 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
     the current tiles first), one per order of the dims; smaller than
     ``shape``, or a reshape of its size that keeps the order and the tiles
     (at most :data:`SAME_SIZE_LIMIT`).
-    A bitcast only where :func:`is_bitcast` proved it.
+    A bitcast only where :func:`bitcast_verdict` proved it.  The loop over
+    candidates here is not a search for dims (that is
+    :func:`~tilespec.prover.core.search.drive`'s): each candidate is another
+    layout of this array, ranked by its size and then asked its own question.
 
     >>> [a.shape for a in alternatives(parse_array_shape("u32[12582912,1]{1,0:T(8,128)}"), 2)]
     ['u32[12582912,1]{0,1:T(1,128)}', 'u32[12582912]{0:T(1,128)}']
@@ -352,8 +362,7 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
             continue
         seen.add((c.dims, c.minor_to_major))
         same_size += xla == here_xla
-        bitcast, proved = bitcast_verdict(shape, alt, (here_xla, here_spec, xla, spec),
-                                           decide, timeout)
+        bitcast, proved = bitcast_verdict(shape, alt, decide=decide, timeout=timeout)
         out.append(Alternative(format_shape(alt), c.kind, xla, spec, bitcast, proved,
                                0 if bitcast else here_xla + xla, c.why or "another layout"))
     return tuple(sorted(out, key=lambda a: (a.xla_bytes, a.spec_bytes, not a.bitcast)))
@@ -362,8 +371,8 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
 def advise(shape: Shape | str, limit: int = DEFAULT_LIMIT, *, decide: bool = True,
            timeout: float = BITCAST_TIMEOUT) -> Advice:
     """Where the bytes of ``shape`` go, and the ``limit`` cheapest
-    alternatives (``decide``: ask :func:`is_bitcast` about alternatives of
-    the same size; otherwise they stay unproved).
+    alternatives (``decide`` False: no solver is asked, and an alternative
+    is a bitcast nowhere, proved only where XLA's verifier rejects it).
 
     >>> advise("f32[1024,1024]{1,0:T(8,128)}").factor
     1.0

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from ...spec.errors import TilespecError
 from ...spec.layout import Shape
 from ...spec.printer import format_shape
-from ..hlo.module import parse_hlo
-from ..models.array_size import xla_array_bytes
+from ..hlo import parse_hlo
+from ..models import xla_array_bytes
 
 
 def human_bytes(n: int) -> str:

@@ -12,6 +12,7 @@ decides is ``unknown``, with the reason and how far checking went.
 from __future__ import annotations
 
 from ...spec.layout import Shape
+from ..core.search import first_refutation
 from ..result import PROVED, REFUTED, UNKNOWN
 from .dim_search import candidate_dims, instance, sweep
 from .witness import FAILS, HOLDS, decide_whole
@@ -33,24 +34,30 @@ def beyond_facts_all_shapes(prop, shape: Shape, proof, stages, ranges, model, ti
     counterexample at the dims the facts fail at, then at other such dims
     and a few small sizes, all inside the bounds; then enumerate every size
     up to some limit."""
-    tried, reasons = [], []
+    tried: tuple = ()
+    reasons: list = []
     if model is not None and proof is not None:
-        for values in candidate_dims(proof, model, ranges):
+        def refute(values):
             concrete = instance(shape, values)
-            if concrete is None:
-                continue
+            if concrete is None:   # not admitted: no shape of the family
+                return None
             verdict, found = decide_whole(prop, concrete, stages, timeout)
             if verdict == FAILS:
-                return REFUTED, {"counterexample": found.at(values)}
-            tried.append(values)
+                return found.at(values)
             reasons.append("it holds there" if verdict == HOLDS else found)
+            return None
+
+        ce, tried = first_refutation(candidate_dims(proof, model, ranges), refute,
+                                     admit=lambda values: instance(shape, values) is not None)
+        if ce is not None:
+            return REFUTED, {"counterexample": ce}
     covered, ce = sweep(prop, shape, stages, ranges, max(timeout, QUICK_SECONDS))
     if ce is not None:
         return REFUTED, {"counterexample": ce}
     if covered is True:
         return PROVED, {"steps": (f"{why}; every size in the scope decided by "
                                   "exhaustive enumeration",)}
-    searched = (f"; no counterexample at dims {tried}: "
+    searched = (f"; no counterexample at dims {list(tried)}: "
                 f"{'; '.join(dict.fromkeys(map(str, reasons)))}" if tried else "")
     return UNKNOWN, {"reason": f"{why}{searched}; {covered}"}
 

@@ -407,7 +407,7 @@ def test_combine_equals_reshape_sees_every_merge():
     ("s4[1]{0:T(2)E(4)}", "s4[1]{0:E(4)}", None),
 ])
 def test_packed_bitcast_with_equal_bytes(src, dst, perm):
-    from tilespec.prover.bitcast.reading import decide
+    from tilespec.prover.bitcast import prove_reading
     from tilespec.spec.index import offset
     from tilespec.spec.size import byte_size
     a, b = shape(src), shape(dst)
@@ -416,4 +416,4 @@ def test_packed_bitcast_with_equal_bytes(src, dst, perm):
     for e in itertools.product(*map(range, a.dims)):
         f = tuple(e[p] for p in perm) if perm else e
         assert offset(a, e) == offset(b, f)
-    assert decide(a, b, transpose=perm, timeout=LONG).status == "proved"
+    assert prove_reading(a, b, transpose=perm, timeout=LONG).status == "proved"

@@ -1,4 +1,4 @@
-"""``prover.bitcast.reading`` and ``tilespec bitcast``: reshapes and transposes that
+"""``prover.bitcast.prove_reading`` and ``tilespec bitcast``: reshapes and transposes that
 keep every byte where it is, proved or refuted with a replayed witness."""
 
 import itertools
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from tilespec.cli import main
-from tilespec.prover.bitcast import reading
-from tilespec.prover.bitcast.reading import decide
+from tilespec.prover.bitcast import prove_reading, reading
 from tilespec.prover.bitcast.reshape_groups import reshape_groups
 from tilespec.prover.result import ProverBug
 from tilespec.spec.errors import TilespecError
@@ -96,7 +95,7 @@ REFUTED_ALL = [
 
 @pytest.mark.parametrize("src,dst,t", PROVED_ALL)
 def test_proved_for_all_shapes(src, dst, t):
-    r = decide(shape(src), shape(dst), t)
+    r = prove_reading(shape(src), shape(dst), t)
     assert r.status == "proved", r.reason
     assert r.scope.startswith("all shapes")
     assert any("mixed-radix" in s for s in r.steps)
@@ -107,7 +106,7 @@ def test_proved_for_all_shapes(src, dst, t):
 
 @pytest.mark.parametrize("src,dst,t", REFUTED_ALL)
 def test_refuted_for_all_shapes(src, dst, t):
-    r = decide(shape(src), shape(dst), t)
+    r = prove_reading(shape(src), shape(dst), t)
     assert r.status == "refuted"
     assert r.scope.startswith("all shapes")
     assert r.counterexample.dim_values
@@ -117,13 +116,13 @@ def test_refuted_for_all_shapes(src, dst, t):
 # --- concrete ------------------------------------------------------------------
 
 def test_concrete_large_proved():
-    r = decide(shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}"),
+    r = prove_reading(shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}"),
                shape("bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}"))
     assert (r.status, r.scope) == ("proved", "concrete")
 
 
 def test_concrete_refuted_element():
-    r = decide(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[4096]{0}"))
+    r = prove_reading(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[4096]{0}"))
     assert r.status == "refuted"
     assert r.counterexample.side("source").element == (0, 128)
     check_replays(r)
@@ -131,7 +130,7 @@ def test_concrete_refuted_element():
 
 def test_concrete_refuted_sizes_only():
     # every element keeps its offset, but the tiled buffer is padded
-    r = decide(shape("f32[3,128]{1,0:T(8,128)}"), shape("f32[384]{0}"))
+    r = prove_reading(shape("f32[3,128]{1,0:T(8,128)}"), shape("f32[384]{0}"))
     assert r.status == "refuted"
     assert r.counterexample.side("source").element is None
     assert r.counterexample.what == "the sizes differ"
@@ -139,7 +138,7 @@ def test_concrete_refuted_sizes_only():
 
 
 def test_element_bits_differ():
-    r = decide(shape("f32[4]{0}"), shape("bf16[4]{0}"))
+    r = prove_reading(shape("f32[4]{0}"), shape("bf16[4]{0}"))
     assert r.status == "refuted"
     ce = r.counterexample
     assert (ce.side("source").value, ce.side("target").value) == (32, 16)
@@ -147,7 +146,7 @@ def test_element_bits_differ():
 
 
 def test_zero_elements():
-    assert decide(shape("f32[0,5]{1,0}"), shape("f32[5,0]{1,0}")).status == "proved"
+    assert prove_reading(shape("f32[0,5]{1,0}"), shape("f32[5,0]{1,0}")).status == "proved"
 
 
 def test_agrees_with_brute_force_on_small_shapes():
@@ -161,7 +160,7 @@ def test_agrees_with_brute_force_on_small_shapes():
         la = Layout(tuple(rng.permutation(len(da))), tiles=tiles[rng.integers(len(tiles))])
         lb = Layout(tuple(range(len(db) - 1, -1, -1)), tiles=tiles[rng.integers(len(tiles))])
         src, dst = Shape("f32", da, la), Shape("f32", db, lb)
-        r = decide(src, dst)
+        r = prove_reading(src, dst)
         assert r.status in ("proved", "refuted")
         assert (r.status == "proved") == brute_force(src, dst)
         if r.status == "refuted":
@@ -183,13 +182,13 @@ def test_reshape_groups():
 
 def test_bad_input():
     with pytest.raises(TilespecError, match="element count"):
-        decide(shape("f32[3,5]"), shape("f32[4,4]"))
+        prove_reading(shape("f32[3,5]"), shape("f32[4,4]"))
     with pytest.raises(TilespecError, match="element count"):
-        decide(shape("f32[m,n]"), shape("f32[m,m]"))
+        prove_reading(shape("f32[m,n]"), shape("f32[m,m]"))
     with pytest.raises(TilespecError, match="not a permutation"):
-        decide(shape("f32[3,5]"), shape("f32[5,3]"), (1, 1))
+        prove_reading(shape("f32[3,5]"), shape("f32[5,3]"), (1, 1))
     with pytest.raises(TilespecError, match="has dims"):
-        decide(shape("f32[3,5]"), shape("f32[3,5]"), (1, 0))
+        prove_reading(shape("f32[3,5]"), shape("f32[3,5]"), (1, 0))
 
 
 def test_unknown_is_reported(monkeypatch):
@@ -199,7 +198,7 @@ def test_unknown_is_reported(monkeypatch):
     monkeypatch.setattr(solve, "search", lambda *a, **k: ("unknown", "solver gave up: test"))
     # and no enumeration decides it either: the question stays open
     monkeypatch.setattr("tilespec.prover.bitcast.reading.exact_in_int64", lambda q: False)
-    r = decide(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
+    r = prove_reading(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
     assert r.status == "unknown"
     assert "no counterexample" in r.reason
 
@@ -240,13 +239,13 @@ def test_a_small_concrete_bitcast_is_proved_by_enumeration_without_the_solver(mo
         raise AssertionError("the solver was asked")
 
     monkeypatch.setattr(solve, "search", no_solver)
-    monkeypatch.setattr(solve, "decide", no_solver)
-    r = decide(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[2,8,256]{2,1,0:T(8,128)}"))
+    monkeypatch.setattr(solve, "check_facts", no_solver)
+    r = prove_reading(shape("f32[16,256]{1,0:T(8,128)}"), shape("f32[2,8,256]{2,1,0:T(8,128)}"))
     assert r.status == "proved" and "exhaustive" in r.steps[0]
 
 
 def test_enumeration_is_no_proof_where_int64_could_wrap():
     huge = shape("f32[2,2]{1,0:T(1,2305843009213693952)}")
     assert not reading.exact_in_int64(reading.question(huge, huge))
-    r = decide(huge, huge, (0, 1))
+    r = prove_reading(huge, huge, (0, 1))
     assert r.status == "proved" and not any("enumeration" in s for s in r.steps)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tilespec.prover.bitcast.reading import decide
+from tilespec.prover.bitcast import prove_reading
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.size import byte_size
 from tilespec.spec.text import parse_array_shape as shape
@@ -19,7 +19,7 @@ LONG = 60
     ("s4[2,3]{1,0:E(4)}", "s4[6]{0:L(4)E(4)}", "refuted"),
 ])
 def test_packed_bitcast_sizes_are_bytes(src, dst, status):
-    r = decide(shape(src), shape(dst), timeout=LONG)
+    r = prove_reading(shape(src), shape(dst), timeout=LONG)
     assert r.status == status, r
     if status == "refuted":
         ce = r.counterexample

@@ -1,6 +1,6 @@
 """One question, one verdict: ``tilespec.bitcast``, ``tilespec bitcast``,
 ``check-hlo`` and ``check-rule``'s spec side all answer "is this a bitcast"
-through :func:`tilespec.prover.bitcast.decide.is_bitcast`."""
+through :func:`tilespec.prover.bitcast.is_bitcast`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 import tilespec
 from tilespec.cli.main import main
-from tilespec.prover.bitcast.decide import RESHAPE, TRT, decompose, is_bitcast, remembering
-from tilespec.prover.bitcast.decompose import transpose_candidates, xla_transpose_permutation
+from tilespec.prover.bitcast import RESHAPE, TRT, decompose, is_bitcast, remembering
+from tilespec.prover.bitcast.xla_reading import transpose_candidates, xla_transpose_permutation
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.prover.models.bitcast_rules import check_bitcast_rule
@@ -208,7 +208,7 @@ def test_bitcast_text_and_json_show_the_same_counterexample(src, dst, reading):
     """describe, describe_decomposition, check-hlo's message and --json all
     render the one typed counterexample: its lines appear in each text, and
     the JSON is its to_json."""
-    from tilespec.prover.bitcast.decide import describe, describe_decomposition
+    from tilespec.prover.bitcast import describe, describe_decomposition
     s, d = shape(src), shape(dst)
     r = is_bitcast(s, d, reading)
     assert r.status == "refuted"

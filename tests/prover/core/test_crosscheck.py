@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mutants import mutate
 
 from tilespec.cli.main import main
-from tilespec.prover.bitcast.reading import decide
+from tilespec.prover.bitcast import prove_reading
 from tilespec.prover.core import crosscheck, solve
 from tilespec.prover.core.crosscheck import SolverDisagreement, cross_checking
 from tilespec.prover.properties.proof import PROPERTIES, prove
@@ -63,7 +63,7 @@ def test_sampled_differential_verdicts_are_confirmed_by_cvc5():
 ])
 def test_all_shapes_bitcasts_are_confirmed_by_cvc5(src, dst, transpose, status):
     with cross_checking() as record:
-        r = decide(shape(src), shape(dst), transpose)
+        r = prove_reading(shape(src), shape(dst), transpose)
     assert r.status == status and record.disagreements == 0
     if "m" in src:
         # named dims always leave facts for the solver (a concrete question

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from mutants import mutate
 
 from tilespec.cli.main import main
-from tilespec.prover.bitcast.reading import decide
+from tilespec.prover.bitcast import prove_reading
 from tilespec.prover.core import encode
 from tilespec.prover.equivalence import equivalent
 from tilespec.prover.properties.proof import prove
@@ -41,7 +41,7 @@ def test_equivalent_cli_with_a_dim_named_like_an_index_is_refuted(capsys):
 def test_mixed_reshape_with_a_dim_named_like_a_fresh_index():
     # the DST index of a group mixing names is a fresh r..._.. variable
     for name in ("r2_0", "r2_1", "r3_0"):
-        r = decide(shape(f"f32[2,{name}]{{1,0}}"), shape(f"f32[{name},2]{{0,1}}"))
+        r = prove_reading(shape(f"f32[2,{name}]{{1,0}}"), shape(f"f32[{name},2]{{0,1}}"))
         assert r.status == "refuted", (name, r)
 
 
@@ -113,7 +113,7 @@ NAMES = st.one_of(st.from_regex(r"[a-z]{1,2}[0-9]{1,2}_[0-9]", fullmatch=True),
 @given(name=NAMES)
 def test_any_dim_name_gives_the_verdicts_of_m(name):
     """Whatever a dim is called, the verdicts are those for the name m."""
-    moved = decide(shape(f"f32[{name},4]{{1,0}}"), shape(f"f32[{name},4]{{0,1}}"))
+    moved = prove_reading(shape(f"f32[{name},4]{{1,0}}"), shape(f"f32[{name},4]{{0,1}}"))
     assert moved.status == "refuted", (name, moved)
     same = equivalent(shape(f"f32[{name},5]{{1,0:T(1,1)}}"), shape(f"f32[{name},5]{{1,0}}"))
     assert same.status == "proved", (name, same)
@@ -175,8 +175,8 @@ def test_a_dim_named_like_a_lemma_variable_gets_the_verdicts_of_m(name):
     s = shape(f"bf16[{name},n]{{1,0:T(8,128)(2,1)}}")
     assert prove(s, "bijective").status == "proved"
     assert prove(s, "in_bounds", stages=mutate(s, "floor")).status == "refuted"
-    ok = decide(shape(f"f32[{name},n]{{1,0:T(8,128)}}"),
+    ok = prove_reading(shape(f"f32[{name},n]{{1,0:T(8,128)}}"),
                 shape(f"f32[1,{name},n]{{2,1,0:T(8,128)}}"))
-    bad = decide(shape(f"f32[{name},n]{{1,0:T(8,128)}}"),
+    bad = prove_reading(shape(f"f32[{name},n]{{1,0:T(8,128)}}"),
                  shape(f"f32[{name},n,1]{{2,1,0:T(8,128)}}"))
     assert (ok.status, bad.status) == ("proved", "refuted")

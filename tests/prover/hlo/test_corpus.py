@@ -337,8 +337,9 @@ def _refusing_client(address, timeout=None):
 def test_a_question_two_modules_ask_is_decided_once_in_one_process(monkeypatch, tmp_path):
     from tilespec.prover.bitcast import reading
     asked = []
-    decide = reading.decide
-    monkeypatch.setattr(reading, "decide", lambda *a, **k: asked.append(a) or decide(*a, **k))
+    prove = reading.prove_reading
+    monkeypatch.setattr(reading, "prove_reading",
+                        lambda *a, **k: asked.append(a) or prove(*a, **k))
     for name in ("a.txt", "b.txt"):
         shutil.copy(HLO / BAD, tmp_path / name)
     check_files([str(tmp_path / "a.txt")])
@@ -354,7 +355,7 @@ def same_answer_twice() -> bool:
     (the memo still in force after a garbage collection)."""
     import gc
 
-    from tilespec.prover.bitcast.decide import is_bitcast
+    from tilespec.prover.bitcast import is_bitcast
     from tilespec.spec.text import parse_array_shape
     gc.collect()
     a, b = parse_array_shape("f32[4]{0}"), parse_array_shape("f32[2,2]{1,0}")

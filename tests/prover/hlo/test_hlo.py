@@ -14,13 +14,12 @@ import pytest
 from locations import DATA
 
 from tilespec.cli.main import main
-from tilespec.prover.bitcast.decide import decompose, is_bitcast
-from tilespec.prover.bitcast.decompose import (
+from tilespec.prover.bitcast import decompose, is_bitcast, prove_reading
+from tilespec.prover.bitcast.xla_reading import (
     normalized,
     transpose_candidates,
     xla_transpose_permutation,
 )
-from tilespec.prover.bitcast.reading import decide
 from tilespec.prover.hlo.check import check_module, meant_op
 from tilespec.prover.hlo.findings import RULES
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction, shape_prefix
@@ -123,7 +122,7 @@ def test_decomposition_kinds():
     assert (d.status, d.kind, d.permutations) == ("proved", "transpose", ((1, 0, 2),))
     d = decompose(shape("f32[2,3,4]{2,1,0}"), shape("f32[4,6]{0,1}"))
     assert (d.status, d.kind) == ("proved", "trt")
-    assert d.trt["reshape_shape"] == "f32[6,4]{1,0}"
+    assert format_shape(d.trt.reshape_shape) == "f32[6,4]{1,0}"
     d = decompose(shape("f32[m,n]{1,0:T(8,128)}"), shape("f32[1,m,n]{2,1,0:T(8,128)}"))
     assert (d.status, d.kind) == ("proved", "reshape")
     assert decompose(shape("f32[4]{0}"), shape("bf16[4]{0}")).status == "refuted"
@@ -154,9 +153,9 @@ def test_decomposition_matches_xla_on_untiled_layouts(src, dst, kind, trt):
     d = decompose(shape(src), shape(dst))
     assert (d.status, d.kind) == ("proved", kind)
     if trt:
-        t = d.trt
-        assert (t["transpose1"], t["transpose1_shape"], t["reshape_shape"],
-                t["transpose2"]) == trt
+        t = d.trt.to_json()
+        assert (tuple(t["transpose1"]), t["transpose1_shape"], t["reshape_shape"],
+                tuple(t["transpose2"])) == trt
 
 
 def test_xla_reshape_is_not_a_bitcast_when_dim0_is_most_minor():
@@ -168,8 +167,8 @@ def test_xla_reshape_is_not_a_bitcast_when_dim0_is_most_minor():
 def test_padding_inside_the_last_byte_is_no_difference():
     # 4 padded s4 elements and 3 take the same 2 bytes: the same bytes.
     src, dst = shape("s4[3]{0:T(4)E(4)}"), shape("s4[3]{0:E(4)}")
-    # decide compares bytes, as XLA's verifier does
-    assert decide(src, dst, (0,)).status == "proved"
+    # the reading compares bytes, as XLA's verifier does
+    assert prove_reading(src, dst, (0,)).status == "proved"
     assert is_bitcast(src, dst, (0,)).status == "proved"
     assert is_bitcast(src, dst).status == "proved"
     # ... but not when the bytes differ
@@ -215,8 +214,8 @@ def test_refuted_trt_counterexample_is_confirmed():
     assert d.status == "refuted" and d.trt is not None
     # TRT's logical meaning: to physical order, row-major reshape, back
     def paired(a):
-        t = np.transpose(a, d.trt["transpose1"]).reshape(normalized(dst).dims)
-        return np.transpose(t, d.trt["transpose2"])
+        t = np.transpose(a, d.trt.transpose1).reshape(normalized(dst).dims)
+        return np.transpose(t, d.trt.transpose2)
     confirm(src, dst, d.counterexample, paired)
 
 

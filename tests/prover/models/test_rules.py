@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tilespec.cli import main
-from tilespec.prover.bitcast.reading import decide_concrete, question
+from tilespec.prover.bitcast.reading import prove_concrete, question
 from tilespec.prover.models import rules
 from tilespec.prover.models.array_size import array_size_behaviour, split_index_wraps
 from tilespec.prover.models.bitcast_tiling import simplifier_keeps
@@ -76,7 +76,7 @@ def test_rule_disagrees_with_a_replayed_counterexample(name, example):
         spec = spec_data_bytes(s) if name == "array_data_size" else int(spec_is_untiled(s))
         assert (xla, spec) == (ce.side("xla").value, ce.side("spec").value) and xla != spec
     elif name == "validate_tiling_of_bitcast":
-        from tilespec.prover.bitcast.decide import is_bitcast
+        from tilespec.prover.bitcast import is_bitcast
         xla = int(simplifier_keeps(*shapes))
         spec = int(is_bitcast(*shapes).status == "proved")
         assert (xla, spec) == (ce.side("xla").value, ce.side("spec").value) and xla != spec
@@ -223,7 +223,7 @@ def test_reshape_rule_exact_on_untiled_layouts():
                   for p in itertools.permutations(range(r))]
         for a in shapes:
             for b in shapes:
-                spec = decide_concrete(question(a, b), 5, 0, prove=False).status != "refuted"
+                spec = prove_concrete(question(a, b), 5, 0, prove=False).status != "refuted"
                 assert xla_reshape_is_bitcast(a, b) == spec, (a, b)
                 count += 1
     assert count > 5000
@@ -300,7 +300,7 @@ def test_symbolic_rule_compares_the_element_type_branch():
     assert ce.details["xla_says_bitcast"] is False and ce.details["spec_says_bitcast"] is True
     src, dst = shape(ce.side("source").shape), shape(ce.side("target").shape)
     assert not xla_reshape_is_bitcast(src, dst)
-    assert decide_concrete(question(src, dst), 5, 0, prove=False).status != "refuted"
+    assert prove_concrete(question(src, dst), 5, 0, prove=False).status != "refuted"
 
 
 def test_equal_width_element_types_are_a_disagreement_not_an_error():

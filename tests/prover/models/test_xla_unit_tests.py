@@ -9,7 +9,7 @@ where the spec answers the same question it must give them too.
 import pytest
 
 from tilespec.interop.strides import strides
-from tilespec.prover.bitcast.decide import decompose
+from tilespec.prover.bitcast import decompose
 from tilespec.prover.models.array_size import xla_array_bytes
 from tilespec.prover.models.data_size import array_data_size_int64
 from tilespec.prover.models.decomposable import is_decomposable_bitcast

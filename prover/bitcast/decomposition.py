@@ -4,8 +4,8 @@ By default the question is XLA's: ``ShapeUtil::DecomposeBitcast`` reads a
 bitcast as a reshape, else a transpose with the permutation XLA deduces from
 the layouts (here every permutation that lines the dims up, XLA's first),
 else a transpose-reshape-transpose (TRT); see
-:mod:`tilespec.prover.bitcast.decompose`.  Each reading is decided by
-:func:`tilespec.prover.bitcast.reading.decide` on the spec's offsets, on
+:mod:`tilespec.prover.bitcast.xla_reading`.  Each reading is decided by
+:func:`tilespec.prover.bitcast.reading.prove_reading` on the spec's offsets, on
 bytes, with tiles, padding, ``E(n)`` and ``L(n)``.  A keyword asks one
 reading: ``reading="reshape"`` or ``reading=(1, 0)`` (a transpose).
 
@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 
 from ...spec.errors import TilespecError
 from ...spec.layout import Shape
-from ...spec.printer import format_shape
+from ...spec.text import parse_array_shape
 from ..core import crosscheck
 from ..core.encode import scope
+from ..core.search import first_refutation
 from ..core.solve import DEFAULT_TIMEOUT, probe_values
 from ..result import (
     PROVED,
@@ -51,7 +52,9 @@ from ..result import (
     counterexample_lines,
 )
 from . import reading as one_reading
-from .decompose import (
+from .reading import shape_text
+from .reshape_groups import monomial
+from .xla_reading import (
     TRT,
     inverse,
     major_to_minor,
@@ -60,7 +63,6 @@ from .decompose import (
     trt_counterexample,
     xla_transpose_permutation,
 )
-from .reshape_groups import monomial
 
 RESHAPE = "reshape"
 #: Dims tried for named dims, beyond the readings' own counterexamples.
@@ -138,33 +140,91 @@ def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result
     if src == dst and (transpose is None or transpose == tuple(range(src.rank))):
         # One shape paired with itself: every element keeps its offset by
         # reflexivity (XLA's TRT steps, same-layout copies).
-        one_reading.question(src, dst, transpose)
-        return Result(f"{format_shape(src)} -> {format_shape(dst)}", f"bitcast ({name})",
+        q = one_reading.question(src, dst, transpose)
+        return Result(q.text, f"bitcast ({name})",
                       PROVED, 0.0, scope(src) if src.is_symbolic else "concrete",
                       steps=("SRC and DST are one shape and the pairing is the "
                              "identity: every element keeps its offset",))
-    r = one_reading.decide(src, dst, transpose, timeout=timeout)
+    r = one_reading.prove_reading(src, dst, transpose, timeout=timeout)
     return _named(r, name)
+
+
+def transposes(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT, ask=None):
+    """Which transposes of SRC to DST keep every byte: each permutation that
+    lines DST's dims up with SRC's (XLA's deduced one first,
+    :func:`~.xla_reading.transpose_candidates`) with its Result, decided as it
+    is yielded (``ask(p)``, default :func:`decide_reading`), so a caller may
+    stop at the first proof.
+
+    Not a search of :func:`~prover.core.search.drive`: that one looks for
+    the dims that refute one question; here each candidate is a question of
+    its own (a reading), decided for every size of the dims.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> [(p, r.status) for p, r in transposes(shape("f32[4,4]{1,0}"), shape("f32[4,4]{0,1}"))]
+    [((1, 0), 'proved'), ((0, 1), 'refuted')]
+    """
+    for p in transpose_candidates(src, dst):
+        yield p, (decide_reading(src, dst, p, timeout=timeout) if ask is None else ask(p))
 
 
 # --- XLA's order -----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Decomposition:
-    """The record of :func:`is_bitcast` in XLA's order: ``verdict`` is its
-    Result; ``kind`` the first reading proved (``reshape``, ``transpose``,
-    ``trt``) or None; ``permutations`` every transpose proved; ``tried`` each
-    reading with its Result."""
+class Trt:
+    """XLA's transpose-reshape-transpose for SRC -> DST: transpose SRC by
+    ``transpose1`` into ``transpose1_shape`` (its dims in physical order,
+    the same bytes), reshape to ``reshape_shape`` (DST's likewise), then
+    transpose by ``transpose2`` into DST."""
 
-    src: str
-    dst: str
+    transpose1: tuple[int, ...]
+    transpose1_shape: Shape
+    reshape_shape: Shape
+    transpose2: tuple[int, ...]
+
+    @classmethod
+    def of(cls, src: Shape, dst: Shape) -> "Trt":
+        """The TRT XLA reads between ``src`` and ``dst``.
+
+        >>> from tilespec.spec.text import parse_array_shape as shape
+        >>> t = Trt.of(shape("f32[2,3,4]{2,1,0}"), shape("f32[4,6]{0,1}"))
+        >>> t.transpose1, shape_text(t.reshape_shape), t.transpose2
+        ((0, 1, 2), 'f32[6,4]{1,0}', (1, 0))
+        """
+        return cls(major_to_minor(src), normalized(src), normalized(dst),
+                   inverse(major_to_minor(dst)))
+
+    def to_json(self) -> dict:
+        return {"transpose1": list(self.transpose1),
+                "transpose1_shape": shape_text(self.transpose1_shape),
+                "reshape_shape": shape_text(self.reshape_shape),
+                "transpose2": list(self.transpose2)}
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """The record of :func:`is_bitcast` in XLA's order: ``src`` and ``dst``
+    the shapes asked about (text is parsed here, once); ``verdict`` its
+    Result (``verdict.shape`` the pair as text); ``kind`` the first reading
+    proved (``reshape``, ``transpose``, ``trt``) or None; ``permutations``
+    every transpose proved; ``trt`` XLA's TRT where it was tried; ``tried``
+    each reading with its Result."""
+
+    src: Shape
+    dst: Shape
     verdict: Result
     kind: str | None
     permutations: tuple[tuple[int, ...], ...]
     xla_permutation: tuple[int, ...] | None
-    trt: dict | None
+    trt: Trt | None
     tried: tuple[tuple[str, Result], ...]
     cached: bool = field(default=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("src", "dst"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, parse_array_shape(value))
 
     @property
     def status(self) -> str:
@@ -182,17 +242,22 @@ class Decomposition:
     def seconds(self) -> float:
         return self.verdict.seconds
 
+    @property
+    def text(self) -> str:
+        """``SRC -> DST`` as XLA prints the shapes."""
+        return self.verdict.shape
+
     def result(self, name: str) -> Result | None:
         return next((r for n, r in self.tried if n == name), None)
 
     def to_json(self) -> dict:
-        return {"src": self.src, "dst": self.dst, "status": self.status,
+        src, _, dst = self.text.partition(" -> ")
+        return {"src": src, "dst": dst, "status": self.status,
                 "kind": self.kind,
                 "permutations": [list(p) for p in self.permutations],
                 "xla_permutation": None if self.xla_permutation is None
                 else list(self.xla_permutation),
-                "trt": None if self.trt is None else {
-                    k: list(v) if isinstance(v, tuple) else v for k, v in self.trt.items()},
+                "trt": None if self.trt is None else self.trt.to_json(),
                 "tried": [{"as": n, **r.to_json()} for n, r in self.tried],
                 "counterexample": None if self.verdict.counterexample is None
                 else counterexample_json(self.verdict.counterexample),
@@ -212,13 +277,6 @@ def _check_pair(src: Shape, dst: Shape) -> None:
         one_reading.question(src, dst)
 
 
-def trt_shapes(src: Shape, dst: Shape) -> dict:
-    """XLA's TRT: transpose SRC into physical order, reshape, transpose into DST."""
-    return {"transpose1": major_to_minor(src), "transpose1_shape": format_shape(normalized(src)),
-            "reshape_shape": format_shape(normalized(dst)),
-            "transpose2": inverse(major_to_minor(dst))}
-
-
 def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Decomposition:
     """:func:`is_bitcast` in XLA's order, with the record of every reading.
 
@@ -233,7 +291,7 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> De
 def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     start = time.perf_counter()
     _check_pair(src, dst)
-    text = f"{format_shape(src)} -> {format_shape(dst)}"
+    text = f"{shape_text(src)} -> {shape_text(dst)}"
     where = (scope(src) if src.is_symbolic else scope(dst) if dst.is_symbolic
              else "concrete")
     tried: list[tuple[str, Result]] = []
@@ -246,8 +304,8 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
         verdict = Result(text, prop, status, time.perf_counter() - start, where,
                          counterexample=ce, reason=reason, steps=tuple(steps))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
-                             tried=tuple(tried), src=format_shape(src),
-                             dst=format_shape(dst), xla_permutation=xla_permutation)
+                             tried=tuple(tried), src=src, dst=dst,
+                             xla_permutation=xla_permutation)
 
     if src.element_bits != dst.element_bits:
         return done(REFUTED, ce=one_reading.width_counterexample(src, dst), reason="no reshape, transpose or TRT pairs the "
@@ -256,20 +314,17 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     tried.append((RESHAPE, r))
     if r.status == PROVED:
         return done(PROVED, RESHAPE, steps=r.steps)
-    perms = []
-    for p in transpose_candidates(src, dst):
-        rp = decide_reading(src, dst, p, timeout=timeout)
-        tried.append((reading_name(p), rp))
-        if rp.status == PROVED:
-            perms.append(p)
+    transposed = tuple(transposes(src, dst, timeout=timeout))
+    tried.extend((reading_name(p), rp) for p, rp in transposed)
+    perms = [p for p, rp in transposed if rp.status == PROVED]
     if perms:
         return done(PROVED, "transpose", perms,
                     steps=next(r.steps for n, r in tried if n == reading_name(perms[0])))
-    trt = trt_shapes(src, dst)
-    ns, nd = normalized(src), normalized(dst)
-    steps = [decide_reading(src, ns, trt["transpose1"], timeout=timeout),
+    trt = Trt.of(src, dst)
+    ns, nd = trt.transpose1_shape, trt.reshape_shape
+    steps = [decide_reading(src, ns, trt.transpose1, timeout=timeout),
              decide_reading(ns, nd, RESHAPE, timeout=timeout),
-             decide_reading(nd, dst, trt["transpose2"], timeout=timeout)]
+             decide_reading(nd, dst, trt.transpose2, timeout=timeout)]
     for name, rs in zip(("TRT transpose1", "TRT reshape", "TRT transpose2"), steps):
         tried.append((name, rs))
     if all(rs.status == PROVED for rs in steps):
@@ -328,20 +383,18 @@ def _show(values: dict) -> str:
 def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
     """Dims where the concrete bitcast is refuted -- every reading XLA would
     try there fails, each with a replayed counterexample -- and the dims
-    tried: the readings' own counterexamples' dims first, then probes."""
+    tried: the readings' own counterexamples' dims first, then probes, at
+    most :data:`MAX_CANDIDATES` (:func:`~prover.core.search.first_refutation`)."""
     names = tuple(dict.fromkeys(src.names + dst.names))
     candidates = [dict(rs.counterexample.dim_values) for _, rs in tried
                   if rs.counterexample is not None and rs.counterexample.dim_values]
     candidates += list(probe_values(names))
-    seen: list[dict] = []
-    for values in candidates:
-        if values in seen or len(seen) >= MAX_CANDIDATES:
-            continue
-        seen.append(values)
+
+    def refute(values):
         d = decompose(src.instantiate(values), dst.instantiate(values), timeout=timeout)
-        if d.status == REFUTED:
-            return (values, d), seen
-    return None, seen
+        return (values, d) if d.status == REFUTED else None
+
+    return first_refutation(candidates, refute, limit=MAX_CANDIDATES)
 
 
 # --- the one question ------------------------------------------------------------------------
@@ -375,16 +428,17 @@ def describe_decomposition(d: Decomposition) -> str:
     """A few lines for a person: the verdict, how it was read, each reading."""
     head = {PROVED: f"bitcast: proved as a {d.kind}", REFUTED: "not a bitcast: refuted",
             UNKNOWN: "unknown"}[d.status]
-    lines = [f"{head} ({d.verdict.scope}) -- {d.src} -> {d.dst}  [{d.seconds:.3f} s]"]
+    lines = [f"{head} ({d.verdict.scope}) -- {d.text}  [{d.seconds:.3f} s]"]
     if d.kind == "transpose":
         lines.append("  permutation(s) that keep every byte: "
                      + "; ".join(",".join(map(str, p)) for p in d.permutations)
                      + (f" (XLA deduces {','.join(map(str, d.xla_permutation))})"
                         if d.xla_permutation is not None else ""))
     if d.trt:
-        lines.append(f"  TRT: transpose {','.join(map(str, d.trt['transpose1']))} -> "
-                     f"{d.trt['transpose1_shape']}, reshape -> {d.trt['reshape_shape']}, "
-                     f"transpose {','.join(map(str, d.trt['transpose2']))}")
+        lines.append(f"  TRT: transpose {','.join(map(str, d.trt.transpose1))} -> "
+                     f"{shape_text(d.trt.transpose1_shape)}, reshape -> "
+                     f"{shape_text(d.trt.reshape_shape)}, "
+                     f"transpose {','.join(map(str, d.trt.transpose2))}")
     if d.verdict.counterexample is not None:
         lines.append("  counterexample (replayed):")
         lines += counterexample_lines(d.verdict.counterexample, "    ")

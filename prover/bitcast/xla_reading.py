@@ -17,7 +17,7 @@ in this order:
 XLA's predicates look at dims and layouts only.  This module holds XLA's
 reading of the layouts (the permutation it deduces, the TRT's shapes) and
 maps a TRT's counterexample back to SRC and DST elements; the decision, in
-this order and judged on bytes, is :func:`tilespec.prover.bitcast.decide.is_bitcast`.
+this order and judged on bytes, is :func:`tilespec.prover.bitcast.decomposition.is_bitcast`.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> transpose_candidates(shape("f32[4,8]{1,0}"), shape("f32[8,4]{0,1}"))
