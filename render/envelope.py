@@ -19,6 +19,7 @@ question) is encoded once.
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import IO, Any, Iterable, Mapping
@@ -93,61 +94,56 @@ def error_document(command, message: str, kind: str, exit_status: int) -> dict:
 
 
 class _Encoder:
-    """JSON text as ``json.dumps(indent=2)`` writes it at a given depth; a
-    container met again (the same object: one decision shared by its
-    repeats) is encoded once.  It keeps every object it encoded, so an
-    object's id is never reused while its text is remembered."""
+    """JSON text as ``json.dumps(indent=2)`` writes it at a given depth, a
+    value at a time as the results come.  A container met again (the same
+    object: one decision's JSON shared by every repeat of its question) is
+    encoded once; the encoder keeps every container it encoded, so an id is
+    never reused while its text is remembered."""
 
     def __init__(self):
         self.memo: dict[int, tuple[Any, str, str]] = {}
 
     def __call__(self, value, pad: str) -> str:
-        if isinstance(value, Counterexample):
-            key = id(value)
-            seen = self.memo.get(key)
-            if seen is None or seen[1] != pad:
-                text = self.plain(value.to_json(), pad)
-                seen = self.memo[key] = (value, pad, text)
-            return seen[2]
-        if not isinstance(value, (dict, list)) or not value:
+        kind = type(value)
+        if kind is str:
+            return encode_basestring_ascii(value)
+        if kind is int:
+            return int.__repr__(value)
+        if value is None:
+            return "null"
+        if kind is bool:
+            return "true" if value else "false"
+        if kind is not Counterexample and not isinstance(value, (dict, list, tuple)):
             return json.dumps(value)
         seen = self.memo.get(id(value))
         if seen is not None and seen[1] == pad:
             return seen[2]
-        text = self.plain(value, pad)
+        text = self.container(value.to_json() if kind is Counterexample else value, pad)
         self.memo[id(value)] = (value, pad, text)
         return text
 
-    @staticmethod
-    def plain(value, pad: str) -> str:
-        return json.dumps(value, indent=2).replace("\n", "\n" + pad)
+    def container(self, value, pad: str) -> str:
+        inner = pad + "  "
+        if isinstance(value, dict):
+            if not value:
+                return "{}"
+            items = [f"{inner}{encode_basestring_ascii(str(k))}: {self(v, inner)}"
+                     for k, v in value.items()]
+            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + self(v, inner) for v in value) + "\n" + pad + "]"
 
     def entry(self, e: Entry, pad: str) -> str:
         inner = pad + "  "
-        fields = {"subject": self.plain(dict(e.subject), inner),
-                  "check": json.dumps(e.check), "status": json.dumps(e.status),
-                  "scope": json.dumps(e.scope),
-                  "seconds": json.dumps(round(float(e.seconds), 6)),
-                  "counterexample": self.counterexample(e.counterexample, inner),
-                  "reason": json.dumps(e.reason),
-                  "steps": self.plain(list(e.steps), inner),
-                  "data": self.data(e.data, inner)}
-        return ("{\n" + ",\n".join(f'{inner}"{k}": {v}' for k, v in fields.items())
+        ce = e.counterexample
+        fields = (("subject", dict(e.subject)), ("check", e.check), ("status", e.status),
+                  ("scope", e.scope), ("seconds", round(float(e.seconds), 6)),
+                  ("counterexample", ce if ce is None or isinstance(ce, Counterexample)
+                   else counterexample_json(ce)),
+                  ("reason", e.reason), ("steps", list(e.steps)), ("data", e.data))
+        return ("{\n" + ",\n".join(f'{inner}"{k}": {self(v, inner)}' for k, v in fields)
                 + "\n" + pad + "}")
-
-    def data(self, data: Mapping[str, Any], pad: str) -> str:
-        if not data:
-            return "{}"
-        inner = pad + "  "
-        return ("{\n" + ",\n".join(f"{inner}{json.dumps(str(k))}: {self(v, inner)}"
-                                    for k, v in data.items()) + "\n" + pad + "}")
-
-    def counterexample(self, ce, pad: str) -> str:
-        if ce is None:
-            return "null"
-        if isinstance(ce, Counterexample):
-            return self(ce, pad)
-        return self.plain(counterexample_json(ce), pad)
 
 
 def write(out: IO[str], command: str | None, exit_status: int,
