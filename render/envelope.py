@@ -19,9 +19,9 @@ question) is encoded once.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring_ascii
 from dataclasses import dataclass, field
 from importlib import metadata
+from json.encoder import encode_basestring_ascii
 from typing import IO, Any, Iterable, Mapping
 
 from ..prover.result import Counterexample, counterexample_json
