@@ -3,7 +3,7 @@ directory of modules.  Prints figures; asserts nothing.
 
     python benchmarks/bench_hlo.py [--instructions 25000] [--layouts 200]
         [--modules 100] [--module-instructions 500] [--module-layouts 10]
-        [--jobs 2] [--corpus-dir DIR] [--parts module,corpus,isl]
+        [--jobs 2] [--corpus-dir DIR] [--parts module,formats,corpus,isl]
 
 A synthetic module: ``--layouts`` distinct pairs of tiled shapes (reshapes
 that are bitcasts, transposes into the layout that keeps the bytes, tiled
@@ -16,6 +16,10 @@ instruction (it falls as repeats are reused) and the process's CPU time
 
 The last row checks the whole module again, warm (imports done, Z3 started),
 the figure the target of < 3 s is about.
+
+Then ``tilespec check-hlo`` on the module as text, ``--json`` and
+``--format sarif``, side by side (the command in this process, warm:
+checking and rendering; the target is about the same time in every format).
 
 Then a directory of ``--modules`` modules as an XLA dump names them (each
 ``--module-instructions`` instructions over its own ``--module-layouts``
@@ -42,6 +46,7 @@ from collections import Counter
 from pathlib import Path
 
 from tilespec.prover.bitcast import is_bitcast, question
+from tilespec.cli.main import main as tilespec
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.corpus import check_files, module_paths
 from tilespec.prover.hlo.module import parse_hlo
@@ -196,6 +201,24 @@ def one_module(n_instructions: int, n_layouts: int) -> None:
     print(f"warm, read and checked: {t2 - t0:.2f} s wall, {cpu:.2f} s CPU (target < 3 s)")
 
 
+def formats(n_instructions: int, n_layouts: int) -> None:
+    """``tilespec check-hlo`` on the module in each output format, warm
+    (each format once first), wall and CPU time side by side."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "module.hlo"
+        path.write_text(module_text(n_instructions, n_layouts))
+        runs = {"text": [], "--json": ["--json"], "sarif": ["--format", "sarif"]}
+        for argv in runs.values():
+            tilespec(["check-hlo", str(path), *argv, "-o", os.devnull])
+        print(f"\ncheck-hlo on the module, warm, by output format (target < 1.5 s "
+              f"at 10,000 instructions)\n{'format':>8} {'wall s':>8} {'cpu s':>8}")
+        for name, argv in runs.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            tilespec(["check-hlo", str(path), *argv, "-o", os.devnull])
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            print(f"{name:>8} {wall:>8.2f} {cpu:>8.2f}")
+
+
 def write_corpus(directory: Path, n_modules: int, n_instructions: int,
                  n_layouts: int) -> list[str]:
     """``n_modules`` modules named as in an XLA dump, each over its own
@@ -242,12 +265,14 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--corpus-dir", help="write the corpus here and keep it "
                    "(then: tilespec check-hlo DIR --jobs N)")
-    p.add_argument("--parts", default="module,corpus,isl",
+    p.add_argument("--parts", default="module,formats,corpus,isl",
                    help="which figures, comma-separated (default %(default)s)")
     args = p.parse_args()
     parts = set(args.parts.split(","))
     if "module" in parts:
         one_module(args.instructions, args.layouts)
+    if "formats" in parts:
+        formats(args.instructions, args.layouts)
     if "corpus" in parts:
         corpus(args)
     if "isl" in parts:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..spec.errors import TilespecError
+from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import emit
 
 #: Exit status by the worst proof result.
@@ -24,7 +25,6 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
-    from .main import output_file, seconds
     c = command("codegen", "tile and untile functions for a layout, as C or Python: "
                 "a row-major array to the layout's bytes and back", cmd_codegen)
     c.add_argument("shape", help="shape with layout; named dims become parameters, "
@@ -49,7 +49,6 @@ def register(command) -> None:
 def cmd_codegen(args) -> int:
     from ..codegen import tile_code
     from ..spec.printer import format_shape
-    from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
     language = "c" if args.c else "python"
     if args.prefix and not args.c:

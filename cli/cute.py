@@ -16,6 +16,7 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 from __future__ import annotations
 
 from ..spec.errors import TilespecError
+from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import emit
 from .prove import describe
 
@@ -23,7 +24,6 @@ EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_cute(args) -> int:
-    from .main import check_bounded, parse_shape_arg
     shape = parse_shape_arg(args.shape)
     check_bounded(shape)
     if args.compare and args.source:
@@ -84,7 +84,6 @@ def _import(args, like, cute) -> int:
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
-    from .main import seconds
     c = command("cute", "an XLA layout as a CuTe shape:stride layout (proved), a CuTe "
                 "layout compared with an XLA layout, or read as one", cmd_cute)
     c.add_argument("shape", help="shape with layout, e.g. 'f32[24,256]{1,0:T(8,128)}' "

@@ -1,114 +1,41 @@
-"""One JSON document for every ``--json`` output (docs/json.md, schema.json).
+"""Every ``--json`` output: a command's results in the one envelope
+(docs/json.md, schema.json), written by :mod:`tilespec.render.envelope`.
 
-A command hands its data to :func:`emit` (under ``--json`` nothing is
-printed); :func:`run` turns that data into the one envelope:
+A command hands its typed results to :func:`emit_entries` (``check-hlo``),
+or its data to :func:`emit`, which :func:`convert` turns into results;
+under ``--json`` nothing else is printed, and :func:`run` writes the
+envelope as the results come.
 
-    {"format": "tilespec", "format_version": 1, "tool": "tilespec",
-     "version": "0.1.0", "command": "offset", "exit_status": 0,
-     "results": [{"subject": {"shape": "..."}, "check": "offset",
-                  "status": "ok", "scope": "concrete", "seconds": 0.0,
-                  "counterexample": null, "reason": null, "steps": [],
-                  "data": {...}}],
-     "error": null}
-
-A counterexample is rendered once, by the prover's typed
-:class:`~tilespec.prover.result.Counterexample` (``Result.to_json``): the
-named dims' sizes, its ``sides`` (each with its name, element and offsets),
-``elements`` and ``offsets`` by side, what differs and the details.  The
-envelope passes it on as rendered.
-
->>> doc = document("offset", [result({"shape": "f32[3]{0}"}, "offset", "ok")], 0)
->>> doc["format_version"], doc["results"][0]["status"], doc["error"]
-(1, 'ok', None)
+>>> result({"shape": "f32[3]{0}"}, "offset", "ok").status
+'ok'
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import time
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from importlib import resources
+from typing import IO, Iterable, Iterator
 
-from ..prover.result import counterexample_json
+from ..render.envelope import FORMAT_VERSION, Entry, error_document, tool_version, write
 from ..spec.errors import TilespecError
+from ..spec.text import canonical, parse_shape
 
-#: The version of the JSON format (docs/json.md); a change that removes or
-#: renames a field raises it.
-FORMAT_VERSION = 1
-
-STATUSES = ("proved", "refuted", "unknown", "ok")
-
-
-def tool_version() -> str:
-    from importlib import metadata  # on use: its import costs a cold command ~10%
-    try:
-        return metadata.version("tilespec")
-    except metadata.PackageNotFoundError:  # a source tree, not installed
-        return "0+unknown"
-
-
-def document(command: str, results: list, exit_status: int, error=None) -> dict:
-    return {"format": "tilespec", "format_version": FORMAT_VERSION,
-            "tool": "tilespec", "version": tool_version(),
-            "command": command, "exit_status": exit_status,
-            "results": [r.to_json() for r in results], "error": error}
-
-
-def error_document(command, message: str, kind: str, exit_status: int) -> dict:
-    """Bad input (or an internal error) as JSON: no results, the message."""
-    return document(command, [], exit_status,
-                    {"kind": kind, "message": message})
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result of a command run, as the envelope holds it: what was
-    asked about (``subject``: shapes by role, or an HLO instruction), which
-    ``check``, its ``status`` (``proved``/``refuted``/``unknown`` for a
-    question the prover decided, ``ok`` for a plain query such as
-    ``offset``), the ``counterexample`` (a typed
-    :class:`~tilespec.prover.result.Counterexample`, or its JSON), the
-    ``reason`` of an unknown, the ``steps`` checked and the command's own
-    ``data``.
-
-    >>> Finding({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2}).to_json()["data"]
-    {'offset': 2}
-    """
-
-    subject: Mapping[str, Any]
-    check: str
-    status: str
-    scope: str = "concrete"
-    seconds: float = 0.0
-    counterexample: Any = None
-    reason: str | None = None
-    steps: tuple = ()
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        if self.status not in STATUSES:
-            raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
-        object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
-        object.__setattr__(self, "data", {} if self.data is None else self.data)
-
-    def to_json(self) -> dict:
-        return {"subject": dict(self.subject), "check": self.check, "status": self.status,
-                "scope": self.scope, "seconds": round(float(self.seconds), 6),
-                "counterexample": None if self.counterexample is None
-                else counterexample_json(self.counterexample),
-                "reason": self.reason, "steps": list(self.steps), "data": self.data}
+__all__ = ["FORMAT_VERSION", "Entry", "convert", "emit", "emit_entries", "error_document",
+           "output", "result", "run", "schema", "tool_version"]
 
 
 def result(subject: dict, check: str, status: str, *, scope: str = "concrete",
            seconds: float = 0.0, counterexample=None, reason=None, steps=(),
-           data=None) -> Finding:
-    """One finding of the envelope."""
-    return Finding(subject, check, status, scope, seconds, counterexample, reason,
-                   tuple(steps), data)
+           data=None) -> Entry:
+    """One result of the envelope."""
+    return Entry(subject, check, status, scope, seconds, counterexample, reason,
+                 tuple(steps), data)
 
 
 def _names_of(subject: dict) -> tuple:
-    from ..spec.text import parse_shape
     names: list = []
     texts = [t for v in subject.values() for t in (v if isinstance(v, list) else [v])]
     for text in texts:
@@ -139,14 +66,13 @@ def plain_scope(subject: dict) -> str:
 
 
 def _canonical(text):
-    from ..spec.text import canonical
     try:
         return canonical(text)
     except ValueError:
         return text
 
 
-def _from_result(r: dict, subject: dict, data=None) -> Finding:
+def _from_result(r: dict, subject: dict, data=None) -> Entry:
     """A prover ``Result.to_json()`` in the envelope."""
     return result(subject, r["property"], r["status"], scope=r.get("scope", "concrete"),
                   seconds=r.get("seconds", 0.0), counterexample=r.get("counterexample"),
@@ -217,8 +143,6 @@ def convert(command: str, args, data, seconds: float) -> list:
                 payload["xla_behaviour"] = behaviour
             out.append(_from_result(r, subject, payload))
         return out
-    if command == "check-hlo":      # one module's results after another, in input order
-        return [r for module in data["files"] for r in _hlo_results(module)]
     if command == "convert":
         return [_from_result(data["proof"], {"source": data["a"], "target": data["b"]},
                              {k: data[k] for k in ("closed_form", "holds_element",
@@ -252,65 +176,6 @@ def convert(command: str, args, data, seconds: float) -> list:
     raise AssertionError(f"no JSON results for command {command!r}")
 
 
-#: check-hlo's findings with a verdict; every other finding is "ok" (a note).
-_HLO_STATUS = {"bitcast-proved": "proved", "bitcast-refuted": "refuted",
-               "bitcast-unknown": "unknown", "meant-reshape-not-bitcast": "refuted",
-               "meant-transpose-not-bitcast": "refuted", "bitcast-size-mismatch": "refuted",
-               "bitcast-convert-layout": "refuted", "invalid-layout": "refuted",
-               "bitcast-memory-space": "refuted"}
-
-
-def _hlo_counterexample(finding: dict) -> dict | None:
-    """A check-hlo finding's counterexample: the rule it breaks, else its
-    proof's replayed counterexample."""
-    extra = finding.get("data") or {}
-    verdict = extra.get("decomposition") or extra.get("result") or {}
-    return extra.get("counterexample") or verdict.get("counterexample")
-
-
-def _hlo_results(data: dict) -> list:
-    """check-hlo: one result for the module (its sizes and padding), then one
-    per finding, each naming its file, instruction and HLO line; a file not
-    read is one unknown result that says why."""
-    if "error" in data:
-        return [result({"file": data["file"]}, "check-hlo", "unknown",
-                       reason=f"not checked: {data['error']}")]
-    module = {"file": data["file"], "module": data["module"]}
-    seconds = data["seconds"]
-    findings = []
-    for f in data["findings"]:
-        subject = {**module, "instruction": f["instruction"], "line": f["line"]}
-        extra = f.get("data") or {}
-        status = _HLO_STATUS.get(f["rule"], "ok")
-        if status == "refuted" and not f.get("decided", True):
-            status = "unknown"      # a question not decided is never refuted
-        findings.append(result(subject, f["rule"], status, reason=f["message"],
-                               counterexample=_hlo_counterexample(f)
-                               if status == "refuted" else None,
-                               data={"level": f["level"],
-                                     "decided": f.get("decided", True), **extra}))
-    overall = data["status"] if data["status"] in STATUSES else "ok"
-    # The module is refuted by its first refuted finding, reported or
-    # suppressed by the options or a baseline: that one's counterexample;
-    # unknown for its first question not decided.
-    suppressed = data.get("suppressed") or {}
-    every = [*data["findings"], *suppressed.get("options", ()), *suppressed.get("baseline", ())]
-    first = next((ce for f in every if f["level"] == "error"
-                  for ce in [_hlo_counterexample(f)] if ce), None)
-    open_question = next((f["message"] for f in every if not f.get("decided", True)),
-                         "a question not decided")
-    summary = result(module, "check-hlo", overall, seconds=seconds,
-                     counterexample=first if overall == "refuted" else None,
-                     reason=open_question if overall == "unknown" else None,
-                     data={k: data[k] for k in ("reported_status", "counts", "largest",
-                                                 "worst_padding", "buffers")
-                           if k in data}
-                     | {"suppressed_errors": {
-                         k: sum(f["level"] == "error" for f in suppressed.get(k, ()))
-                         for k in ("options", "baseline")}})
-    return [summary] + findings
-
-
 def emit(args, data, text: str | None = None) -> None:
     """A command's output: its ``text`` printed, or under ``--json`` its
     ``data`` kept for :func:`run` (nothing printed)."""
@@ -320,28 +185,44 @@ def emit(args, data, text: str | None = None) -> None:
         print(text)
 
 
+def emit_entries(args, entries: Iterable[Entry]) -> None:
+    """A command's typed results, for :func:`run` to write under ``--json``
+    (as they come: ``entries`` may be a generator)."""
+    args.entries = entries
+
+
+@contextlib.contextmanager
+def output(args) -> Iterator[IO[str]]:
+    """Where a report goes: stdout, or ``-o FILE`` (check-hlo)."""
+    path = getattr(args, "report_output", None)
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        f = open(path, "w", encoding="utf-8")
+    except (OSError, ValueError) as e:
+        raise TilespecError(f"cannot write {path}: "
+                            f"{getattr(e, 'strerror', None) or e}") from None
+    with f:
+        yield f
+
+
 def run(args) -> int:
-    """Run a command with ``--json``: the data it emitted becomes the envelope."""
-    args.emitted = None
+    """Run a command with ``--json``: its results, or the data it emitted,
+    become the envelope."""
+    args.emitted = args.entries = None
     start = time.perf_counter()
     status = args.func(args)
     seconds = time.perf_counter() - start
-    results = convert(args.command, args, args.emitted, seconds)
-    rendered = json.dumps(document(args.command, results, status), indent=2)
-    if getattr(args, "report_output", None) is None:
-        print(rendered)
-        return status
-    try:                    # -o FILE (check-hlo)
-        with open(args.report_output, "w", encoding="utf-8") as f:
-            f.write(rendered + "\n")
-    except (OSError, ValueError) as e:
-        raise TilespecError(f"cannot write {args.report_output}: "
-                            f"{getattr(e, 'strerror', None) or e}") from None
+    entries = args.entries
+    if entries is None:
+        entries = convert(args.command, args, args.emitted, seconds)
+    with output(args) as out:
+        write(out, args.command, status, entries)
     return status
 
 
 def schema() -> dict:
     """The JSON Schema of the envelope (shipped with the package)."""
-    from importlib import resources
     return json.loads(resources.files(__package__).joinpath("schema.json")
                       .read_text(encoding="utf-8"))

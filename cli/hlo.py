@@ -14,11 +14,10 @@ import json
 import sys
 
 from ..prover.result import EXIT_STATUS, counterexample_lines
+from ..render.hlo import entries, write_sarif, write_text
 from ..spec.errors import TilespecError
-from .envelope import emit
-
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
+from .arguments import parse_shape_arg, seconds
+from .envelope import emit, emit_entries, output
 
 
 def _meant(items) -> dict:
@@ -34,72 +33,6 @@ def _meant(items) -> dict:
             raise TilespecError(f"--meant {item!r}: expected NAME=P, e.g. "
                                 "bitcast.3=1,0") from None
     return out
-
-
-def sarif(report, uri: str) -> dict:
-    """The report as a SARIF 2.1.0 log: one run, one result per finding."""
-    from ..prover.hlo.findings import RULES
-    rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
-    index = {k: i for i, k in enumerate(RULES)}
-    results = []
-    # a baselined finding is reported suppressed (SARIF's own notion), so a
-    # viewer shows it as known rather than as fixed
-    for f, known in sorted([(f, False) for f in report.findings]
-                           + [(f, True) for f in report.baselined],
-                           key=lambda x: (x[0].line, x[0].rule)):
-        results.append({
-            "ruleId": f.rule, "ruleIndex": index[f.rule], "level": f.level,
-            "message": {"text": f.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": uri},
-                "region": {"startLine": max(f.line, 1)}}}],
-            **({"baselineState": "unchanged",
-                "suppressions": [{"kind": "external", "status": "accepted",
-                                  "justification": "in the --baseline file"}]}
-               if known else {"baselineState": "new"} if report.baselined else {}),
-            **({"properties": {"instruction": f.instruction}} if f.instruction else {})})
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
-        "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
-                            "rules": rules}},
-        "results": results,
-        "properties": {"module": report.module, "status": report.status,
-                       "reported_status": report.reported_status,
-                       "suppressed_errors": report.suppressed_errors,
-                       "counts": report.counts}}]}
-
-
-def text(report, verbose: bool = False) -> str:
-    c = report.counts
-    lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
-             f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
-             f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
-    for f in report.findings:
-        if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
-                                                              "layout-change")):
-            lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
-    worst = report.worst()
-    if worst:
-        lines.append("padding, the worst values:")
-        for b in worst:
-            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {b.bytes} bytes, "
-                         f"{b.waste} padding ({100 * b.waste / b.bytes:.1f}%)")
-    else:
-        lines.append("padding: none")
-    largest = report.largest()
-    if largest:
-        lines.append("the largest values:")
-        for b in largest:
-            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {_bytes(b.bytes)}"
-                         f" ({_bytes(b.element_bytes)} of elements)")
-    return "\n".join(lines)
-
-
-def _bytes(n: int) -> str:
-    """``n`` bytes, and in KiB/MiB/GiB when that is shorter to read."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n} bytes = {n / size:.1f} {unit}"
-    return f"{n} bytes"
 
 
 def _codes(text: str | None, option: str) -> frozenset[str] | None:
@@ -164,13 +97,14 @@ def cmd_check_hlo(args) -> int:
     if written is not None:
         print(written, file=sys.stderr)
     status = corpus_exit_status(results)
-    fmt = "json" if args.json else args.format
-    if fmt == "json":
-        emit(args, {"files": [module_json(r) for r in results]})
-    elif fmt == "sarif":
-        write_output(args, json.dumps(sarif_log(results, status), indent=2))
+    if args.json:
+        emit_entries(args, entries(results))
+    elif args.format == "sarif":
+        with output(args) as out:
+            write_sarif(out, results, status)
     else:
-        write_output(args, corpus_text(results, args.verbose))
+        with output(args) as out:
+            write_text(out, results, args.verbose)
     return status
 
 
@@ -210,109 +144,10 @@ def corpus_exit_status(results) -> int:
     return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
 
 
-def artifact_uri(path: str) -> str:
-    """A file's SARIF artifact URI: relative paths stay relative (code
-    scanning resolves them against the repository), with ``/`` separators
-    and percent-encoding; absolute paths become ``file://`` URIs.
-
-    >>> artifact_uri("dump/module 1.txt"), artifact_uri("-")
-    ('dump/module%201.txt', 'stdin')
-    """
-    from pathlib import Path, PurePath
-    from urllib.parse import quote
-    if path == "-":
-        return "stdin"
-    if PurePath(path).is_absolute():
-        return Path(path).as_uri()
-    return quote(PurePath(path).as_posix())
-
-
-def sarif_log(results, exit_status: int) -> dict:
-    """One SARIF 2.1.0 log for every module: one run, one artifact per file,
-    each result located in its file and line (:func:`sarif` for each
-    module's results); a file not read is a tool execution notification."""
-    artifacts: list[dict] = []
-    found: list[dict] = []
-    modules: list[dict] = []
-    notes: list[dict] = []
-    rules = None
-    for r in results:
-        uri = artifact_uri(r.path)
-        index = len(artifacts)
-        artifacts.append({"location": {"uri": uri}})
-        if r.report is None:
-            notes.append({"level": "error", "message": {"text": r.error},
-                          "locations": [{"physicalLocation": {
-                              "artifactLocation": {"uri": uri, "index": index}}}]})
-            modules.append({"file": r.path, "status": r.status, "error": r.error})
-            continue
-        run = sarif(r.report, uri)["runs"][0]
-        rules = run["tool"]["driver"]["rules"]
-        for x in run["results"]:
-            for loc in x["locations"]:
-                loc["physicalLocation"]["artifactLocation"]["index"] = index
-            found.append(x)
-        modules.append({"file": r.path, **run["properties"]})
-    if rules is None:
-        from ..prover.hlo.findings import RULES
-        rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
-        "tool": {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
-                            "rules": rules}},
-        "artifacts": artifacts,
-        "invocations": [{"executionSuccessful": exit_status in (0, 1, 3),
-                         "exitCode": exit_status,
-                         "toolExecutionNotifications": notes}],
-        "results": found,
-        "properties": {"modules": modules}}]}
-
-
-def module_json(result) -> dict:
-    """One module of ``--json``'s data: its file, and its report or error."""
-    if result.report is None:
-        return {"file": result.path, "status": result.status, "error": result.error}
-    return {"file": result.path, **result.report.to_json()}
-
-
-def corpus_text(results, verbose: bool = False) -> str:
-    """Each module's report (:func:`text`), its first line naming its file;
-    with several modules, a last line that counts them by status."""
-    from collections import Counter
-    if len(results) == 1:
-        return text(results[0].report, verbose)
-    blocks = []
-    for r in results:
-        if r.report is None:
-            blocks.append(f"{r.path}: not checked: {r.error}")
-        else:
-            blocks.append(f"{r.path}: {text(r.report, verbose)}")
-    counts = Counter(r.status for r in results)
-    seconds = sum(r.report.seconds for r in results if r.report is not None)
-    blocks.append(f"{len(results)} modules: " + ", ".join(
-        f"{counts[s]} {s}" for s in ("proved", "refuted", "unknown", "error") if counts[s])
-        + f"  [{seconds:.2f} s of checking]")
-    return "\n".join(blocks)
-
-
-def write_output(args, rendered: str) -> None:
-    """``rendered`` on stdout, or into ``-o FILE``."""
-    path = getattr(args, "report_output", None)
-    if path is None:
-        print(rendered)
-        return
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(rendered + "\n")
-    except (OSError, ValueError) as e:
-        raise TilespecError(f"cannot write {path}: {getattr(e, 'strerror', None) or e}") \
-            from None
-
-
 def cmd_convert(args) -> int:
     from ..codegen.convert import closed_form, numpy_source
     from ..prover.codegen.convert import prove_convert
     from ..spec.printer import format_shape
-    from .main import parse_shape_arg  # rank and int64 limits, as every command
     a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)
@@ -340,7 +175,6 @@ def cmd_convert(args) -> int:
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
-    from .main import seconds
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     add_corpus_arguments(c)

@@ -11,6 +11,7 @@ renderings of its :class:`~tilespec.prover.padding.advice.Advice`.
 from __future__ import annotations
 
 from ..spec.errors import TilespecError
+from .arguments import parse_shape_arg, seconds
 
 
 def _bytes(n: int) -> str:
@@ -51,7 +52,6 @@ def cmd_padding(args) -> int:
     from ..spec.layout import Shape
     from ..spec.text import parse_array_shape
     from .envelope import emit
-    from .main import parse_shape_arg
     if not (args.shapes or args.report or args.hlo):
         raise TilespecError("padding: give shapes, --report FILE or --hlo FILE")
     items: list[tuple[Shape, ReportEntry | None]] = [
@@ -93,7 +93,6 @@ def count(text: str) -> int:
 
 
 def register(command) -> None:
-    from .main import seconds
     c = command("padding", "why a buffer is bigger than its data: XLA's and the "
                 "spec's bytes, where the padding comes from, and smaller layouts "
                 "or reshapes (bitcast proved, or a copy)", cmd_padding)

@@ -10,6 +10,7 @@ import sys
 
 from ..prover.result import counterexample_lines
 from ..spec.errors import TilespecError
+from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import emit
 
 #: The largest bound: a dim must fit XLA's int64.
@@ -65,7 +66,6 @@ def exit_status(results) -> int:
 def cmd_prove(args) -> int:
     from ..prover.names import PROPERTY_NAMES as PROPERTIES
     from ..prover.properties.catalogue import CATALOGUE
-    from .main import check_bounded, parse_shape_arg
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
@@ -147,7 +147,6 @@ def describe(r, head: bool = True, scope: bool = True) -> str:
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
     from ..prover.names import PROPERTY_NAMES as PROPERTIES
-    from .main import seconds
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")

@@ -13,6 +13,7 @@ import shlex
 import sys
 
 from ..spec.errors import TilespecError
+from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import emit
 
 #: The most random cases per shape: the suite is built in memory before it
@@ -61,7 +62,6 @@ def _integer(text: str) -> int:
 def cmd_regress(args) -> int:
     from ..prover.regress.cases import Suite, from_counterexamples, generate
     from ..prover.regress.formats import write
-    from .main import parse_shape_arg
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
     if args.golden is not None:
@@ -139,7 +139,6 @@ def _golden(args, shapes) -> int:
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
-    from .main import output_file, seconds
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

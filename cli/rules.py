@@ -12,11 +12,11 @@ from ..prover.result import (
     counterexample_lines,
 )
 from ..spec.errors import TilespecError
+from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import emit
 
 
 def _shape(text, int64_size: bool = True):
-    from .main import check_bounded, parse_shape_arg
     shape = parse_shape_arg(text, int64_size=int64_size)
     check_bounded(shape)
     return shape
@@ -234,7 +234,6 @@ def cmd_equivalent(args) -> int:
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
-    from .main import seconds
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..spec.errors import TilespecError
+from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import emit
 
 #: Picture formats ``draw`` writes, by file suffix.
@@ -23,7 +24,6 @@ FORMATS = (".png", ".svg", ".html")
 
 def register(command) -> None:
     from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
-    from .main import output_file, seconds
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
@@ -66,7 +66,6 @@ def cmd_draw(args) -> int:
     from ..spec.printer import format_shape
     from ..spec.size import num_elements
     from ..teach.draw.figure import picture
-    from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
@@ -114,7 +113,6 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 def cmd_formula(args) -> int:
     from ..codegen import symbolic
     from ..spec.printer import format_shape
-    from .main import parse_shape_arg
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "

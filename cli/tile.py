@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from ..spec.errors import TilespecError
+from .arguments import output_file, parse_shape_arg
 
 
 def pad_value(text: str) -> int | float | bool:
@@ -75,7 +76,6 @@ def npy_file(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 'y.txt' does not end in .npy: untile writes a .npy array (or give - for standard output)
     """
-    from .main import output_file
     path = output_file(text)
     if path != STDOUT and not path.lower().endswith(".npy"):
         raise argparse.ArgumentTypeError(
@@ -94,7 +94,6 @@ def bytes_file(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: 'a.npy' ends in .npy, but tile writes raw bytes, not a .npy array (name it e.g. a.bin)
     """
-    from .main import output_file
     path = output_file(text)
     if path.lower().endswith(".npy"):
         raise argparse.ArgumentTypeError(
@@ -156,7 +155,6 @@ def cmd_tile(args) -> int:
     from ..image import encode_value, to_bytes
     from ..spec.printer import format_shape
     from ..spec.size import aligned_elements, num_elements
-    from .main import parse_shape_arg
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     if args.pad is not None:  # named as the option, before the array is read
@@ -180,7 +178,6 @@ def cmd_tile(args) -> int:
 def cmd_untile(args) -> int:
     from ..image import from_bytes
     from ..spec.printer import format_shape
-    from .main import parse_shape_arg
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     _refuse_device(args.input)

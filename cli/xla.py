@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 
+from .arguments import seconds
+
 EXIT_AGREE, EXIT_BUG, EXIT_UNKNOWN = 0, 1, 3
 
 
@@ -81,6 +83,5 @@ def register(command) -> None:
                 "a clone of tilespec, or pip install jax jaxlib", cmd_xla)
     c.add_argument("shapes", nargs="+", metavar="SHAPE",
                    help="shape text, e.g. 'bf16[3,5]{1,0:T(8,128)(2,1)}'")
-    from .main import seconds  # > 0 and at most MAX_TIMEOUT, as every command's
     c.add_argument("--timeout", default=300.0, type=seconds,
                    help="seconds the XLA subprocess may take (default 300)")

@@ -40,11 +40,13 @@ MAY_IMPORT = {
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
+    # the output: text, JSON and SARIF of the typed verdicts
+    "render": {"spec", "prover.result", "prover.names", "prover.hlo"},
     "cli": None,        # the command line may use everything
     "tilespec": None,   # the public namespace (src/tilespec)
 }
 PACKAGES = ("spec", "image", "testing", "prover", "cli", "xla", "teach", "codegen", "interop",
-            "cute")
+            "cute", "render")
 #: The root's own modules: the public namespace and ``python -m tilespec``.
 ROOT_MODULES = ("__init__.py", "__main__.py")
 
@@ -165,3 +167,14 @@ def test_pyproject_names_every_package():
     found = {"tilespec"} | {"tilespec." + ".".join(f.split("/")[:-1]) for f in FILES
                             if f.endswith("/__init__.py")}
     assert listed == found
+
+
+@pytest.mark.parametrize("path", [f for f in FILES if f.startswith("cli/")
+                                  and f not in ("cli/main.py", "cli/__init__.py")])
+def test_no_command_module_imports_the_command_line_back(path):
+    # main registers the commands from one table (cli/commands.py); a module
+    # below it importing main back would make a cycle
+    tree = ast.parse((ROOT / path).read_text())
+    for node, module, names in _imports(tree, path):
+        assert module != "tilespec.cli.main" and not (
+            module == "tilespec.cli" and "main" in names), f"{path}:{node.lineno}"

@@ -101,9 +101,13 @@ class _Checker:
         self.copied = {(i.computation, o) for i in module.instructions
                        if i.opcode == "copy" for o in i.operands}
 
-    def add(self, rule, level, inst, message, decided=True, **data):
+    def add(self, rule, level, inst, message, decided=True, *, about=(None, None),
+            counterexample=None, **data):
+        """A finding at ``inst``, about the shapes ``about`` (source, target)."""
+        source, target = about
         self.findings.append(Finding(rule, level, inst.line, inst.name, message, data,
-                                     decided))
+                                     decided, inst.computation, source, target,
+                                     counterexample))
 
     def cached(self, key, compute):
         """(verdict, its JSON): decided once per key, reused after."""
@@ -158,7 +162,7 @@ class _Checker:
                 not self.constant(inst)):
             self.add("bitcast-memory-space", "error", inst,
                      f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     "one side in host memory S(5), the other not",
+                     "one side in host memory S(5), the other not", about=(src, dst),
                      counterexample=violation(
                          "one side in host memory S(5), the other not", src, dst,
                          (src.layout.memory_space, dst.layout.memory_space)))
@@ -171,7 +175,7 @@ class _Checker:
         if wrong and num_elements(src) != num_elements(dst):
             # no reading exists between different counts: nothing to decide
             return self.add("bitcast-size-mismatch", "error", inst, mismatch,
-                            counterexample=witness)
+                            about=(src, dst), counterexample=witness)
         key = ("bitcast", self.text(src), self.text(dst))
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
         what = f"bitcast {inst.name}: {d.text}"
@@ -180,20 +184,21 @@ class _Checker:
             # another element type at equal counts: an error even where the
             # bytes line up (a refutation says more: its counterexample)
             return self.add("bitcast-size-mismatch", "error", inst, mismatch,
-                            counterexample=witness, **data)
+                            about=(src, dst), counterexample=witness, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
-            self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved", **data)
+            self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved",
+                     about=(src, dst), **data)
         elif d.status == REFUTED:
             moved = self.ce_texts.get(key)
             if moved is None:     # one rendering per question, however often it recurs
                 moved = self.ce_texts[key] = _ce_text(d.counterexample)
             self.add("bitcast-refuted", "error", inst, f"{what} moves bytes: {moved}",
-                     **data)
+                     about=(src, dst), counterexample=d.counterexample, **data)
         else:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
-                     decided=False, **data)
+                     decided=False, about=(src, dst), **data)
         self.meant_check(inst, src, dst, d)
 
     def constant(self, inst: Instruction) -> bool:
@@ -234,7 +239,7 @@ class _Checker:
                      f"{what}: the reshape {d.text} is {r.status}"
                      + (f" ({_ce_text(r.counterexample)})"
                         if r.counterexample else ""), decided=r.status == REFUTED,
-                     result=r.to_json())
+                     about=(src, dst), counterexample=r.counterexample, result=r.to_json())
             return
         if perm is None:
             # Any transpose that lines the dims up will do.  The decomposition
@@ -252,7 +257,7 @@ class _Checker:
             if any(r.status == UNKNOWN for _, r in tried):
                 return self.add("meant-transpose-not-bitcast", "warning", inst,
                                 f"{what}: whether a transpose keeps the bytes is unknown",
-                                decided=False)
+                                decided=False, about=(src, dst))
             legal = f"legal only as a {d.kind}" if d.status == PROVED else "not legal"
             ce = next((r.counterexample for _, r in tried if r.counterexample), None)
             none = ("no transpose of {0} to {1} keeps the bytes" if tried else
@@ -260,15 +265,15 @@ class _Checker:
             self.add("meant-transpose-not-bitcast", wrong, inst,
                      f"{what}: {none.format(self.text(src), self.text(dst))}; the bitcast is {legal}"
                      + (f" ({_ce_text(ce)})" if ce else ""),
-                     permutations_tried=[list(p) for p, _ in tried],
-                     counterexample=ce.to_json() if ce else violation(
+                     permutations_tried=[list(p) for p, _ in tried], about=(src, dst),
+                     counterexample=ce if ce else violation(
                          none.format(self.text(src), self.text(dst)), src, dst))
             return
         try:
             question(src, dst, perm)
         except TilespecError as e:
             return self.add("meant-transpose-not-bitcast", wrong, inst, f"{what}: {e}",
-                            counterexample=violation(str(e), src, dst))
+                            about=(src, dst), counterexample=violation(str(e), src, dst))
         key = ("transpose", self.text(src), self.text(dst), perm)
         r, rj = self.cached(key, lambda: is_bitcast(
             src, dst, "reshape" if perm is None else perm, timeout=self.timeout))
@@ -280,7 +285,8 @@ class _Checker:
                  + (f" ({_ce_text(r.counterexample)})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
-                 decided=r.status == REFUTED, result=rj)
+                 decided=r.status == REFUTED, about=(src, dst),
+                 counterexample=r.counterexample, result=rj)
 
     def bitcast_convert(self, inst: Instruction) -> None:
         src, dst = self.operand(inst)
@@ -288,7 +294,7 @@ class _Checker:
         if wrong:
             self.add("bitcast-convert-layout", "error", inst,
                      f"bitcast-convert {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     f"{wrong}", counterexample=violation(wrong, src, dst))
+                     f"{wrong}", about=(src, dst), counterexample=violation(wrong, src, dst))
 
     # --- copies, transposes, reshapes ---------------------------------------------------
 
@@ -308,22 +314,22 @@ class _Checker:
         if r.status == PROVED and inst.opcode == "copy" and key[1] == key[2]:
             self.add("layout-change", "note", inst,
                      f"{what} copies between identical layouts (a copy for buffer "
-                     "ownership): no reordering", result=rj)
+                     "ownership): no reordering", about=(src, dst), result=rj)
         elif r.status == PROVED and (inst.computation, inst.name) in self.copied:
             self.add("layout-change", "note", inst,
                      f"{what} keeps every byte in place; the copy that follows moves "
-                     "the data (proved)", result=rj)
+                     "the data (proved)", about=(src, dst), result=rj)
         elif r.status == PROVED:
             self.add("could-be-bitcast", "warning", inst,
                      f"{what} keeps every byte in place: it could be a bitcast (proved)",
-                     result=rj)
+                     about=(src, dst), result=rj)
         elif r.status == REFUTED:
             self.add("moves-data", "note", inst,
                      f"{what} moves data ({_ce_text(r.counterexample)})",
-                     result=rj)
+                     about=(src, dst), result=rj)
         else:
             self.add("moves-data", "note", inst, f"{what}: whether it moves data is "
-                     f"unknown ({r.reason})", result=rj)
+                     f"unknown ({r.reason})", about=(src, dst), result=rj)
 
     # --- memory -------------------------------------------------------------------------
 
@@ -343,7 +349,8 @@ class _Checker:
                 self.add("padding", "note", inst,
                          f"{inst.name}: {format_shape(s)} takes {b.bytes} bytes, "
                          f"{b.waste} of them padding "
-                         f"({100 * b.waste / b.bytes:.1f}%)", bytes=b.bytes, waste=b.waste)
+                         f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
+                         waste=b.waste)
 
 
 def _leaves(shape) -> list[Shape]:
@@ -370,12 +377,12 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
         if bad is not None:
             name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
             c.findings.append(Finding("invalid-layout", "error", s.line, name,
-                                      f"{name}: {bad}", {"text": s.text,
-                                                         "counterexample": violation(bad)}))
+                                      f"{name}: {bad}", text=s.text,
+                                      counterexample=violation(bad)))
             continue
         # text not read may hide a bitcast that moves data: never proved
         c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "
-                                  f"{s.reason}", {"text": s.text}, False))
+                                  f"{s.reason}", decided=False, text=s.text))
     for name in (meant or {}):
         named = module.instruction(name)
         if named is None or named.opcode != "bitcast":

@@ -1,6 +1,7 @@
 """What checking an HLO module finds, and which of it a linter's options keep.
 
-A :class:`Finding` is one rule (:data:`RULES`) at one instruction, at a
+A :class:`Finding` is one rule (:data:`RULES`, each code declared once
+with its levels and what it means for the verdict) at one instruction, at a
 level (:data:`LEVELS`); a :class:`Buffer` is an array value's padded bytes;
 a :class:`Report` gathers them for a module, with its verdict
 (:func:`status_of`).  :func:`select_findings` filters a report as a
@@ -10,69 +11,154 @@ exit status follows the verdict of what remains.  :func:`violation` is the
 counterexample of a rule broken by the text itself.  The checker that makes
 the findings is :mod:`tilespec.prover.hlo.check`.
 
->>> f = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: f32[4]{0} -> f32[2,2]{0,1}")
+>>> from tilespec.spec.text import parse_array_shape as p
+>>> f = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: f32[4]{0} -> f32[2,2]{0,1}",
+...             source=p("f32[4]{0}"), target=p("f32[2,2]{0,1}"))
 >>> status_of([f]), f.key("m")
 ('refuted', 'm|bitcast-refuted|b|f32[4]{0}|f32[2,2]{0,1}')
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 from ...spec.errors import TilespecError
 from ...spec.layout import Shape
 from ...spec.printer import format_shape
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
 
-#: Rules: id -> one line saying what the finding means.
-RULES = {
-    "bitcast-proved": "a bitcast proved to keep every byte in place",
-    "bitcast-refuted": "a bitcast that no reshape, transpose or TRT makes a physical no-op",
-    "bitcast-unknown": "a bitcast neither proved nor refuted",
-    "bitcast-size-mismatch": "a bitcast whose operand and result differ in element "
-                             "count or element type",
-    "bitcast-convert-layout": "a bitcast-convert whose shapes or layouts break XLA's "
-                              "rules for it",
-    "bitcast-memory-space": "a bitcast between host memory (S(5)) and another memory "
-                            "space",
-    "invalid-layout": "a layout XLA's layout validator rejects",
-    "meant-transpose-not-bitcast": "a bitcast recorded as a transpose, but that "
-                                   "transpose moves bytes",
-    "meant-reshape-not-bitcast": "a bitcast recorded as a reshape, but that reshape "
-                                 "moves bytes",
-    "could-be-bitcast": "a copy, transpose or reshape whose result is physically its "
-                        "operand: it could be a bitcast",
-    "layout-change": "a copy between identical layouts, or a transpose or reshape "
-                     "whose result a copy moves: no data moves here",
-    "moves-data": "a copy, transpose or reshape that moves data",
-    "padding": "an array value whose layout pads it",
-    "skipped": "an instruction not checked, and why",
-}
+#: What a finding means for its module's verdict (:func:`verdict_of`): it
+#: proves a claim, refutes one, leaves one undecided, or says nothing of any
+#: (a note about data movement or padding; the JSON envelope calls it "ok").
+NONE = "none"
+
 #: The levels a finding takes, most severe last.
 LEVELS = ("note", "warning", "error")
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One rule code, declared once: its ``id``, the ``levels`` its findings
+    take, the ``verdict`` a decided finding of it gives at ``error`` level,
+    and one line saying what it ``means``.
+
+    A rule whose verdict is refuted refutes only at ``error`` level: what
+    is inferred from metadata (an op_name's transpose or reshape) is a
+    hint, not an accusation, so at ``warning`` it says nothing of the
+    verdict; only the user's own statement (``--meant``) is an error.
+
+    >>> RULES["meant-transpose-not-bitcast"].levels
+    ('warning', 'error')
+    """
+
+    id: str
+    levels: tuple[str, ...]
+    verdict: str
+    means: str
+
+    def __post_init__(self):
+        if not set(self.levels) <= set(LEVELS) or self.verdict not in (
+                PROVED, REFUTED, UNKNOWN, NONE):
+            raise ValueError(f"rule {self.id}: levels {self.levels}, verdict {self.verdict}")
+
+
+#: Every rule code, id -> :class:`Rule` (SARIF's rules list is this table).
+RULES = {r.id: r for r in (
+    Rule("bitcast-proved", ("note",), PROVED,
+         "a bitcast proved to keep every byte in place"),
+    Rule("bitcast-refuted", ("error",), REFUTED,
+         "a bitcast that no reshape, transpose or TRT makes a physical no-op"),
+    Rule("bitcast-unknown", ("warning",), UNKNOWN, "a bitcast neither proved nor refuted"),
+    Rule("bitcast-size-mismatch", ("error",), REFUTED,
+         "a bitcast whose operand and result differ in element count or element type"),
+    Rule("bitcast-convert-layout", ("error",), REFUTED,
+         "a bitcast-convert whose shapes or layouts break XLA's rules for it"),
+    Rule("bitcast-memory-space", ("error",), REFUTED,
+         "a bitcast between host memory (S(5)) and another memory space"),
+    Rule("invalid-layout", ("error",), REFUTED, "a layout XLA's layout validator rejects"),
+    Rule("meant-transpose-not-bitcast", ("warning", "error"), REFUTED,
+         "a bitcast recorded as a transpose, but that transpose moves bytes"),
+    Rule("meant-reshape-not-bitcast", ("warning", "error"), REFUTED,
+         "a bitcast recorded as a reshape, but that reshape moves bytes"),
+    Rule("could-be-bitcast", ("warning",), NONE,
+         "a copy, transpose or reshape whose result is physically its operand: it "
+         "could be a bitcast"),
+    Rule("layout-change", ("note",), NONE,
+         "a copy between identical layouts, or a transpose or reshape whose result a "
+         "copy moves: no data moves here"),
+    Rule("moves-data", ("note",), NONE, "a copy, transpose or reshape that moves data"),
+    Rule("padding", ("note",), NONE, "an array value whose layout pads it"),
+    Rule("skipped", ("note", "warning"), NONE, "an instruction not checked, and why"),
+)}
+
+
+@dataclass(frozen=True)
 class Finding:
+    """One rule at one instruction: its subject (the ``instruction``, its
+    ``computation`` and HLO ``line``; the ``source`` and ``target`` shapes
+    it is about, or the ``text`` not read), its ``level`` (SARIF's), the
+    ``message``, the ``counterexample`` where it refutes, whether it is
+    ``decided`` (False: a question left unknown), and the decision's own
+    JSON (``data``: rendered once per question, shared by its repeats).
+
+    >>> from tilespec.spec.text import parse_array_shape as p
+    >>> f = Finding("bitcast-refuted", "error", 7, "b", "...", source=p("f32[4]{0}"))
+    >>> f.key("m"), verdict_of(f)
+    ('m|bitcast-refuted|b|f32[4]{0}', 'refuted')
+    """
+
     rule: str
-    level: str          # SARIF's: error, warning, note
+    level: str
     line: int
     instruction: str
     message: str
     data: dict = field(default_factory=dict)
     #: False when the finding reports a question not decided (unknown).
     decided: bool = True
+    computation: str = ""
+    source: Shape | None = None
+    target: Shape | None = None
+    counterexample: Counterexample | None = None
+    #: the HLO text of an instruction not read (skipped, invalid-layout)
+    text: str = ""
+
+    def __post_init__(self):
+        rule = RULES.get(self.rule)
+        if rule is None or self.level not in rule.levels:
+            raise ValueError(f"no rule {self.rule!r} at level {self.level!r}")
+
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self)
 
     def key(self, module: str) -> str:
         """What identifies the finding across runs (not its line): module,
-        rule, instruction and the shapes its message names.
+        rule, instruction, and the shapes it is about (or the text not read).
 
-        >>> Finding("bitcast-refuted", "error", 7, "b", "bitcast b: f32[4]{0} -> ...").key("m")
-        'm|bitcast-refuted|b|f32[4]{0}'
+        >>> Finding("skipped", "note", 7, "", "text not read", text="%x = ?").key("m")
+        'm|skipped||%x = ?'
         """
-        shapes = re.findall(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?", self.message)
-        return "|".join([module, self.rule, self.instruction, *shapes])
+        about = [format_shape(s) for s in (self.source, self.target) if s is not None]
+        return "|".join([module, self.rule, self.instruction, *about,
+                         *([self.text] if self.text else [])])
+
+
+def verdict_of(finding: Finding) -> str:
+    """What one finding says of its module: unknown for a question not
+    decided, the rule's verdict otherwise, except that a refuting rule
+    below ``error`` level (a hint) says nothing.
+
+    >>> verdict_of(Finding("meant-transpose-not-bitcast", "warning", 3, "b", "..."))
+    'none'
+    >>> verdict_of(Finding("meant-transpose-not-bitcast", "error", 3, "b", "..."))
+    'refuted'
+    """
+    if not finding.decided:
+        return UNKNOWN
+    verdict = RULES[finding.rule].verdict
+    if verdict == REFUTED and finding.level != "error":
+        return NONE
+    return verdict
 
 
 @dataclass(frozen=True)
@@ -115,14 +201,15 @@ class Report:
         """The verdict of the findings the options keep.  Options silence
         findings, never a question left undecided: a finding not decided
         keeps the module unknown even when it is dropped or baselined."""
-        undecided = tuple(f for f in self.filtered + self.baselined if not f.decided)
+        undecided = tuple(f for f in self.filtered + self.baselined
+                          if verdict_of(f) == UNKNOWN)
         return status_of(self.findings + undecided)
 
     @property
     def suppressed_errors(self) -> dict:
         """How many error-level findings the options drop and the baseline knows."""
-        return {"options": sum(f.level == "error" for f in self.filtered),
-                "baseline": sum(f.level == "error" for f in self.baselined)}
+        return {"options": sum(verdict_of(f) == REFUTED for f in self.filtered),
+                "baseline": sum(verdict_of(f) == REFUTED for f in self.baselined)}
 
     def verdict(self) -> str:
         """The module's verdict in words: its status, and when the options
@@ -139,7 +226,7 @@ class Report:
             return self.status
         why = [f"{n} {what}" for n, what in ((hidden["baseline"], "in the baseline"),
                                            (hidden["options"], "by the options")) if n]
-        new = sum(f.level == "error" for f in self.findings)
+        new = sum(verdict_of(f) == REFUTED for f in self.findings)
         return (f"{self.status} ({total} error{'s' * (total != 1)} suppressed: "
                 f"{', '.join(why)}; {new} new)")
 
@@ -152,24 +239,15 @@ class Report:
         """The ``n`` values that take the most bytes (padding included)."""
         return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
 
-    def to_json(self) -> dict:
-        return {"module": self.module, "status": self.status,
-                "reported_status": self.reported_status, "counts": self.counts,
-                "largest": [{**asdict(b), "waste": b.waste} for b in self.largest()],
-                "seconds": round(self.seconds, 6),
-                "findings": [asdict(f) for f in self.findings],
-                "suppressed": {"options": [asdict(f) for f in self.filtered],
-                               "baseline": [asdict(f) for f in self.baselined]},
-                "buffers": [{**asdict(b), "waste": b.waste} for b in self.buffers],
-                "worst_padding": [{**asdict(b), "waste": b.waste} for b in self.worst()]}
-
 
 def status_of(findings) -> str:
-    """refuted if an error-level finding, else unknown if an undecided one,
-    else proved."""
-    if any(f.level == "error" for f in findings):
+    """A module's verdict from its findings, the one place it is decided:
+    refuted if a finding refutes, else unknown if one is undecided, else
+    proved (:func:`verdict_of` says what each finding means)."""
+    verdicts = {verdict_of(f) for f in findings}
+    if REFUTED in verdicts:
         return REFUTED
-    if any(not f.decided for f in findings):
+    if UNKNOWN in verdicts:
         return UNKNOWN
     return PROVED
 
@@ -214,19 +292,19 @@ def select_findings(report: Report, *, select=None, ignore=None,
 
 
 def violation(what: str, src: Shape | None = None, dst: Shape | None = None,
-              values: tuple = (None, None)) -> dict:
+              values: tuple = (None, None)) -> Counterexample:
     """A rule broken by the text itself (element counts or types, memory
-    spaces, a layout XLA rejects) as a counterexample's JSON: the two shapes,
+    spaces, a layout XLA rejects) as a counterexample: the two shapes,
     the numbers that differ, and what breaks the rule.  The shapes are the
     witness: there is no element to replay.
 
     >>> from tilespec.spec.text import parse_array_shape as p
     >>> ce = violation("element counts differ: 4 against 6", p("f32[4]{0}"), p("f32[6]{0}"),
     ...                (4, 6))
-    >>> [(s["name"], s["shape"], s["value"]) for s in ce["sides"]], ce["what"]
+    >>> [(s.name, s.shape, s.value) for s in ce.sides], ce.what
     ([('source', 'f32[4]{0}', 4), ('target', 'f32[6]{0}', 6)], 'element counts differ: 4 against 6')
     """
     sides = () if src is None or dst is None else (
         Side("source", shape=format_shape(src), value=values[0]),
         Side("target", shape=format_shape(dst), value=values[1]))
-    return Counterexample({}, sides, what=what).to_json()
+    return Counterexample({}, sides, what=what)

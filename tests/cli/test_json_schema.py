@@ -132,7 +132,7 @@ def test_a_usage_error_is_json(capsys):
 def test_the_schema_rejects_what_it_should():
     # The schema is not vacuous: a result without a status, or a refutation
     # without a counterexample, is rejected.
-    good = {"format": "tilespec", "format_version": 1, "tool": "tilespec",
+    good = {"format": "tilespec", "format_version": FORMAT_VERSION, "tool": "tilespec",
             "version": "0.1.0", "command": "offset", "exit_status": 0, "error": None,
             "results": [{"subject": {"shape": "f32[3]{0}"}, "check": "offset",
                          "status": "ok", "scope": "concrete", "seconds": 0.0,

@@ -20,7 +20,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from locations import DATA, ROOT
 
-from tilespec.cli.hlo import artifact_uri
 from tilespec.cli.main import main
 from tilespec.prover.hlo.corpus import (
     DUMP_GLOB,
@@ -30,6 +29,7 @@ from tilespec.prover.hlo.corpus import (
     corpus_status,
     module_paths,
 )
+from tilespec.render.hlo import artifact_uri, entries
 
 HLO = DATA / "hlo"
 GOOD = ("jax_tiled_good.hlo", "jax_tuple_dot.hlo", "jax_reshape_transpose.hlo")
@@ -63,7 +63,8 @@ def stable(result: ModuleResult):
     """A module's result without its timings."""
     if result.report is None:
         return result.path, result.error
-    return result.path, untimed(result.report.to_json())
+    return result.path, untimed([{**e.to_json(), "subject": {
+        k: v for k, v in e.subject.items() if k != "file"}} for e in entries([result])])
 
 
 def untimed(value):

@@ -17,7 +17,7 @@ from locations import DATA as TEST_DATA
 
 from tilespec.cli.main import main
 from tilespec.prover.hlo.check import check_module
-from tilespec.prover.hlo.findings import RULES, select_findings
+from tilespec.prover.hlo.findings import RULES, select_findings, status_of
 from tilespec.prover.hlo.legality import bitcast_convert_mismatch, size_mismatch
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.spec.text import parse_array_shape as shape
@@ -322,13 +322,11 @@ def test_every_json_result_of_check_hlo_keeps_the_schema(name, capsys):
 
 
 def test_a_finding_not_decided_is_unknown_in_json_never_refuted():
-    from tilespec.cli.envelope import convert
-    finding = {"rule": "meant-transpose-not-bitcast", "level": "warning", "line": 5,
-               "instruction": "b", "message": "bitcast b: whether a transpose keeps the "
-               "bytes is unknown", "data": {}, "decided": False}
-    module = {"file": "m.hlo", "module": "m", "status": "unknown", "seconds": 0.0,
-              "findings": [finding], "counts": {}, "largest": [], "worst_padding": [],
-              "buffers": []}
-    summary, r = convert("check-hlo", None, {"files": [module]}, 0.0)
+    from tilespec.prover.hlo.findings import Finding, Report
+    from tilespec.render.hlo import finding_entry, module_entry
+    finding = Finding("meant-transpose-not-bitcast", "warning", 5, "b", "bitcast b: whether "
+                      "a transpose keeps the bytes is unknown", decided=False)
+    report = Report("m", status_of([finding]), (finding,), (), {}, 0.0)
+    r, summary = finding_entry("m.hlo", "m", finding), module_entry("m.hlo", report)
     assert (r.status, r.counterexample) == ("unknown", None)
     assert summary.status == "unknown" and "unknown" in summary.reason

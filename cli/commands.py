@@ -1,0 +1,24 @@
+"""Every command of ``tilespec``, in one table: the modules that add them,
+in the order ``tilespec --help`` lists them.  Each defines
+``register(command)``, where ``command(name, help, func)`` (from
+:func:`tilespec.cli.main.build_parser`) returns an argparse sub-parser to
+fill in; a new command is a new row here, and no branch anywhere else.
+"""
+
+from __future__ import annotations
+
+from . import codegen, cute, hlo, padding, prove, query, regress, rules, teach, tile, xla
+
+REGISTER = (
+    query.register,     # explain, offset, locate
+    prove.register,     # prove
+    rules.register,     # bitcast, normalize, equivalent, check-rule
+    regress.register,   # regress
+    teach.register,     # draw, formula
+    codegen.register,   # codegen: tile and untile code
+    xla.register,       # xla: real XLA beside tilespec
+    hlo.register,       # check-hlo, convert
+    padding.register,   # padding: why a buffer is bigger, and smaller layouts
+    cute.register,      # cute: CuTe layouts both ways
+    tile.register,      # tile, untile: an array as a layout's exact bytes, and back
+)

@@ -1,0 +1,160 @@
+"""The one JSON document of every ``--json`` output (docs/json.md,
+``cli/schema.json``), written result by result.
+
+An :class:`Entry` is one result of the envelope: what was asked about
+(``subject``), which ``check``, its ``status`` and the rest.  :func:`write`
+writes the document around any iterable of entries, each as soon as it is
+produced, in the layout ``json.dumps(document, indent=2)`` gives; a value
+shared by many entries (one decision's JSON, reused by every repeat of its
+question) is encoded once.
+
+>>> import io
+>>> out = io.StringIO()
+>>> write(out, "offset", 0, [Entry({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2})])
+>>> doc = json.loads(out.getvalue())
+>>> doc["format_version"], doc["results"][0]["data"], doc["error"]
+(2, {'offset': 2}, None)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import metadata
+from json.encoder import encode_basestring_ascii
+from typing import IO, Any, Iterable, Mapping
+
+from ..prover.result import Counterexample, counterexample_json
+
+#: The version of the JSON format (docs/json.md); a change that removes or
+#: renames a field, or changes its meaning, raises it (2: a check-hlo
+#: finding's status is its verdict, its counterexample the result's).
+FORMAT_VERSION = 2
+
+STATUSES = ("proved", "refuted", "unknown", "ok")
+
+
+def tool_version() -> str:
+    """The installed package's version (package metadata: no z3, no sympy)."""
+    try:
+        return metadata.version("tilespec")
+    except metadata.PackageNotFoundError:  # a source tree, not installed
+        return "0+unknown"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One result of a command run, as the envelope holds it: what was
+    asked about (``subject``: shapes by role, or an HLO instruction), which
+    ``check``, its ``status`` (``proved``/``refuted``/``unknown`` for a
+    question the prover decided, ``ok`` for a plain query such as
+    ``offset``), the ``counterexample`` (a typed
+    :class:`~tilespec.prover.result.Counterexample`, or its JSON), the
+    ``reason`` of an unknown, the ``steps`` checked and the command's own
+    ``data``.
+
+    >>> Entry({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2}).to_json()["data"]
+    {'offset': 2}
+    """
+
+    subject: Mapping[str, Any]
+    check: str
+    status: str
+    scope: str = "concrete"
+    seconds: float = 0.0
+    counterexample: Any = None
+    reason: str | None = None
+    steps: tuple = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
+        object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
+        object.__setattr__(self, "data", {} if self.data is None else self.data)
+
+    def to_json(self) -> dict:
+        return {"subject": dict(self.subject), "check": self.check, "status": self.status,
+                "scope": self.scope, "seconds": round(float(self.seconds), 6),
+                "counterexample": None if self.counterexample is None
+                else counterexample_json(self.counterexample),
+                "reason": self.reason, "steps": list(self.steps), "data": self.data}
+
+
+def header(command: str | None, exit_status: int) -> dict:
+    """The envelope's fields before its results."""
+    return {"format": "tilespec", "format_version": FORMAT_VERSION, "tool": "tilespec",
+            "version": tool_version(), "command": command, "exit_status": exit_status}
+
+
+def error_document(command, message: str, kind: str, exit_status: int) -> dict:
+    """Bad input (or an internal error) as JSON: no results, the message."""
+    return {**header(command, exit_status), "results": [],
+            "error": {"kind": kind, "message": message}}
+
+
+class _Encoder:
+    """JSON text as ``json.dumps(indent=2)`` writes it at a given depth, a
+    value at a time as the results come.  A container met again (the same
+    object: one decision's JSON shared by every repeat of its question) is
+    encoded once; the encoder keeps every container it encoded, so an id is
+    never reused while its text is remembered."""
+
+    def __init__(self):
+        self.memo: dict[int, tuple[Any, str, str]] = {}
+
+    def __call__(self, value, pad: str) -> str:
+        kind = type(value)
+        if kind is str:
+            return encode_basestring_ascii(value)
+        if kind is int:
+            return int.__repr__(value)
+        if value is None:
+            return "null"
+        if kind is bool:
+            return "true" if value else "false"
+        if kind is not Counterexample and not isinstance(value, (dict, list, tuple)):
+            return json.dumps(value)
+        seen = self.memo.get(id(value))
+        if seen is not None and seen[1] == pad:
+            return seen[2]
+        text = self.container(value.to_json() if kind is Counterexample else value, pad)
+        self.memo[id(value)] = (value, pad, text)
+        return text
+
+    def container(self, value, pad: str) -> str:
+        inner = pad + "  "
+        if isinstance(value, dict):
+            if not value:
+                return "{}"
+            items = [f"{inner}{encode_basestring_ascii(str(k))}: {self(v, inner)}"
+                     for k, v in value.items()]
+            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + self(v, inner) for v in value) + "\n" + pad + "]"
+
+    def entry(self, e: Entry, pad: str) -> str:
+        inner = pad + "  "
+        ce = e.counterexample
+        fields = (("subject", dict(e.subject)), ("check", e.check), ("status", e.status),
+                  ("scope", e.scope), ("seconds", round(float(e.seconds), 6)),
+                  ("counterexample", ce if ce is None or isinstance(ce, Counterexample)
+                   else counterexample_json(ce)),
+                  ("reason", e.reason), ("steps", list(e.steps)), ("data", e.data))
+        return ("{\n" + ",\n".join(f'{inner}"{k}": {self(v, inner)}' for k, v in fields)
+                + "\n" + pad + "}")
+
+
+def write(out: IO[str], command: str | None, exit_status: int,
+          entries: Iterable[Entry]) -> None:
+    """The envelope on ``out``: its header, then each entry as it comes."""
+    head = header(command, exit_status)
+    out.write("{\n" + "".join(f'  "{k}": {json.dumps(v)},\n' for k, v in head.items()))
+    encode = _Encoder()
+    first = True
+    for e in entries:
+        out.write(('  "results": [\n    ' if first else ",\n    ") + encode.entry(e, "    "))
+        first = False
+    out.write('  "results": [],\n' if first else "\n  ],\n")
+    out.write('  "error": null\n}\n')

@@ -1,0 +1,234 @@
+"""``check-hlo``'s modules written out: as text (:func:`write_text`), as the
+JSON envelope's results (:func:`entries`) and as one SARIF 2.1.0 log
+(:func:`write_sarif`), each from the typed reports
+(:class:`~tilespec.prover.hlo.findings.Report`) module by module.
+
+A finding's status is its verdict (:func:`~tilespec.prover.hlo.findings.verdict_of`,
+``none`` shown as ``ok``); a module's is its report's, decided once
+(:func:`~tilespec.prover.hlo.findings.status_of`): text, JSON and SARIF
+cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path, PurePath
+from typing import IO, Iterable, Iterator, Sequence
+from urllib.parse import quote
+
+from ..prover.hlo.findings import NONE, RULES, Buffer, Finding, Report, verdict_of
+from ..prover.result import REFUTED, UNKNOWN
+from .envelope import Entry
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
+
+
+# --- text ------------------------------------------------------------------------------
+
+def module_text(report: Report, verbose: bool = False) -> str:
+    """One module's report in words: its verdict, the findings worth reading
+    (every op that moves data with ``verbose``), the worst padding and the
+    largest values."""
+    c = report.counts
+    lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
+             f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
+             f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
+    for f in report.findings:
+        if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
+                                                              "layout-change")):
+            lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
+    worst = report.worst()
+    if worst:
+        lines.append("padding, the worst values:")
+        for b in worst:
+            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {b.bytes} bytes, "
+                         f"{b.waste} padding ({100 * b.waste / b.bytes:.1f}%)")
+    else:
+        lines.append("padding: none")
+    largest = report.largest()
+    if largest:
+        lines.append("the largest values:")
+        for b in largest:
+            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {_bytes(b.bytes)}"
+                         f" ({_bytes(b.element_bytes)} of elements)")
+    return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    """``n`` bytes, and in KiB/MiB/GiB when that is shorter to read.
+
+    >>> _bytes(65536), _bytes(100)
+    ('65536 bytes = 64.0 KiB', '100 bytes')
+    """
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n} bytes = {n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def write_text(out: IO[str], results: Sequence, verbose: bool = False) -> None:
+    """Each module's report (:func:`module_text`), its first line naming its
+    file when there are several; then a line that counts them by status."""
+    if len(results) == 1:
+        out.write(module_text(results[0].report, verbose) + "\n")
+        return
+    for r in results:
+        if r.report is None:
+            out.write(f"{r.path}: not checked: {r.error}\n")
+        else:
+            out.write(f"{r.path}: {module_text(r.report, verbose)}\n")
+    counts = Counter(r.status for r in results)
+    seconds = sum(r.report.seconds for r in results if r.report is not None)
+    out.write(f"{len(results)} modules: " + ", ".join(
+        f"{counts[s]} {s}" for s in ("proved", "refuted", "unknown", "error") if counts[s])
+        + f"  [{seconds:.2f} s of checking]\n")
+
+
+# --- the JSON envelope -----------------------------------------------------------------
+
+def status(finding: Finding) -> str:
+    """A finding's status in the envelope: its verdict, ``ok`` for none.
+
+    >>> status(Finding("meant-transpose-not-bitcast", "warning", 6, "b", "..."))
+    'ok'
+    """
+    verdict = verdict_of(finding)
+    return "ok" if verdict == NONE else verdict
+
+
+def buffer_json(b: Buffer) -> dict:
+    return {"instruction": b.instruction, "computation": b.computation, "line": b.line,
+            "shape": b.shape, "bytes": b.bytes, "element_bytes": b.element_bytes,
+            "waste": b.waste}
+
+
+def entries(results: Iterable) -> Iterator[Entry]:
+    """The envelope's results: for each module in input order, the module
+    (its verdict, sizes and padding), then one per finding reported, each
+    naming its file, instruction and HLO line; a file not read is one
+    unknown result that says why."""
+    for r in results:
+        if r.report is None:
+            yield Entry({"file": r.path}, "check-hlo", "unknown",
+                        reason=f"not checked: {r.error}")
+            continue
+        yield module_entry(r.path, r.report)
+        for f in r.report.findings:
+            yield finding_entry(r.path, r.report.module, f)
+
+
+def module_entry(path: str, report: Report) -> Entry:
+    """The module: its verdict whatever the options hide (refuted with its
+    first refuting finding's counterexample, reported or not; unknown with
+    its first question not decided), and its sizes and padding."""
+    every = report.findings + report.filtered + report.baselined
+    ce = reason = None
+    if report.status == REFUTED:
+        ce = next(f.counterexample for f in every
+                  if verdict_of(f) == REFUTED and f.counterexample is not None)
+    elif report.status == UNKNOWN:
+        reason = next((f.message for f in every if verdict_of(f) == UNKNOWN),
+                      "a question not decided")
+    return Entry({"file": path, "module": report.module}, "check-hlo", report.status,
+                 seconds=report.seconds, counterexample=ce, reason=reason,
+                 data={"reported_status": report.reported_status, "counts": report.counts,
+                       "largest": [buffer_json(b) for b in report.largest()],
+                       "worst_padding": [buffer_json(b) for b in report.worst()],
+                       "buffers": [buffer_json(b) for b in report.buffers],
+                       "suppressed_errors": report.suppressed_errors})
+
+
+def finding_entry(path: str, module: str, f: Finding) -> Entry:
+    """One finding: its rule, its status, its message as the reason, its
+    counterexample (where it has one: a hint's too), and the decision's
+    JSON."""
+    subject = {"file": path, "module": module, "instruction": f.instruction, "line": f.line}
+    if f.computation:
+        subject["computation"] = f.computation
+    data = {"level": f.level, "decided": f.decided, **f.data}
+    if f.text:
+        data["text"] = f.text
+    return Entry(subject, f.rule, status(f), reason=f.message,
+                 counterexample=f.counterexample, data=data)
+
+
+# --- SARIF -----------------------------------------------------------------------------
+
+def artifact_uri(path: str) -> str:
+    """A file's SARIF artifact URI: relative paths stay relative (code
+    scanning resolves them against the repository), with ``/`` separators
+    and percent-encoding; absolute paths become ``file://`` URIs.
+
+    >>> artifact_uri("dump/module 1.txt"), artifact_uri("-")
+    ('dump/module%201.txt', 'stdin')
+    """
+    if path == "-":
+        return "stdin"
+    if PurePath(path).is_absolute():
+        return Path(path).as_uri()
+    return quote(PurePath(path).as_posix())
+
+
+#: SARIF's rules: the one rule table, in its order (a result's ruleIndex).
+SARIF_RULES = [{"id": r.id, "shortDescription": {"text": r.means}} for r in RULES.values()]
+_RULE_INDEX = {r.id: i for i, r in enumerate(RULES.values())}
+
+
+def sarif_results(report: Report, uri: str, index: int) -> Iterator[dict]:
+    """One module's SARIF results, by line: the findings reported, and the
+    baselined ones as suppressed (SARIF's own notion, so a viewer shows
+    them as known rather than as fixed)."""
+    marked = sorted([(f, False) for f in report.findings]
+                    + [(f, True) for f in report.baselined],
+                    key=lambda x: (x[0].line, x[0].rule))
+    for f, known in marked:
+        result = {"ruleId": f.rule, "ruleIndex": _RULE_INDEX[f.rule], "level": f.level,
+                  "message": {"text": f.message},
+                  "locations": [{"physicalLocation": {
+                      "artifactLocation": {"uri": uri, "index": index},
+                      "region": {"startLine": max(f.line, 1)}}}]}
+        if known:
+            result["baselineState"] = "unchanged"
+            result["suppressions"] = [{"kind": "external", "status": "accepted",
+                                       "justification": "in the --baseline file"}]
+        elif report.baselined:
+            result["baselineState"] = "new"
+        if f.instruction:
+            result["properties"] = {"instruction": f.instruction}
+        yield result
+
+
+def write_sarif(out: IO[str], results: Sequence, exit_status: int) -> None:
+    """One SARIF 2.1.0 log for every module: one run, one artifact per file,
+    each result located in its file and line, written module by module (a
+    result per line); a file not read is a tool execution notification."""
+    out.write('{\n  "$schema": ' + json.dumps(SARIF_SCHEMA) + ',\n  "version": "2.1.0",\n'
+              '  "runs": [\n    {\n      "tool": ' + json.dumps(
+                  {"driver": {"name": "tilespec", "informationUri": INFORMATION_URI,
+                              "rules": SARIF_RULES}}) + ',\n      "results": [')
+    first = True
+    for index, r in enumerate(results):
+        if r.report is None:
+            continue
+        for result in sarif_results(r.report, artifact_uri(r.path), index):
+            out.write(("\n        " if first else ",\n        ") + json.dumps(result))
+            first = False
+    out.write("\n      ],\n" if not first else "],\n")
+    artifacts = [{"location": {"uri": artifact_uri(r.path)}} for r in results]
+    notes = [{"level": "error", "message": {"text": r.error},
+              "locations": [{"physicalLocation": {
+                  "artifactLocation": {"uri": artifact_uri(r.path), "index": i}}}]}
+             for i, r in enumerate(results) if r.report is None]
+    modules = [{"file": r.path, "status": r.status, "error": r.error} if r.report is None
+               else {"file": r.path, "module": r.report.module, "status": r.report.status,
+                     "reported_status": r.report.reported_status,
+                     "suppressed_errors": r.report.suppressed_errors,
+                     "counts": r.report.counts} for r in results]
+    rest = {"artifacts": artifacts,
+            "invocations": [{"executionSuccessful": exit_status in (0, 1, 3),
+                             "exitCode": exit_status, "toolExecutionNotifications": notes}],
+            "properties": {"modules": modules}}
+    out.write(",\n".join(f'      "{k}": {json.dumps(v)}' for k, v in rest.items()))
+    out.write("\n    }\n  ]\n}\n")
