@@ -45,8 +45,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tilespec.prover.bitcast import is_bitcast, question
 from tilespec.cli.main import main as tilespec
+from tilespec.prover.bitcast import is_bitcast, question
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.corpus import check_files, module_paths
 from tilespec.prover.hlo.module import parse_hlo
