@@ -77,7 +77,7 @@ def check_rule(name: str, *shapes, transpose=None, dims=None, **options):
     >>> r.status, r.counterexample.details["xla_says_bitcast"]
     ('refuted', True)
     """
-    from .prover.models.rules import check
+    from .prover.models import check
     return check(name, [as_shape(s, dims) for s in shapes],  # noqa: F405
                  transpose=transpose, **options)
 
@@ -94,8 +94,7 @@ def check_hlo(text: str, **options):
     ... }''').status
     'proved'
     """
-    from .prover.hlo.check import check_module
-    from .prover.hlo.module import parse_hlo
+    from .prover.hlo import check_module, parse_hlo
     return check_module(parse_hlo(text), **options)
 
 

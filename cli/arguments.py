@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 
-from ..spec.errors import ShapeError, TilespecError
-from ..spec.printer import format_shape
-from ..spec.shapes import give_values
-from ..spec.size import byte_size
-from ..spec.text import parse_array_shape
+from ..spec import (
+    ShapeError,
+    TilespecError,
+    byte_size,
+    format_shape,
+    give_values,
+    parse_array_shape,
+)
 
 #: The longest --timeout: Z3 takes milliseconds as an unsigned 32-bit int.
 MAX_TIMEOUT = 4_000_000.0
@@ -98,7 +101,7 @@ def check_size(shape) -> None:
 def _what_xla_makes_of(shape) -> str:
     """What XLA's ArraySize returns for a size past int64: the wrapped value."""
     # the solver boundary: XLA's model loads z3, which a valid shape never needs
-    from ..prover.models.array_size import array_size_behaviour
+    from ..prover.models import array_size_behaviour
     try:
         wrapped = array_size_behaviour(shape)
     except TilespecError:
@@ -121,7 +124,7 @@ def array_size_wrap_note(shape) -> str | None:
     None
     """
     # the solver boundary: XLA's model loads z3 (explain's other answers do not)
-    from ..prover.models.array_size import array_size_behaviour
+    from ..prover.models import array_size_behaviour
     try:
         wrapped = array_size_behaviour(shape)
     except TilespecError:

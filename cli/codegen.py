@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import emit
 
@@ -48,7 +48,7 @@ def register(command) -> None:
 
 def cmd_codegen(args) -> int:
     from ..codegen import tile_code
-    from ..spec.printer import format_shape
+    from ..spec import format_shape
     shape = parse_shape_arg(args.shape)
     language = "c" if args.c else "python"
     if args.prefix and not args.c:
@@ -61,7 +61,7 @@ def cmd_codegen(args) -> int:
     lines = []
     status = 0
     if args.prove:
-        from ..prover.codegen.tile_code import joint_scope, prove_tiling
+        from ..prover.codegen import joint_scope, prove_tiling
         from ..prover.result import counterexample_lines
         results = prove_tiling(shape, language, timeout=args.timeout)
         data["proofs"] = [r.to_json() for r in results]

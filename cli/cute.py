@@ -15,7 +15,7 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 
 from __future__ import annotations
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import emit
 from .prove import describe
@@ -72,7 +72,7 @@ def _compare(args, shape, cute) -> int:
 def _import(args, like, cute) -> int:
     from ..cute import as_layout
     from ..cute.proofs import compare_cute, from_cute
-    from ..spec.printer import format_shape
+    from ..spec import format_shape
     layout = as_layout(cute)
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
     # The proof from_cute made, once more for its record.

@@ -19,9 +19,8 @@ import time
 from importlib import resources
 from typing import IO, Iterable, Iterator
 
-from ..render.envelope import FORMAT_VERSION, Entry, error_document, tool_version, write
-from ..spec.errors import TilespecError
-from ..spec.text import canonical, parse_shape
+from ..render import FORMAT_VERSION, Entry, error_document, tool_version, write
+from ..spec import TilespecError, canonical, parse_shape
 
 __all__ = ["FORMAT_VERSION", "Entry", "convert", "emit", "emit_entries", "error_document",
            "output", "result", "run", "schema", "tool_version"]

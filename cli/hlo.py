@@ -14,8 +14,8 @@ import json
 import sys
 
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..render.hlo import entries, write_sarif, write_text
-from ..spec.errors import TilespecError
+from ..render import entries, write_sarif, write_text
+from ..spec import TilespecError
 from .arguments import parse_shape_arg, seconds
 from .envelope import emit, emit_entries, output
 
@@ -55,7 +55,7 @@ def lint_filter(args, results):
     findings that remain in every module, and then nothing is new."""
     from dataclasses import replace
 
-    from ..prover.hlo.findings import select_findings
+    from ..prover.hlo import select_findings
 
     def each(baseline=frozenset()):
         return [r if r.report is None else replace(r, report=select_findings(
@@ -68,7 +68,7 @@ def lint_filter(args, results):
         return results, None
     keys = sorted({f.key(r.report.module) for r in results if r.report is not None
                    for f in r.report.findings})
-    from ..prover.hlo.corpus import refuse_endless
+    from ..prover.hlo import refuse_endless
     refuse_endless(args.baseline)
     try:
         with open(args.baseline, encoding="utf-8") as f:
@@ -115,7 +115,7 @@ def check_paths(args) -> list:
     or on the ``--scheduler`` Dask cluster), in input order.  When no module
     can be read that is bad input; otherwise a module not read is reported
     beside the others, and it keeps the corpus from being proved."""
-    from ..prover.hlo.corpus import STDIN, check_files, module_paths, read_text
+    from ..prover.hlo import STDIN, check_files, module_paths, read_text
     paths = module_paths(args.paths, args.glob)
     meant = _meant(args.meant)
     if meant and len(paths) != 1:
@@ -124,7 +124,7 @@ def check_paths(args) -> list:
     texts = {STDIN: read_text(STDIN)} if STDIN in paths else {}
     jobs = args.jobs
     if jobs == 0:
-        from ..prover.hlo.corpus import default_jobs
+        from ..prover.hlo import default_jobs
         jobs = default_jobs()
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts)
@@ -140,14 +140,14 @@ def corpus_exit_status(results) -> int:
     """1 if a module is refuted by a finding the options keep, else 3 if one
     is unknown or not read, else 0 (a baselined refutation does not fail CI,
     but its module stays refuted in the report)."""
-    from ..prover.hlo.corpus import corpus_status
+    from ..prover.hlo import corpus_status
     return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
 
 
 def cmd_convert(args) -> int:
-    from ..codegen.convert import closed_form, numpy_source
-    from ..prover.codegen.convert import prove_convert
-    from ..spec.printer import format_shape
+    from ..codegen import closed_form, numpy_source
+    from ..prover.codegen import prove_convert
+    from ..spec import format_shape
     a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)

@@ -18,7 +18,7 @@ import re
 import sys
 import traceback
 
-from ..spec.errors import SymbolicShapeError, TilespecError
+from ..spec import SymbolicShapeError, TilespecError
 from .arguments import DIMS_COMMANDS, apply_dims
 from .commands import REGISTER
 
@@ -160,7 +160,7 @@ def _run(args) -> int:
         command = lambda: args.func(args)  # noqa: E731
     if not getattr(args, "cross_check", False):
         return command()
-    from ..prover.core.crosscheck import cross_checking
+    from ..prover.core import cross_checking
     with cross_checking() as record:
         status = command()
     print(record.summary(), file=sys.stderr)

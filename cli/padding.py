@@ -10,12 +10,12 @@ renderings of its :class:`~tilespec.prover.padding.advice.Advice`.
 
 from __future__ import annotations
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import parse_shape_arg, seconds
 
 
 def _bytes(n: int) -> str:
-    from ..prover.padding.report import human_bytes
+    from ..prover.padding import human_bytes
     return f"{n} bytes ({human_bytes(n)})"
 
 
@@ -46,11 +46,9 @@ def format_advice(a, entry=None) -> str:
 
 
 def cmd_padding(args) -> int:
-    from ..prover.hlo.corpus import read_text
-    from ..prover.padding.advice import advise
-    from ..prover.padding.report import ReportEntry, largest_buffers, read_report
-    from ..spec.layout import Shape
-    from ..spec.text import parse_array_shape
+    from ..prover.hlo import read_text
+    from ..prover.padding import ReportEntry, advise, largest_buffers, read_report
+    from ..spec import Shape, parse_array_shape
     from .envelope import emit
     if not (args.shapes or args.report or args.hlo):
         raise TilespecError("padding: give shapes, --report FILE or --hlo FILE")
@@ -63,7 +61,7 @@ def cmd_padding(args) -> int:
         items += [(s, None) for s in largest_buffers(read_text(args.hlo), args.top)]
     advices = [(advise(s, args.limit, timeout=args.timeout), e) for s, e in items]
     if args.plot:
-        from ..prover.padding.plot import plot
+        from ..prover.padding import plot
         plot([a for a, _ in advices], args.plot)
     data = []
     for a, e in advices:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from ..prover.result import counterexample_lines
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import emit
 
@@ -65,7 +65,7 @@ def exit_status(results) -> int:
 
 def cmd_prove(args) -> int:
     from ..prover.names import PROPERTY_NAMES as PROPERTIES
-    from ..prover.properties.catalogue import CATALOGUE
+    from ..prover.properties import CATALOGUE
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
@@ -76,7 +76,7 @@ def cmd_prove(args) -> int:
         if p not in PROPERTIES:
             raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
     bounds = _bounds(args.bound, shapes)
-    from ..prover.properties.proof import prove  # bad input above: no solver loaded
+    from ..prover.properties import prove  # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
     quiet = args.quiet

@@ -3,18 +3,15 @@ layout, answered by the spec (no verdict: they exit 0, 2 or 4)."""
 
 from __future__ import annotations
 
-from ..spec.errors import TilespecError
-from ..spec.index import locate, offset
-from ..spec.printer import format_shape
-from ..spec.size import bit_range
-from ..teach.explain import explain, format_explain, text_map
+from ..spec import TilespecError, bit_range, format_shape, locate, offset
+from ..teach import explain, format_explain, text_map
 from .arguments import array_size_wrap_note, ints, parse_shape_arg
 from .envelope import emit
 
 
 def cmd_explain(args) -> int:
     # the solver boundary: XLA's model of ArraySize loads z3
-    from ..prover.models.rules import xla_array_bytes
+    from ..prover.models import xla_array_bytes
     # A padded size past int64 is a valid layout whose ArraySize wraps in
     # XLA: explain answers it (the spec's size beside XLA's wrapped one).
     shape = parse_shape_arg(args.shape, int64_size=False)

@@ -12,7 +12,7 @@ import io
 import shlex
 import sys
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import emit
 
@@ -60,8 +60,7 @@ def _integer(text: str) -> int:
 
 
 def cmd_regress(args) -> int:
-    from ..prover.regress.cases import Suite, from_counterexamples, generate
-    from ..prover.regress.formats import write
+    from ..prover.regress import Suite, from_counterexamples, generate, write
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
     if args.golden is not None:
@@ -122,7 +121,7 @@ def cmd_regress(args) -> int:
 
 def _golden(args, shapes) -> int:
     """``--golden DIR``: a byte image and its sidecar per shape, no cases."""
-    from ..prover.regress.golden import write_golden
+    from ..prover.regress import write_golden
     if not shapes:
         raise TilespecError("--golden: give at least one shape")
     changed = any(getattr(args, k) != v for k, v in CASE_DEFAULTS.items())

@@ -11,7 +11,7 @@ from ..prover.result import (
     EXIT_STATUS,
     counterexample_lines,
 )
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import emit
 
@@ -55,7 +55,7 @@ def cmd_bitcast(args) -> int:
 
 
 def _rule_list(args) -> int:
-    from ..prover.models.rules import RULES
+    from ..prover.models import RULES
     if args.json:
         emit(args, [{"name": r.name, "xla": r.xla, "summary": r.summary,
                            "source": r.source, "shapes": r.shapes,
@@ -116,7 +116,7 @@ def _describe_rule(r, rule, shapes) -> str:
 
 
 def cmd_check_rule(args) -> int:
-    from ..prover.models.rules import RULES, check
+    from ..prover.models import RULES, check
     if args.list:
         return _rule_list(args)
     if not args.name:
@@ -163,7 +163,7 @@ def _against_xla(args, rule, shapes) -> dict:
     if rule.shapes != 2 or "bitcast" not in rule.name:
         raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
                             "reshape_is_bitcast and transpose_is_bitcast")
-    from ..spec.printer import format_shape
+    from ..spec import format_shape
     from ..xla import compiled
     t = _perm(args.transpose)
     (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
@@ -179,7 +179,7 @@ def _against_xla(args, rule, shapes) -> dict:
 
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
-    from ..prover.models.rules import prove_conditions
+    from ..prover.models import prove_conditions
     results = prove_conditions(rule.name, timeout=args.timeout)
     if args.json:
         emit(args, [r.to_json() for r in results])
@@ -199,7 +199,7 @@ def _conditions(args, rule) -> int:
 
 def cmd_normalize(args) -> int:
     from ..prover.equivalence import normalize
-    from ..spec.printer import format_shape
+    from ..spec import format_shape
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     if args.json:

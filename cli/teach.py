@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import emit
 
@@ -63,9 +63,8 @@ def register(command) -> None:
 
 
 def cmd_draw(args) -> int:
-    from ..spec.printer import format_shape
-    from ..spec.size import num_elements
-    from ..teach.draw.figure import picture
+    from ..spec import format_shape, num_elements
+    from ..teach import picture
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
@@ -112,7 +111,7 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 def cmd_formula(args) -> int:
     from ..codegen import symbolic
-    from ..spec.printer import format_shape
+    from ..spec import format_shape
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
@@ -134,7 +133,7 @@ def cmd_formula(args) -> int:
             if args.symbolic:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
-            from ..prover.codegen.generated import prove_generated
+            from ..prover.codegen import prove_generated
             from ..prover.result import counterexample_lines
             results = prove_generated(shape, language, timeout=args.timeout)
             data["proofs"] = [r.to_json() for r in results]
@@ -146,8 +145,7 @@ def cmd_formula(args) -> int:
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
-        from ..spec.index import index_symbols
-        from ..spec.naming import names
+        from ..spec import index_symbols, names
         index = index_symbols(shape.rank, names(shape).indices)
         indices = ", ".join(map(str, index))
         if args.simplify:
@@ -155,7 +153,7 @@ def cmd_formula(args) -> int:
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
         else:
             expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
-        from ..teach.latex import latex_of
+        from ..teach import latex_of
         data.update(expression=str(expr), latex=latex_of(expr),
                     assumptions=assumptions, notes=notes)
         lines = [f"note: {n}" for n in notes]

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg
 
 
@@ -153,8 +153,7 @@ def _refuse_mixed_stdout(args) -> None:
 
 def cmd_tile(args) -> int:
     from ..image import encode_value, to_bytes
-    from ..spec.printer import format_shape
-    from ..spec.size import aligned_elements, num_elements
+    from ..spec import aligned_elements, format_shape, num_elements
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     if args.pad is not None:  # named as the option, before the array is read
@@ -177,7 +176,7 @@ def cmd_tile(args) -> int:
 
 def cmd_untile(args) -> int:
     from ..image import from_bytes
-    from ..spec.printer import format_shape
+    from ..spec import format_shape
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     _refuse_device(args.input)

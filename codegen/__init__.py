@@ -4,3 +4,8 @@
 Nothing here is trusted for being generated: :mod:`tilespec.prover.codegen`
 proves each piece equal to the spec.  Imports :mod:`tilespec.spec` only.
 """
+
+# What other packages ask of this one.
+from .convert import check_pair, closed_form, numpy_source  # noqa: F401
+from .expressions import Code, CodeArithmetic, CodegenError  # noqa: F401
+from .symbolic import c_source, formula, python_source, simplified  # noqa: F401

@@ -25,20 +25,21 @@ from __future__ import annotations
 
 import re
 
-from ..spec.arith import SYMPY
-from ..spec.errors import ShapeError
-from ..spec.index import (
+from ..spec import (
+    SYMPY,
+    Shape,
+    ShapeError,
+    aligned_elements,
     concrete_dims,
     evaluate,
+    format_shape,
     locate,
+    num_elements,
     offset,
     padded_elements,
     shape_pipeline,
     unevaluate,
 )
-from ..spec.layout import Shape
-from ..spec.printer import format_shape
-from ..spec.size import aligned_elements, num_elements
 from .expressions import Code, CodeArithmetic
 from .readable import readable
 

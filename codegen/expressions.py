@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.arith import Arithmetic
-from ..spec.errors import TilespecError
+from ..spec import Arithmetic, TilespecError
 
 
 class CodegenError(TilespecError):

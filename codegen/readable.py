@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from math import gcd
 
-from ..spec.arith import index_mod
+from ..spec import index_mod
 
 
 def readable(expr):

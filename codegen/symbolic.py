@@ -26,21 +26,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
-from ..spec.arith import SYMPY
-from ..spec.index import (
+from ..spec import (
+    SYMPY,
+    Names,
     Pad,
+    Shape,
     dim_symbols,
     dims_through,
     evaluate,
+    format_shape,
     index_symbols,
+    names,
     offset_expr,
     padded_elements,
+    reserved,
     shape_pipeline,
     unevaluate,
 )
-from ..spec.layout import Shape
-from ..spec.naming import Names, names, reserved
-from ..spec.printer import format_shape
 from .expressions import Code, CodeArithmetic, CodegenError
 from .readable import readable
 

@@ -35,11 +35,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.dtypes import bit_width, storage_bits
-from ..spec.layout import Shape
-from ..spec.naming import Names, names, reserved
-from ..spec.printer import format_shape
-from ..spec.size import aligned_elements
+from ..spec import (
+    Names,
+    Shape,
+    aligned_elements,
+    bit_width,
+    format_shape,
+    names,
+    reserved,
+    storage_bits,
+)
 from . import symbolic
 from .expressions import Code, CodeArithmetic, CodegenError
 from .symbolic import unused_parameters
@@ -90,7 +95,7 @@ class Storage:
 
 
 def shape_of(text: str) -> Shape:
-    from ..spec.text import parse_array_shape
+    from ..spec import parse_array_shape
     return parse_array_shape(text)
 
 

@@ -43,3 +43,7 @@ __all__ = ["CuteError", "IntTuple", "Layout", "Swizzle", "SwizzledLayout", "as_l
            "coalesce", "complement", "composition", "crd2idx", "cute_layout", "dim_modes",
            "idx2crd", "left_inverse", "logical_divide", "logical_product", "make_layout",
            "parse_cute", "right_inverse", "xla_tilings", "zipped_divide", "zipped_product"]
+
+# What other packages ask of this one.
+from .int_tuple import flatten  # noqa: F401
+from .xla import digit_coordinate, digits  # noqa: F401

@@ -23,8 +23,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Union
 
-from ..spec.arith import INT, Arithmetic
-from ..spec.errors import LayoutError
+from ..spec import INT, Arithmetic, LayoutError
 
 #: An int or a (nested) tuple of ints.
 IntTuple = Union[int, tuple[Any, ...]]

@@ -25,8 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ..spec.arith import INT, Arithmetic
-from ..spec.errors import ParseError
+from ..spec import INT, Arithmetic, ParseError
 from .int_tuple import (
     CuteError,
     IntTuple,

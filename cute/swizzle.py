@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.arith import INT, Arithmetic
+from ..spec import INT, Arithmetic
 from .int_tuple import CuteError
 from .layout import Layout, as_layout
 

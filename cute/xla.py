@@ -48,21 +48,25 @@ import itertools
 import math
 from typing import Sequence
 
-from ..spec.arith import INT, Arithmetic
-from ..spec.errors import LayoutError
-from ..spec.index import (
+from ..spec import (
+    INT,
+    Arithmetic,
     Combine,
+    DimValues,
+    LayoutError,
     Pad,
     Permute,
     Prepend,
+    Shape,
+    ShapeLike,
     Split,
+    Tile,
+    as_shape,
     concrete_dims,
     product,
     shape_pipeline,
 )
-from ..spec.layout import Layout as XlaLayout
-from ..spec.layout import Shape, Tile
-from ..spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec import Layout as XlaLayout
 from .layout import Layout, make_layout
 
 

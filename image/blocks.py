@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 
 #: Elements of a word array handled per block (1 MiB of 32-bit words: big
 #: enough that the cost of a block (slicing, calls) is small beside its work,

@@ -35,11 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from ..spec.dtypes import bit_width, storage_bits
-from ..spec.errors import ShapeError
-from ..spec.layout import Shape
-from ..spec.shapes import DimValues, ShapeLike, as_shape
-from ..spec.size import aligned_elements, byte_size
+from ..spec import (
+    DimValues,
+    Shape,
+    ShapeError,
+    ShapeLike,
+    aligned_elements,
+    as_shape,
+    bit_width,
+    byte_size,
+    storage_bits,
+)
 from .blocks import copy
 from .elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
 from .packing import load, pack, store, unpack, word_group

@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..spec.dtypes import bit_width, storage_bits
-from ..spec.errors import ShapeError
+from ..spec import ShapeError, bit_width, storage_bits
 from .blocks import each_block
 
 #: XLA's names of the types numpy has itself.

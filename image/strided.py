@@ -43,9 +43,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..spec.layout import Shape
-from ..spec.prt import PrtLevel, prt_levels
-from ..spec.shapes import logical_dims
+from ..spec import PrtLevel, Shape, logical_dims, prt_levels
 from .blocks import copy
 
 #: Beyond this many padded dims in one level (2^k pieces), the level pads

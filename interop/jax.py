@@ -18,10 +18,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..spec.dtypes import BIT_WIDTHS
-from ..spec.errors import LayoutError, ShapeError
-from ..spec.layout import COMBINE, Layout, Shape, Tile
-from ..spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec import (
+    BIT_WIDTHS,
+    COMBINE,
+    DimValues,
+    Layout,
+    LayoutError,
+    Shape,
+    ShapeError,
+    ShapeLike,
+    Tile,
+    as_shape,
+)
 
 #: numpy/ml_dtypes names whose XLA name is not the generic translation.
 _DTYPE_NAMES = {"bool": "pred", "bfloat16": "bf16"}

@@ -16,11 +16,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..spec.dtypes import BIT_WIDTHS, storage_bits
-from ..spec.errors import LayoutError, ShapeError
-from ..spec.index import concrete_dims
-from ..spec.layout import Layout, Shape
-from ..spec.shapes import DimValues, ShapeLike, as_shape
+from ..spec import (
+    BIT_WIDTHS,
+    DimValues,
+    Layout,
+    LayoutError,
+    Shape,
+    ShapeError,
+    ShapeLike,
+    as_shape,
+    concrete_dims,
+    storage_bits,
+)
 
 _UNITS = ("elements", "bytes")
 

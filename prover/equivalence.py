@@ -43,14 +43,10 @@ import time
 
 import z3
 
-from ..spec.errors import TilespecError
-from ..spec.index import dims_through, shape_pipeline
-from ..spec.layout import Shape, Tile
-from ..spec.printer import format_shape
+from ..spec import Shape, Tile, TilespecError, dims_through, format_shape, shape_pipeline
 from .bitcast import prove_reading
-from .core.encode import Encoding
-from .core.solve import DEFAULT_TIMEOUT, search
-from .models.rules import level_conditions
+from .core import DEFAULT_TIMEOUT, Encoding, search
+from .models import level_conditions
 from .result import (
     PROVED,
     REFUTED,
@@ -127,8 +123,7 @@ def _last_level_noop(shape: Shape, timeout: float) -> bool:
         return True
     level = {len(tiles)}
     if not shape.is_symbolic:
-        from ..spec.arith import INT
-        from ..spec.index import concrete_dims
+        from ..spec import INT, concrete_dims
         return all(bool(c) for _, c in
                    level_conditions(shape, concrete_dims(shape), INT, level, order=True))
     ctx = z3.Context()
@@ -136,7 +131,7 @@ def _last_level_noop(shape: Shape, timeout: float) -> bool:
     conds = level_conditions(shape, enc.dims, enc.ar, level, order=True)
     if not conds:
         return True
-    claim = z3.And([enc.ar._term(c) for _, c in conds])
+    claim = z3.And([enc.ar.term(c) for _, c in conds])
     answer, _ = search(z3.And(*enc.assumptions, z3.Not(claim)), ctx, timeout)
     return answer == "unsat"
 
@@ -155,10 +150,10 @@ def _alignment_redundant(shape: Shape, timeout: float) -> bool:
     if L == 1:
         return False
     if not shape.is_symbolic:
-        from ..spec.index import padded_elements
+        from ..spec import padded_elements
         return padded_elements(shape) % L == 0
     # padded size = c * (product of the non-constant dims); c % L == 0 suffices
-    from .core.linform import constant
+    from .core import constant
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     T = dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1]

@@ -45,15 +45,18 @@ import time
 import numpy as np
 import z3
 
-from ..spec.errors import TilespecError
-from ..spec.index import concrete_dims, offset, offsets, product
-from ..spec.layout import Shape
-from ..spec.printer import format_shape
-from .core.encode import Encoding, scope
-from .core.linform import spec_form
-from .core.sampling import EXHAUSTIVE, element_grid
-from .core.search import first_refutation
-from .core.solve import DEFAULT_TIMEOUT, probe_values, search
+from ..spec import Shape, TilespecError, concrete_dims, format_shape, offset, offsets, product
+from .core import (
+    DEFAULT_TIMEOUT,
+    EXHAUSTIVE,
+    Encoding,
+    element_grid,
+    first_refutation,
+    probe_values,
+    scope,
+    search,
+    spec_form,
+)
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
@@ -328,11 +331,11 @@ def _disagree(call, shape: Shape, enc: Encoding, e, owner: _Owner):
     if isinstance(value, Z3Int):
         value = value.term
     elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        value = ar._term(int(value))
+        value = ar.term(int(value))
     else:
         raise UserFunctionError(f"the function returned {type(value).__name__} "
                                 f"{value!r:.60}, not an integer expression")
-    spec = ar._term(spec_form(shape, e, enc.dims, ar).offset(ar))
+    spec = ar.term(spec_form(shape, e, enc.dims, ar).offset(ar))
     bad = [value != spec] + [d == 0 for d in owner.divisors]
     return z3.And(*enc.assumptions, enc.box(e, enc.dims), z3.Or(bad))
 

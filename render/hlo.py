@@ -17,7 +17,7 @@ from pathlib import Path, PurePath
 from typing import IO, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
-from ..prover.hlo.findings import NONE, RULES, Buffer, Finding, Report, verdict_of
+from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, verdict_of
 from ..prover.result import REFUTED, UNKNOWN
 from .envelope import Entry
 

@@ -77,3 +77,30 @@ __all__ = [
     "parse_layout", "parse_shape",
     "DimValues", "ShapeLike", "accepts_text", "as_shape",
 ]
+
+# What other packages ask of this one.
+from .arith import index_mod  # noqa: F401
+from .dtypes import BIT_WIDTHS, ELEMENT_TYPES, NON_ARRAY_TYPES, bit_width, storage_bits  # noqa: F401
+from .index import (  # noqa: F401
+    Combine,
+    Pad,
+    Permute,
+    Prepend,
+    Split,
+    combine_groups,
+    concrete_dims,
+    delinearise,
+    dim_symbols,
+    dims_through,
+    evaluate,
+    index_symbols,
+    product,
+    shape_pipeline,
+    unevaluate,
+)
+from .layout import INT64_MAX, BufferShape, Dim  # noqa: F401
+from .naming import Names, names, reserved  # noqa: F401
+from .prt import PrtLevel, prt_final_dims, prt_levels, prt_offset, prt_steps, reshape_index  # noqa: F401
+from .shapes import give_values, logical_dims  # noqa: F401
+from .size import bytes_of, padded_count, round_up  # noqa: F401
+from .text import read_shape  # noqa: F401

@@ -21,18 +21,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec.errors import TilespecError
-from ..spec.index import (
+from ..spec import (
+    Shape,
+    TilespecError,
+    aligned_elements,
     all_offsets,
+    byte_size,
     concrete_dims,
     dims_through,
+    format_shape,
     locate_many,
+    num_elements,
+    padding_fraction,
     product,
     shape_pipeline,
 )
-from ..spec.layout import Shape
-from ..spec.printer import format_shape
-from ..spec.size import aligned_elements, byte_size, num_elements, padding_fraction
 
 #: Largest padded size drawn as a text map.
 MAP_LIMIT = 4096

@@ -17,8 +17,8 @@ with their brackets.
 
 from __future__ import annotations
 
-from ..codegen.symbolic import formula, simplified
-from ..spec.layout import Shape
+from ..codegen import formula, simplified
+from ..spec import Shape
 
 _PRINTER = None
 

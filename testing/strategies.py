@@ -51,9 +51,20 @@ from typing import Any, Iterable, Sequence
 import hypothesis.strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..spec.dtypes import ELEMENT_TYPES, NON_ARRAY_TYPES, bit_width
-from ..spec.index import combine_groups, padded_elements
-from ..spec.layout import COMBINE, Dim, Layout, Shape, SplitConfig, Tile, TupleShape
+from ..spec import (
+    COMBINE,
+    ELEMENT_TYPES,
+    NON_ARRAY_TYPES,
+    Dim,
+    Layout,
+    Shape,
+    SplitConfig,
+    Tile,
+    TupleShape,
+    bit_width,
+    combine_groups,
+    padded_elements,
+)
 
 __all__ = [
     "ALL_FIELDS", "SIZE_FIELDS", "SPARSE_FIELDS",
@@ -396,7 +407,7 @@ def _int(d: Dim) -> int:
 def _fit_int64(element_type: str, dims: Sequence[Dim]) -> tuple[Dim, ...]:
     """Halve the largest dims until the byte count fits int64, as XLA
     requires of every shape (see :class:`spec.layout.Shape`)."""
-    from ..spec.dtypes import storage_bits
+    from ..spec import storage_bits
     dims = list(dims)
 
     def fits() -> bool:

@@ -178,3 +178,54 @@ def test_no_command_module_imports_the_command_line_back(path):
     for node, module, names in _imports(tree, path):
         assert module != "tilespec.cli.main" and not (
             module == "tilespec.cli" and "main" in names), f"{path}:{node.lineno}"
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_each_package_is_entered_by_its_door(path):
+    # Another package is asked through its __init__ (its questions), never
+    # through its inner modules: those can move without touching the callers.
+    tree = ast.parse((ROOT / path).read_text())
+    mine = _unit(path)
+    for node, module, _names in _imports(tree, path):
+        if module is None or module == "tilespec" or _target(module) == mine:
+            continue
+        door = "tilespec." + _target(module)
+        assert module == door, f"{path}:{node.lineno} imports {module}, not its door {door}"
+
+
+#: Private attributes of other libraries' objects that are their documented
+#: extension points or process calls: sympy printers' ``_print`` hook,
+#: ``os._exit`` (a worker that must not run atexit handlers).
+FOREIGN_PRIVATE = {"_print", "_exit"}
+
+
+def _defined_here(tree) -> set:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_no_module_reaches_a_private_attribute_defined_elsewhere(path):
+    # ``ar._term(x)`` on another module's object is a private name used from
+    # outside as much as ``from m import _term`` is.  The adapter of jax's
+    # internals is the one module allowed to reach into a library.
+    if path == "xla/jax_adapter.py":
+        return
+    tree = ast.parse((ROOT / path).read_text())
+    here = _defined_here(tree) | FOREIGN_PRIVATE
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                and not node.attr.startswith("__") and node.attr not in here
+                # a subclass's own members, inherited (argparse's parser)
+                and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
+            pytest.fail(f"{path}:{node.lineno} uses {ast.unparse(node)}, "
+                        f"a private name defined in another module")

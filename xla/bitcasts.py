@@ -39,8 +39,7 @@ import time
 from dataclasses import dataclass
 
 from ..prover.result import Counterexample
-from ..spec.printer import format_shape
-from ..spec.text import parse_array_shape
+from ..spec import format_shape, parse_array_shape
 
 #: (element type, tilings that fit it); a tiling is applied to both sides
 #: or to one side only, so tiled-untiled and untiled-tiled pairs occur.
@@ -131,7 +130,7 @@ def compiler_rule(a, b, transpose) -> bool:
     """The rule the compiler applies, as tilespec models it: ReshapeIsBitcast
     for a reshape (or a transpose that only moves unit dims), else
     TransposeIsBitcast (openxla/xla xla/shape_util.cc)."""
-    from ..prover.models.bitcast_rules import verdict
+    from ..prover.models import verdict
     if transpose is not None and moves_only_unit_dims(a, transpose):
         return verdict(a, b, None).bitcast
     return verdict(a, b, transpose).bitcast
@@ -140,7 +139,7 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
-    from ..prover.models.bitcast_rules import spec_verdict
+    from ..prover.models import spec_verdict
     from . import compiled
     decisions = compiled.decide(cases)
     rows = []

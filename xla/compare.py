@@ -22,11 +22,17 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from ..spec.errors import TilespecError
-from ..spec.layout import COMBINE, BufferShape, Shape, TupleShape
-from ..spec.printer import format_shape
-from ..spec.size import byte_size
-from ..spec.text import parse_array_shape, read_shape
+from ..spec import (
+    COMBINE,
+    BufferShape,
+    Shape,
+    TilespecError,
+    TupleShape,
+    byte_size,
+    format_shape,
+    parse_array_shape,
+    read_shape,
+)
 from . import real
 
 #: Documented divergences between XLA's code and the layout document (or
@@ -139,7 +145,7 @@ class Comparison:
 def model_bytes(shape: Shape) -> tuple[int | None, str | None]:
     """XLA's ArraySize in bytes as tilespec models it (prover/models/rules.py), or
     ``None`` and why not."""
-    from ..prover.models.rules import xla_array_bytes  # the prover is only needed here
+    from ..prover.models import xla_array_bytes  # the prover is only needed here
     try:
         return xla_array_bytes(shape), None
     except TilespecError as e:

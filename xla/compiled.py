@@ -38,7 +38,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from .real import INSTALL_HINT
 
 #: jax dtype names for the element types the family uses.
@@ -88,8 +88,7 @@ def versions() -> dict:
 
 def _request(src: str, dst: str, transpose) -> dict:
     """What the worker needs, from tilespec's reading of the texts."""
-    from ..spec.printer import format_shape
-    from ..spec.text import parse_array_shape
+    from ..spec import format_shape, parse_array_shape
     out: dict[str, object] = {}
     for key, text in (("src", src), ("dst", dst)):
         s = parse_array_shape(text)

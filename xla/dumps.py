@@ -345,8 +345,7 @@ def _memory_worker(cases) -> None:  # pragma: no cover - runs in the subprocess
     from jax.experimental.layout import Format, Layout
     from jax.sharding import SingleDeviceSharding
 
-    from ..spec.index import concrete_dims
-    from ..spec.text import parse_array_shape
+    from ..spec import concrete_dims, parse_array_shape
     jax.config.update("jax_enable_x64", True)      # 8-byte labels stay 8 bytes
     one = SingleDeviceSharding(jax.devices()[0])
 

@@ -59,7 +59,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..spec.errors import TilespecError
+from ..spec import TilespecError
 from ._worker import last_words as _last_words
 
 INSTALL_HINT = ("real XLA is not installed; install jax and jaxlib: "

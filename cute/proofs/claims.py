@@ -30,12 +30,11 @@ from typing import Any, Callable
 
 import z3
 
-from ...prover.core.encode import Z3Arithmetic, internal_ints, internal_symbol
-from ...prover.core.solve import search
+from ...prover.core import Z3Arithmetic, internal_ints, internal_symbol, search
 from ...prover.names import DEFAULT_TIMEOUT
 from ...prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from ...spec.arith import INT, Arithmetic
-from ..int_tuple import IntTuple, flatten, idx2crd
+from ...spec import INT, Arithmetic
+from .. import IntTuple, flatten, idx2crd
 
 #: A map of an index: ``f(i, ar)``.
 Map = Callable[[Any, Arithmetic], Any]

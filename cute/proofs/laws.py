@@ -42,9 +42,7 @@ from typing import Any
 
 from ...prover.names import DEFAULT_TIMEOUT
 from ...prover.result import Result
-from .. import algebra
-from ..int_tuple import CuteError
-from ..layout import Layout, as_layout, make_layout
+from .. import CuteError, Layout, algebra, as_layout, make_layout
 from .claims import Claim, below, decide, equal, fact, injective
 
 OPERATIONS = ("composition", "complement", "coalesce", "logical_divide", "logical_product",

@@ -27,7 +27,7 @@ from typing import Union
 
 from ...prover.names import DEFAULT_TIMEOUT
 from ...prover.result import Result
-from ..swizzle import Swizzle, SwizzledLayout
+from .. import Swizzle, SwizzledLayout
 from .claims import below, decide, injective
 
 

@@ -37,16 +37,21 @@ from dataclasses import dataclass
 
 from ...prover.names import DEFAULT_TIMEOUT
 from ...prover.result import Result
-from ...spec.arith import INT, Arithmetic
-from ...spec.errors import ShapeError
-from ...spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline
-from ...spec.layout import Shape, Tile
-from ...spec.printer import format_shape
-from ...spec.shapes import ShapeLike, as_shape
-from ..algebra import zipped_divide
-from ..int_tuple import CuteError, idx2crd
-from ..layout import Layout
-from ..xla import cute_layout
+from ...spec import (
+    INT,
+    Arithmetic,
+    Shape,
+    ShapeError,
+    ShapeLike,
+    Tile,
+    as_shape,
+    concrete_dims,
+    evaluate,
+    format_shape,
+    padded_elements,
+    shape_pipeline,
+)
+from .. import CuteError, Layout, cute_layout, idx2crd, zipped_divide
 from .claims import decide, equal, fact
 from .laws import width
 

@@ -46,8 +46,7 @@ from typing import Any
 
 import z3
 
-from ...prover.core.encode import Encoding, scope
-from ...prover.core.solve import DEFAULT_TIMEOUT, search
+from ...prover.core import DEFAULT_TIMEOUT, Encoding, scope, search
 from ...prover.result import (
     PROVED,
     REFUTED,
@@ -57,15 +56,20 @@ from ...prover.result import (
     Result,
     Side,
 )
-from ...spec.arith import INT
-from ...spec.errors import LayoutError, ShapeError
-from ...spec.index import evaluate, padded_elements, shape_pipeline
-from ...spec.index import offset as spec_offset
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ...spec.shapes import DimValues, as_shape
-from ..layout import Layout, as_layout
-from ..xla import cute_layout, digit_coordinate, digits, dim_modes, xla_tilings
+from ...spec import (
+    INT,
+    DimValues,
+    LayoutError,
+    Shape,
+    ShapeError,
+    as_shape,
+    evaluate,
+    format_shape,
+    padded_elements,
+    shape_pipeline,
+)
+from ...spec import offset as spec_offset
+from .. import Layout, as_layout, cute_layout, digit_coordinate, digits, dim_modes, xla_tilings
 
 NAME = "cute layout equals the spec"
 COMPARED = "cute layout equals the XLA layout"

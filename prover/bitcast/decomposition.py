@@ -34,13 +34,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape
-from ...spec.text import parse_array_shape
-from ..core import crosscheck
-from ..core.encode import scope
-from ..core.search import first_refutation
-from ..core.solve import DEFAULT_TIMEOUT, probe_values
+from ...spec import Shape, TilespecError, parse_array_shape
+from ..core import DEFAULT_TIMEOUT, crosscheck, first_refutation, probe_values, scope
 from ..result import (
     PROVED,
     REFUTED,

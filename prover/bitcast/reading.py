@@ -53,26 +53,38 @@ from functools import cached_property, lru_cache
 import numpy as np
 import z3
 
-from ...spec.arith import INT
-from ...spec.errors import TilespecError
-from ...spec.index import (
+from ...spec import (
+    INT,
+    Shape,
+    TilespecError,
+    aligned_elements,
     all_offsets,
+    byte_size,
+    bytes_of,
     delinearise,
+    format_shape,
     linear_index,
     offset,
     offsets,
     padded_elements,
     product,
+    round_up,
 )
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ...spec.size import aligned_elements, byte_size, bytes_of, round_up
-from ..core.encode import Encoding, scope
-from ..core.facts import Facts
-from ..core.linform import Form, add_same_offset, constant, horner_for, spec_form
-from ..core.sampling import EXHAUSTIVE, SAMPLES, sample_elements
-from ..core.search import drive
-from ..core.solve import DEFAULT_TIMEOUT
+from ..core import (
+    DEFAULT_TIMEOUT,
+    EXHAUSTIVE,
+    SAMPLES,
+    Encoding,
+    Facts,
+    Form,
+    add_same_offset,
+    constant,
+    drive,
+    horner_for,
+    sample_elements,
+    scope,
+    spec_form,
+)
 from ..result import (
     PROVED,
     REFUTED,

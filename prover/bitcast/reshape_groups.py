@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 
 
 def monomial(dims):

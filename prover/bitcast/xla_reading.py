@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...spec.layout import Shape
+from ...spec import Shape
 from ..result import Counterexample
 from .reading import moved_element, size_counterexample
 

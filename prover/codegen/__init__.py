@@ -6,3 +6,8 @@ The code is read as syntax trees and evaluated by one walk
 (:mod:`.interpret`) in three meanings: Z3 terms for the claim
 (:mod:`.terms`), columns of ints on every index of a small shape
 (:mod:`.exhaustive`), and exact ints to replay a witness."""
+
+# What other packages ask of this one.
+from .convert import prove_convert  # noqa: F401
+from .generated import prove_generated  # noqa: F401
+from .tile_code import joint_scope, prove_tiling  # noqa: F401

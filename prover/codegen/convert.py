@@ -29,20 +29,24 @@ import time
 
 import z3
 
-from ...codegen.convert import check_pair
-from ...spec.index import concrete_dims, evaluate, padded_elements, shape_pipeline, unevaluate
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ...spec.prt import prt_offset
-from ..core.encode import Encoding
-from ..core.facts import Facts
-from ..core.solve import DEFAULT_TIMEOUT
+from ...codegen import check_pair
+from ...spec import (
+    Shape,
+    concrete_dims,
+    evaluate,
+    format_shape,
+    padded_elements,
+    prt_offset,
+    shape_pipeline,
+    unevaluate,
+)
+from ..core import DEFAULT_TIMEOUT, Encoding, Facts
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
 def _replay(a: Shape, b: Shape, e) -> Counterexample | None:
     """A disagreement at element ``e`` with Python integers, or None."""
-    from ...spec.index import locate, offset
+    from ...spec import locate, offset
     dims = concrete_dims(a)
     if not all(0 <= x < d for x, d in zip(e, dims)):
         return None
@@ -73,7 +77,7 @@ def _composed(a: Shape, b: Shape, timeout: float):
     else, since every non-padding ``o`` is ``offset_A(locate_A(o))`` (A's
     inverse again).
     """
-    from ..properties.proof import prove
+    from ..properties import prove
     steps = []
     for side, prop in COMPOSED:
         r = prove(a if side == "A" else b, prop, timeout=timeout)
@@ -129,7 +133,7 @@ def prove_convert(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Re
     if any("PRT place in B" in f for f in failed):
         ce = _replay(a, b, [enc.value(model, x) for x in e])
     else:
-        from ...spec.index import locate
+        from ...spec import locate
         pos = enc.value(model, o)
         el = locate(a, pos)
         ce = None if el is None else _replay(a, b, el)

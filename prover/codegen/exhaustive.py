@@ -37,8 +37,10 @@ from typing import Iterator
 
 import numpy as np
 
-from ...spec.arith import INT
-from ...spec.index import (
+from ...spec import (
+    INT,
+    Names,
+    Shape,
     concrete_dims,
     dims_through,
     evaluate,
@@ -46,9 +48,7 @@ from ...spec.index import (
     shape_pipeline,
     unevaluate,
 )
-from ...spec.layout import Shape
-from ...spec.naming import Names
-from ..properties.exhaustive import EXHAUSTIVE_LIMIT
+from ..properties import EXHAUSTIVE_LIMIT
 from .interpret import INT64_MAX, INT64_MIN, Interpretation, interpret, locate
 
 

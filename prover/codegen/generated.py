@@ -59,17 +59,23 @@ from dataclasses import dataclass
 
 import z3
 
-from ...codegen.symbolic import c_source, python_source
-from ...spec.dtypes import storage_bits
-from ...spec.errors import TilespecError
-from ...spec.index import dims_through, evaluate, product, shape_pipeline, unevaluate
-from ...spec.layout import Shape
-from ...spec.naming import Names, names
-from ...spec.printer import format_shape
-from ...spec.size import padded_count
-from ..core.encode import Encoding, scope
-from ..core.solve import DEFAULT_TIMEOUT, search
-from ..properties.beyond_facts import QUICK_SECONDS
+from ...codegen import c_source, python_source
+from ...spec import (
+    Names,
+    Shape,
+    TilespecError,
+    dims_through,
+    evaluate,
+    format_shape,
+    names,
+    padded_count,
+    product,
+    shape_pipeline,
+    storage_bits,
+    unevaluate,
+)
+from ..core import DEFAULT_TIMEOUT, Encoding, scope, search
+from ..properties import QUICK_SECONDS
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from . import exhaustive
 from .compile_check import compiles
@@ -274,7 +280,7 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
         answer, detail, left = no_overflow(z3.And(*premises, same), checks, ctx,
                                             timeout)
         if answer == "unknown" and in_bounds is not None and not small:
-            from ..properties.proof import prove as prove_property
+            from ..properties import prove as prove_property
             cited = prove_property(shape, "in_bounds", timeout=timeout)
             if cited.proved:
                 steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "

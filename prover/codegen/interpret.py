@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 from ..result import ProverBug
 
 #: int64_t's range, [INT64_MIN, INT64_MAX].

@@ -31,7 +31,7 @@ from typing import Iterator
 
 import z3
 
-from ..core.solve import search
+from ..core import search
 from .interpret import INT64_MAX, INT64_MIN, Interpretation
 
 

@@ -33,15 +33,17 @@ import time
 
 import z3
 
-from ...codegen import symbolic, tile_code
-from ...codegen.expressions import Code, CodeArithmetic, CodegenError
-from ...spec.index import dims_through, shape_pipeline
-from ...spec.layout import Shape
-from ...spec.naming import names
-from ...spec.printer import format_shape
-from ...spec.size import aligned_elements, byte_size
-from ..core.encode import Encoding, scope
-from ..core.solve import DEFAULT_TIMEOUT, search
+from ...codegen import Code, CodeArithmetic, CodegenError, symbolic, tile_code
+from ...spec import (
+    Shape,
+    aligned_elements,
+    byte_size,
+    dims_through,
+    format_shape,
+    names,
+    shape_pipeline,
+)
+from ..core import DEFAULT_TIMEOUT, Encoding, scope, search
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from .compile_check import c_compiles
 from .generated import prove_generated

@@ -32,8 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape
+from ...spec import Shape, TilespecError
 
 Range = tuple[int, "int | None"]
 

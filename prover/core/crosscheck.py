@@ -30,7 +30,7 @@ import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 from ..result import ProverBug
 
 

@@ -38,8 +38,7 @@ import re
 
 import z3
 
-from ...spec.arith import Arithmetic
-from ...spec.layout import Shape
+from ...spec import Arithmetic, Shape
 from .bounds import describe_ranges, dim_ranges
 
 #: Every user name's solver symbol starts with this, and nothing else does.

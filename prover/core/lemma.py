@@ -48,7 +48,7 @@ from functools import lru_cache
 
 import z3
 
-from ...spec.index import delinearise, linear_index, product
+from ...spec import delinearise, linear_index, product
 from .encode import Z3Arithmetic, internal_ints, internal_symbol
 from .solve import search
 
@@ -89,7 +89,7 @@ def _all(name, start, ctx, claims) -> Lemma:
 def _lemma_claims(ctx, ar, D, e, f, o):
     """The five facts at dims ``D`` (Z3 terms), on the spec's code."""
     def t(v):
-        return ar._term(v)
+        return ar.term(v)
 
     def box(v):
         return z3.And([z3.And(0 <= x, x < n) for x, n in zip(v, D)] + [z3.BoolVal(True, ctx)])
@@ -189,7 +189,7 @@ def unfolding(rank: int) -> Lemma:
     D = internal_ints(" ".join(f"D{i}" for i in range(rank)), ctx)
     e = internal_ints(" ".join(f"e{i}" for i in range(rank)), ctx)
     (o,) = internal_ints("o", ctx)
-    t = ar._term
+    t = ar.term
     horner = t(linear_index(e, D, ar)) == t(ar.add(
         ar.mul(linear_index(e[:-1], D[:-1], ar), D[-1]), e[-1]))
     split = delinearise(o, D, ar)

@@ -49,8 +49,7 @@ from functools import lru_cache
 
 import z3
 
-from ...spec.index import linear_index, product, shape_pipeline
-from ...spec.layout import Shape
+from ...spec import Shape, linear_index, product, shape_pipeline
 from .encode import readable
 from .lemma import Lemma
 from .solve import search
@@ -196,7 +195,7 @@ def horner(pattern: tuple, runs: tuple) -> Lemma:
     lhs = linear_index(x, d, ar)
     rhs = regroup(Form(x, d), runs, ar).offset(ar)
     size_l, size_r = product(d, ar), regroup(Form(x, d), runs, ar).size(ar)
-    claim = z3.And(ar._term(ar.eq(lhs, rhs)), ar._term(ar.eq(size_l, size_r)))
+    claim = z3.And(ar.term(ar.eq(lhs, rhs)), ar.term(ar.eq(size_l, size_r)))
     answer, detail = search(z3.Not(claim), ctx, HORNER_TIMEOUT)
     status = {"unsat": "proved", "sat": "refuted"}.get(answer, f"unknown: {detail}")
     shown = ",".join("*" if v is None else str(v) for v in pattern)
@@ -219,12 +218,12 @@ def add_same_offset(facts, a: Form, b: Form, box, ar, label: str = "") -> bool:
         qa, qb = ga.dims[k], gb.dims[k]
         if is_anchor and not same(qa, qb):
             facts.fact(f"{label}dims group {k}: {_show(qa)} = {_show(qb)}",
-                       ar._term(qa) != ar._term(qb))
+                       ar.term(qa) != ar.term(qb))
     for k in range(len(g.anchor)):
         xa, xb = ga.vector[k], gb.vector[k]
         if not same(xa, xb):
             facts.fact(f"{label}index group {k} agrees",
-                       z3.And(box, ar._term(xa) != ar._term(xb)))
+                       z3.And(box, ar.term(xa) != ar.term(xb)))
     return True
 
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spec.index import concrete_dims, product
-from ...spec.layout import COMBINE, Shape
+from ...spec import COMBINE, Shape, concrete_dims, product
 
 #: Up to this many elements a scan visits every element.
 EXHAUSTIVE = 1 << 20

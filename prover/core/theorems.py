@@ -58,9 +58,9 @@ import sys
 import time
 from datetime import datetime, timezone
 
+from ...spec import Combine, Pad, Permute, Prepend, Split, dims_through
 from ...spec import arith as _arith
 from ...spec import index as _index
-from ...spec.index import Combine, Pad, Permute, Prepend, Split, dims_through
 from . import cache
 from . import lemma as _lemma
 
@@ -131,7 +131,7 @@ def _claims(stage, n: int, k: int):
     from .encode import Z3Arithmetic, internal_ints
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
-    t = ar._term
+    t = ar.term
 
     def ints(prefix, m):
         return internal_ints(" ".join(f"{prefix}{i}" for i in range(m)), ctx)
@@ -313,7 +313,7 @@ def cite(shape, stages, prop: str) -> tuple | None:
         if any(not isinstance(d, int) or d < 0 for d in dims):
             return None
         if prop == "in_bounds":
-            from ...spec.prt import prt_final_dims
+            from ...spec import prt_final_dims
             last = tuple(dims_through(stages, dims)[-1])
             if tuple(prt_final_dims(shape, dims)) != last:
                 return None

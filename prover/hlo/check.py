@@ -40,12 +40,17 @@ from __future__ import annotations
 import re
 import time
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape, TupleShape
-from ...spec.printer import format_shape
-from ...spec.size import byte_size, num_elements, unpadded_bytes
+from ...spec import (
+    Shape,
+    TilespecError,
+    TupleShape,
+    byte_size,
+    format_shape,
+    num_elements,
+    unpadded_bytes,
+)
 from ..bitcast import Decomposition, decompose, is_bitcast, question, transposes
-from ..core.solve import DEFAULT_TIMEOUT
+from ..core import DEFAULT_TIMEOUT
 from ..result import (
     PROVED,
     REFUTED,

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 from ..bitcast import remembering
-from ..core.solve import DEFAULT_TIMEOUT
+from ..core import DEFAULT_TIMEOUT
 from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .check import check_module

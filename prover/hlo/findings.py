@@ -22,9 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
+from ...spec import Shape, TilespecError, format_shape
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
 
 #: What a finding means for its module's verdict (:func:`verdict_of`): it

@@ -9,11 +9,15 @@ infers and the layout layout assignment gives it; a layout is one
 
 from __future__ import annotations
 
-from ...spec.dtypes import bit_width
-from ...spec.errors import LayoutError, TilespecError
-from ...spec.layout import Shape
-from ...spec.size import byte_size, num_elements
-from ...spec.text import parse_shape
+from ...spec import (
+    LayoutError,
+    Shape,
+    TilespecError,
+    bit_width,
+    byte_size,
+    num_elements,
+    parse_shape,
+)
 from .module import shape_prefix
 
 

@@ -54,9 +54,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape, TupleShape
-from ...spec.text import parse_shape
+from ...spec import Shape, TilespecError, TupleShape, parse_shape
 from .lexer import Lexed, lex
 
 # A dump repeats few shapes many times; shapes are frozen, so one parse each.

@@ -15,3 +15,8 @@ from .array_size import xla_array_bytes
 from .bitcast_rules import same_byte_size
 
 __all__ = ["same_byte_size", "xla_array_bytes"]
+
+# What other packages ask of this one.
+from .array_size import array_size_behaviour  # noqa: F401
+from .bitcast_rules import spec_verdict, verdict  # noqa: F401
+from .rules import RULES, check, level_conditions, prove_conditions  # noqa: F401

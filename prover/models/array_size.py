@@ -33,13 +33,22 @@ from __future__ import annotations
 
 import time
 
-from ...spec.arith import INT, Arithmetic
-from ...spec.index import Pad, Split, concrete_dims, dims_through, product, shape_pipeline
-from ...spec.layout import COMBINE, Shape
-from ...spec.printer import format_shape
-from ...spec.size import aligned_elements, byte_size
-from ..core.linform import group
-from ..core.solve import DEFAULT_TIMEOUT
+from ...spec import (
+    COMBINE,
+    INT,
+    Arithmetic,
+    Pad,
+    Shape,
+    Split,
+    aligned_elements,
+    byte_size,
+    concrete_dims,
+    dims_through,
+    format_shape,
+    product,
+    shape_pipeline,
+)
+from ..core import DEFAULT_TIMEOUT, group
 from ..result import WRAPS, Counterexample, Result, Side, XlaBehaviour
 from .cpp import Int64, wrap32, wrap64
 from .rule_check import (
@@ -320,7 +329,7 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
     W, tiled = xla_size_form(shape, dims, ar)
     if assume_conditions:
         for label, c in _size_conditions(shape, dims, ar):
-            S.facts.assume(ar._term(c))
+            S.facts.assume(ar.term(c))
             S.facts.note(f"assumed: {label}")
     # The spec's size after the first level, T1; later levels keep the
     # product when they pad nothing (linear facts, stage by stage).
@@ -334,10 +343,10 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
             x, t = d_in[len(d_in) - k + j], sizes[j]
             if isinstance(st, Pad) and t != 1:
                 S.facts.fact(f"level {st.level} pads no entry {j}: its dim stays",
-                             ar._term(d_out[len(d_out) - k + j]) != ar._term(x))
+                             ar.term(d_out[len(d_out) - k + j]) != ar.term(x))
             elif isinstance(st, Split) and t != 1:
                 S.facts.fact(f"level {st.level} splits entry {j} into factors of it",
-                             ar._term(ar.mul(ar.ceildiv(x, t), t)) != ar._term(x))
+                             ar.term(ar.mul(ar.ceildiv(x, t), t)) != ar.term(x))
     if not whole and first < len(stages):
         S.facts.note("prepending unit dims, '*' combinations and permutations keep "
                      "the product of the dims")
@@ -348,7 +357,7 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
             if anchor:
                 a, b = T1[g.a[k][0]], W[g.b[k][0]]
                 S.facts.fact(f"spec's first-level dim {g.a[k][0]} = XLA's factor {g.b[k][0]}",
-                             ar._term(a) != ar._term(b))
+                             ar.term(a) != ar.term(b))
         S.facts.note("the other factors are constants with equal products")
     else:
         spec = byte_size(shape, dims, ar)
@@ -358,6 +367,6 @@ def _size_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) -> 
         # XLA's bytes, as xla_array_bytes computes them (without E(n) the
         # bits are whole bytes and nothing is rounded)
         S.facts.fact("spec's byte size = XLA's ArraySize in bytes",
-                     ar._term(spec)
-                     != ar._term(ar.ceildiv(ar.mul(xla, shape.element_bits), 8)))
+                     ar.term(spec)
+                     != ar.term(ar.ceildiv(ar.mul(xla, shape.element_bits), 8)))
     return S

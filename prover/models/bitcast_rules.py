@@ -21,16 +21,18 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ...spec.arith import INT, Arithmetic
-from ...spec.dtypes import storage_bits
-from ...spec.index import concrete_dims, linear_index, product
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
+from ...spec import (
+    INT,
+    Arithmetic,
+    Shape,
+    concrete_dims,
+    format_shape,
+    linear_index,
+    product,
+    storage_bits,
+)
 from ..bitcast import Question, ReadingFacts, group_pair, is_bitcast, prove_reading, question
-from ..core.encode import scope
-from ..core.linform import spec_form
-from ..core.search import first_refutation
-from ..core.solve import DEFAULT_TIMEOUT, probe_values, search
+from ..core import DEFAULT_TIMEOUT, first_refutation, probe_values, scope, search, spec_form
 from ..result import (
     PROVED,
     REFUTED,
@@ -70,7 +72,7 @@ def xla_reshape_unit_checks(a: Shape, b: Shape, dims_a=None, dims_b=None, ar=INT
 
 
 def delinearise_via(u, dx, dy, ar):
-    from ...spec.index import delinearise
+    from ...spec import delinearise
     return tuple(delinearise(linear_index(u, dx, ar), dy, ar))
 
 

@@ -42,11 +42,9 @@ from __future__ import annotations
 
 import time
 
-from ...spec.index import concrete_dims
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
+from ...spec import Shape, concrete_dims, format_shape
 from ..bitcast import is_bitcast
-from ..core.solve import DEFAULT_TIMEOUT
+from ..core import DEFAULT_TIMEOUT
 from ..result import PROVED, UNKNOWN, Result
 from .cpp import check
 from .rule_check import require_concrete, yes_no_verdict

@@ -17,7 +17,7 @@ both that the behaviour is undefined and what XLA then returns.  A failing
 
 from __future__ import annotations
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 from ..result import ABORTS, UNDEFINED, XlaBehaviour
 
 INT64_MIN = -(2**63)

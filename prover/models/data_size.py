@@ -34,10 +34,7 @@ import time
 
 import numpy as np
 
-from ...spec.index import all_offsets, concrete_dims, product
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ...spec.size import bytes_of
+from ...spec import Shape, all_offsets, bytes_of, concrete_dims, format_shape, product
 from ..result import PROVED, REFUTED, Counterexample, Result, Side
 from .cpp import Int64, XlaGivesNoValue
 from .linear_index import linear_index_int64

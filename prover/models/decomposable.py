@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import time
 
-from ...spec.index import concrete_dims, product
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
+from ...spec import Shape, concrete_dims, format_shape, product
 from ..result import Result
 from .rule_check import require_concrete, yes_no_verdict
 

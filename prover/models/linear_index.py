@@ -20,13 +20,18 @@ import time
 import numpy as np
 import z3
 
-from ...spec.arith import INT, Arithmetic
-from ...spec.index import concrete_dims, offset, offsets, product
-from ...spec.layout import COMBINE, Shape
-from ..core.encode import Z3Arithmetic, internal_symbol
-from ..core.linform import Form, add_same_offset, spec_form
-from ..core.sampling import EXHAUSTIVE, element_grid
-from ..core.solve import DEFAULT_TIMEOUT, search
+from ...spec import COMBINE, INT, Arithmetic, Shape, concrete_dims, offset, offsets, product
+from ..core import (
+    DEFAULT_TIMEOUT,
+    EXHAUSTIVE,
+    Form,
+    Z3Arithmetic,
+    add_same_offset,
+    element_grid,
+    internal_symbol,
+    search,
+    spec_form,
+)
 from ..result import Counterexample, ProverBug
 from .cpp import Int64
 from .rule_check import (
@@ -208,13 +213,13 @@ def _index_setup(shape: Shape, timeout, assume_conditions: bool, whole: bool) ->
     B = xla_linear_index_form(shape, e, dims, ar)
     if assume_conditions:
         for label, c in _index_conditions(shape, dims, ar):
-            S.facts.assume(ar._term(c))
+            S.facts.assume(ar.term(c))
             S.facts.note(f"assumed: {label}")
     if whole or not add_same_offset(S.facts, A, B, box, ar):
         if not whole:
             S.facts.note("the dims do not group: the offsets are compared whole")
         S.facts.fact("XLA's LinearIndex = the spec's offset for every element",
-                     z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+                     z3.And(box, ar.term(A.offset(ar)) != ar.term(B.offset(ar))))
     return S
 
 
@@ -240,7 +245,7 @@ def _index_counterexample(s: Shape, timeout: float):
     e = tuple(z3.Int(internal_symbol(f"e{i}"), ctx) for i in range(len(dims)))
     box = z3.And([z3.And(x >= 0, x < d) for x, d in zip(e, dims)])
     spec_t = spec_form(s, e, dims, ar).offset(ar)
-    answer, model = search(z3.And(box, ar._term(spec_t) != ar._term(
+    answer, model = search(z3.And(box, ar.term(spec_t) != ar.term(
         xla_linear_index(s, e, dims, ar))), ctx, timeout)
     if answer == "sat":
         return _replay_index(s, [model.eval(x, model_completion=True).as_long() for x in e])

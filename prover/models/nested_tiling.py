@@ -55,14 +55,18 @@ import time
 import numpy as np
 import z3
 
-from ...spec.arith import INT, Arithmetic
-from ...spec.index import concrete_dims, delinearise, offset, offsets
-from ...spec.layout import COMBINE, Shape
-from ...spec.printer import format_shape
-from ..core.encode import internal_symbol
-from ..core.linform import Form, add_same_offset, spec_form
-from ..core.sampling import element_grid
-from ..core.solve import DEFAULT_TIMEOUT
+from ...spec import (
+    COMBINE,
+    INT,
+    Arithmetic,
+    Shape,
+    concrete_dims,
+    delinearise,
+    format_shape,
+    offset,
+    offsets,
+)
+from ..core import DEFAULT_TIMEOUT, Form, add_same_offset, element_grid, internal_symbol, spec_form
 from ..result import (
     UNDEFINED,
     Counterexample,
@@ -295,7 +299,7 @@ def _offsets_agree(shape: Shape, timeout, whole: bool, label: str):
     box = S.box(e, dims)
     A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar)
     if whole or not add_same_offset(S.facts, A, B, box, ar):
-        S.facts.fact(label, z3.And(box, ar._term(A.offset(ar)) != ar._term(B.offset(ar))))
+        S.facts.fact(label, z3.And(box, ar.term(A.offset(ar)) != ar.term(B.offset(ar))))
     return S, e, box, B
 
 
@@ -356,14 +360,14 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
                                       "LinearIndexForNestedTiling for every element")
         ar = S.ar
         S.facts.cite(len(B.dims))
-        inside = [z3.And(ar._term(0) <= ar._term(v), ar._term(ar.lt(v, w)))
+        inside = [z3.And(ar.term(0) <= ar.term(v), ar.term(ar.lt(v, w)))
                   for v, w in zip(B.vector, B.dims)]
         S.facts.fact("every final index lies in its final dim (so the offset's digits "
                      "are the final indices: mixed-radix lemma)",
                      z3.And(box, z3.Not(z3.And(inside)) if inside else False))
         _, steps = _final_dims(shape, S.dims[0], ar) if shape.rank else ([], [])
         back = _reassemble(shape, list(B.vector), steps, ar)
-        differs = [ar._term(x) != ar._term(y) for x, y in zip(back, e)]
+        differs = [ar.term(x) != ar.term(y) for x, y in zip(back, e)]
         S.facts.fact("undoing each tile's split of the final indices gives the element",
                      z3.And(box, z3.Or(differs)) if differs else False)
         return S

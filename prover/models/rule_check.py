@@ -20,16 +20,18 @@ from typing import Callable
 
 import z3
 
-from ...spec.errors import TilespecError
-from ...spec.index import Pad, Split, dims_through, shape_pipeline
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ..core.encode import Z3Arithmetic, internal_symbol, scope, user_symbol
-from ..core.facts import Facts
-from ..core.lemma import Lemma
-from ..core.sampling import element_grid
-from ..core.search import drive
-from ..core.solve import search
+from ...spec import Pad, Shape, Split, TilespecError, dims_through, format_shape, shape_pipeline
+from ..core import (
+    Facts,
+    Lemma,
+    Z3Arithmetic,
+    drive,
+    element_grid,
+    internal_symbol,
+    scope,
+    search,
+    user_symbol,
+)
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
@@ -102,7 +104,7 @@ def prove_loop_identity(kind: str, layout, rank: int, element_type: str,
     dims = tuple(z3.Int(user_symbol(f"d{i}"), ctx) for i in range(rank))
     e = tuple(z3.Int(internal_symbol(f"e{i}"), ctx) for i in range(rank))
     lhs, rhs = loop(shape, e, dims, ar), form(shape, e, dims, ar)
-    answer, detail = search(ar._term(lhs) != ar._term(rhs), ctx, 20.0)
+    answer, detail = search(ar.term(lhs) != ar.term(rhs), ctx, 20.0)
     status = {"unsat": "proved", "sat": "refuted"}.get(answer, f"unknown: {detail}")
     return Lemma(f"XLA's {kind} loop is a row-major linearisation (rank {rank})",
                  status, time.perf_counter() - start)
@@ -211,13 +213,13 @@ class Setup:
         self.symbolic = bool(self.names)
 
     def box(self, e, dims):
-        parts = [z3.And(self.ar._term(0) <= x, self.ar.lt(x, n)) for x, n in zip(e, dims)]
+        parts = [z3.And(self.ar.term(0) <= x, self.ar.lt(x, n)) for x, n in zip(e, dims)]
         return z3.And(parts) if parts else z3.BoolVal(True, self.ctx)
 
     def value(self, model, term):
         if _plain(term):
             return int(term)
-        return model.eval(self.ar._term(term), model_completion=True).as_long()
+        return model.eval(self.ar.term(term), model_completion=True).as_long()
 
 
 #: The scope a proof for all sizes of an agreement with XLA's int64 code has.
@@ -356,7 +358,7 @@ def int64_check(rule: str, shape: Shape, evaluate: Callable, start: float) -> Re
     the first overflow is undefined behaviour (with the wrapped value), a
     different value a disagreement; every element equal and no overflow is
     agreement for a concrete shape enumerated whole, else unknown."""
-    from ...spec.index import concrete_dims, offset, product
+    from ...spec import concrete_dims, offset, product
     text = format_shape(shape)
     if shape.is_symbolic:
         instances = [({n: v for n in shape.names},

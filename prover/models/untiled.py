@@ -32,10 +32,7 @@ import time
 
 import numpy as np
 
-from ...spec.index import all_offsets, concrete_dims, product
-from ...spec.layout import COMBINE, Shape
-from ...spec.printer import format_shape
-from ...spec.size import padded_count
+from ...spec import COMBINE, Shape, all_offsets, concrete_dims, format_shape, padded_count, product
 from ..result import Result, Side
 from .cpp import Int64, XlaGivesNoValue, check
 from .rule_check import (

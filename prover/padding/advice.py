@@ -29,13 +29,19 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
-from ...spec.dtypes import storage_bits
-from ...spec.errors import ShapeError
-from ...spec.index import product
-from ...spec.layout import Layout, Shape, Tile
-from ...spec.printer import format_shape
-from ...spec.size import byte_size, padded_count, unpadded_bytes
-from ...spec.text import parse_array_shape
+from ...spec import (
+    Layout,
+    Shape,
+    ShapeError,
+    Tile,
+    byte_size,
+    format_shape,
+    padded_count,
+    parse_array_shape,
+    product,
+    storage_bits,
+    unpadded_bytes,
+)
 from ..bitcast import RESHAPE, is_bitcast
 from ..models import same_byte_size, xla_array_bytes
 from ..result import PROVED, REFUTED

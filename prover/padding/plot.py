@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 from .advice import Advice
 from .report import human_bytes
 

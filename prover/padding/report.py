@@ -22,9 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
+from ...spec import Shape, TilespecError, format_shape
 from ..hlo import parse_hlo
 from ..models import xla_array_bytes
 

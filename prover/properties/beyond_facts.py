@@ -11,8 +11,8 @@ decides is ``unknown``, with the reason and how far checking went.
 
 from __future__ import annotations
 
-from ...spec.layout import Shape
-from ..core.search import first_refutation
+from ...spec import Shape
+from ..core import first_refutation
 from ..result import PROVED, REFUTED, UNKNOWN
 from .dim_search import candidate_dims, instance, sweep
 from .witness import FAILS, HOLDS, decide_whole

@@ -15,10 +15,8 @@ from __future__ import annotations
 import itertools
 import time
 
-from ...spec.errors import TilespecError
-from ...spec.layout import Shape
-from ..core import search
-from ..core.bounds import within
+from ...spec import Shape, TilespecError
+from ..core import search, within
 from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .witness import FAILS, HOLDS, decide_whole
 

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spec.arith import INT
-from ...spec.index import Pad, dims_through, evaluate, product, unevaluate
+from ...spec import INT, Pad, dims_through, evaluate, product, unevaluate
 from .traced import is_custom
 
 #: Largest domain (elements + offsets, or all the stage boxes) decided by
@@ -142,7 +141,7 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
             i, j = order[same[0]], order[same[0] + 1]
             return {"e": element(i), "f": element(j)}
         if kind == "packing":
-            from ...spec.size import byte_size
+            from ...spec import byte_size
             # the spec's size, from the shape: never from the stages judged
             over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
             if over.size:
@@ -164,12 +163,12 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
         bad = np.flatnonzero(np.broadcast_to(np.asarray(ok, dtype=bool), (P,)) & (again != o))
         return {"e": element(0), "o": int(bad[0])} if bad.size else None
     if kind == "formula_equals_prt":
-        from ...spec.prt import prt_offset
+        from ...spec import prt_offset
         theirs = _col(prt_offset(shape, cols, dims, INT), n)
         bad = np.flatnonzero(offs != theirs)
         return {"e": element(bad[0])} if bad.size else None
     if kind == "combine_equals_reshape":
-        from ...spec.prt import reshape_index
+        from ...spec import reshape_index
         from .stages_check import combine_stages
         found, missing = combine_stages(shape, stages)
         if missing:

@@ -87,17 +87,33 @@ from typing import Any, Callable
 
 import z3
 
-from ...spec.index import Combine, Pad, dims_through, linear_index, shape_pipeline
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ...spec.prt import prt_final_dims, prt_steps
-from ...spec.size import bytes_of, round_up
-from ..core import cache, crosscheck
-from ..core.bounds import dim_ranges
-from ..core.encode import SmtEncoding, readable, scope, smt
-from ..core.facts import Facts
-from ..core.solve import DEFAULT_TIMEOUT, all_unsat
-from ..core.theorems import cite, cited_lemma
+from ...spec import (
+    Combine,
+    Pad,
+    Shape,
+    bytes_of,
+    dims_through,
+    format_shape,
+    linear_index,
+    prt_final_dims,
+    prt_steps,
+    round_up,
+    shape_pipeline,
+)
+from ..core import (
+    DEFAULT_TIMEOUT,
+    Facts,
+    SmtEncoding,
+    all_unsat,
+    cache,
+    cite,
+    cited_lemma,
+    crosscheck,
+    dim_ranges,
+    readable,
+    scope,
+    smt,
+)
 from ..names import PROPERTY_NAMES
 from ..result import PROVED, REFUTED, Result
 from . import instances as _instances
@@ -443,7 +459,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         if warm is not None and warm[0] == _fingerprints() and crosscheck.active() is None:
             return Result(warm[1], prop, PROVED, time.perf_counter() - start, warm[2],
                           steps=warm[3])
-    from ...spec.errors import ShapeError, TilespecError
+    from ...spec import ShapeError, TilespecError
     if prop not in PROPERTIES:
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
@@ -451,7 +467,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             or not timeout > 0:
         raise TilespecError(f"timeout {timeout!r} is not a positive number of seconds")
     if isinstance(shape, str):
-        from ...spec.text import parse_array_shape
+        from ...spec import parse_array_shape
         shape = parse_array_shape(shape)
     if not isinstance(shape, Shape):
         raise ShapeError(f"{shape!r} is not an array shape")

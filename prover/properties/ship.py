@@ -35,7 +35,7 @@ COMPARED = ("question", "digest", "status", "name")
 
 def prove_from_nothing() -> dict[str, dict]:
     """Every shipped proof, proved now by Z3 in this process: ``{key: record}``."""
-    from ...spec.text import parse_array_shape
+    from ...spec import parse_array_shape
     from .catalogue import CATALOGUE
     from .proof import prove
     saved = {k: os.environ.get(k) for k in ("TILESPEC_CACHE_DIR", "TILESPEC_CACHE",

@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spec.arith import INT
-from ...spec.errors import TilespecError
-from ...spec.index import Combine, Pad, Permute, Prepend, Split, shape_pipeline
-from ...spec.layout import Shape
+from ...spec import INT, Combine, Pad, Permute, Prepend, Shape, Split, TilespecError, shape_pipeline
 
 
 class StageError(TilespecError):

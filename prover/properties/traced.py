@@ -29,8 +29,8 @@ tilespec.prover.properties.traced.NotSymbolic: a Python decision (bool) on a sym
 
 from __future__ import annotations
 
-from ...spec.arith import Arithmetic
-from ..core.theorems import STAGE_CLASSES
+from ...spec import Arithmetic
+from ..core import STAGE_CLASSES
 
 
 def is_spec_stage(stage) -> bool:

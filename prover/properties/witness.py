@@ -15,11 +15,8 @@ from typing import Any
 
 import z3
 
-from ...spec.arith import INT
-from ...spec.index import Pad, dims_through, evaluate, product, unevaluate
-from ...spec.layout import Shape
-from ..core.encode import Encoding
-from ..core.solve import search
+from ...spec import INT, Pad, Shape, dims_through, evaluate, product, unevaluate
+from ..core import Encoding, search
 from ..result import Counterexample, ProverBug, Side
 from .exhaustive import Undecided, domain_size, enumerate_witness
 from .traced import NotSymbolic, guarded
@@ -39,7 +36,7 @@ def decide_whole(kind: str, shape: Shape, stages, timeout,
                  z3_search: bool = True) -> tuple[str, Any]:
     """(HOLDS, how) | (FAILS, replayed counterexample) | (UNDECIDED, reason)
     for ``kind`` on the concrete ``shape`` run through ``stages``."""
-    from ...spec.prt import prt_final_dims
+    from ...spec import prt_final_dims
     dims = tuple(shape.dims)
     P = product(dims_through(stages, dims)[-1])
     P_prt = product(prt_final_dims(shape, dims))
@@ -88,7 +85,7 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
     dims = tuple(shape.dims)
 
     def offset(x):
-        return ar._term(evaluate(stages, x, dims, ar))
+        return ar.term(evaluate(stages, x, dims, ar))
     e, f = enc.fresh("e", len(dims)), enc.fresh("f", len(dims))
     o = enc.fresh("o", 1)[0]
     box_e = enc.box(e, dims)
@@ -98,24 +95,24 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
         formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
                          offset(e) == offset(f))
         if kind == "packing":
-            from ...spec.size import byte_size
+            from ...spec import byte_size
             bits = shape.element_bits
             limit = 8 * byte_size(shape) if bits else 0
             # with the spec's sizes; a broken pipeline may reach beyond them
             formula = z3.Or(formula, z3.And(box_e, (offset(e) + 1) * bits > limit))
     elif kind == "inverse":
         back, valid = unevaluate(stages, o, dims, ar)
-        bad_o = z3.And(0 <= o, o < P, ar._term(valid), offset(back) != o)
+        bad_o = z3.And(0 <= o, o < P, ar.term(valid), offset(back) != o)
         off_e = offset(e)
         back_e, valid_e = unevaluate(stages, off_e, dims, ar)
         bad_e = z3.And(box_e, z3.Not(z3.And(0 <= off_e, off_e < P, enc.equal(back_e, e),
-                                            ar._term(valid_e))))
+                                            ar.term(valid_e))))
         formula = z3.Or(bad_o, bad_e)
     elif kind == "formula_equals_prt":
-        from ...spec.prt import prt_offset
-        formula = z3.And(box_e, offset(e) != ar._term(prt_offset(shape, e, dims, ar)))
+        from ...spec import prt_offset
+        formula = z3.And(box_e, offset(e) != ar.term(prt_offset(shape, e, dims, ar)))
     elif kind == "combine_equals_reshape":
-        from ...spec.prt import reshape_index
+        from ...spec import reshape_index
         from .stages_check import combine_stages
         found, missing = combine_stages(shape, stages)
         if missing:
@@ -161,7 +158,7 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                                        Side("second", element=b, offset=ob)),
                                   what="two elements at one offset", details=details)
         elif kind == "packing":
-            from ...spec.size import byte_size
+            from ...spec import byte_size
             bits = shape.element_bits
             if (oa + 1) * bits <= 8 * byte_size(shape):
                 raise ProverBug(f"packing witness {a} replays inside the bytes")
@@ -182,7 +179,7 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                               what=f"offset {oa} is outside [0, {P})",
                               details={**details, "padded_size": P})
     if kind == "formula_equals_prt":
-        from ...spec.prt import prt_offset
+        from ...spec import prt_offset
         a = found["e"]
         oa, ob = replay_offset(stages, shape, a), prt_offset(shape, a)
         if oa == ob:
@@ -191,7 +188,7 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                                    Side("pad_reshape_transpose", element=a, offset=ob)),
                               what="the offsets differ", details=details)
     if kind == "combine_equals_reshape":
-        from ...spec.prt import reshape_index
+        from ...spec import reshape_index
         from .stages_check import combine_stages
         a = found["e"]
         merges = combine_stages(shape, stages)[0]

@@ -57,15 +57,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import z3
 
-from ...spec.arith import INT
-from ...spec.errors import TilespecError
-from ...spec.index import (
+from ...spec import (
+    INT,
+    INT64_MAX,
     Combine,
     Pad,
+    Shape,
     Split,
+    TilespecError,
+    aligned_elements,
+    byte_size,
     concrete_dims,
     delinearise,
     dims_through,
+    format_shape,
     linear_index,
     locate,
     locate_many,
@@ -75,11 +80,7 @@ from ...spec.index import (
     product,
     shape_pipeline,
 )
-from ...spec.layout import INT64_MAX, Shape
-from ...spec.printer import format_shape
-from ...spec.size import aligned_elements, byte_size
-from ..core.encode import Encoding
-from ..core.solve import DEFAULT_TIMEOUT, search
+from ..core import DEFAULT_TIMEOUT, Encoding, search
 from ..result import ProverBug
 
 #: Share of the random cases drawn as offsets (padding included).
@@ -484,7 +485,7 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
     """Cases at the counterexamples of the XLA rules that disagree with the
     spec: on ``shapes`` (single-shape rules), or on each rule's documented
     disagreeing examples when no shape is given."""
-    from ...spec.text import parse_array_shape
+    from ...spec import parse_array_shape
     from ..models import rules
     out = []
     jobs = []
@@ -515,7 +516,7 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
 
 
 def _cases_from(rule: str, ce) -> list[Case]:
-    from ...spec.text import parse_array_shape
+    from ...spec import parse_array_shape
     if rule == "linear_index":
         xla = ce.side("xla")
         s = parse_array_shape(xla.shape)

@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ...spec.errors import TilespecError
-from ...spec.layout import INT64_MAX
+from ...spec import INT64_MAX, TilespecError
 
 if TYPE_CHECKING:
     from .cases import Suite

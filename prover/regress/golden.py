@@ -38,12 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ...image import SUB_BYTE_INTS, to_bytes, value_dtype
-from ...spec.dtypes import bit_width
-from ...spec.errors import TilespecError
-from ...spec.index import concrete_dims
-from ...spec.layout import Shape
-from ...spec.printer import format_shape
-from ...spec.size import byte_size
+from ...spec import Shape, TilespecError, bit_width, byte_size, concrete_dims, format_shape
 
 #: The largest modulus of the float values.
 MAX_MODULUS = 1 << 16

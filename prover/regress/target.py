@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 
 if TYPE_CHECKING:
     from .cases import Suite

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...spec.layout import Shape
+from ...spec import Shape
 from .labels import SCRIPT_SAMPLE, check_language
 from .scene import Scene, scene
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 
 #: The languages a picture can be labelled in.
 LANGUAGES = ("en", "ko", "es")

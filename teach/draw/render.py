@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...spec.errors import TilespecError
+from ...spec import TilespecError
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType

@@ -28,9 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...spec.arith import INT
-from ...spec.errors import TilespecError
-from ...spec.index import (
+from ...spec import (
+    COMBINE,
+    INT,
+    Shape,
+    TilespecError,
+    bit_range,
     concrete_dims,
     delinearise,
     dims_through,
@@ -40,8 +43,6 @@ from ...spec.index import (
     product,
     shape_pipeline,
 )
-from ...spec.layout import COMBINE, Shape
-from ...spec.size import bit_range
 from .axes import Axis, choose
 
 #: Slots (shown indices and gaps) an array panel aims at, per axis.

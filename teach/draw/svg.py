@@ -247,7 +247,7 @@ def page(scene, lang: str = "en") -> str:
     picture fits the window, however wide the array: it scales to the page's
     width (and, on a wide screen, to its height), so a projector shows it
     whole without scrolling."""
-    from ...spec.printer import format_shape
+    from ...spec import format_shape
     title = escape(format_shape(scene.shape))
     link = ('<a href="https://openxla.org/xla/tiled_layout">'
             f'{escape(label(lang, "Tiled layout"))}</a>')

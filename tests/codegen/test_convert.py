@@ -101,8 +101,8 @@ def test_a_wrong_prt_is_refuted_and_replayed(monkeypatch):
             return v + (1 if tuple(e) == (2, 4) else 0)
         if s.layout.minor_to_major == (0, 1):
             import z3
-            hit = z3.And(ar._term(e[0]) == 2, ar._term(e[1]) == 4)
-            return z3.If(hit, ar._term(v) + 1, ar._term(v))
+            hit = z3.And(ar.term(e[0]) == 2, ar.term(e[1]) == 4)
+            return z3.If(hit, ar.term(v) + 1, ar.term(v))
         return v
 
     monkeypatch.setattr(pconvert, "_composed", lambda *a: None)
