@@ -65,6 +65,13 @@ def backends_started() -> bool:
 
 # --- XLA's shape parser and printer -----------------------------------------------------
 
+def load_parser() -> None:
+    """Import jax and XLA's shape parser, so that forked children parse at
+    once instead of each importing them."""
+    import jax  # noqa: F401
+    from jax._src.lib import xla_client  # noqa: F401
+
+
 def parse_shape(text: str) -> tuple[str, str, dict]:
     """XLA's parse of ``text`` (``ParseShape``, openxla/xla
     xla/hlo/parser/hlo_parser.cc) as (printed, kind, array facts); raises

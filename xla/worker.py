@@ -118,22 +118,25 @@ def _parse_in_forks(texts) -> list:
     """Parse every text in forked children, one child until one dies; the
     text a child died on is answered with its last words."""
     answers: list = []
+    jx.load_parser()
     while len(answers) < len(texts):
         sys.stdout.flush()
         with tempfile.TemporaryFile("w+") as err:
             read, write = os.pipe()
             pid = os.fork()
             if pid == 0:  # the child: parse from where the last one stopped
-                os.close(read)
-                os.dup2(err.fileno(), 2)
-                out = os.fdopen(write, "w")
-                for k in range(len(answers), len(texts)):
-                    out.write(json.dumps({"at": k}) + "\n")
-                    out.flush()
-                    out.write(encode(parse_answer(texts[k])) + "\n")
-                    out.flush()
-                out.close()
-                os._exit(0)
+                try:
+                    os.close(read)
+                    os.dup2(err.fileno(), 2)
+                    out = os.fdopen(write, "w")
+                    for k in range(len(answers), len(texts)):
+                        out.write(json.dumps({"at": k}) + "\n")
+                        out.flush()
+                        out.write(encode(parse_answer(texts[k])) + "\n")
+                        out.flush()
+                    out.close()
+                finally:  # the child never goes on as the worker
+                    os._exit(0)
             os.close(write)
             at = None
             with os.fdopen(read) as stream:
