@@ -94,7 +94,11 @@ def test_an_abort_in_a_batch_is_pinned_on_one_input():
     """When XLA dies compiling many inputs at once, each is asked again on its
     own, and only the one it dies on is answered 'XLA aborts on this input'."""
     from tilespec.xla.protocol import (
-        Aborted, ArrayQuestion, LayoutVerdict, ValidateRequest, ValidateResponse,
+        Aborted,
+        ArrayQuestion,
+        LayoutVerdict,
+        ValidateRequest,
+        ValidateResponse,
     )
     first, second = (ArrayQuestion(f"f32[{i}]", (i,), "float32", "{0}", (0,)) for i in (0, 1))
     asked = []
