@@ -166,7 +166,7 @@ def _against_xla(args, rule, shapes) -> dict:
     from ..spec import format_shape
     from ..xla import compiled
     t = _perm(args.transpose)
-    (d,) = compiled.decide([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
+    (d,) = compiled.compiled_bitcasts([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
     out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
            "versions": compiled.versions()}
     if d.detail:

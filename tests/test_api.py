@@ -147,7 +147,7 @@ def test_tilespec_xla_loads_on_first_use_without_jax():
     lines, modules = _run_and_list_modules(
         "import tilespec\nprint(tilespec.xla.real.available() in (True, False),"
         " 'untiled-L' in tilespec.xla.compare.DIVERGENCES,"
-        " callable(tilespec.xla.compiled.decide))")
+        " callable(tilespec.xla.compiled.compiled_bitcasts))")
     assert lines == ["True True True"] and "jax" not in modules
 
 

@@ -2,7 +2,7 @@
 
 Each release gets its own venv under a work directory (made on first use:
 ``python -m venv``, then ``pip install jax==V jaxlib==V``); the real-XLA
-worker (xla/_worker.py) runs in that venv.  For each release:
+worker (xla/worker.py) runs in that venv.  For each release:
 
 * text: the held-out texts of tests/xla/text_cases.py, judged as
   tests/xla/test_xla_text.py judges them (agree, allowed, or a difference);

@@ -141,7 +141,7 @@ def compare(cases, timeout: float = 5.0) -> list[Row]:
     decision beside the model's and the spec's."""
     from ..prover.models import spec_verdict
     from . import compiled
-    decisions = compiled.decide(cases)
+    decisions = compiled.compiled_bitcasts(cases)
     rows = []
     for (src, dst, t), d in zip(cases, decisions):
         a, b = parse_array_shape(src), parse_array_shape(dst)

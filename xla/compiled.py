@@ -12,7 +12,7 @@ two layouts physically equal, by ``ShapeUtil::ReshapeIsBitcast`` /
 algebraic simplifier), else ``copy`` (a ``copy``, ``transpose`` or fusion moves
 the data).  Each case records the instructions it saw.
 
-Everything runs in one subprocess per batch (an XLA abort is an answer,
+Everything runs in one worker (:mod:`.worker`; an XLA abort is an answer,
 ``aborted``, and the batch goes on without the case that killed it).  The
 worker also reads a tiled array's raw device buffer to say whether the CPU
 client stores tiles at all (``memory`` ``"row-major"``: element (0,..,0,1)
@@ -22,7 +22,7 @@ numbers on the CPU).
 
 >>> from tilespec.xla import compiled
 >>> if compiled.available():
-...     (d,) = compiled.decide([("f32[8,256]{1,0}", "f32[2048]{0}", None)])
+...     (d,) = compiled.compiled_bitcasts([("f32[8,256]{1,0}", "f32[2048]{0}", None)])
 ...     print(d.verdict)
 ... else:
 ...     print("bitcast")
@@ -31,23 +31,29 @@ bitcast
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 
-from ..spec import TilespecError
-from .real import INSTALL_HINT
+from ..spec import TilespecError, concrete_dims, parse_array_shape
+from .client import Worker, WorkerSetup, available, require, versions
+from .protocol import (
+    Aborted,
+    ArrayLayout,
+    BufferOrderRequest,
+    BufferOrderResponse,
+    CompileRequest,
+    CompileResponse,
+    Crashed,
+    Hung,
+    Rejected,
+    ReshapeCase,
+)
+
+__all__ = ["DTYPES", "Decision", "available", "compiled_bitcasts", "versions"]
 
 #: jax dtype names for the element types the family uses.
 DTYPES = {"f32": "float32", "bf16": "bfloat16", "s8": "int8", "s32": "int32",
           "f16": "float16", "u8": "uint8", "s16": "int16", "f64": "float64"}
-
-
-class XlaUnavailable(TilespecError):
-    """jax/jaxlib are not installed."""
 
 
 @dataclass(frozen=True)
@@ -70,27 +76,10 @@ class Decision:
                 "detail": self.detail}
 
 
-def available() -> bool:
-    """jax and jaxlib importable (neither is imported here)."""
-    return all(importlib.util.find_spec(m) is not None for m in ("jax", "jaxlib"))
-
-
-def versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-    out = {}
-    for name in ("jax", "jaxlib"):
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "unknown"
-    return out
-
-
-def _request(src: str, dst: str, transpose) -> dict:
+def _case(src: str, dst: str, transpose) -> ReshapeCase:
     """What the worker needs, from tilespec's reading of the texts."""
-    from ..spec import format_shape, parse_array_shape
-    out: dict[str, object] = {}
-    for key, text in (("src", src), ("dst", dst)):
+    sides = []
+    for text in (src, dst):
         s = parse_array_shape(text)
         if s.is_symbolic or any(d is None for d in s.dims):
             raise TilespecError(f"{text}: XLA compiles concrete shapes only")
@@ -101,78 +90,67 @@ def _request(src: str, dst: str, transpose) -> dict:
         if any(t.combines for t in lay.tiles) or lay.split_configs or (
                 lay.tail_padding_alignment_in_elements != 1) or lay.memory_space:
             raise TilespecError(f"{text}: jax's Layout carries tiles and E(n) only")
-        out[key] = {"text": format_shape(s), "dims": list(s.dims),
-                    "dtype": DTYPES[s.element_type],
-                    "major_to_minor": list(reversed(lay.minor_to_major)),
-                    "tiling": [list(t.sizes) for t in lay.tiles] or None}
-    out["transpose"] = list(transpose) if transpose is not None else None
-    return out
+        sides.append(ArrayLayout(concrete_dims(s), DTYPES[s.element_type],
+                                 tuple(reversed(lay.minor_to_major)),
+                                 tuple(tuple(t.sizes) for t in lay.tiles)))
+    return ReshapeCase(sides[0], sides[1],
+                       tuple(transpose) if transpose is not None else None)
 
 
-def decide(cases, timeout: float = 600.0, batch: int = 1) -> list[Decision]:
-    """XLA's decision for each (src, dst, transpose) case, in order.
+def compiled_bitcasts(cases, timeout: float = 600.0, batch: int = 1) -> list[Decision]:
+    """Does XLA's compiler make each (src, dst, transpose) case a bitcast?
+    Its :class:`Decision` for each, in order.
 
     Each case is compiled as its own jitted function (``batch`` > 1 compiles
     that many as one function with one argument and result per case: faster,
     but copy insertion then sees all the donated buffers at once and adds
-    copies a lone case would not get, so the tests keep 1).  One subprocess
+    copies a lone case would not get, so the tests keep 1).  One worker
     answers everything; if XLA aborts, the case it was compiling is answered
-    ``aborted`` and a new subprocess takes the rest."""
-    if not available():
-        raise XlaUnavailable(INSTALL_HINT)
+    ``aborted`` and a new worker takes the rest."""
+    require()
     cases = [(s, d, tuple(t) if t is not None else None) for s, d, t in cases]
-    requests = [_request(*c) for c in cases]
-    answers: dict[int, Decision] = {}
-    alone: set[int] = set()
-    todo = list(range(len(cases)))
-    while todo:
-        groups, chunk = [], []
-        for i in todo:
-            if i in alone:
-                groups.append([i])
-                continue
-            chunk.append(i)
-            if len(chunk) == batch:
-                groups.append(chunk)
-                chunk = []
-        if chunk:
-            groups.append(chunk)
-        payload = [[{"i": i, **requests[i]} for i in g] for g in groups]
-        lines, err = _run(payload, timeout)
-        current = None
-        for line in lines:
-            msg = json.loads(line)
-            if "at" in msg:
-                current = msg["at"]
-                continue
-            i = msg["i"]
-            answers[i] = Decision(cases[i][0], cases[i][1], cases[i][2], msg["verdict"],
-                                  tuple(msg.get("ops", ())), msg.get("memory"),
-                                  msg.get("detail"), tuple(msg.get("hlo", ())))
-        todo = [i for i in todo if i not in answers]
-        if todo:
-            # The process died while compiling ``current``: alone, it is an
-            # abort; in a batch, its cases are asked one by one.
-            group = [i for i in (current or todo[:1]) if i in todo] or todo[:1]
-            if len(group) == 1:
-                (dead,) = group
-                last = [ln for ln in err.splitlines() if ln.strip()][-3:]
-                answers[dead] = Decision(cases[dead][0], cases[dead][1], cases[dead][2],
-                                         "aborted", detail=" | ".join(last)[:500])
-                todo.remove(dead)
+    requests = [_case(*c) for c in cases]
+    answers: dict[int, tuple] = {}
+    orders: dict[ArrayLayout, str | None] = {}
+    with Worker(WorkerSetup(timeout=timeout)) as worker:
+        groups = [list(range(k, min(k + batch, len(cases))))
+                  for k in range(0, len(cases), batch)]
+        while groups:
+            group = groups.pop(0)
+            response = worker.ask(CompileRequest(tuple(requests[i] for i in group)))
+            if isinstance(response, CompileResponse):
+                for i, (verdict, ops) in zip(group, _verdicts(response.hlo, len(group))):
+                    src = requests[i].src
+                    if verdict == "bitcast" and src not in orders:
+                        orders[src] = _buffer_order(worker, src)
+                    memory = orders[src] if verdict == "bitcast" else None
+                    answers[i] = (verdict, tuple(ops), memory, None)
+            elif len(group) > 1:
+                groups[:0] = [[i] for i in group]    # find which: ask each alone
             else:
-                alone.update(group)
-    return [answers[i] for i in range(len(cases))]
+                answers[group[0]] = _unanswered(response)
+    return [Decision(*cases[i], *answers[i]) for i in range(len(cases))]
 
 
-def _run(groups, timeout):
-    p = subprocess.run([sys.executable, "-m", "tilespec.xla.compiled"],
-                       input=json.dumps(groups), capture_output=True, text=True,
-                       timeout=timeout)
-    return [ln for ln in p.stdout.splitlines() if ln.startswith("{")], p.stderr
+def _unanswered(response) -> tuple:
+    if isinstance(response, Rejected):
+        return ("rejected", (), None, response.message)
+    if isinstance(response, Aborted):
+        return ("aborted", (), None, response.last_words)
+    if isinstance(response, Hung):
+        return ("aborted", (), None, f"no answer within {response.seconds:g} s")
+    assert isinstance(response, Crashed)
+    raise RuntimeError(f"the XLA worker failed: {response.error}")
 
 
-# --- the worker (runs in the subprocess) -----------------------------------------------
+def _buffer_order(worker: Worker, array: ArrayLayout) -> str | None:
+    """How the device stores SRC (read only where it explains something: a
+    bitcast), or ``None`` if the device cannot say."""
+    response = worker.ask(BufferOrderRequest(array))
+    return response.memory if isinstance(response, BufferOrderResponse) else None
+
+
+# --- reading the optimised HLO ----------------------------------------------------------
 
 _TYPE = re.compile(r"[a-z0-9]+\[[^\]]*\](?:\{[^}]*\})?")
 _OPCODE = re.compile(r"\s+([a-z][\w-]*)\(")
@@ -261,86 +239,3 @@ def _verdicts(hlo: str, count: int) -> list[tuple[str, list]]:
             by_name[name][1] == [str(k)]
         out.append(("bitcast" if ok else "copy", list(reversed(seen))))
     return out
-
-
-def _worker() -> None:  # pragma: no cover - exercised through decide()
-    import ctypes
-
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from jax.experimental.layout import Format, Layout
-    from jax.sharding import SingleDeviceSharding
-
-    sharding = SingleDeviceSharding(jax.devices("cpu")[0])
-    say = lambda **kw: (sys.stdout.write(json.dumps(kw) + "\n"), sys.stdout.flush())
-    memory_seen: dict[str, str] = {}
-
-    def fmt(side):
-        tiling = tuple(tuple(t) for t in side["tiling"]) if side["tiling"] else None
-        return Format(Layout(tuple(side["major_to_minor"]), tiling=tiling), sharding)
-
-    def memory(side):
-        # Row-major storage puts element (0,...,0,1) of the most minor dim
-        # right after element 0 even where a tile would put it elsewhere.
-        if not side["tiling"]:
-            return "row-major"
-        side = {**side, "dtype": "int32"}
-        key = json.dumps(side, sort_keys=True)
-        if key not in memory_seen:
-            dims = side["dims"]
-            n = int(np.prod(dims))
-            x = jax.device_put(np.arange(n, dtype=np.int32).reshape(dims), fmt(side))
-            raw = np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(
-                x.unsafe_buffer_pointer()))
-            order = np.arange(n, dtype=np.int32).reshape(dims)
-            m2m = list(reversed(side["major_to_minor"]))
-            phys = np.transpose(order, list(reversed(m2m))).reshape(-1)
-            memory_seen[key] = "row-major" if np.array_equal(raw, phys) else "tiled"
-        return memory_seen[key]
-
-    def compile_group(items):
-        def f(*xs):
-            out = []
-            for x, it in zip(xs, items):
-                perm = it["transpose"]
-                out.append(jnp.reshape(x, tuple(it["dst"]["dims"])) if perm is None
-                           else jnp.transpose(x, tuple(perm)))
-            return tuple(out) if len(out) > 1 else out[0]
-        ins = tuple(fmt(it["src"]) for it in items)
-        outs = tuple(fmt(it["dst"]) for it in items)
-        fn = jax.jit(f, in_shardings=ins, out_shardings=outs if len(items) > 1 else outs[0],
-                     donate_argnums=tuple(range(len(items))))
-        args = [jax.ShapeDtypeStruct(tuple(it["src"]["dims"]),
-                                     getattr(jnp, it["src"]["dtype"]), sharding=fs)
-                for it, fs in zip(items, ins)]
-        return fn.lower(*args).compile().as_text()
-
-    for group in json.loads(sys.stdin.read()):
-        say(at=[it["i"] for it in group])
-        try:
-            hlo = compile_group(group)
-        except Exception as e:  # XLA's status: these layouts are rejected
-            print(f"batch rejected: {str(e).splitlines()[0][:200]}", file=sys.stderr)
-            if len(group) > 1:
-                for it in group:        # find which: ask each alone
-                    try:
-                        single = compile_group([it])
-                    except Exception as e1:
-                        say(i=it["i"], verdict="rejected",
-                            detail=str(e1).splitlines()[0][:300])
-                        continue
-                    (v, ops), = _verdicts(single, 1)
-                    say(i=it["i"], verdict=v, ops=ops,
-                        memory=memory(it["src"]) if v == "bitcast" else None)
-                continue
-            say(i=group[0]["i"], verdict="rejected", detail=str(e).splitlines()[0][:300])
-            continue
-        for it, (v, ops) in zip(group, _verdicts(hlo, len(group))):
-            # the raw buffer is read only where it explains something: a bitcast
-            say(i=it["i"], verdict=v, ops=ops,
-                memory=memory(it["src"]) if v == "bitcast" else None)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _worker()

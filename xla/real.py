@@ -49,33 +49,41 @@ Without jax, every question raises :class:`XlaUnavailable` (a
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import json
-import os
-import subprocess
+import math
 import sys
-import tempfile
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..spec import TilespecError
-from ._worker import last_words as _last_words
+from .client import (
+    DEFAULT_TIMEOUT,
+    INSTALL_HINT,
+    Worker,
+    WorkerSetup,
+    XlaUnavailable,
+    XlaWorkerError,
+    available,
+    require,
+    versions,
+)
+from .jax_adapter import LOWERED_AS_OTHER
+from .protocol import (
+    Aborted,
+    ArrayQuestion,
+    ArraySizeRequest,
+    Crashed,
+    Hung,
+    Parsed,
+    ParseRequest,
+    ParseResponse,
+    ValidateRequest,
+)
+from .worker import ARRAY_BYTES
 
-INSTALL_HINT = ("real XLA is not installed; install jax and jaxlib: "
-                "pip install -e '.[xla]' in a clone of tilespec, or pip install jax jaxlib")
-#: Seconds one subprocess may take before its current question counts as hung.
-DEFAULT_TIMEOUT = 300.0
-_WORKER = Path(__file__).with_name("_worker.py")
+__all__ = ["DEFAULT_TIMEOUT", "INSTALL_HINT", "Answer", "XlaUnavailable", "XlaWorkerError",
+           "array_size", "ask", "available", "forget", "parse", "require", "validate",
+           "versions"]
 
-
-class XlaUnavailable(TilespecError):
-    """jax/jaxlib are not installed, so real XLA cannot be asked."""
-
-
-class XlaWorkerError(RuntimeError):
-    """The XLA subprocess failed before it could answer anything (a bug or
-    a broken installation, not an answer about the input)."""
+INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -122,29 +130,6 @@ class Answer:
         data = dataclasses.asdict(self)
         data["accepted"] = self.accepted
         return data
-
-
-def available() -> bool:
-    """True when jax and jaxlib can be imported (neither is imported here)."""
-    return all(importlib.util.find_spec(m) is not None for m in ("jax", "jaxlib"))
-
-
-def require() -> None:
-    if not available():
-        raise XlaUnavailable(INSTALL_HINT)
-
-
-def versions() -> dict:
-    """The versions of jax and jaxlib that answer, read from their metadata."""
-    require()
-    from importlib.metadata import PackageNotFoundError, version
-    out = {}
-    for name in ("jax", "jaxlib"):
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:  # importable but not installed as a dist
-            out[name] = "unknown"
-    return out
 
 
 _CACHE: dict[tuple[str, bool, bool, str], Answer] = {}
@@ -194,93 +179,125 @@ def array_size(texts, timeout: float = DEFAULT_TIMEOUT) -> list[int | None]:
     return [a.array_size for a in ask(texts, timeout=timeout)]
 
 
-# --- the subprocess -------------------------------------------------------------
-
-def _ask(texts: list[str], validate: bool, measure: bool, timeout: float,
-         python: str = sys.executable) -> list[Answer]:
-    pending = dict(enumerate(texts))
-    pieces: dict[int, dict] = {i: {} for i in pending}
-    singly: set[int] = set()
-    while pending:
-        done, marker, last_words = _run_worker(pending, pieces, singly,
-                                               validate, measure, timeout, python)
-        if done:
-            break
-        # The process died (or hung) while asking the marked question.
-        if marker is None and "Unknown flags in XLA_FLAGS" in last_words and \
-                _drop_unknown_flags(python, last_words):
-            continue  # an older XLA: ask again without the flags it lacks
-        if marker is None:
-            raise XlaWorkerError(f"the XLA subprocess failed to start: {last_words}")
-        items = [marker["i"]] if marker["at"] == "parse" else marker["items"]
-        if len(items) == 1 or marker["at"] == "parse":
-            pieces[items[0]]["aborted"] = last_words
-            pending.pop(items[0], None)
-        else:
-            singly.update(items)  # ask each again on its own to find the culprit
-    return [Answer(text=t, **pieces[i]) for i, t in enumerate(texts)]
-
+# --- the conversation with the worker ------------------------------------------------
 
 #: Compile fast: the answers (validity, layouts, sizes) do not depend on
 #: how well the machine code is optimised.
-_FAST = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true "
-         "--xla_cpu_use_fusion_emitters=false")
+SPEED_FLAGS = ("--xla_backend_optimization_level=0",
+               "--xla_llvm_disable_expensive_passes=true",
+               "--xla_cpu_use_fusion_emitters=false")
 
 
-#: The speed flags each interpreter's XLA knows (older XLAs lack some).
-_FLAGS: dict[str, list[str]] = {}
+def _ask(texts: list[str], validate: bool, measure: bool, timeout: float,
+         python: str = sys.executable) -> list[Answer]:
+    """Parse every text, validate the arrays jax can hand to XLA, measure
+    the valid static ones: one worker, one conversation."""
+    pieces: list[dict] = [{} for _ in texts]
+    # 64-bit types stay themselves (s64, f64, c128)
+    setup = WorkerSetup(python=python, speed_flags=SPEED_FLAGS, x64=True, timeout=timeout)
+    with Worker(setup) as worker:
+        parsed = worker.ask(ParseRequest(tuple(texts)))
+        if not isinstance(parsed, ParseResponse):
+            raise XlaWorkerError(f"the XLA subprocess failed to start: {_failure(parsed)}")
+        asked: list[tuple[int, ArrayQuestion]] = []
+        for i, answer in enumerate(parsed.answers):
+            if isinstance(answer, Aborted):
+                pieces[i]["aborted"] = answer.last_words
+            elif not isinstance(answer, Parsed):
+                pieces[i].update(parsed=False, parse_error=answer.message)
+            else:
+                pieces[i].update(parsed=True, printed=answer.printed, kind=answer.kind)
+                question = _question(answer, pieces[i]) if validate else None
+                if question is not None:
+                    asked.append((i, question))
+        measured = []
+        for (i, q), verdict in zip(asked, answer_each(worker, ValidateRequest,
+                                                      [q for _, q in asked])):
+            if isinstance(verdict, (Aborted, Hung)):
+                pieces[i]["aborted"] = _failure(verdict)
+                continue
+            pieces[i].update({k: v for k, v in dataclasses.asdict(verdict).items()
+                              if v is not None})
+            if verdict.valid and q.static:
+                measured.append((i, q))
+        if measure:
+            for (i, _q), size in zip(measured, answer_each(worker, ArraySizeRequest,
+                                                          [q for _, q in measured])):
+                if isinstance(size, (Aborted, Hung)):
+                    pieces[i]["aborted"] = _failure(size)
+                else:
+                    pieces[i].update({k: v for k, v in dataclasses.asdict(size).items()
+                                      if v is not None})
+    return [Answer(text=t, **p) for t, p in zip(texts, pieces)]
 
 
-def _drop_unknown_flags(python: str, last_words: str) -> bool:
-    """Forget the flags XLA named as unknown; False if none was ours."""
-    flags = _FLAGS.setdefault(python, _FAST.split())
-    unknown = [f for f in flags if f.split("=")[0] in last_words]
-    for f in unknown:
-        flags.remove(f)
-    return bool(unknown)
+def answer_each(worker: Worker, request, items: list) -> list:
+    """One answer per item of a request over many (``ValidateRequest``,
+    ``ArraySizeRequest``): when XLA ends the process on the whole request,
+    each item is asked again on its own, so that only the one it dies on is
+    answered :class:`~.protocol.Aborted`."""
+    if not items:
+        return []
+    response = worker.ask(request(tuple(items)))
+    if isinstance(response, Crashed):
+        raise XlaWorkerError(f"the XLA worker failed: {response.error}")
+    if isinstance(response, (Aborted, Hung)):
+        if len(items) == 1:
+            return [response]
+        return [a for item in items for a in answer_each(worker, request, [item])]
+    return list(response.answers)
 
 
-def _run_worker(pending, pieces, singly, validate, measure, timeout, python):
-    fast = " ".join(_FLAGS.get(python, _FAST.split()))
-    env = dict(os.environ, JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="1",
-               XLA_FLAGS=(os.environ.get("XLA_FLAGS", "") + " " + fast).strip())
-    request = {"texts": [[i, t] for i, t in pending.items()], "validate": validate,
-               "measure": measure, "singly": sorted(singly & set(pending))}
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([python, str(_WORKER)], env=env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=err, text=True)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        marker, done = None, False
-        # both pipes were asked for above
-        assert proc.stdin is not None and proc.stdout is not None
-        try:
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.close()
-            for line in proc.stdout:
-                try:
-                    msg = json.loads(line)
-                except ValueError:
-                    continue  # something XLA printed, not ours
-                if not isinstance(msg, dict):
-                    continue
-                if "at" in msg:
-                    marker = msg
-                elif msg.get("done"):
-                    done = True
-                elif "i" in msg:
-                    i = msg.pop("i")
-                    final = msg.pop("final", False)
-                    pieces[i].update(msg)
-                    if final:
-                        pending.pop(i, None)
-        finally:
-            proc.stdout.close()
-            proc.wait()
-            timed_out = not timer.is_alive() and not done
-            timer.cancel()
-        err.seek(0)
-        last_words = (f"no answer within {timeout:g} s" if timed_out and proc.returncode
-                      else _last_words(err.read(), proc.returncode))
-    return done, marker, last_words
+def _failure(response) -> str:
+    if isinstance(response, Aborted):
+        return response.last_words
+    if isinstance(response, Hung):
+        return f"no answer within {response.seconds:g} s"
+    return getattr(response, "error", str(response))
+
+
+def _estimate_bytes(dims, tiles, itemsize) -> int:
+    """An upper bound on the padded size: each tile may pad every element out
+    to a whole tile.  A '*' entry counts as 32 (ArraySize pads it at most that
+    far)."""
+    n = max(math.prod(dims), 1)
+    for tile in tiles:
+        n *= math.prod(t if t > 0 else 32 for t in tile)
+    return n * max(itemsize, 1)
+
+
+def _question(answer: Parsed, pieces: dict) -> ArrayQuestion | None:
+    """The array to hand XLA's validator, or ``None`` with a note saying why
+    it is not asked."""
+    facts, printed = answer.array, answer.printed
+    if facts is None:
+        pieces["note"] = f"not validated: a {answer.kind} shape"
+        return None
+    if facts.unbounded:
+        pieces["note"] = "not validated: jax cannot allocate an unbounded dynamic dim '?'"
+        return None
+    if facts.dtype is None:
+        pieces["note"] = f"not validated: jax has no array type for it ({facts.dtype_error})"
+        return None
+    element = printed[:printed.index("[")]
+    if element in LOWERED_AS_OTHER:
+        pieces["note"] = (f"not validated: jax hands XLA a {LOWERED_AS_OTHER[element]} "
+                          f"array for {element}, so XLA's answer would be about another shape")
+        return None
+    dims, m2m = facts.dims, facts.minor_to_major
+    if math.prod(max(d, 1) for d in dims) > INT64_MAX:
+        # XLA aborts compiling these ("overflow in static extent product"),
+        # taking every question in the batch with it.
+        pieces["note"] = ("not validated: the element count overflows int64, which XLA "
+                          "does not survive compiling")
+        return None
+    layout = printed[printed.index("]") + 1:] or "{" + ",".join(map(str, m2m)) + "}"
+    estimate = _estimate_bytes(dims, facts.tiling, facts.itemsize)
+    if math.prod(dims) * facts.itemsize > ARRAY_BYTES:
+        estimate = ARRAY_BYTES + 1
+    return ArrayQuestion(
+        signature=element + "[" + ",".join(map(str, dims)) + "]", dims=dims,
+        dtype=facts.dtype, layout=layout,
+        major_to_minor=tuple(reversed(m2m)) if len(m2m) == len(dims)
+        else tuple(range(len(dims))),
+        static=facts.static, estimate_bytes=estimate)

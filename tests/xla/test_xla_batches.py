@@ -1,7 +1,7 @@
 """The real-XLA worker ties every answer to its input: a text's answer is
 the same whether it is asked alone or shuffled among hundreds of others.
 
-Many texts share one compilation in the worker (xla/_worker.py), and a
+Many texts share one compilation in the worker (xla/worker.py), and a
 failing compilation is blamed on the text whose shape XLA's message names;
 a text that jax hands to XLA as another shape (``s1`` and ``u1`` become
 ``pred``) once took the blame for a ``pred`` array asked beside it.

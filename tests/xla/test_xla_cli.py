@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tilespec.cli import main
-from tilespec.xla import real
+from tilespec.xla import client, real
 
 # Asks real XLA (jaxlib) in a subprocess.
 pytestmark = pytest.mark.integration
@@ -65,7 +65,7 @@ def test_xla_command_names_each_difference(answers, capsys):
 
 
 def test_xla_command_without_the_extra(monkeypatch, capsys):
-    monkeypatch.setattr(real, "available", lambda: False)
+    monkeypatch.setattr(client, "available", lambda: False)   # what real.require asks
     assert main(["xla", "f32[3]"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["tilespec: error: " + real.INSTALL_HINT]
@@ -90,27 +90,29 @@ def test_split_configs_are_a_documented_divergence(capsys):
     assert [d["name"] for d in data["differences"]] == ["split-configs"]
 
 
-def test_an_abort_in_a_batch_is_pinned_on_one_input(monkeypatch):
+def test_an_abort_in_a_batch_is_pinned_on_one_input():
     """When XLA dies compiling many inputs at once, each is asked again on its
     own, and only the one it dies on is answered 'XLA aborts on this input'."""
-    calls = []
+    from tilespec.xla.protocol import (
+        Aborted,
+        ArrayQuestion,
+        LayoutVerdict,
+        ValidateRequest,
+        ValidateResponse,
+    )
+    first, second = (ArrayQuestion(f"f32[{i}]", (i,), "float32", "{0}", (0,)) for i in (0, 1))
+    asked = []
 
-    def worker(pending, pieces, singly, validate, measure, timeout, python):
-        calls.append(set(singly))
-        for i in pending:
-            pieces[i].update(parsed=True, printed=f"f32[{i}]{{0}}", kind="array")
-        if not singly:   # the batch: XLA dies compiling both
-            return False, {"at": "compile", "items": [0, 1]}, "Check failed: boom"
-        pieces[1].update(valid=True)
-        pending.pop(1)
-        return False, {"at": "compile", "items": [0]}, "Check failed: boom"
+    class Worker:
+        def ask(self, request):
+            asked.append(request.arrays)
+            if first in request.arrays:   # XLA dies on every batch holding it
+                return Aborted("Check failed: boom")
+            return ValidateResponse((LayoutVerdict(True),))
 
-    monkeypatch.setattr(real, "_run_worker", worker)
-    first, second = real._ask(["f32[0]", "f32[1]"], True, False, 10.0)
-    assert calls == [set(), {0, 1}]
-    assert first.aborted == "Check failed: boom" and not first.accepted
-    assert first.verdict == "XLA aborts on this input: Check failed: boom"
-    assert second.accepted and second.aborted is None
+    answers = real.answer_each(Worker(), ValidateRequest, [first, second])
+    assert asked == [(first, second), (first,), (second,)]
+    assert answers == [Aborted("Check failed: boom"), LayoutVerdict(True)]
 
 
 def test_xla_timeout_is_checked_like_every_command(capsys):
