@@ -26,12 +26,34 @@ CuTe's layouts and their algebra.
 
 from __future__ import annotations
 
-from . import cute  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
+from . import (
+    cute,  # noqa: F401  (CuTe's layouts and algebra: light, no solver)
+    spec,
+)
 from .cute import cute_layout  # noqa: F401
 from .image import from_bytes, to_bytes  # noqa: F401  (byte images: numpy, no solver)
 from .interop import from_jax, from_strides, strides, to_jax  # noqa: F401
 from .spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from .spec import __all__ as _spec_all
+
+# The public functions of a shape: each takes the shape or its text, and
+# dims= (one wrapper, so that the spec's definitions stay plain and fast).
+all_offsets = accepts_text(spec.all_offsets)  # noqa: F405
+locate = accepts_text(spec.locate)  # noqa: F405
+locate_many = accepts_text(spec.locate_many)  # noqa: F405
+offset = accepts_text(spec.offset)  # noqa: F405
+offset_expr = accepts_text(spec.offset_expr)  # noqa: F405
+offsets = accepts_text(spec.offsets)  # noqa: F405
+padded_elements = accepts_text(spec.padded_elements)  # noqa: F405
+tiled_dims = accepts_text(spec.tiled_dims)  # noqa: F405
+physical_size = accepts_text(spec.physical_size)  # noqa: F405
+aligned_elements = accepts_text(spec.aligned_elements)  # noqa: F405
+bit_range = accepts_text(spec.bit_range)  # noqa: F405
+byte_size = accepts_text(spec.byte_size)  # noqa: F405
+num_elements = accepts_text(spec.num_elements)  # noqa: F405
+padding_fraction = accepts_text(spec.padding_fraction)  # noqa: F405
+unpadded_bytes = accepts_text(spec.unpadded_bytes)  # noqa: F405
+format_shape = accepts_text(spec.format_shape, array=False)  # noqa: F405
 
 #: Names that need the solver (or matplotlib): resolved on first use
 #: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never

@@ -145,8 +145,10 @@ def describe(r, head: bool = True, scope: bool = True) -> str:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
-    from ..prover.names import PROPERTY_NAMES as PROPERTIES
+    from ..prover.names import (
+        DEFAULT_TIMEOUT,  # no z3 yet
+        PROPERTY_NAMES as PROPERTIES,
+    )
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")

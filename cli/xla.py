@@ -52,8 +52,7 @@ def format_comparison(c) -> str:
 
 
 def cmd_xla(args) -> int:
-    from ..xla import compare as cmp
-    from ..xla import real
+    from ..xla import compare as cmp, real
     from .envelope import emit
     real.require()
     versions = real.versions()

@@ -44,6 +44,11 @@ __all__ = ["CuteError", "IntTuple", "Layout", "Swizzle", "SwizzledLayout", "as_l
            "idx2crd", "left_inverse", "logical_divide", "logical_product", "make_layout",
            "parse_cute", "right_inverse", "xla_tilings", "zipped_divide", "zipped_product"]
 
-# What other packages ask of this one.
-from .int_tuple import flatten  # noqa: F401
-from .xla import digit_coordinate, digits  # noqa: F401
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .int_tuple import (
+    flatten as flatten,
+)
+from .xla import (
+    digit_coordinate as digit_coordinate,
+    digits as digits,
+)

@@ -53,6 +53,7 @@ from ..spec import (
     Arithmetic,
     Combine,
     DimValues,
+    Layout as XlaLayout,
     LayoutError,
     Pad,
     Permute,
@@ -66,7 +67,6 @@ from ..spec import (
     product,
     shape_pipeline,
 )
-from ..spec import Layout as XlaLayout
 from .layout import Layout, make_layout
 
 

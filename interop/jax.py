@@ -120,8 +120,7 @@ def to_jax(shape: ShapeLike, sharding=None, *, dims: DimValues | None = None):
         raise LayoutError(f"{s}: jax adds E({BIT_WIDTHS[s.element_type]}) to a tiled "
                           f"{s.element_type} layout; this layout without E(n) has no "
                           "jax Layout")
-    from jax.experimental.layout import Format
-    from jax.experimental.layout import Layout as JaxLayout
+    from jax.experimental.layout import Format, Layout as JaxLayout
     major_to_minor = tuple(reversed(s.layout.minor_to_major))
     if not s.layout.tiles and not bits:
         out = JaxLayout(major_to_minor)

@@ -2,6 +2,16 @@
 (docs/json.md) and SARIF 2.1.0, each rendered from the typed values the
 prover returns and written as they come (:mod:`.envelope`, :mod:`.hlo`)."""
 
-# What other packages ask of this one.
-from .envelope import FORMAT_VERSION, Entry, error_document, tool_version, write  # noqa: F401
-from .hlo import entries, write_sarif, write_text  # noqa: F401
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .envelope import (
+    FORMAT_VERSION as FORMAT_VERSION,
+    Entry as Entry,
+    error_document as error_document,
+    tool_version as tool_version,
+    write as write,
+)
+from .hlo import (
+    entries as entries,
+    write_sarif as write_sarif,
+    write_text as write_text,
+)

@@ -1,8 +1,9 @@
 """tilespec's executable specification of XLA tiled layouts.
 
-Every function here that takes a shape also takes its text, and a keyword
-``dims`` that gives named dims their sizes (see :mod:`.shapes`); the
-modules themselves (``tilespec.spec.index`` ...) take parsed shapes.
+This package is the spec's door: the definitions other packages ask for.
+They take parsed shapes (``parse_shape`` reads the text; its ``dims=`` sizes
+named dims); ``tilespec.offset`` and the other top-level names of the
+package take the text as well.
 
 >>> from tilespec.spec import parse_shape, offset, locate, byte_size
 >>> s = parse_shape("bf16[1024,1024]{1,0:T(8,128)(2,1)}")
@@ -10,16 +11,10 @@ modules themselves (``tilespec.spec.index`` ...) take parsed shapes.
 (1, 2, 8192)
 >>> locate(s, 2), byte_size(s)
 ((0, 1), 2097152)
->>> offset("f32[3,5]{1,0:T(2,2)}", (2, 3))
-17
->>> offset("f32[m,n]{1,0:T(2,2)}", (2, 3), dims={"m": 3, "n": 5})
+>>> offset(parse_shape("f32[m,n]{1,0:T(2,2)}", {"m": 3, "n": 5}), (2, 3))
 17
 """
 
-from . import index as _index
-from . import printer as _printer
-from . import prt as _prt
-from . import size as _size
 from .arith import INT, SYMPY, Arithmetic, SympyArithmetic
 from .errors import (
     LayoutError,
@@ -29,10 +24,29 @@ from .errors import (
     SymbolicShapeError,
     TilespecError,
 )
-from .index import linear_index, linear_index_with_tile, pipeline
+
+# The definitions take parsed shapes; tilespec's top-level names (the root
+# __init__) wrap them so that they take text and dims= as well.
+from .index import (  # noqa: E402
+    all_offsets,
+    linear_index,
+    linear_index_with_tile,
+    locate,
+    locate_many,
+    offset,
+    offset_expr,
+    offsets,
+    padded_elements,
+    pipeline,
+    tiled_dims,
+)
 from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
 from .physical import from_physical, to_physical
-from .printer import format_layout
+from .printer import (
+    format_layout,
+    format_shape,  # noqa: E402
+)
+from .prt import physical_size  # noqa: E402
 from .shapes import (
     DimValues,
     ShapeLike,
@@ -41,26 +55,15 @@ from .shapes import (
     parse_array_shape,
     parse_shape,
 )
+from .size import (  # noqa: E402
+    aligned_elements,
+    bit_range,
+    byte_size,
+    num_elements,
+    padding_fraction,
+    unpadded_bytes,
+)
 from .text import canonical, parse_layout
-
-# The public functions of a shape: each accepts text and dims= (one wrapper,
-# so the modules' own functions stay plain and fast for internal use).
-all_offsets = accepts_text(_index.all_offsets)
-locate = accepts_text(_index.locate)
-locate_many = accepts_text(_index.locate_many)
-offset = accepts_text(_index.offset)
-offset_expr = accepts_text(_index.offset_expr)
-offsets = accepts_text(_index.offsets)
-padded_elements = accepts_text(_index.padded_elements)
-tiled_dims = accepts_text(_index.tiled_dims)
-physical_size = accepts_text(_prt.physical_size)
-aligned_elements = accepts_text(_size.aligned_elements)
-bit_range = accepts_text(_size.bit_range)
-byte_size = accepts_text(_size.byte_size)
-num_elements = accepts_text(_size.num_elements)
-padding_fraction = accepts_text(_size.padding_fraction)
-unpadded_bytes = accepts_text(_size.unpadded_bytes)
-format_shape = accepts_text(_printer.format_shape, array=False)
 
 __all__ = [
     "INT", "SYMPY", "Arithmetic", "SympyArithmetic",
@@ -78,29 +81,61 @@ __all__ = [
     "DimValues", "ShapeLike", "accepts_text", "as_shape",
 ]
 
-# What other packages ask of this one.
-from .arith import index_mod  # noqa: F401
-from .dtypes import BIT_WIDTHS, ELEMENT_TYPES, NON_ARRAY_TYPES, bit_width, storage_bits  # noqa: F401
-from .index import (  # noqa: F401
-    Combine,
-    Pad,
-    Permute,
-    Prepend,
-    Split,
-    combine_groups,
-    concrete_dims,
-    delinearise,
-    dim_symbols,
-    dims_through,
-    evaluate,
-    index_symbols,
-    product,
-    shape_pipeline,
-    unevaluate,
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .arith import (
+    index_mod as index_mod,
 )
-from .layout import INT64_MAX, BufferShape, Dim  # noqa: F401
-from .naming import Names, names, reserved  # noqa: F401
-from .prt import PrtLevel, prt_final_dims, prt_levels, prt_offset, prt_steps, reshape_index  # noqa: F401
-from .shapes import give_values, logical_dims  # noqa: F401
-from .size import bytes_of, padded_count, round_up  # noqa: F401
-from .text import read_shape  # noqa: F401
+from .dtypes import (
+    BIT_WIDTHS as BIT_WIDTHS,
+    ELEMENT_TYPES as ELEMENT_TYPES,
+    NON_ARRAY_TYPES as NON_ARRAY_TYPES,
+    bit_width as bit_width,
+    storage_bits as storage_bits,
+)
+from .index import (
+    Combine as Combine,
+    Pad as Pad,
+    Permute as Permute,
+    Prepend as Prepend,
+    Split as Split,
+    combine_groups as combine_groups,
+    concrete_dims as concrete_dims,
+    delinearise as delinearise,
+    dim_symbols as dim_symbols,
+    dims_through as dims_through,
+    evaluate as evaluate,
+    index_symbols as index_symbols,
+    product as product,
+    shape_pipeline as shape_pipeline,
+    unevaluate as unevaluate,
+)
+from .layout import (
+    INT64_MAX as INT64_MAX,
+    BufferShape as BufferShape,
+    Dim as Dim,
+)
+from .naming import (
+    Names as Names,
+    names as names,
+    reserved as reserved,
+)
+from .prt import (
+    PrtLevel as PrtLevel,
+    prt_final_dims as prt_final_dims,
+    prt_levels as prt_levels,
+    prt_offset as prt_offset,
+    prt_steps as prt_steps,
+    reshape_index as reshape_index,
+)
+from .shapes import (
+    give_values as give_values,
+    logical_dims as logical_dims,
+)
+from .size import (
+    bytes_of as bytes_of,
+    padded_count as padded_count,
+    round_up as round_up,
+)
+from .text import (
+    read_shape as read_shape,
+)

@@ -4,7 +4,15 @@ Built on :mod:`tilespec.spec` (the numbers it shows are the spec's) and on
 :mod:`tilespec.codegen` for closed forms; never imports a solver.
 """
 
-# What other packages ask of this one.
-from .draw.figure import picture  # noqa: F401
-from .explain import explain, format_explain, text_map  # noqa: F401
-from .latex import latex_of  # noqa: F401
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .draw.figure import (
+    picture as picture,
+)
+from .explain import (
+    explain as explain,
+    format_explain as format_explain,
+    text_map as text_map,
+)
+from .latex import (
+    latex_of as latex_of,
+)

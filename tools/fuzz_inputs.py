@@ -46,8 +46,7 @@ HANDMADE = [
 def shape_pool(examples: int = 400) -> list[str]:
     """Valid shape strings: the catalogue, the hand-made edges, and examples
     of the Hypothesis strategies (derandomized: the same pool every run)."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, given, settings, strategies as st
 
     import tilespec.testing as ts
     from tilespec.prover.properties.catalogue import CATALOGUE

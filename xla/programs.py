@@ -21,8 +21,7 @@ def programs() -> dict[str, tuple[Callable, Any, dict]]:  # pragma: no cover - i
     import numpy as np
     from jax import lax
     from jax.experimental.layout import Format, Layout
-    from jax.sharding import Mesh, NamedSharding, SingleDeviceSharding
-    from jax.sharding import PartitionSpec as P
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
     S, f32, bf16 = jax.ShapeDtypeStruct, jnp.float32, jnp.bfloat16
     one = SingleDeviceSharding(jax.devices()[0])

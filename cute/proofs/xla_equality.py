@@ -65,10 +65,10 @@ from ...spec import (
     as_shape,
     evaluate,
     format_shape,
+    offset as spec_offset,
     padded_elements,
     shape_pipeline,
 )
-from ...spec import offset as spec_offset
 from .. import Layout, as_layout, cute_layout, digit_coordinate, digits, dim_modes, xla_tilings
 
 NAME = "cute layout equals the spec"

@@ -7,7 +7,14 @@ The code is read as syntax trees and evaluated by one walk
 (:mod:`.terms`), columns of ints on every index of a small shape
 (:mod:`.exhaustive`), and exact ints to replay a witness."""
 
-# What other packages ask of this one.
-from .convert import prove_convert  # noqa: F401
-from .generated import prove_generated  # noqa: F401
-from .tile_code import joint_scope, prove_tiling  # noqa: F401
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .convert import (
+    prove_convert as prove_convert,
+)
+from .generated import (
+    prove_generated as prove_generated,
+)
+from .tile_code import (
+    joint_scope as joint_scope,
+    prove_tiling as prove_tiling,
+)

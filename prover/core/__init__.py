@@ -8,24 +8,58 @@ visits (:mod:`.sampling`), the mixed-radix lemma
 (:mod:`.cache`).  Imports :mod:`tilespec.spec` and :mod:`tilespec.prover.result`
 only."""
 
-# What other packages ask of this one.
-from .bounds import dim_ranges, within  # noqa: F401
-from .crosscheck import cross_checking  # noqa: F401
-from .encode import (  # noqa: F401
-    Encoding,
-    SmtEncoding,
-    Z3Arithmetic,
-    internal_ints,
-    internal_symbol,
-    readable,
-    scope,
-    smt,
-    user_symbol,
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .bounds import (
+    dim_ranges as dim_ranges,
+    within as within,
 )
-from .facts import Facts  # noqa: F401
-from .lemma import Lemma  # noqa: F401
-from .linform import Form, add_same_offset, constant, group, horner_for, spec_form  # noqa: F401
-from .sampling import EXHAUSTIVE, SAMPLES, element_grid, sample_elements  # noqa: F401
-from .search import drive, first_refutation  # noqa: F401
-from .solve import DEFAULT_TIMEOUT, all_unsat, probe_values, search  # noqa: F401
-from .theorems import STAGE_CLASSES, cite, cited_lemma  # noqa: F401
+from .crosscheck import (
+    cross_checking as cross_checking,
+)
+from .encode import (
+    Encoding as Encoding,
+    SmtEncoding as SmtEncoding,
+    Z3Arithmetic as Z3Arithmetic,
+    internal_ints as internal_ints,
+    internal_symbol as internal_symbol,
+    readable as readable,
+    scope as scope,
+    smt as smt,
+    user_symbol as user_symbol,
+)
+from .facts import (
+    Facts as Facts,
+)
+from .lemma import (
+    Lemma as Lemma,
+)
+from .linform import (
+    Form as Form,
+    add_same_offset as add_same_offset,
+    constant as constant,
+    group as group,
+    horner_for as horner_for,
+    spec_form as spec_form,
+)
+from .sampling import (
+    EXHAUSTIVE as EXHAUSTIVE,
+    SAMPLES as SAMPLES,
+    element_grid as element_grid,
+    sample_elements as sample_elements,
+)
+from .search import (
+    candidate_dims as candidate_dims,
+    drive as drive,
+    first_refutation as first_refutation,
+)
+from .solve import (
+    DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,
+    all_unsat as all_unsat,
+    probe_values as probe_values,
+    search as search,
+)
+from .theorems import (
+    STAGE_CLASSES as STAGE_CLASSES,
+    cite as cite,
+    cited_lemma as cited_lemma,
+)

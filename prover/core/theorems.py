@@ -58,11 +58,17 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from ...spec import Combine, Pad, Permute, Prepend, Split, dims_through
-from ...spec import arith as _arith
-from ...spec import index as _index
-from . import cache
-from . import lemma as _lemma
+from ...spec import (
+    Combine,
+    Pad,
+    Permute,
+    Prepend,
+    Split,
+    arith as _arith,
+    dims_through,
+    index as _index,
+)
+from . import cache, lemma as _lemma
 
 #: The spec's stage classes the theorems are about.
 STAGE_CLASSES = (Permute, Prepend, Combine, Pad, Split)

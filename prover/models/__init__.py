@@ -16,7 +16,17 @@ from .bitcast_rules import same_byte_size
 
 __all__ = ["same_byte_size", "xla_array_bytes"]
 
-# What other packages ask of this one.
-from .array_size import array_size_behaviour  # noqa: F401
-from .bitcast_rules import spec_verdict, verdict  # noqa: F401
-from .rules import RULES, check, level_conditions, prove_conditions  # noqa: F401
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .array_size import (
+    array_size_behaviour as array_size_behaviour,
+)
+from .bitcast_rules import (
+    spec_verdict as spec_verdict,
+    verdict as verdict,
+)
+from .rules import (
+    RULES as RULES,
+    check as check,
+    level_conditions as level_conditions,
+    prove_conditions as prove_conditions,
+)

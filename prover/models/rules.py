@@ -62,8 +62,8 @@ from __future__ import annotations
 from ...spec import Shape, Tile, TilespecError, format_shape
 from ..core import DEFAULT_TIMEOUT
 from ..result import Result
-from .array_size import SOURCE as ARRAY_SIZE_SOURCE
 from .array_size import (
+    SOURCE as ARRAY_SIZE_SOURCE,
     check_array_size,
     size_loop_identity,
     xla_array_bytes,
@@ -75,18 +75,20 @@ from .bitcast_rules import (
     xla_reshape_unit_checks,
     xla_transpose_is_bitcast,
 )
-from .bitcast_tiling import SOURCE as BITCAST_TILING_SOURCE
-from .bitcast_tiling import check_validate_tiling, compute_bitcast_dim_map
+from .bitcast_tiling import (
+    SOURCE as BITCAST_TILING_SOURCE,
+    check_validate_tiling,
+    compute_bitcast_dim_map,
+)
 from .data_size import check_array_data_size
-from .decomposable import SOURCE as DECOMPOSABLE_SOURCE
-from .decomposable import check_is_decomposable_bitcast
+from .decomposable import SOURCE as DECOMPOSABLE_SOURCE, check_is_decomposable_bitcast
 from .linear_index import (
     check_linear_index,
     index_loop_identity,
     xla_linear_index,
 )
-from .nested_tiling import SOURCE as NESTED_SOURCE
 from .nested_tiling import (
+    SOURCE as NESTED_SOURCE,
     check_nested_delinearize,
     check_nested_linear_index,
     tile_ranks_fit,

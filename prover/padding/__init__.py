@@ -6,7 +6,16 @@ reports and HLO dumps; :mod:`~tilespec.prover.padding.plot` draws where the
 bytes go.
 """
 
-# What other packages ask of this one.
-from .advice import advise  # noqa: F401
-from .plot import plot  # noqa: F401
-from .report import ReportEntry, human_bytes, largest_buffers, read_report  # noqa: F401
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .advice import (
+    advise as advise,
+)
+from .plot import (
+    plot as plot,
+)
+from .report import (
+    ReportEntry as ReportEntry,
+    human_bytes as human_bytes,
+    largest_buffers as largest_buffers,
+    read_report as read_report,
+)

@@ -16,7 +16,7 @@ import itertools
 import time
 
 from ...spec import Shape, TilespecError
-from ..core import search, within
+from ..core import candidate_dims as failing_model_dims, within
 from .exhaustive import EXHAUSTIVE_LIMIT, domain_size
 from .witness import FAILS, HOLDS, decide_whole
 
@@ -102,5 +102,5 @@ def candidate_dims(proof, model, ranges):
     def fit(values):
         values = {n: min(max(v, ranges[n][0]), ranges[n][1] or v) for n, v in values.items()}
         return values if within(values, ranges) else None
-    return search.candidate_dims(proof.shape.names, lambda avoid: proof.check(avoid=avoid),
+    return failing_model_dims(proof.shape.names, lambda avoid: proof.check(avoid=avoid),
                                  proof.enc.dim_values, model, fit=fit)

@@ -8,8 +8,7 @@ import json
 import numpy as np
 import pytest
 import sympy
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from tilespec.cli.main import main
 from tilespec.codegen.convert import closed_form, numpy_source, target

@@ -12,8 +12,7 @@ import ast
 import numpy as np
 import pytest
 import z3
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tilespec.codegen.symbolic import c_source, python_source
 from tilespec.prover.codegen.exhaustive import Columns

@@ -17,8 +17,7 @@ import shutil
 import subprocess
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tilespec.codegen.symbolic import c_source, python_functions, simplified
 from tilespec.spec.index import offset

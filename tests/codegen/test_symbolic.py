@@ -15,8 +15,7 @@ import subprocess
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tilespec.cli import main
 from tilespec.codegen.convert import closed_form, numpy_source

@@ -6,8 +6,7 @@ forever there: NVIDIA/cutlass#2553)."""
 import itertools
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tilespec.cute.int_tuple import CuteError
 from tilespec.cute.proofs.swizzle import prove_swizzle

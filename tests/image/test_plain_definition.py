@@ -16,8 +16,7 @@ import contextlib
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from test_bytes import FAMILIES, brute_bytes
 
 import tilespec

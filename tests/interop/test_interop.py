@@ -5,8 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import tilespec
 from tilespec import LayoutError, ShapeError
@@ -70,8 +69,10 @@ def test_from_strides_places_unit_dims():
 # --- JAX -------------------------------------------------------------------------------
 
 jax = pytest.importorskip("jax")
-from jax.experimental.layout import Format  # noqa: E402
-from jax.experimental.layout import Layout as JaxLayout
+from jax.experimental.layout import (
+    Format,  # noqa: E402
+    Layout as JaxLayout,
+)
 
 XLA_OK = ["bf16[16,300]{1,0:T(8,128)(2,1)}", "f32[3,5]{0,1}", "f32[3,5]{1,0}",
           "s4[256,128]{1,0:T(8,128)E(4)}", "s4[256]{0:E(4)}", "u8[4,4]{0,1:T(2,2)}",

@@ -12,8 +12,7 @@ bitcast as a reshape (``op_name``), so ``check-hlo`` checks that reading too.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import tilespec
 from tilespec.cli.main import main

@@ -11,8 +11,7 @@ the shape wastes more.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import tilespec
 from tilespec.cli.main import main

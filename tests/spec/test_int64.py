@@ -7,8 +7,7 @@
 """
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tilespec.spec.errors import ParseError, ShapeError, TilespecError
 from tilespec.spec.layout import Shape

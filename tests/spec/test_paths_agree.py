@@ -11,8 +11,7 @@ import math
 
 import numpy as np
 import sympy
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from tilespec.spec import (
     all_offsets,

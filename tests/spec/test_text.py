@@ -4,8 +4,7 @@ import itertools
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import tilespec.spec.printer as printer_module
 import tilespec.spec.text as text_module

@@ -3,8 +3,7 @@
 import math
 
 import pytest
-from hypothesis import Phase, find, given, settings
-from hypothesis import strategies as st
+from hypothesis import Phase, find, given, settings, strategies as st
 from hypothesis.errors import InvalidArgument
 
 from tilespec.spec import COMBINE, Layout, Shape, Tile, TupleShape, padded_elements

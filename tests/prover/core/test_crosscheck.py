@@ -13,8 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from enumeration import brute
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from mutants import mutate
 
 from tilespec.cli.main import main

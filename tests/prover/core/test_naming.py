@@ -7,8 +7,7 @@ namespace, each test below would be a false "proved".
 """
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from mutants import mutate
 
 from tilespec.cli.main import main

@@ -2,8 +2,7 @@
 failing models' dims, probe sizes, unknown."""
 
 import z3
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tilespec.prover.core.facts import Facts
 from tilespec.prover.core.search import MAX_MODELS, candidate_dims, drive

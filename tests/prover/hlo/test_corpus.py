@@ -16,8 +16,7 @@ from pathlib import Path, PurePath
 from urllib.parse import unquote
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from locations import DATA, ROOT
 
 from tilespec.cli.main import main

@@ -11,8 +11,7 @@ import importlib.util
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from locations import DATA as TEST_DATA
 
 from tilespec.cli.main import main

@@ -2,8 +2,7 @@
 and what DelinearizeIndexForNestedTiling does with offsets that are not an
 element's."""
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tilespec.prover.models.cpp import INT64_MAX, INT64_MIN, Int64, wrap64
 from tilespec.prover.models.nested_tiling import (

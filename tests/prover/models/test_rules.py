@@ -14,8 +14,7 @@ from tilespec.prover.models.bitcast_tiling import simplifier_keeps
 from tilespec.prover.models.cpp import Int64, XlaGivesNoValue
 from tilespec.prover.models.data_size import array_data_size_int64, spec_data_bytes
 from tilespec.prover.models.decomposable import is_decomposable_bitcast, spec_relabels
-from tilespec.prover.models.linear_index import SOURCE as linear_index_source
-from tilespec.prover.models.linear_index import linear_index_int64
+from tilespec.prover.models.linear_index import SOURCE as linear_index_source, linear_index_int64
 from tilespec.prover.models.nested_tiling import (
     nested_delinearize_int64,
     nested_linear_index_int64,
