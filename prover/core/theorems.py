@@ -58,11 +58,12 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from ...spec import Combine, Pad, Permute, Prepend, Split, dims_through
+from ...spec import Combine, Pad, Permute, Prepend, Split, dims_through, prt_final_dims
 from ...spec import arith as _arith
 from ...spec import index as _index
-from . import cache
+from . import cache, solve
 from . import lemma as _lemma
+from .encode import Z3Arithmetic, internal_ints
 
 #: The spec's stage classes the theorems are about.
 STAGE_CLASSES = (Permute, Prepend, Combine, Pad, Split)
@@ -85,8 +86,6 @@ def _code():
     """The live code a theorem is about (see :mod:`prover.core.cache`)."""
     global _CODE
     if _CODE is None:
-        from . import solve
-        from .encode import Z3Arithmetic
         _CODE = (_index, _arith, Z3Arithmetic, _lemma, solve, sys.modules[__name__])
     return _CODE
 
@@ -128,7 +127,6 @@ def _claims(stage, n: int, k: int):
     """The theorem's claims, Z3 implications in a fresh context."""
     import z3
 
-    from .encode import Z3Arithmetic, internal_ints
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
     t = ar.term
@@ -175,7 +173,6 @@ def _all_proved(ctx, claims) -> str:
     is satisfiable (a vacuous claim proves nothing); else why not."""
     import z3
 
-    from . import solve  # looked up now: the solver that runs now
     for c in claims:
         answer, detail = solve.search(z3.Not(c), ctx, THEOREM_TIMEOUT)
         if answer != "unsat":
@@ -313,7 +310,6 @@ def cite(shape, stages, prop: str) -> tuple | None:
         if any(not isinstance(d, int) or d < 0 for d in dims):
             return None
         if prop == "in_bounds":
-            from ...spec import prt_final_dims
             last = tuple(dims_through(stages, dims)[-1])
             if tuple(prt_final_dims(shape, dims)) != last:
                 return None
