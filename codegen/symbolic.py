@@ -23,6 +23,7 @@ values are expressions in the target language.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import gcd
 
@@ -367,7 +368,6 @@ def unused_parameters(params, used) -> list[str]:
     """``(void)p;`` for each parameter the code never reads (a dim the
     formula does not need, such as the most major one), so that C compilers
     stay quiet."""
-    import re
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(str(u) for u in used)))
     return [f"    (void){p};" for p in params if p not in words]
 

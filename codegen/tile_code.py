@@ -42,6 +42,7 @@ from ..spec import (
     bit_width,
     format_shape,
     names,
+    parse_array_shape,
     reserved,
     storage_bits,
 )
@@ -95,7 +96,6 @@ class Storage:
 
 
 def shape_of(text: str) -> Shape:
-    from ..spec import parse_array_shape
     return parse_array_shape(text)
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from ..spec import (
     BIT_WIDTHS,
     COMBINE,
@@ -44,7 +46,6 @@ def element_type_of(dtype) -> str:
     if isinstance(dtype, str):
         name = dtype
     else:
-        import numpy as np
         try:
             name = np.dtype(dtype).name
         except TypeError:

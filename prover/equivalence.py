@@ -43,9 +43,19 @@ import time
 
 import z3
 
-from ..spec import Shape, Tile, TilespecError, dims_through, format_shape, shape_pipeline
+from ..spec import (
+    INT,
+    Shape,
+    Tile,
+    TilespecError,
+    concrete_dims,
+    dims_through,
+    format_shape,
+    padded_elements,
+    shape_pipeline,
+)
 from .bitcast import prove_reading
-from .core import DEFAULT_TIMEOUT, Encoding, search
+from .core import DEFAULT_TIMEOUT, Encoding, constant, search
 from .models import level_conditions
 from .result import (
     PROVED,
@@ -123,7 +133,6 @@ def _last_level_noop(shape: Shape, timeout: float) -> bool:
         return True
     level = {len(tiles)}
     if not shape.is_symbolic:
-        from ..spec import INT, concrete_dims
         return all(bool(c) for _, c in
                    level_conditions(shape, concrete_dims(shape), INT, level, order=True))
     ctx = z3.Context()
@@ -150,10 +159,8 @@ def _alignment_redundant(shape: Shape, timeout: float) -> bool:
     if L == 1:
         return False
     if not shape.is_symbolic:
-        from ..spec import padded_elements
         return padded_elements(shape) % L == 0
     # padded size = c * (product of the non-constant dims); c % L == 0 suffices
-    from .core import constant
     ctx = z3.Context()
     enc = Encoding(shape, ctx)
     T = dims_through(shape_pipeline(shape), enc.dims, enc.ar)[-1]

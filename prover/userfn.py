@@ -57,6 +57,7 @@ from .core import (
     search,
     spec_form,
 )
+from .equivalence import equivalent
 from .result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
@@ -389,7 +390,6 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
 
 def claim_equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
     """Your claim that two layouts (same dims) are the same mapping."""
-    from .equivalence import equivalent
     return equivalent(a, b, timeout=timeout)
 
 

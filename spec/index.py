@@ -43,6 +43,7 @@ import numpy as np
 from .arith import INT, NUMPY, SYMPY, Arithmetic, Value
 from .errors import OutOfRangeError, ShapeError, SymbolicShapeError
 from .layout import COMBINE, Layout, Shape, Tile
+from .naming import names
 
 #: An index, or dims, as a sequence of values of an arithmetic.
 Index = Sequence[Value]
@@ -461,7 +462,6 @@ def dim_symbols(shape: Shape, symbolic: bool = False) -> tuple[Any, ...]:
     never a name the user gave: :mod:`spec.naming`)."""
     import sympy
 
-    from .naming import names
     written = names(shape, "sympy", symbolic).dims
     out = []
     for i, d in enumerate(shape.dims):
@@ -482,7 +482,6 @@ def offset_expr(shape: Shape, symbolic: bool = False) -> Any:
     >>> offset_expr(shape("f32[m,n]{1,0:T(8,128)}"))
     128*(Mod(e0, 8)) + Mod(e1, 128) + 1024*ceiling(n/128)*floor(e0/8) + 1024*floor(e1/128)
     """
-    from .naming import names
     e = index_symbols(shape.rank, names(shape).indices)
     d = dim_symbols(shape, symbolic)
     return evaluate(shape_pipeline(shape), e, d, SYMPY)

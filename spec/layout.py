@@ -304,7 +304,6 @@ class Shape:
         return dataclasses.replace(self, layout=layout)
 
     def __str__(self) -> str:
-        from .printer import format_shape
         return format_shape(self)
 
 
@@ -357,7 +356,6 @@ class BufferShape:
             raise ShapeError("a buffer shape b(...) holds an array shape")
 
     def __str__(self) -> str:
-        from .printer import format_shape
         return format_shape(self)
 
 
@@ -371,5 +369,8 @@ class TupleShape:
         object.__setattr__(self, "elements", tuple(self.elements))
 
     def __str__(self) -> str:
-        from .printer import format_shape
         return format_shape(self)
+
+
+# printer reads this module's types: imported once they exist.
+from .printer import format_shape  # noqa: E402

@@ -20,6 +20,7 @@ import functools
 import inspect
 from typing import Any, Callable, Literal, Mapping, Union, cast, overload
 
+from . import text as grammar
 from .errors import ShapeError, SymbolicShapeError
 from .layout import Shape, TupleShape
 
@@ -69,8 +70,7 @@ def as_shape(shape: object, dims: DimValues | None = None, *,
     """
     s: Shape | TupleShape
     if isinstance(shape, str):
-        from .text import parse_array_shape, parse_shape
-        s = parse_array_shape(shape) if array else parse_shape(shape)
+        s = grammar.parse_array_shape(shape) if array else grammar.parse_shape(shape)
     elif isinstance(shape, (Shape, TupleShape)):
         s = shape
     else:
@@ -130,14 +130,12 @@ def parse_shape(text: str, dims: DimValues | None = None) -> Shape | TupleShape:
     >>> parse_shape("bf16[m,n]{1,0:T(8,128)(2,1)}", dims={"m": 16, "n": 300}).dims
     (16, 300)
     """
-    from . import text as _text
-    return as_shape(_text.parse_shape(text), dims, array=False)
+    return as_shape(grammar.parse_shape(text), dims, array=False)
 
 
 def parse_array_shape(text: str, dims: DimValues | None = None) -> Shape:
     """Parse an array shape (not a tuple); ``dims`` sizes its names."""
-    from . import text as _text
-    return as_shape(_text.parse_array_shape(text), dims)
+    return as_shape(grammar.parse_array_shape(text), dims)
 
 
 def shape_and_data(first: object, second: Any, what: str,

@@ -17,6 +17,8 @@ with their brackets.
 
 from __future__ import annotations
 
+import re
+
 from ..codegen import formula, simplified
 from ..spec import Shape
 
@@ -63,7 +65,6 @@ def symbol_latex(name: str) -> str:
     >>> [symbol_latex(x) for x in ("m", "e1", "k1_2", "e_1", "batch")]
     ['m', 'e_{1}', 'k_{1,2}', '\\mathit{e\\_1}', '\\mathit{batch}']
     """
-    import re
     m = re.fullmatch(r"([A-Za-z])(\d+)(?:_(\d+))?", name)
     if m:
         letter, sub, level = m.groups()

@@ -64,6 +64,7 @@ from ..spec import (
     bit_width,
     combine_groups,
     padded_elements,
+    storage_bits,
 )
 
 __all__ = [
@@ -407,7 +408,6 @@ def _int(d: Dim) -> int:
 def _fit_int64(element_type: str, dims: Sequence[Dim]) -> tuple[Dim, ...]:
     """Halve the largest dims until the byte count fits int64, as XLA
     requires of every shape (see :class:`spec.layout.Shape`)."""
-    from ..spec import storage_bits
     dims = list(dims)
 
     def fits() -> bool:

@@ -229,3 +229,40 @@ def test_no_module_reaches_a_private_attribute_defined_elsewhere(path):
                 and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
             pytest.fail(f"{path}:{node.lineno} uses {ast.unparse(node)}, "
                         f"a private name defined in another module")
+
+
+#: The only imports made inside functions, each at a boundary the package
+#: keeps light: what importing the module would cost or require otherwise.
+LAZY_BOUNDARIES = {
+    "z3": "the solver: a cited proof answers without loading it (prover/__init__ defers it)",
+    "cvc5": "the second solver, loaded only under --cross-check",
+    "sympy": "symbolic algebra, for formulas only: its import costs a cold command ~0.3 s",
+    "matplotlib": "figures, for draw and the padding plot only",
+    "jax": "real XLA, an extra; imported by the worker and the JAX interop on use",
+    "jaxlib": "real XLA, an extra",
+    "pycute": "the real CuTe, an extra, for replaying an equality on it",
+    "ml_dtypes": "the small float types as numpy dtypes, only when their values are used",
+    "distributed": "Dask, an extra, only under check-hlo --scheduler",
+    "importlib": "package metadata and the lazy public names (PEP 562) of the root",
+}
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_imports_inside_functions_are_only_at_the_boundaries(path):
+    if path == "__init__.py":
+        return  # the root's prover functions load on first use: the solver boundary (PEP 562)
+    tree = ast.parse((ROOT / path).read_text())
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ImportFrom):
+                roots = ["." * node.level] if node.level else [node.module.split(".")[0]]
+            elif isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            else:
+                continue
+            for root in roots:
+                assert root in LAZY_BOUNDARIES, (
+                    f"{path}:{node.lineno} imports {root or '(relative)'} inside a function; "
+                    f"move it to the top, or name the boundary in LAZY_BOUNDARIES")

@@ -38,8 +38,10 @@ import sys
 import time
 from dataclasses import dataclass
 
+from ..prover.models import spec_verdict, verdict
 from ..prover.result import Counterexample
 from ..spec import format_shape, parse_array_shape
+from . import compiled
 
 #: (element type, tilings that fit it); a tiling is applied to both sides
 #: or to one side only, so tiled-untiled and untiled-tiled pairs occur.
@@ -130,7 +132,6 @@ def compiler_rule(a, b, transpose) -> bool:
     """The rule the compiler applies, as tilespec models it: ReshapeIsBitcast
     for a reshape (or a transpose that only moves unit dims), else
     TransposeIsBitcast (openxla/xla xla/shape_util.cc)."""
-    from ..prover.models import verdict
     if transpose is not None and moves_only_unit_dims(a, transpose):
         return verdict(a, b, None).bitcast
     return verdict(a, b, transpose).bitcast
@@ -139,8 +140,6 @@ def compiler_rule(a, b, transpose) -> bool:
 def compare(cases, timeout: float = 5.0) -> list[Row]:
     """Compile every case with real XLA (one subprocess) and set each
     decision beside the model's and the spec's."""
-    from ..prover.models import spec_verdict
-    from . import compiled
     decisions = compiled.compiled_bitcasts(cases)
     rows = []
     for (src, dst, t), d in zip(cases, decisions):
@@ -183,7 +182,6 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     args = p.parse_args(argv)
-    from . import compiled
     start = time.perf_counter()
     rows = compare(family(args.count, args.seed))
     if args.json:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from ..prover.models import xla_array_bytes
 from ..spec import (
     COMBINE,
     BufferShape,
@@ -145,7 +146,6 @@ class Comparison:
 def model_bytes(shape: Shape) -> tuple[int | None, str | None]:
     """XLA's ArraySize in bytes as tilespec models it (prover/models/rules.py), or
     ``None`` and why not."""
-    from ..prover.models import xla_array_bytes  # the prover is only needed here
     try:
         return xla_array_bytes(shape), None
     except TilespecError as e:

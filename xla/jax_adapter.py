@@ -20,7 +20,10 @@ importing it (for its doctests, or the worker's table) must not start jax.
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any, Callable, cast
+
+import numpy as np
 
 #: Element types jax cannot hand to XLA as themselves: jax lowers int1 and
 #: uint1 to MLIR's i1, which XLA reads as pred, so XLA's validator would
@@ -168,7 +171,6 @@ def _exact_formats(arrays, backend: str) -> tuple:
 
 def _numpy_dtype(name: str) -> Any:
     import ml_dtypes
-    import numpy as np
     return getattr(ml_dtypes, name, None) or np.dtype(name)
 
 
@@ -253,7 +255,6 @@ def _hlo_text(compiled) -> str:
 def device_bytes(values, array, backend: str = "cpu") -> bytes:
     """The raw bytes of the device buffer of ``values`` (a numpy array)
     placed in ``array``'s layout."""
-    import ctypes
 
     import jax
     x = jax.device_put(values, _public_format(array, backend))

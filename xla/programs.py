@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 
 def programs() -> dict[str, tuple[Callable, Any, dict]]:  # pragma: no cover - in the worker
     """name -> (function, argument specs, jit keywords)."""
     import jax
     import jax.numpy as jnp
-    import numpy as np
     from jax import lax
     from jax.experimental.layout import Format, Layout
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding

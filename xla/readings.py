@@ -4,6 +4,8 @@ worker and by the tests).  numpy only."""
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def reading_of(array, reading: str, dst_dims, src_major_to_minor, dst_major_to_minor):
     """The logical result of one reading of a bitcast applied to ``array``:
@@ -18,7 +20,6 @@ def reading_of(array, reading: str, dst_dims, src_major_to_minor, dst_major_to_m
     >>> reading_of(a, "trt", (3, 2), (0, 1), (1, 0)).tolist()
     [[0, 3], [1, 4], [2, 5]]
     """
-    import numpy as np
     if reading == "reshape":
         return array.reshape(tuple(dst_dims))
     if reading.startswith("transpose "):

@@ -25,6 +25,8 @@ import sys
 import tempfile
 from typing import Any, Callable
 
+import numpy as np
+
 from . import jax_adapter as jx
 from .programs import programs
 from .protocol import (
@@ -258,7 +260,6 @@ def answer_compile(request: CompileRequest) -> CompileResponse | Rejected:
 def answer_buffer_order(request: BufferOrderRequest) -> BufferOrderResponse:
     """Row-major storage puts element (0,...,0,1) of the most minor dim right
     after element 0 even where a tile would put it elsewhere."""
-    import numpy as np
     array = request.array
     if not array.tiling:
         return BufferOrderResponse("row-major")
@@ -280,7 +281,6 @@ def answer_dump(request: DumpRequest) -> DumpResponse:
 
 
 def answer_bytes_in_place(request: BytesInPlaceRequest) -> BytesInPlaceResponse:
-    import numpy as np
     src, dst = request.src, request.dst
     dtype = np.dtype(src.dtype)
     width = dtype.itemsize

@@ -35,18 +35,20 @@ from ...spec import (
     concrete_dims,
     evaluate,
     format_shape,
+    locate,
+    offset,
     padded_elements,
     prt_offset,
     shape_pipeline,
     unevaluate,
 )
 from ..core import DEFAULT_TIMEOUT, Encoding, Facts
+from ..properties import prove
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 
 
 def _replay(a: Shape, b: Shape, e) -> Counterexample | None:
     """A disagreement at element ``e`` with Python integers, or None."""
-    from ...spec import locate, offset
     dims = concrete_dims(a)
     if not all(0 <= x < d for x, d in zip(e, dims)):
         return None
@@ -77,7 +79,6 @@ def _composed(a: Shape, b: Shape, timeout: float):
     else, since every non-padding ``o`` is ``offset_A(locate_A(o))`` (A's
     inverse again).
     """
-    from ..properties import prove
     steps = []
     for side, prop in COMPOSED:
         r = prove(a if side == "A" else b, prop, timeout=timeout)
@@ -133,7 +134,6 @@ def prove_convert(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Re
     if any("PRT place in B" in f for f in failed):
         ce = _replay(a, b, [enc.value(model, x) for x in e])
     else:
-        from ...spec import locate
         pos = enc.value(model, o)
         el = locate(a, pos)
         ce = None if el is None else _replay(a, b, el)

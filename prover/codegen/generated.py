@@ -75,7 +75,7 @@ from ...spec import (
     unevaluate,
 )
 from ..core import DEFAULT_TIMEOUT, Encoding, scope, search
-from ..properties import QUICK_SECONDS
+from ..properties import QUICK_SECONDS, prove as prove_property
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from . import exhaustive
 from .compile_check import compiles
@@ -280,7 +280,6 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
         answer, detail, left = no_overflow(z3.And(*premises, same), checks, ctx,
                                             timeout)
         if answer == "unknown" and in_bounds is not None and not small:
-            from ..properties import prove as prove_property
             cited = prove_property(shape, "in_bounds", timeout=timeout)
             if cited.proved:
                 steps.append("cited: the spec's offset lies in [0, P) (tilespec prove "

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from ...spec import Shape, TilespecError
 
 Range = tuple[int, "int | None"]
@@ -49,7 +51,6 @@ def _int(v) -> int | None:
     if isinstance(v, str) and v.strip().lstrip("-").isdigit():
         return int(v.strip())
     try:
-        import numpy as np
         if isinstance(v, np.integer):
             return int(v)
     except ImportError:  # pragma: no cover - numpy is a dependency

@@ -32,6 +32,8 @@ Two stores:
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import hashlib
 import json
 import os
@@ -193,7 +195,6 @@ def _version_offset() -> int | None:
     tag after each kind of change."""
     if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13):
         return None
-    import ctypes
     word = ctypes.sizeof(ctypes.c_ssize_t)
     used_at, tag_at = 2 * word, 3 * word     # after the object header: ma_used, ma_version_tag
     probe: dict = {}
@@ -227,8 +228,6 @@ def _version_tags(dicts: list) -> list | None:
     offset = _OFFSET[0]
     if offset is None or not _start_audit():
         return None
-    import ctypes
-    import gc
     word = ctypes.sizeof(ctypes.c_ssize_t)
     real = {}
     for d in dicts:

@@ -39,6 +39,7 @@ import re
 import z3
 
 from ...spec import Arithmetic, Shape
+from ..result import ProverBug
 from .bounds import describe_ranges, dim_ranges
 
 #: Every user name's solver symbol starts with this, and nothing else does.
@@ -430,7 +431,6 @@ class SmtEncoding(_Named):
         text = self.declarations() + "".join(f"(assert {smt(f)})" for f in formulas)
         out = list(z3.parse_smt2_string(text, ctx=self.ctx))
         if len(out) != len(formulas):
-            from ..result import ProverBug
             raise ProverBug(f"{len(formulas)} formulas read back as {len(out)}")
         return out
 

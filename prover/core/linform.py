@@ -50,7 +50,7 @@ from functools import lru_cache
 import z3
 
 from ...spec import Shape, linear_index, product, shape_pipeline
-from .encode import readable
+from .encode import Z3Arithmetic, internal_symbol, readable
 from .lemma import Lemma
 from .solve import search
 
@@ -187,7 +187,6 @@ def horner(pattern: tuple, runs: tuple) -> Lemma:
     """
     start = time.perf_counter()
     ctx = z3.Context()
-    from .encode import Z3Arithmetic, internal_symbol
     ar = Z3Arithmetic(ctx)
     x = tuple(z3.Int(internal_symbol(f"x{i}"), ctx) for i in range(len(pattern)))
     d = tuple(z3.Int(internal_symbol(f"D{i}"), ctx) if v is None else v

@@ -67,8 +67,10 @@ from ...spec import (
     arith as _arith,
     dims_through,
     index as _index,
+    prt_final_dims,
 )
-from . import cache, lemma as _lemma
+from . import cache, lemma as _lemma, solve
+from .encode import Z3Arithmetic, internal_ints
 
 #: The spec's stage classes the theorems are about.
 STAGE_CLASSES = (Permute, Prepend, Combine, Pad, Split)
@@ -91,8 +93,6 @@ def _code():
     """The live code a theorem is about (see :mod:`prover.core.cache`)."""
     global _CODE
     if _CODE is None:
-        from . import solve
-        from .encode import Z3Arithmetic
         _CODE = (_index, _arith, Z3Arithmetic, _lemma, solve, sys.modules[__name__])
     return _CODE
 
@@ -134,7 +134,6 @@ def _claims(stage, n: int, k: int):
     """The theorem's claims, Z3 implications in a fresh context."""
     import z3
 
-    from .encode import Z3Arithmetic, internal_ints
     ctx = z3.Context()
     ar = Z3Arithmetic(ctx)
     t = ar.term
@@ -181,7 +180,6 @@ def _all_proved(ctx, claims) -> str:
     is satisfiable (a vacuous claim proves nothing); else why not."""
     import z3
 
-    from . import solve  # looked up now: the solver that runs now
     for c in claims:
         answer, detail = solve.search(z3.Not(c), ctx, THEOREM_TIMEOUT)
         if answer != "unsat":
@@ -319,7 +317,6 @@ def cite(shape, stages, prop: str) -> tuple | None:
         if any(not isinstance(d, int) or d < 0 for d in dims):
             return None
         if prop == "in_bounds":
-            from ...spec import prt_final_dims
             last = tuple(dims_through(stages, dims)[-1])
             if tuple(prt_final_dims(shape, dims)) != last:
                 return None

@@ -30,8 +30,11 @@ Within one run, this process or a ``jobs`` worker asks each bitcast question onc
 from __future__ import annotations
 
 import os
+import stat
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -124,7 +127,6 @@ def refuse_endless(path: str) -> None:
     ...
     tilespec.spec.errors.TilespecError: /dev/zero is a device, not a file: it has no end to read to
     """
-    import stat
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -185,7 +187,6 @@ def corpus_status(statuses: Iterable[str]) -> str:
 
 def _unit(timeout: float, meant: dict | None) -> Callable[..., ModuleResult]:
     """``check_file`` with its options bound (picklable, for other processes)."""
-    from functools import partial
     return partial(check_file, timeout=timeout, meant=meant)
 
 
@@ -209,7 +210,6 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs == 1 or len(paths) <= 1:
         with remembering():
             return [unit(p, texts.get(p)) for p in paths]
-    from concurrent.futures import ProcessPoolExecutor
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
                              initializer=remember_in_this_process) as pool:
         return list(pool.map(unit, paths, [texts.get(p) for p in paths]))

@@ -26,6 +26,7 @@ from ...spec import (
     Arithmetic,
     Shape,
     concrete_dims,
+    delinearise,
     format_shape,
     linear_index,
     product,
@@ -72,7 +73,6 @@ def xla_reshape_unit_checks(a: Shape, b: Shape, dims_a=None, dims_b=None, ar=INT
 
 
 def delinearise_via(u, dx, dy, ar):
-    from ...spec import delinearise
     return tuple(delinearise(linear_index(u, dx, ar), dy, ar))
 
 

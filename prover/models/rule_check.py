@@ -20,7 +20,18 @@ from typing import Callable
 
 import z3
 
-from ...spec import Pad, Shape, Split, TilespecError, dims_through, format_shape, shape_pipeline
+from ...spec import (
+    Pad,
+    Shape,
+    Split,
+    TilespecError,
+    concrete_dims,
+    dims_through,
+    format_shape,
+    offset,
+    product,
+    shape_pipeline,
+)
 from ..core import (
     Facts,
     Lemma,
@@ -358,7 +369,6 @@ def int64_check(rule: str, shape: Shape, evaluate: Callable, start: float) -> Re
     the first overflow is undefined behaviour (with the wrapped value), a
     different value a disagreement; every element equal and no overflow is
     agreement for a concrete shape enumerated whole, else unknown."""
-    from ...spec import concrete_dims, offset, product
     text = format_shape(shape)
     if shape.is_symbolic:
         instances = [({n: v for n in shape.names},

@@ -59,7 +59,7 @@ by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 
 from __future__ import annotations
 
-from ...spec import Shape, Tile, TilespecError, format_shape
+from ...spec import Layout, Shape, Tile, TilespecError, format_shape
 from ..core import DEFAULT_TIMEOUT
 from ..result import Result
 from .array_size import (
@@ -360,7 +360,6 @@ def condition_family(name: str) -> list[Shape]:
     """Shapes with named dims (ranks 0 to 3, row-major and reversed, the
     tilings above, L(1) and L(1024)) whose layout conditions for rule
     ``name`` hold: the layouts a condition theorem is proved on."""
-    from ...spec import Layout
     rule = RULES[name]
     if rule.shapes != 1:
         raise TilespecError(f"rule {name} compares two shapes; its conditions are "

@@ -28,7 +28,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spec import INT, Pad, dims_through, evaluate, product, unevaluate
+from ...spec import (
+    INT,
+    Pad,
+    byte_size,
+    dims_through,
+    evaluate,
+    product,
+    prt_offset,
+    reshape_index,
+    unevaluate,
+)
+from .stages_check import combine_stages
 from .traced import is_custom
 
 #: Largest domain (elements + offsets, or all the stage boxes) decided by
@@ -141,7 +152,6 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
             i, j = order[same[0]], order[same[0] + 1]
             return {"e": element(i), "f": element(j)}
         if kind == "packing":
-            from ...spec import byte_size
             # the spec's size, from the shape: never from the stages judged
             over = np.flatnonzero((offs + 1) * shape.element_bits > 8 * byte_size(shape))
             if over.size:
@@ -163,13 +173,10 @@ def _element_witness(kind, shape, stages, dims, P, run=_map):
         bad = np.flatnonzero(np.broadcast_to(np.asarray(ok, dtype=bool), (P,)) & (again != o))
         return {"e": element(0), "o": int(bad[0])} if bad.size else None
     if kind == "formula_equals_prt":
-        from ...spec import prt_offset
         theirs = _col(prt_offset(shape, cols, dims, INT), n)
         bad = np.flatnonzero(offs != theirs)
         return {"e": element(bad[0])} if bad.size else None
     if kind == "combine_equals_reshape":
-        from ...spec import reshape_index
-        from .stages_check import combine_stages
         found, missing = combine_stages(shape, stages)
         if missing:
             raise Undecided(f"the shape combines dims ('*') at level {missing[0]}, but "

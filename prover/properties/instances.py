@@ -33,7 +33,7 @@ import importlib
 import time
 from datetime import datetime, timezone
 
-from ...spec import Shape
+from ...spec import Shape, format_shape
 from ..core import cache
 
 #: Modules whose code an all-shapes proof runs through.
@@ -78,7 +78,6 @@ def cite(shape: Shape, prop: str, timeout: float, prove) -> tuple | None:
     """The steps citing the signature's proof of ``prop``, proving it first
     (with ``prove``, :func:`prover.properties.proof.prove`) if it is not kept; None
     when the shape is not an instance or the signature is not proved."""
-    from ...spec import format_shape
     generic = signature(shape)
     if generic is None:
         return None     # not an instance: proved as such

@@ -91,10 +91,13 @@ from ...spec import (
     Combine,
     Pad,
     Shape,
+    ShapeError,
+    TilespecError,
     bytes_of,
     dims_through,
     format_shape,
     linear_index,
+    parse_array_shape,
     prt_final_dims,
     prt_steps,
     round_up,
@@ -459,7 +462,6 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         if warm is not None and warm[0] == _fingerprints() and crosscheck.active() is None:
             return Result(warm[1], prop, PROVED, time.perf_counter() - start, warm[2],
                           steps=warm[3])
-    from ...spec import ShapeError, TilespecError
     if prop not in PROPERTIES:
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
@@ -467,7 +469,6 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
             or not timeout > 0:
         raise TilespecError(f"timeout {timeout!r} is not a positive number of seconds")
     if isinstance(shape, str):
-        from ...spec import parse_array_shape
         shape = parse_array_shape(shape)
     if not isinstance(shape, Shape):
         raise ShapeError(f"{shape!r} is not an array shape")

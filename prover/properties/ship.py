@@ -23,8 +23,11 @@ import os
 import sys
 import tempfile
 
+from ...spec import parse_array_shape
 from ..core import cache, theorems
 from ..names import PROPERTY_NAMES
+from .catalogue import CATALOGUE
+from .proof import prove
 
 #: Ranks whose mixed-radix lemma is shipped (XLA's shapes rarely pass 8).
 SHIPPED_RANKS = range(0, 9)
@@ -35,9 +38,6 @@ COMPARED = ("question", "digest", "status", "name")
 
 def prove_from_nothing() -> dict[str, dict]:
     """Every shipped proof, proved now by Z3 in this process: ``{key: record}``."""
-    from ...spec import parse_array_shape
-    from .catalogue import CATALOGUE
-    from .proof import prove
     saved = {k: os.environ.get(k) for k in ("TILESPEC_CACHE_DIR", "TILESPEC_CACHE",
                                              "TILESPEC_SHIPPED")}
     with tempfile.TemporaryDirectory(prefix="tilespec-ship-") as root:

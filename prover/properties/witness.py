@@ -15,10 +15,23 @@ from typing import Any
 
 import z3
 
-from ...spec import INT, Pad, Shape, dims_through, evaluate, product, unevaluate
+from ...spec import (
+    INT,
+    Pad,
+    Shape,
+    byte_size,
+    dims_through,
+    evaluate,
+    product,
+    prt_final_dims,
+    prt_offset,
+    reshape_index,
+    unevaluate,
+)
 from ..core import Encoding, search
 from ..result import Counterexample, ProverBug, Side
 from .exhaustive import Undecided, domain_size, enumerate_witness
+from .stages_check import combine_stages
 from .traced import NotSymbolic, guarded
 
 HOLDS, FAILS, UNDECIDED = "holds", "fails", "undecided"
@@ -36,7 +49,6 @@ def decide_whole(kind: str, shape: Shape, stages, timeout,
                  z3_search: bool = True) -> tuple[str, Any]:
     """(HOLDS, how) | (FAILS, replayed counterexample) | (UNDECIDED, reason)
     for ``kind`` on the concrete ``shape`` run through ``stages``."""
-    from ...spec import prt_final_dims
     dims = tuple(shape.dims)
     P = product(dims_through(stages, dims)[-1])
     P_prt = product(prt_final_dims(shape, dims))
@@ -95,7 +107,6 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
         formula = z3.And(box_e, enc.box(f, dims), z3.Not(enc.equal(e, f)),
                          offset(e) == offset(f))
         if kind == "packing":
-            from ...spec import byte_size
             bits = shape.element_bits
             limit = 8 * byte_size(shape) if bits else 0
             # with the spec's sizes; a broken pipeline may reach beyond them
@@ -109,11 +120,8 @@ def _z3_witness(kind: str, shape: Shape, stages, P, timeout):
                                             ar.term(valid_e))))
         formula = z3.Or(bad_o, bad_e)
     elif kind == "formula_equals_prt":
-        from ...spec import prt_offset
         formula = z3.And(box_e, offset(e) != ar.term(prt_offset(shape, e, dims, ar)))
     elif kind == "combine_equals_reshape":
-        from ...spec import reshape_index
-        from .stages_check import combine_stages
         found, missing = combine_stages(shape, stages)
         if missing:
             return (f"the shape combines dims ('*') at level {missing[0]}, but no "
@@ -158,7 +166,6 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                                        Side("second", element=b, offset=ob)),
                                   what="two elements at one offset", details=details)
         elif kind == "packing":
-            from ...spec import byte_size
             bits = shape.element_bits
             if (oa + 1) * bits <= 8 * byte_size(shape):
                 raise ProverBug(f"packing witness {a} replays inside the bytes")
@@ -179,7 +186,6 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                               what=f"offset {oa} is outside [0, {P})",
                               details={**details, "padded_size": P})
     if kind == "formula_equals_prt":
-        from ...spec import prt_offset
         a = found["e"]
         oa, ob = replay_offset(stages, shape, a), prt_offset(shape, a)
         if oa == ob:
@@ -188,8 +194,6 @@ def replay(kind, shape, stages, found, P) -> Counterexample:
                                    Side("pad_reshape_transpose", element=a, offset=ob)),
                               what="the offsets differ", details=details)
     if kind == "combine_equals_reshape":
-        from ...spec import reshape_index
-        from .stages_check import combine_stages
         a = found["e"]
         merges = combine_stages(shape, stages)[0]
         x, d, found = tuple(a), dims, None

@@ -77,10 +77,12 @@ from ...spec import (
     offset,
     offsets,
     padded_elements,
+    parse_array_shape,
     product,
     shape_pipeline,
 )
 from ..core import DEFAULT_TIMEOUT, Encoding, search
+from ..models import rules
 from ..result import ProverBug
 
 #: Share of the random cases drawn as offsets (padding included).
@@ -485,8 +487,6 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
     """Cases at the counterexamples of the XLA rules that disagree with the
     spec: on ``shapes`` (single-shape rules), or on each rule's documented
     disagreeing examples when no shape is given."""
-    from ...spec import parse_array_shape
-    from ..models import rules
     out = []
     jobs = []
     if shapes:
@@ -516,7 +516,6 @@ def from_counterexamples(shapes=(), *, timeout: float = DEFAULT_TIMEOUT) -> list
 
 
 def _cases_from(rule: str, ce) -> list[Case]:
-    from ...spec import parse_array_shape
     if rule == "linear_index":
         xla = ce.side("xla")
         s = parse_array_shape(xla.shape)

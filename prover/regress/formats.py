@@ -17,6 +17,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ...spec import INT64_MAX, TilespecError
+from .target import targeted_pytest_module
 
 if TYPE_CHECKING:
     from .cases import Suite
@@ -305,7 +306,6 @@ def write(suite: Suite, fmt: str, out, command: str = "tilespec regress",
     if fmt == "jsonl":
         write_jsonl(suite, out)
     elif fmt == "pytest" and target is not None:
-        from .target import targeted_pytest_module
         out.write(targeted_pytest_module(suite, target, command))
     elif fmt == "pytest":
         out.write(pytest_module(suite, command))

@@ -48,7 +48,10 @@ import numpy as np
 
 from ...spec import Shape
 from .labels import SCRIPT_SAMPLE, check_language
+from .palette import colour_tiles
+from .render import figure, png_bytes, save
 from .scene import Scene, scene
+from .svg import page, svg
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,13 +123,11 @@ class Picture:
 
     def tile_colours(self) -> dict[int, str]:
         """The fill of each first-level tile drawn; tiles that touch differ."""
-        from .palette import colour_tiles
         s = self.scene
         return colour_tiles(*(p.tiles[0] for p in (*s.panels, s.memory)))
 
     def figure(self):
         """The picture as a matplotlib figure (Agg canvas, never shown)."""
-        from .render import figure
         return figure(self.scene, self.lang)
 
     def save(self, path, dpi: int = 200) -> None:
@@ -139,19 +140,16 @@ class Picture:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             return
-        from .render import save
         save(self.scene, path, dpi, self.lang)
 
     def svg(self) -> str:
         """The picture as SVG text: every label a ``<text>``, every cell a
         group carrying its numbers (``data-offset``, ``data-index``, ...)."""
-        from .svg import svg
         return svg(self.scene, self.lang)
 
     def html(self) -> str:
         """A self-contained HTML page: hovering an element highlights its
         memory cell, and the other way round."""
-        from .svg import page
         return page(self.scene, self.lang)
 
     # A notebook shows a picture as PNG; words in a script beyond Latin
@@ -160,7 +158,6 @@ class Picture:
     def _repr_png_(self) -> bytes | None:
         if SCRIPT_SAMPLE[self.lang]:
             return None
-        from .render import png_bytes
         return png_bytes(self.scene, lang=self.lang)
 
     def _repr_svg_(self) -> str | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...spec import COMBINE, format_shape
 from .axes import Gap
 from .labels import display_chars, label
 from .palette import level_name
@@ -157,7 +158,6 @@ def byte_ticks(panel, element_bits, rmap, cmap, x0, y0, start) -> list:
 
 def legend_lines(scene, lang: str = "en") -> list[str]:
     """The lines under the picture: the shape, what colours and lines mean."""
-    from ...spec import format_shape
     shape = scene.shape
     tiles = shape.layout.tiles
     lines = [format_shape(shape)]
@@ -198,7 +198,6 @@ def tile_reach(shape, lang: str = "en") -> str:
     >>> tile_reach(shape("f32[8,8]{0,1:T(2,4)}"), "es")
     '2 a lo largo de la dim 1 (columnas) x 4 a lo largo de la dim 0 (filas)'
     """
-    from ...spec import COMBINE
     rank, sizes = shape.rank, shape.layout.tiles[0].sizes
     order = shape.physical_order
     roles = {rank - 2: "rows", rank - 1: "columns"} if rank >= 2 else {0: "columns"}

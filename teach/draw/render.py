@@ -25,6 +25,8 @@ from ...spec import TilespecError
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
+import io
+
 from .geometry import (
     boundaries,
     byte_ticks,
@@ -206,7 +208,6 @@ def _metadata(path) -> dict:
 
 
 def png_bytes(scene, dpi: int = 100, lang: str = "en") -> bytes:
-    import io
 
     import matplotlib
     buf = io.BytesIO()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ...spec import format_shape
 from .geometry import (
     boundaries,
     byte_ticks,
@@ -247,7 +248,6 @@ def page(scene, lang: str = "en") -> str:
     picture fits the window, however wide the array: it scales to the page's
     width (and, on a wide screen, to its height), so a projector shows it
     whole without scrolling."""
-    from ...spec import format_shape
     title = escape(format_shape(scene.shape))
     link = ('<a href="https://openxla.org/xla/tiled_layout">'
             f'{escape(label(lang, "Tiled layout"))}</a>')
