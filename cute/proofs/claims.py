@@ -14,10 +14,10 @@ the failure (else :class:`~tilespec.prover.result.ProverBug`).
 
 >>> from tilespec.cute import Layout
 >>> A = Layout((4, 2), (2, 1))
->>> r = decide("A", "A is injective", [injective("A", A.size, A)])
+>>> r = prove_claims("A", "A is injective", [injective("A", A.size, A)])
 >>> r.status
 'proved'
->>> r = decide("A", "A(i) below 7", [below("A(i) < 7", A.size, A, 7)])
+>>> r = prove_claims("A", "A(i) below 7", [below("A(i) < 7", A.size, A, 7)])
 >>> r.status, r.counterexample.lines()[0]
 ('refuted', 'what: A(i) < 7 fails')
 """
@@ -232,7 +232,7 @@ def _replay(claim: Claim, indices: list[int]) -> Counterexample:
     raise ProverBug(f"{claim.text}: the solver's counterexample at {indices} does not replay")
 
 
-def decide(question: str, name: str, claims: list[Claim],
+def prove_claims(question: str, name: str, claims: list[Claim],
            timeout: float = DEFAULT_TIMEOUT) -> Result:
     """Every claim decided in turn: proved when Z3 answers ``unsat`` for
     each negation, refuted at the first replayed counterexample, else

@@ -43,7 +43,7 @@ from typing import Any
 from ...prover.names import DEFAULT_TIMEOUT
 from ...prover.result import Result
 from .. import CuteError, Layout, algebra, as_layout, make_layout
-from .claims import Claim, below, decide, equal, fact, injective
+from .claims import Claim, below, equal, fact, injective, prove_claims
 
 OPERATIONS = ("composition", "complement", "coalesce", "logical_divide", "logical_product",
               "right_inverse", "left_inverse")
@@ -86,7 +86,7 @@ def prove_law(operation: str, *inputs: Any, result: Any = None,
     result = as_layout(result)
     text = question(operation, inputs)
     claims = laws(operation, inputs, result, text)
-    return decide(text, f"{operation} law", claims, timeout)
+    return prove_claims(text, f"{operation} law", claims, timeout)
 
 
 def _normalise(x: Any) -> Any:

@@ -28,7 +28,7 @@ from typing import Union
 from ...prover.names import DEFAULT_TIMEOUT
 from ...prover.result import Result
 from .. import Swizzle, SwizzledLayout
-from .claims import below, decide, injective
+from .claims import below, injective, prove_claims
 
 
 def width(bound: int) -> int:
@@ -51,12 +51,12 @@ def prove_swizzle(swizzled: Union[Swizzle, SwizzledLayout],
     if isinstance(swizzled, Swizzle):
         n = swizzled.size
         w = width(n)
-        return decide(text, "swizzle is a bijection",
+        return prove_claims(text, "swizzle is a bijection",
                       [injective(f"{text} is injective on [0, {n})", n, swizzled, w),
                        below(f"{text}(x) < {n}", n, swizzled, n, w)], timeout)
     shape, span = swizzled.layout.shape, swizzled.span
     w = width(max(span, swizzled.size))
-    result = decide(text, "swizzled layout is injective",
+    result = prove_claims(text, "swizzled layout is injective",
                     [injective(f"{text} is injective", shape, swizzled, w),
                      below(f"{text}(i) < {span}", shape, swizzled, span, w)], timeout)
     if result.proved and swizzled.size == span:

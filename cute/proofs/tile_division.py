@@ -52,7 +52,7 @@ from ...spec import (
     shape_pipeline,
 )
 from .. import CuteError, Layout, cute_layout, idx2crd, zipped_divide
-from .claims import decide, equal, fact
+from .claims import equal, fact, prove_claims
 from .laws import width
 
 
@@ -213,7 +213,7 @@ def _prove_equal(divided: Layout, per_dim: tuple[int, ...], dims: tuple[int, ...
 
     padded = padded_elements(candidate)
     w = width(divided, Layout(padded))
-    return decide(f"the divide by {Tile(tuple(per_dim))} of {text}", "divide is the XLA tiling",
+    return prove_claims(f"the divide by {Tile(tuple(per_dim))} of {text}", "divide is the XLA tiling",
                   [equal(f"the divide's offset == {text}'s offset", dims, split, spec,
                          names=("cute", "spec"), width=w),
                    fact(f"the divide has {text}'s padded elements", divided.size, padded,
