@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: Exit status by the worst proof result.
 EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
@@ -60,11 +60,11 @@ def cmd_codegen(args) -> int:
     comment = "//" if args.c else "#"
     lines = []
     status = 0
+    results: list = []
     if args.prove:
         from ..prover.codegen import joint_scope, prove_tiling
         from ..prover.result import counterexample_lines
         results = prove_tiling(shape, language, timeout=args.timeout)
-        data["proofs"] = [r.to_json() for r in results]
         for r in results:
             why = ""
             if r.status == "unknown":
@@ -87,5 +87,7 @@ def cmd_codegen(args) -> int:
                           f"{format_shape(shape)} in {'C' if args.c else 'Python'}", *lines])
     else:
         text = source.rstrip("\n") + ("\n" + "\n".join(lines) if lines else "")
-    emit(args, data, text)
+    subject = {"shape": shape}
+    emit(args, [Entry.of(r, subject, data) for r in results]
+         or [Entry.answer("codegen", subject, data)], text)
     return status

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 from .prove import describe
 
 EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
@@ -51,7 +51,7 @@ def _export(args, shape) -> int:
     lines = [layout.cute_text()]
     if r.status != "proved":
         lines.append(describe(r, scope=False))
-    emit(args, {"result": r.to_json(), "cute": layout.cute_text()}, "\n".join(lines))
+    emit(args, [_entry(r, shape, layout)], "\n".join(lines))
     return EXIT_STATUS[r.status]
 
 
@@ -65,7 +65,7 @@ def _compare(args, shape, cute) -> int:
     text = f"{head} -- {r.shape} and {layout.cute_text()}"
     if r.status != "proved":
         text += "\n" + describe(r, head=False)
-    emit(args, {"result": r.to_json(), "cute": layout.cute_text()}, text)
+    emit(args, [_entry(r, shape, layout)], text)
     return EXIT_STATUS[r.status]
 
 
@@ -77,9 +77,14 @@ def _import(args, like, cute) -> int:
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
     # The proof from_cute made, once more for its record.
     r = compare_cute(shape, layout, timeout=args.timeout)
-    emit(args, {"result": r.to_json(), "cute": layout.cute_text(),
-                "xla": format_shape(shape)}, format_shape(shape))
+    emit(args, [_entry(r, shape, layout, xla=format_shape(shape))], format_shape(shape))
     return EXIT_STATUS[r.status]
+
+
+def _entry(r, shape, layout, **data) -> Entry:
+    """The proof about an XLA layout and a CuTe layout, both its subject."""
+    cute = layout.cute_text()
+    return Entry.of(r, {"shape": shape, "cute": cute}, {"cute": cute, **data})
 
 
 def register(command) -> None:

@@ -17,7 +17,7 @@ from ..prover.result import EXIT_STATUS, counterexample_lines
 from ..render import entries, write_sarif, write_text
 from ..spec import TilespecError
 from .arguments import parse_shape_arg, seconds
-from .envelope import emit, emit_entries, output
+from .envelope import Entry, emit, output
 
 
 def _meant(items) -> dict:
@@ -98,7 +98,7 @@ def cmd_check_hlo(args) -> int:
         print(written, file=sys.stderr)
     status = corpus_exit_status(results)
     if args.json:
-        emit_entries(args, entries(results))
+        emit(args, entries(results, args.command))
     elif args.format == "sarif":
         with output(args) as out:
             write_sarif(out, results, status)
@@ -152,13 +152,8 @@ def cmd_convert(args) -> int:
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)
     source = numpy_source(a, b)
-    data = {"a": format_shape(a), "b": format_shape(b), "closed_form": str(expr),
-            "holds_element": str(valid), "numpy_source": source, "proof": r.to_json(),
-            "status": r.status}
-    if args.json:
-        emit(args, data)
-        return EXIT_STATUS[r.status]
-    lines = [f"copy {data['a']} -> {data['b']}: offset o of A goes to",
+    data = {"closed_form": str(expr), "holds_element": str(valid), "numpy_source": source}
+    lines = [f"copy {format_shape(a)} -> {format_shape(b)}: offset o of A goes to",
              f"  {expr}", f"  when o holds an element: {valid}",
              f"equal to to_physical(from_physical(., A), B): {r.status}"
              f"  [{r.seconds:.3f} s]"]
@@ -169,7 +164,7 @@ def cmd_convert(args) -> int:
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     lines += ["", source.rstrip()]
-    print("\n".join(lines))
+    emit(args, [Entry.of(r, {"source": a, "target": b}, data)], "\n".join(lines))
     return EXIT_STATUS[r.status]
 
 

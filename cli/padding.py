@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..spec import TilespecError
 from .arguments import parse_shape_arg, seconds
+from .envelope import Entry, emit
 
 
 def _bytes(n: int) -> str:
@@ -49,7 +50,6 @@ def cmd_padding(args) -> int:
     from ..prover.hlo import read_text
     from ..prover.padding import ReportEntry, advise, largest_buffers, read_report
     from ..spec import Shape, parse_array_shape
-    from .envelope import emit
     if not (args.shapes or args.report or args.hlo):
         raise TilespecError("padding: give shapes, --report FILE or --hlo FILE")
     items: list[tuple[Shape, ReportEntry | None]] = [
@@ -60,17 +60,21 @@ def cmd_padding(args) -> int:
     if args.hlo:
         items += [(s, None) for s in largest_buffers(read_text(args.hlo), args.top)]
     advices = [(advise(s, args.limit, timeout=args.timeout), e) for s, e in items]
+    shapes = [s for s, _ in items]
     if args.plot:
         from ..prover.padding import plot
-        plot([a for a, _ in advices], args.plot)
-    data = []
-    for a, e in advices:
+        try:
+            plot([a for a, _ in advices], args.plot)
+        except OSError as err:
+            raise TilespecError(f"cannot write {args.plot}: {err.strerror or err}") from None
+    entries = []
+    for shape, (a, e) in zip(shapes, advices):
         d = a.to_json()
         if e is not None:
             d["report"] = {"size": e.size, "unpadded": e.unpadded, "extra": e.extra,
                            "expansion": e.expansion, "label": e.label}
-        data.append(d)
-    emit(args, data, "\n\n".join(format_advice(a, e) for a, e in advices))
+        entries.append(Entry.answer("padding", {"shape": shape}, d))
+    emit(args, entries, "\n\n".join(format_advice(a, e) for a, e in advices))
     return 0
 
 

@@ -11,7 +11,7 @@ import sys
 from ..prover.result import counterexample_lines
 from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: The largest bound: a dim must fit XLA's int64.
 MAX_BOUND = 2**63 - 1
@@ -79,24 +79,21 @@ def cmd_prove(args) -> int:
     from ..prover.properties import prove  # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
+    entries = []
     quiet = args.quiet
     for shape in shapes:
         for prop in props:
             mine = {n: v for n, v in bounds.items() if n in shape.names}
             r = prove(shape, prop, timeout=args.timeout, bounds=mine)
             results.append(r)
+            entries.append(Entry.of(r, {"shape": shape}))
             if not quiet:
                 print(f"[{len(results):>{len(str(total))}}/{total}] {r.status:8} "
                       f"{r.seconds * 1000:8.1f} ms  {prop:24} {r.shape}",
                       file=sys.stderr, flush=True)
-    if args.json:
-        emit(args, [r.to_json() for r in results])
-    else:
-        print(summary(results, props))
-        for r in results:
-            if r.status != "proved":
-                print()
-                print(describe(r))
+    emit(args, entries, "\n".join(
+        [summary(results, props)]
+        + ["\n" + describe(r) for r in results if r.status != "proved"]))
     return exit_status(results)
 
 

@@ -14,7 +14,7 @@ import sys
 
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: The most random cases per shape: the suite is built in memory before it
 #: is written (a million JSONL cases is about 100 MB).
@@ -104,18 +104,17 @@ def cmd_regress(args) -> int:
         "format": args.format,
         "output": args.output,
     }
+    subject = {"shapes": shapes}
     if args.output:
-        if args.json:
-            emit(args, summary)
-        else:
-            print(f"wrote {summary['cases']} cases to {args.output} ({args.format}): "
+        emit(args, [Entry.answer("regress", subject, summary)],
+             f"wrote {summary['cases']} cases to {args.output} ({args.format}): "
                   f"{summary['boundary_witnesses']} boundary witnesses, "
                   f"{summary['empty_classes']} empty classes, "
                   f"{summary['unknown_classes']} unknown, {summary['random']} random, "
                   f"{summary['sizes']} size, "
-                  f"{summary['from_counterexamples']} from counterexamples")
+             f"{summary['from_counterexamples']} from counterexamples")
     elif args.json:
-        emit(args, {**summary, "content": cases.getvalue()})
+        emit(args, [Entry.answer("regress", subject, {**summary, "content": cases.getvalue()})])
     return 0
 
 
@@ -130,7 +129,7 @@ def _golden(args, shapes) -> int:
                             "--format, --count, --seed and --from-counterexamples")
     written = write_golden(shapes, args.golden)
     data = {"golden": args.golden, "images": [g.sidecar for g in written]}
-    emit(args, data, "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "
+    emit(args, [Entry.answer("regress", {"shapes": shapes}, data)], "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "
                                 f"{g.sidecar['shape']}) and its .json"
                                 for g in written))
     return 0

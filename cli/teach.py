@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: Picture formats ``draw`` writes, by file suffix.
 FORMATS = (".png", ".svg", ".html")
@@ -79,7 +79,8 @@ def cmd_draw(args) -> int:
     p = picture(shape, args.lang)
     if path is None:
         if args.json:
-            emit(args, {"shape": format_shape(shape), "content": p.html()})
+            emit(args, [Entry.answer("draw", {"shape": shape},
+                                     {"shape": format_shape(shape), "content": p.html()})])
         else:
             print(p.html(), end="")
         return 0
@@ -89,12 +90,12 @@ def cmd_draw(args) -> int:
         raise TilespecError(f"cannot write {args.output}: {e.strerror or e}") from None
     elements = num_elements(shape)
     if args.json:
-        emit(args, {
+        emit(args, [Entry.answer("draw", {"shape": shape}, {
             "shape": format_shape(shape), "file": str(path),
             "elided": p.elided, "elements": elements, "memory_cells": p.cells,
             "offsets": p.grid.tolist(), "tiles": p.tiles.tolist(),
             "strip_width": p.width, "memory": p.strip_rows(),
-        })
+        })])
     else:
         shown = " (elided: first tiles shown)" if p.elided else ""
         print(f"wrote {path}: {_count(elements, 'element')} in "
@@ -118,6 +119,7 @@ def cmd_formula(args) -> int:
                             "--simplify and --latex apply to the formula")
     data: dict[str, object] = {"shape": format_shape(shape)}
     status = 0
+    results: list = []
     if args.prove and not (args.python or args.c):
         raise TilespecError("--prove needs --python or --c: it proves the generated code")
     if args.prefix and not args.c:
@@ -136,7 +138,6 @@ def cmd_formula(args) -> int:
             from ..prover.codegen import prove_generated
             from ..prover.result import counterexample_lines
             results = prove_generated(shape, language, timeout=args.timeout)
-            data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
             text += "\n" + "\n".join(
                 f"{comment} {r.property}: {r.status} ({r.scope})"
@@ -166,8 +167,7 @@ def cmd_formula(args) -> int:
         else:
             lines.append(f"offset({indices}) = {expr}")
         text = "\n".join(lines)
-    if args.json:
-        emit(args, data)
-    else:
-        print(text)
+    subject = {"shape": shape}
+    emit(args, [Entry.of(r, subject, data) for r in results]
+         or [Entry.answer("formula", subject, data)], text)
     return status

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg
+from .envelope import Entry, emit
 
 
 def pad_value(text: str) -> int | float | bool:
@@ -119,13 +120,12 @@ def _write(path: str, write) -> None:
         raise TilespecError(f"cannot write {path!r}: {e.strerror or e}") from None
 
 
-def _summary(args, data, text: str) -> None:
+def _summary(args, shape, data, text: str) -> None:
     """The summary, on stderr when the data itself went to standard output."""
-    from .envelope import emit
     if args.output == STDOUT and not getattr(args, "json", False):
         print(text, file=sys.stderr)
     else:
-        emit(args, data, text)
+        emit(args, [Entry.answer(args.command, {"shape": shape}, data)], text)
 
 
 def _name(path: str) -> str:
@@ -167,7 +167,7 @@ def cmd_tile(args) -> int:
             "padding_elements": aligned_elements(shape) - elements,
             "dtype": str(a.dtype), "pad": args.pad}
     filled = "zero bits" if args.pad is None else f"pad {args.pad}"
-    _summary(args, data, f"wrote {image.size} bytes to {_name(args.output)}: {data['shape']}, "
+    _summary(args, shape, data, f"wrote {image.size} bytes to {_name(args.output)}: {data['shape']}, "
          f"{elements} element{'s' * (elements != 1)} and {data['padding_elements']} "
          f"padding element{'s' * (data['padding_elements'] != 1)} "
          f"({filled})")
@@ -192,7 +192,7 @@ def cmd_untile(args) -> int:
     # .npy has no name for ml_dtypes' types: np.load gives raw void values.
     how = (f" (np.load gives raw |V{a.dtype.itemsize} values: "
            f".view(ml_dtypes.{a.dtype.name}))") if a.dtype.kind == "V" else ""
-    _summary(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to "
+    _summary(args, shape, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to "
              f"{_name(args.output)}{how}")
     return 0
 

@@ -3,5 +3,12 @@
 prover returns and written as they come (:mod:`.envelope`, :mod:`.hlo`)."""
 
 # What other packages ask of this one.
-from .envelope import FORMAT_VERSION, Entry, error_document, tool_version, write  # noqa: F401
+from .envelope import (  # noqa: F401
+    FORMAT_VERSION,
+    Entry,
+    error_document,
+    share_time,
+    tool_version,
+    write,
+)
 from .hlo import entries, write_sarif, write_text  # noqa: F401

@@ -19,12 +19,12 @@ question) is encoded once.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from importlib import metadata
+from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring_ascii
 from typing import IO, Any, Iterable, Mapping
 
-from ..prover.result import Counterexample, counterexample_json
+from ..prover.result import Counterexample, Result, counterexample_json
+from ..spec import Shape, TupleShape, format_shape
 
 #: The version of the JSON format (docs/json.md); a change that removes or
 #: renames a field, or changes its meaning, raises it (2: a check-hlo
@@ -36,6 +36,8 @@ STATUSES = ("proved", "refuted", "unknown", "ok")
 
 def tool_version() -> str:
     """The installed package's version (package metadata: no z3, no sympy)."""
+    # at use: importlib.metadata costs a cold command about a tenth of its time
+    from importlib import metadata
     try:
         return metadata.version("tilespec")
     except metadata.PackageNotFoundError:  # a source tree, not installed
@@ -45,13 +47,15 @@ def tool_version() -> str:
 @dataclass(frozen=True)
 class Entry:
     """One result of a command run, as the envelope holds it: what was
-    asked about (``subject``: shapes by role, or an HLO instruction), which
+    asked about (``subject``: shapes by role, typed as
+    :class:`~tilespec.spec.Shape`, or an HLO instruction), which
     ``check``, its ``status`` (``proved``/``refuted``/``unknown`` for a
     question the prover decided, ``ok`` for a plain query such as
     ``offset``), the ``counterexample`` (a typed
     :class:`~tilespec.prover.result.Counterexample`, or its JSON), the
     ``reason`` of an unknown, the ``steps`` checked and the command's own
-    ``data``.
+    ``data``.  ``seconds`` None is an answer that takes the run's time
+    (:func:`share_time`).
 
     >>> Entry({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2}).to_json()["data"]
     {'offset': 2}
@@ -61,7 +65,7 @@ class Entry:
     check: str
     status: str
     scope: str = "concrete"
-    seconds: float = 0.0
+    seconds: float | None = 0.0
     counterexample: Any = None
     reason: str | None = None
     steps: tuple = ()
@@ -73,12 +77,88 @@ class Entry:
         object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
         object.__setattr__(self, "data", {} if self.data is None else self.data)
 
+    @classmethod
+    def answer(cls, check: str, subject: Mapping[str, Any], data: Mapping[str, Any]) -> "Entry":
+        """A plain query's answer: status ``ok``, its scope what the names
+        in its shapes range over, its time the run's.
+
+        >>> from tilespec.spec import parse_shape
+        >>> e = Entry.answer("offset", {"shape": parse_shape("f32[m]{0}")}, {"offset": 2})
+        >>> e.status, e.scope, e.to_json()["subject"]
+        ('ok', 'all shapes: m >= 1', {'shape': 'f32[m]{0}'})
+        """
+        return cls(subject, check, "ok", scope_of(subject), None, data=data)
+
+    @classmethod
+    def of(cls, result: Result, subject: Mapping[str, Any],
+           data: Mapping[str, Any] | None = None) -> "Entry":
+        """A prover's :class:`~tilespec.prover.result.Result` about ``subject``.
+
+        >>> r = Result("f32[3]{0}", "injective", "proved", 0.5)
+        >>> Entry.of(r, {"shape": "f32[3]{0}"}).check
+        'injective'
+        """
+        return cls(subject, result.property, result.status, result.scope, result.seconds,
+                   result.counterexample, result.reason, result.steps,
+                   {} if data is None else data)
+
     def to_json(self) -> dict:
-        return {"subject": dict(self.subject), "check": self.check, "status": self.status,
-                "scope": self.scope, "seconds": round(float(self.seconds), 6),
+        return {"subject": subject_json(self.subject), "check": self.check,
+                "status": self.status, "scope": self.scope,
+                "seconds": round(float(self.seconds or 0.0), 6),
                 "counterexample": None if self.counterexample is None
                 else counterexample_json(self.counterexample),
                 "reason": self.reason, "steps": list(self.steps), "data": self.data}
+
+
+def subject_json(subject: Mapping[str, Any]) -> dict:
+    """A subject as JSON: each shape as XLA prints it.
+
+    >>> from tilespec.spec import parse_shape
+    >>> subject_json({"shapes": [parse_shape("f32[3]")], "transpose": [1, 0]})
+    {'shapes': ['f32[3]{0}'], 'transpose': [1, 0]}
+    """
+    return {k: _subject_value(v) for k, v in subject.items()}
+
+
+def _subject_value(value):
+    if isinstance(value, (Shape, TupleShape)):
+        return format_shape(value)
+    if isinstance(value, (list, tuple)):
+        return [_subject_value(v) for v in value]
+    return value
+
+
+def scope_of(subject: Mapping[str, Any]) -> str:
+    """A plain answer's scope: ``concrete``, or every size of the names in
+    its shapes (a formula), or ``none`` without a subject.
+
+    >>> from tilespec.spec import parse_shape
+    >>> scope_of({"shape": parse_shape("f32[m,n]{1,0}")}), scope_of({})
+    ('all shapes: m >= 1, n >= 1', 'none')
+    """
+    if not subject:
+        return "none"
+    shapes = [s for v in subject.values()
+              for s in (v if isinstance(v, (list, tuple)) else (v,)) if isinstance(s, Shape)]
+    names = dict.fromkeys(n for s in shapes for n in s.names)
+    if not names:
+        return "concrete"
+    return "all shapes: " + ", ".join(f"{n} >= 1" for n in names)
+
+
+def share_time(entries: Iterable[Entry], seconds: float) -> Iterable[Entry]:
+    """Entries whose time is the run's (``seconds`` None) share it equally;
+    entries that come as they are produced (a generator) are left as they are.
+
+    >>> [e.seconds for e in share_time([Entry({}, "rule", "ok", seconds=None)] * 2, 1.0)]
+    [0.5, 0.5]
+    """
+    if not isinstance(entries, (list, tuple)):
+        return entries
+    untimed = sum(e.seconds is None for e in entries)
+    return [replace(e, seconds=seconds / untimed) if e.seconds is None else e
+            for e in entries]
 
 
 def header(command: str | None, exit_status: int) -> dict:
@@ -137,8 +217,9 @@ class _Encoder:
     def entry(self, e: Entry, pad: str) -> str:
         inner = pad + "  "
         ce = e.counterexample
-        fields = (("subject", dict(e.subject)), ("check", e.check), ("status", e.status),
-                  ("scope", e.scope), ("seconds", round(float(e.seconds), 6)),
+        fields = (("subject", subject_json(e.subject)), ("check", e.check),
+                  ("status", e.status), ("scope", e.scope),
+                  ("seconds", round(float(e.seconds or 0.0), 6)),
                   ("counterexample", ce if ce is None or isinstance(ce, Counterexample)
                    else counterexample_json(ce)),
                   ("reason", e.reason), ("steps", list(e.steps)), ("data", e.data))
