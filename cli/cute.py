@@ -15,7 +15,9 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 
 from __future__ import annotations
 
-from ..spec import TilespecError
+from ..cute import as_layout, cute_layout
+from ..prover.names import DEFAULT_TIMEOUT
+from ..spec import TilespecError, format_shape
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import Entry, emit
 from .prove import describe
@@ -40,8 +42,7 @@ def cmd_cute(args) -> int:
 
 
 def _export(args, shape) -> int:
-    from ..cute import cute_layout
-    from ..cute.proofs import prove_cute
+    from ..cute.proofs import prove_cute  # the solver boundary: the proofs load z3
     if shape.is_symbolic:
         raise TilespecError(f"cute: a CuTe layout has fixed sizes; give {shape.names[0]!r} "
                             "and the other named dims a size with --dims (or prove the "
@@ -56,8 +57,7 @@ def _export(args, shape) -> int:
 
 
 def _compare(args, shape, cute) -> int:
-    from ..cute import as_layout
-    from ..cute.proofs import compare_cute
+    from ..cute.proofs import compare_cute  # the solver boundary: the proofs load z3
     layout = as_layout(cute)
     r = compare_cute(shape, layout, timeout=args.timeout)
     head = {"proved": "equal: proved", "refuted": "not equal: refuted",
@@ -70,9 +70,7 @@ def _compare(args, shape, cute) -> int:
 
 
 def _import(args, like, cute) -> int:
-    from ..cute import as_layout
-    from ..cute.proofs import compare_cute, from_cute
-    from ..spec import format_shape
+    from ..cute.proofs import compare_cute, from_cute  # the solver boundary: z3
     layout = as_layout(cute)
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
     # The proof from_cute made, once more for its record.
@@ -88,7 +86,6 @@ def _entry(r, shape, layout, **data) -> Entry:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("cute", "an XLA layout as a CuTe shape:stride layout (proved), a CuTe "
                 "layout compared with an XLA layout, or read as one", cmd_cute)
     c.add_argument("shape", help="shape with layout, e.g. 'f32[24,256]{1,0:T(8,128)}' "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from ..prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES
 from ..prover.result import counterexample_lines
 from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
@@ -64,19 +65,18 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from ..prover.names import PROPERTY_NAMES as PROPERTIES
-    from ..prover.properties import CATALOGUE
+    # the solver boundary: the properties' proofs load z3 (bad input below loads nothing)
+    from ..prover.properties import CATALOGUE, prove
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
     for shape in shapes:
         check_bounded(shape)
-    props = args.property or list(PROPERTIES)
+    props = args.property or list(PROPERTY_NAMES)
     for p in props:
-        if p not in PROPERTIES:
-            raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
+        if p not in PROPERTY_NAMES:
+            raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTY_NAMES)}")
     bounds = _bounds(args.bound, shapes)
-    from ..prover.properties import prove  # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
     entries = []
@@ -142,13 +142,11 @@ def describe(r, head: bool = True, scope: bool = True) -> str:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
-    from ..prover.names import PROPERTY_NAMES as PROPERTIES
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")
     c.add_argument("--property", action="append", metavar="NAME",
-                   help=f"one of: {', '.join(PROPERTIES)} (repeatable; default all)")
+                   help=f"one of: {', '.join(PROPERTY_NAMES)} (repeatable; default all)")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
     c.add_argument("--bound", action="append", metavar="NAME=N",

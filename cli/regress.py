@@ -12,6 +12,7 @@ import io
 import shlex
 import sys
 
+from ..prover.names import DEFAULT_TIMEOUT
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import Entry, emit
@@ -60,6 +61,7 @@ def _integer(text: str) -> int:
 
 
 def cmd_regress(args) -> int:
+    # the solver boundary: the cases are the solver's witnesses
     from ..prover.regress import Suite, from_counterexamples, generate, write
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
@@ -120,7 +122,7 @@ def cmd_regress(args) -> int:
 
 def _golden(args, shapes) -> int:
     """``--golden DIR``: a byte image and its sidecar per shape, no cases."""
-    from ..prover.regress import write_golden
+    from ..prover.regress import write_golden  # the solver boundary (prover.regress)
     if not shapes:
         raise TilespecError("--golden: give at least one shape")
     changed = any(getattr(args, k) != v for k, v in CASE_DEFAULTS.items())
@@ -136,7 +138,6 @@ def _golden(args, shapes) -> int:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

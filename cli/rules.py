@@ -7,11 +7,10 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-from ..prover.result import (
-    EXIT_STATUS,
-    counterexample_lines,
-)
-from ..spec import TilespecError
+from ..prover.bitcast import decompose, describe, describe_decomposition, is_bitcast
+from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.result import EXIT_STATUS, counterexample_lines
+from ..spec import TilespecError, format_shape
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import Entry, emit
 
@@ -33,12 +32,6 @@ def _perm(text):
 
 
 def cmd_bitcast(args) -> int:
-    from ..prover.bitcast import (
-        decompose,
-        describe,
-        describe_decomposition,
-        is_bitcast,
-    )
     src, dst = _shape(args.src), _shape(args.dst)
     perm = _perm(args.transpose)
     subject: dict = {"source": src, "target": dst}
@@ -63,7 +56,7 @@ def cmd_bitcast(args) -> int:
 
 
 def _rule_list(args) -> int:
-    from ..prover.models import RULES
+    from ..prover.models import RULES  # the solver boundary: XLA's models load z3
     entries = [Entry.answer("rule", {}, {
         "name": r.name, "xla": r.xla, "summary": r.summary, "source": r.source,
         "shapes": r.shapes,
@@ -132,7 +125,7 @@ def _describe_rule(r, rule, shapes) -> str:
 
 
 def cmd_check_rule(args) -> int:
-    from ..prover.models import RULES, check
+    from ..prover.models import RULES, check  # the solver boundary: XLA's models load z3
     if args.list:
         return _rule_list(args)
     if not args.name:
@@ -179,8 +172,7 @@ def _against_xla(args, rule, shapes) -> dict:
     if rule.shapes != 2 or "bitcast" not in rule.name:
         raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
                             "reshape_is_bitcast and transpose_is_bitcast")
-    from ..spec import format_shape
-    from ..xla import compiled
+    from ..xla import compiled  # the jax boundary: real XLA compiles the pair
     t = _perm(args.transpose)
     (d,) = compiled.compiled_bitcasts([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
     out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
@@ -195,7 +187,7 @@ def _against_xla(args, rule, shapes) -> dict:
 
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
-    from ..prover.models import prove_conditions
+    from ..prover.models import prove_conditions  # the solver boundary (z3)
     results = prove_conditions(rule.name, timeout=args.timeout)
     required = [c.text for c in rule.conditions if c.required]
     lines = [f"rule {rule.name}: where " + "; ".join(required) + ",",
@@ -213,8 +205,7 @@ def _conditions(args, rule) -> int:
 
 
 def cmd_normalize(args) -> int:
-    from ..prover.equivalence import normalize
-    from ..spec import format_shape
+    from ..prover.equivalence import normalize  # the solver boundary (z3)
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
     lines = [format_shape(simpler),
@@ -229,7 +220,7 @@ def cmd_normalize(args) -> int:
 
 
 def cmd_equivalent(args) -> int:
-    from ..prover.equivalence import equivalent
+    from ..prover.equivalence import equivalent  # the solver boundary (z3)
     a, b = _shape(args.a), _shape(args.b)
     r = equivalent(a, b, timeout=args.timeout)
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
@@ -246,7 +237,6 @@ def cmd_equivalent(args) -> int:
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec import TilespecError
+from ..codegen import symbolic
+from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.result import counterexample_lines
+from ..spec import TilespecError, format_shape, index_symbols, names, num_elements
+from ..teach import latex_of, picture
 from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import Entry, emit
 
@@ -23,7 +27,6 @@ FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
@@ -63,8 +66,6 @@ def register(command) -> None:
 
 
 def cmd_draw(args) -> int:
-    from ..spec import format_shape, num_elements
-    from ..teach import picture
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
@@ -111,8 +112,6 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_formula(args) -> int:
-    from ..codegen import symbolic
-    from ..spec import format_shape
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
@@ -135,8 +134,8 @@ def cmd_formula(args) -> int:
             if args.symbolic:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
+            # the solver boundary: the proofs load z3 (the code does not)
             from ..prover.codegen import prove_generated
-            from ..prover.result import counterexample_lines
             results = prove_generated(shape, language, timeout=args.timeout)
             comment = "#" if language == "python" else "//"
             text += "\n" + "\n".join(
@@ -146,7 +145,6 @@ def cmd_formula(args) -> int:
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
-        from ..spec import index_symbols, names
         index = index_symbols(shape.rank, names(shape).indices)
         indices = ", ".join(map(str, index))
         if args.simplify:
@@ -154,7 +152,6 @@ def cmd_formula(args) -> int:
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
         else:
             expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
-        from ..teach import latex_of
         data.update(expression=str(expr), latex=latex_of(expr),
                     assumptions=assumptions, notes=notes)
         lines = [f"note: {n}" for n in notes]

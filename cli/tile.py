@@ -19,7 +19,9 @@ import sys
 
 import numpy as np
 
-from ..spec import TilespecError
+from ..image import encode_value, from_bytes, raw_dtype, to_bytes
+from ..prover.hlo import refuse_endless
+from ..spec import TilespecError, aligned_elements, format_shape, num_elements
 from .arguments import output_file, parse_shape_arg
 from .envelope import Entry, emit
 
@@ -44,7 +46,6 @@ def pad_value(text: str) -> int | float | bool:
 
 
 def _read_npy(path: str, element_type: str) -> np.ndarray:
-    from ..image import raw_dtype
     try:
         with open(path, "rb") as f:
             if f.read(6) != b"\x93NUMPY":
@@ -132,19 +133,6 @@ def _name(path: str) -> str:
     return "standard output" if path == STDOUT else path
 
 
-def _refuse_device(path: str) -> None:
-    # a character device (/dev/zero) has no end to read to; without the
-    # solver-heavy import of prover.hlo.corpus.refuse_endless, which says the same
-    import os
-    import stat
-    try:
-        if stat.S_ISCHR(os.stat(path).st_mode):
-            raise TilespecError(f"{path} is a device, not a file: it has no end to read to")
-    except (OSError, ValueError) as e:
-        if isinstance(e, TilespecError):
-            raise
-
-
 def _refuse_mixed_stdout(args) -> None:
     if args.output == STDOUT and getattr(args, "json", False):
         raise TilespecError("-o - and --json would both write to standard output; "
@@ -152,8 +140,6 @@ def _refuse_mixed_stdout(args) -> None:
 
 
 def cmd_tile(args) -> int:
-    from ..image import encode_value, to_bytes
-    from ..spec import aligned_elements, format_shape, num_elements
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     if args.pad is not None:  # named as the option, before the array is read
@@ -175,11 +161,9 @@ def cmd_tile(args) -> int:
 
 
 def cmd_untile(args) -> int:
-    from ..image import from_bytes
-    from ..spec import format_shape
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
-    _refuse_device(args.input)
+    refuse_endless(args.input)
     try:
         with open(args.input, "rb") as f:
             buffer = f.read()

@@ -53,6 +53,7 @@ def format_comparison(c) -> str:
 
 
 def cmd_xla(args) -> int:
+    # the jax boundary: real XLA, through its one worker
     from ..xla import compare as cmp
     from ..xla import real
     real.require()
