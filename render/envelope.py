@@ -19,6 +19,7 @@ question) is encoded once.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring_ascii
 from typing import IO, Any, Iterable, Mapping
@@ -173,57 +174,83 @@ def error_document(command, message: str, kind: str, exit_status: int) -> dict:
             "error": {"kind": kind, "message": message}}
 
 
+#: How JSON writes each scalar type (``json.dumps`` gives the same text).
+_SCALAR = {str: encode_basestring_ascii, int: int.__repr__, type(None): lambda v: "null",
+           bool: lambda v: "true" if v else "false"}
+
+
+def _float(value: float) -> str:
+    """A float as ``json.dumps`` writes it (``NaN`` and ``Infinity`` included)."""
+    return float.__repr__(value) if math.isfinite(value) else json.dumps(value)
+
+
+_SCALAR[float] = _float
+
+
 class _Encoder:
     """JSON text as ``json.dumps(indent=2)`` writes it at a given depth, a
     value at a time as the results come.  A container met again (the same
     object: one decision's JSON shared by every repeat of its question) is
     encoded once; the encoder keeps every container it encoded, so an id is
-    never reused while its text is remembered."""
+    never reused while its text is remembered.  Scalars are written in the
+    loops over a container's items, without a call each: most of a large
+    report's values are scalars."""
 
     def __init__(self):
         self.memo: dict[int, tuple[Any, str, str]] = {}
 
     def __call__(self, value, pad: str) -> str:
-        kind = type(value)
-        if kind is str:
-            return encode_basestring_ascii(value)
-        if kind is int:
-            return int.__repr__(value)
-        if value is None:
-            return "null"
-        if kind is bool:
-            return "true" if value else "false"
-        if kind is not Counterexample and not isinstance(value, (dict, list, tuple)):
+        scalar = _SCALAR.get(type(value))
+        if scalar is not None:
+            return scalar(value)
+        if type(value) is not Counterexample and not isinstance(value, (dict, list, tuple)):
             return json.dumps(value)
         seen = self.memo.get(id(value))
         if seen is not None and seen[1] == pad:
             return seen[2]
-        text = self.container(value.to_json() if kind is Counterexample else value, pad)
+        text = self.container(value.to_json() if type(value) is Counterexample else value,
+                              pad)
         self.memo[id(value)] = (value, pad, text)
         return text
 
     def container(self, value, pad: str) -> str:
         inner = pad + "  "
+        scalars = _SCALAR
         if isinstance(value, dict):
             if not value:
                 return "{}"
-            items = [f"{inner}{encode_basestring_ascii(str(k))}: {self(v, inner)}"
-                     for k, v in value.items()]
-            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+            items = []
+            for k, v in value.items():
+                scalar = scalars.get(type(v))
+                items.append(encode_basestring_ascii(k if type(k) is str else str(k)) + ": "
+                             + (scalar(v) if scalar is not None else self(v, inner)))
+            return "{\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "}"
         if not value:
             return "[]"
-        return "[\n" + ",\n".join(inner + self(v, inner) for v in value) + "\n" + pad + "]"
+        items = []
+        for v in value:
+            scalar = scalars.get(type(v))
+            items.append(scalar(v) if scalar is not None else self(v, inner))
+        return "[\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "]"
 
     def entry(self, e: Entry, pad: str) -> str:
         inner = pad + "  "
         ce = e.counterexample
-        fields = (("subject", subject_json(e.subject)), ("check", e.check),
-                  ("status", e.status), ("scope", e.scope),
-                  ("seconds", round(float(e.seconds or 0.0), 6)),
-                  ("counterexample", ce if ce is None or isinstance(ce, Counterexample)
-                   else counterexample_json(ce)),
-                  ("reason", e.reason), ("steps", list(e.steps)), ("data", e.data))
-        return ("{\n" + ",\n".join(f'{inner}"{k}": {self(v, inner)}' for k, v in fields)
+        reason = e.reason
+        return ("{\n" + inner
+                + (",\n" + inner).join((
+                    '"subject": ' + self.container(subject_json(e.subject), inner),
+                    '"check": ' + encode_basestring_ascii(e.check),
+                    '"status": ' + encode_basestring_ascii(e.status),
+                    '"scope": ' + encode_basestring_ascii(e.scope),
+                    '"seconds": ' + _float(round(float(e.seconds or 0.0), 6)),
+                    '"counterexample": ' + self(
+                        ce if ce is None or isinstance(ce, Counterexample)
+                        else counterexample_json(ce), inner),
+                    '"reason": ' + ("null" if reason is None
+                                    else encode_basestring_ascii(reason)),
+                    '"steps": ' + self.container(list(e.steps), inner),
+                    '"data": ' + self(e.data, inner)))
                 + "\n" + pad + "}")
 
 
