@@ -2,6 +2,7 @@
 renderers name no command, so a new command adds no branch there."""
 
 import ast
+import json
 
 import pytest
 from locations import ROOT
@@ -43,3 +44,11 @@ def test_a_plot_that_cannot_be_written_is_bad_input(tmp_path, capsys):
                    str(tmp_path / "no" / "such" / "where.svg")])
     assert status == 2
     assert capsys.readouterr().err.startswith("tilespec: error: cannot write ")
+
+
+def test_a_one_shape_rule_names_the_shape_of_each_result(capsys):
+    a, b = "f32[3,5]{1,0}", "f32[3,5]{0,1}"
+    main(["check-rule", "linear_index", a, b, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["subject"] for r in doc["results"]] == [{"shape": a}, {"shape": b}]
+
