@@ -15,16 +15,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec import TilespecError
+from ..codegen import tile_code
+from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.result import counterexample_lines
+from ..spec import TilespecError, format_shape
 from .arguments import output_file, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: Exit status by the worst proof result.
 EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
     c = command("codegen", "tile and untile functions for a layout, as C or Python: "
                 "a row-major array to the layout's bytes and back", cmd_codegen)
     c.add_argument("shape", help="shape with layout; named dims become parameters, "
@@ -47,8 +49,6 @@ def register(command) -> None:
 
 
 def cmd_codegen(args) -> int:
-    from ..codegen import tile_code
-    from ..spec import format_shape
     shape = parse_shape_arg(args.shape)
     language = "c" if args.c else "python"
     if args.prefix and not args.c:
@@ -60,11 +60,11 @@ def cmd_codegen(args) -> int:
     comment = "//" if args.c else "#"
     lines = []
     status = 0
+    results: list = []
     if args.prove:
+        # the solver boundary: the proofs load z3 and their checks (the code does not)
         from ..prover.codegen import joint_scope, prove_tiling
-        from ..prover.result import counterexample_lines
         results = prove_tiling(shape, language, timeout=args.timeout)
-        data["proofs"] = [r.to_json() for r in results]
         for r in results:
             why = ""
             if r.status == "unknown":
@@ -87,5 +87,7 @@ def cmd_codegen(args) -> int:
                           f"{format_shape(shape)} in {'C' if args.c else 'Python'}", *lines])
     else:
         text = source.rstrip("\n") + ("\n" + "\n".join(lines) if lines else "")
-    emit(args, data, text)
+    subject = {"shape": shape}
+    emit(args, [Entry.of(r, subject, data) for r in results]
+         or [Entry.answer("codegen", subject, data)], text)
     return status

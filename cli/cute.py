@@ -15,9 +15,11 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 
 from __future__ import annotations
 
-from ..spec import TilespecError
+from ..cute import as_layout, cute_layout
+from ..prover.names import DEFAULT_TIMEOUT
+from ..spec import TilespecError, format_shape
 from .arguments import check_bounded, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 from .prove import describe
 
 EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
@@ -40,8 +42,7 @@ def cmd_cute(args) -> int:
 
 
 def _export(args, shape) -> int:
-    from ..cute import cute_layout
-    from ..cute.proofs import prove_cute
+    from ..cute.proofs import prove_cute  # the solver boundary: the proofs load z3
     if shape.is_symbolic:
         raise TilespecError(f"cute: a CuTe layout has fixed sizes; give {shape.names[0]!r} "
                             "and the other named dims a size with --dims (or prove the "
@@ -51,13 +52,12 @@ def _export(args, shape) -> int:
     lines = [layout.cute_text()]
     if r.status != "proved":
         lines.append(describe(r, scope=False))
-    emit(args, {"result": r.to_json(), "cute": layout.cute_text()}, "\n".join(lines))
+    emit(args, [_entry(r, shape, layout)], "\n".join(lines))
     return EXIT_STATUS[r.status]
 
 
 def _compare(args, shape, cute) -> int:
-    from ..cute import as_layout
-    from ..cute.proofs import compare_cute
+    from ..cute.proofs import compare_cute  # the solver boundary: the proofs load z3
     layout = as_layout(cute)
     r = compare_cute(shape, layout, timeout=args.timeout)
     head = {"proved": "equal: proved", "refuted": "not equal: refuted",
@@ -65,25 +65,27 @@ def _compare(args, shape, cute) -> int:
     text = f"{head} -- {r.shape} and {layout.cute_text()}"
     if r.status != "proved":
         text += "\n" + describe(r, head=False)
-    emit(args, {"result": r.to_json(), "cute": layout.cute_text()}, text)
+    emit(args, [_entry(r, shape, layout)], text)
     return EXIT_STATUS[r.status]
 
 
 def _import(args, like, cute) -> int:
-    from ..cute import as_layout
-    from ..cute.proofs import compare_cute, from_cute
-    from ..spec import format_shape
+    from ..cute.proofs import compare_cute, from_cute  # the solver boundary: z3
     layout = as_layout(cute)
     shape = from_cute(layout, like, timeout=args.timeout)  # none proved: exit 2
     # The proof from_cute made, once more for its record.
     r = compare_cute(shape, layout, timeout=args.timeout)
-    emit(args, {"result": r.to_json(), "cute": layout.cute_text(),
-                "xla": format_shape(shape)}, format_shape(shape))
+    emit(args, [_entry(r, shape, layout, xla=format_shape(shape))], format_shape(shape))
     return EXIT_STATUS[r.status]
 
 
+def _entry(r, shape, layout, **data) -> Entry:
+    """The proof about an XLA layout and a CuTe layout, both its subject."""
+    cute = layout.cute_text()
+    return Entry.of(r, {"shape": shape, "cute": cute}, {"cute": cute, **data})
+
+
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("cute", "an XLA layout as a CuTe shape:stride layout (proved), a CuTe "
                 "layout compared with an XLA layout, or read as one", cmd_cute)
     c.add_argument("shape", help="shape with layout, e.g. 'f32[24,256]{1,0:T(8,128)}' "

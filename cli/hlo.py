@@ -10,14 +10,28 @@ Exit status: 1 if an error-level finding remains after ``--select``,
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from dataclasses import replace
 
+from ..codegen import closed_form, numpy_source
+from ..prover.hlo import (
+    STDIN,
+    check_files,
+    corpus_status,
+    default_jobs,
+    module_paths,
+    read_text,
+    refuse_endless,
+    select_findings,
+)
+from ..prover.names import DEFAULT_TIMEOUT, DUMP_GLOB
 from ..prover.result import EXIT_STATUS, counterexample_lines
 from ..render import entries, write_sarif, write_text
-from ..spec import TilespecError
+from ..spec import TilespecError, format_shape
 from .arguments import parse_shape_arg, seconds
-from .envelope import emit, emit_entries, output
+from .envelope import Entry, emit, output
 
 
 def _meant(items) -> dict:
@@ -53,10 +67,6 @@ def lint_filter(args, results):
     baseline was just written or None).  An unknown rule code or level is
     bad input; a baseline FILE that does not exist is written with the
     findings that remain in every module, and then nothing is new."""
-    from dataclasses import replace
-
-    from ..prover.hlo import select_findings
-
     def each(baseline=frozenset()):
         return [r if r.report is None else replace(r, report=select_findings(
             r.report, select=_codes(args.select, "--select"),
@@ -68,7 +78,6 @@ def lint_filter(args, results):
         return results, None
     keys = sorted({f.key(r.report.module) for r in results if r.report is not None
                    for f in r.report.findings})
-    from ..prover.hlo import refuse_endless
     refuse_endless(args.baseline)
     try:
         with open(args.baseline, encoding="utf-8") as f:
@@ -98,7 +107,7 @@ def cmd_check_hlo(args) -> int:
         print(written, file=sys.stderr)
     status = corpus_exit_status(results)
     if args.json:
-        emit_entries(args, entries(results))
+        emit(args, entries(results, args.command))
     elif args.format == "sarif":
         with output(args) as out:
             write_sarif(out, results, status)
@@ -115,7 +124,6 @@ def check_paths(args) -> list:
     or on the ``--scheduler`` Dask cluster), in input order.  When no module
     can be read that is bad input; otherwise a module not read is reported
     beside the others, and it keeps the corpus from being proved."""
-    from ..prover.hlo import STDIN, check_files, module_paths, read_text
     paths = module_paths(args.paths, args.glob)
     meant = _meant(args.meant)
     if meant and len(paths) != 1:
@@ -124,7 +132,6 @@ def check_paths(args) -> list:
     texts = {STDIN: read_text(STDIN)} if STDIN in paths else {}
     jobs = args.jobs
     if jobs == 0:
-        from ..prover.hlo import default_jobs
         jobs = default_jobs()
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts)
@@ -140,25 +147,17 @@ def corpus_exit_status(results) -> int:
     """1 if a module is refuted by a finding the options keep, else 3 if one
     is unknown or not read, else 0 (a baselined refutation does not fail CI,
     but its module stays refuted in the report)."""
-    from ..prover.hlo import corpus_status
     return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
 
 
 def cmd_convert(args) -> int:
-    from ..codegen import closed_form, numpy_source
-    from ..prover.codegen import prove_convert
-    from ..spec import format_shape
+    from ..prover.codegen import prove_convert  # the solver boundary: the proof loads z3
     a, b = parse_shape_arg(args.a), parse_shape_arg(args.b)
     r = prove_convert(a, b, timeout=args.timeout)
     expr, valid = closed_form(a, b)
     source = numpy_source(a, b)
-    data = {"a": format_shape(a), "b": format_shape(b), "closed_form": str(expr),
-            "holds_element": str(valid), "numpy_source": source, "proof": r.to_json(),
-            "status": r.status}
-    if args.json:
-        emit(args, data)
-        return EXIT_STATUS[r.status]
-    lines = [f"copy {data['a']} -> {data['b']}: offset o of A goes to",
+    data = {"closed_form": str(expr), "holds_element": str(valid), "numpy_source": source}
+    lines = [f"copy {format_shape(a)} -> {format_shape(b)}: offset o of A goes to",
              f"  {expr}", f"  when o holds an element: {valid}",
              f"equal to to_physical(from_physical(., A), B): {r.status}"
              f"  [{r.seconds:.3f} s]"]
@@ -169,12 +168,11 @@ def cmd_convert(args) -> int:
     if r.reason:
         lines.append(f"  reason: {r.reason}")
     lines += ["", source.rstrip()]
-    print("\n".join(lines))
+    emit(args, [Entry.of(r, {"source": a, "target": b}, data)], "\n".join(lines))
     return EXIT_STATUS[r.status]
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     add_corpus_arguments(c)
@@ -206,7 +204,6 @@ def register(command) -> None:
 
 def add_corpus_arguments(c) -> None:
     """check-hlo's inputs and outputs: paths, --glob, -o, --jobs, --scheduler."""
-    from ..prover.names import DUMP_GLOB  # no z3 before a command runs
     c.add_argument("paths", nargs="+", metavar="PATH",
                    help="HLO text as XLA prints it: files, directories (an XLA dump: "
                         "the modules matching --glob, recursively), '-' reads stdin")
@@ -223,7 +220,6 @@ def add_corpus_arguments(c) -> None:
 
 def _jobs(text: str) -> int:
     """An argparse type for ``--jobs``: a number of processes, 0 for one per CPU."""
-    import argparse
     try:
         n = int(text)
     except ValueError:

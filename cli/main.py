@@ -18,9 +18,11 @@ import re
 import sys
 import traceback
 
+from ..prover.core import cross_checking
 from ..spec import SymbolicShapeError, TilespecError
 from .arguments import DIMS_COMMANDS, apply_dims
 from .commands import REGISTER
+from .envelope import error_document, run, tool_version
 
 EXIT_OK = 0
 EXIT_REFUTED = 1
@@ -94,7 +96,6 @@ class _UsageError(Exception):
 
 
 def _version() -> str:
-    from .envelope import tool_version  # package metadata: no z3, no sympy
     return f"tilespec {tool_version()}"
 
 
@@ -154,13 +155,11 @@ def _run(args) -> int:
     """The command; under ``--cross-check``, with cvc5 re-checking Z3 and
     a one-line summary on stderr."""
     if args.json:
-        from .envelope import run
         command = lambda: run(args)  # noqa: E731  (the data it emits becomes the envelope)
     else:
         command = lambda: args.func(args)  # noqa: E731
     if not getattr(args, "cross_check", False):
         return command()
-    from ..prover.core import cross_checking
     with cross_checking() as record:
         status = command()
     print(record.summary(), file=sys.stderr)
@@ -207,7 +206,6 @@ def main(argv=None) -> int:
 def _json_error(argv, kind: str, message: str, status: int = EXIT_BAD_INPUT) -> None:
     """With ``--json``, an error is a JSON document on stdout as well."""
     if "--json" in argv:
-        from .envelope import error_document
         command = next((a for a in argv if not a.startswith("-")), None)
         print(json.dumps(error_document(command, message, kind, status), indent=2))
 

@@ -10,12 +10,16 @@ renderings of its :class:`~tilespec.prover.padding.advice.Advice`.
 
 from __future__ import annotations
 
-from ..spec import TilespecError
+import argparse
+
+from ..prover.hlo import read_text
+from ..spec import Shape, TilespecError, parse_array_shape
 from .arguments import parse_shape_arg, seconds
+from .envelope import Entry, emit
 
 
 def _bytes(n: int) -> str:
-    from ..prover.padding import human_bytes
+    from ..prover.padding import human_bytes  # the solver boundary: the advisor loads z3
     return f"{n} bytes ({human_bytes(n)})"
 
 
@@ -46,10 +50,8 @@ def format_advice(a, entry=None) -> str:
 
 
 def cmd_padding(args) -> int:
-    from ..prover.hlo import read_text
+    # the solver boundary: the advisor decides bitcasts with z3
     from ..prover.padding import ReportEntry, advise, largest_buffers, read_report
-    from ..spec import Shape, parse_array_shape
-    from .envelope import emit
     if not (args.shapes or args.report or args.hlo):
         raise TilespecError("padding: give shapes, --report FILE or --hlo FILE")
     items: list[tuple[Shape, ReportEntry | None]] = [
@@ -60,17 +62,21 @@ def cmd_padding(args) -> int:
     if args.hlo:
         items += [(s, None) for s in largest_buffers(read_text(args.hlo), args.top)]
     advices = [(advise(s, args.limit, timeout=args.timeout), e) for s, e in items]
+    shapes = [s for s, _ in items]
     if args.plot:
-        from ..prover.padding import plot
-        plot([a for a, _ in advices], args.plot)
-    data = []
-    for a, e in advices:
+        from ..prover.padding import plot  # matplotlib, past the solver boundary
+        try:
+            plot([a for a, _ in advices], args.plot)
+        except OSError as err:
+            raise TilespecError(f"cannot write {args.plot}: {err.strerror or err}") from None
+    entries = []
+    for shape, (a, e) in zip(shapes, advices):
         d = a.to_json()
         if e is not None:
             d["report"] = {"size": e.size, "unpadded": e.unpadded, "extra": e.extra,
                            "expansion": e.expansion, "label": e.label}
-        data.append(d)
-    emit(args, data, "\n\n".join(format_advice(a, e) for a, e in advices))
+        entries.append(Entry.answer("padding", {"shape": shape}, d))
+    emit(args, entries, "\n\n".join(format_advice(a, e) for a, e in advices))
     return 0
 
 
@@ -80,7 +86,6 @@ def count(text: str) -> int:
     >>> count("3")
     3
     """
-    import argparse
     try:
         value = int(text)
     except ValueError:

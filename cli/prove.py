@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import sys
 
+from ..prover.names import DEFAULT_TIMEOUT, PROPERTY_NAMES
 from ..prover.result import counterexample_lines
 from ..spec import TilespecError
 from .arguments import check_bounded, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: The largest bound: a dim must fit XLA's int64.
 MAX_BOUND = 2**63 - 1
@@ -64,39 +65,35 @@ def exit_status(results) -> int:
 
 
 def cmd_prove(args) -> int:
-    from ..prover.names import PROPERTY_NAMES as PROPERTIES
-    from ..prover.properties import CATALOGUE
+    # the solver boundary: the properties' proofs load z3 (bad input below loads nothing)
+    from ..prover.properties import CATALOGUE, prove
 
     texts = args.shape or [s for s, _ in CATALOGUE]
     shapes = [parse_shape_arg(t) for t in texts]
     for shape in shapes:
         check_bounded(shape)
-    props = args.property or list(PROPERTIES)
+    props = args.property or list(PROPERTY_NAMES)
     for p in props:
-        if p not in PROPERTIES:
-            raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTIES)}")
+        if p not in PROPERTY_NAMES:
+            raise TilespecError(f"unknown property {p!r}; choose from {', '.join(PROPERTY_NAMES)}")
     bounds = _bounds(args.bound, shapes)
-    from ..prover.properties import prove  # bad input above: no solver loaded
     total = len(shapes) * len(props)
     results = []
+    entries = []
     quiet = args.quiet
     for shape in shapes:
         for prop in props:
             mine = {n: v for n, v in bounds.items() if n in shape.names}
             r = prove(shape, prop, timeout=args.timeout, bounds=mine)
             results.append(r)
+            entries.append(Entry.of(r, {"shape": shape}))
             if not quiet:
                 print(f"[{len(results):>{len(str(total))}}/{total}] {r.status:8} "
                       f"{r.seconds * 1000:8.1f} ms  {prop:24} {r.shape}",
                       file=sys.stderr, flush=True)
-    if args.json:
-        emit(args, [r.to_json() for r in results])
-    else:
-        print(summary(results, props))
-        for r in results:
-            if r.status != "proved":
-                print()
-                print(describe(r))
+    emit(args, entries, "\n".join(
+        [summary(results, props)]
+        + ["\n" + describe(r) for r in results if r.status != "proved"]))
     return exit_status(results)
 
 
@@ -145,15 +142,11 @@ def describe(r, head: bool = True, scope: bool = True) -> str:
 
 
 def register(command) -> None:
-    from ..prover.names import (
-        DEFAULT_TIMEOUT,  # no z3 yet
-        PROPERTY_NAMES as PROPERTIES,
-    )
     c = command("prove", "prove layout properties with Z3 (no SHAPE: the built-in catalogue)",
                 cmd_prove)
     c.add_argument("shape", nargs="*", help="shapes; dims may be names, meaning all sizes")
     c.add_argument("--property", action="append", metavar="NAME",
-                   help=f"one of: {', '.join(PROPERTIES)} (repeatable; default all)")
+                   help=f"one of: {', '.join(PROPERTY_NAMES)} (repeatable; default all)")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
     c.add_argument("--bound", action="append", metavar="NAME=N",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..spec import TilespecError, bit_range, format_shape, locate, offset
 from ..teach import explain, format_explain, text_map
 from .arguments import array_size_wrap_note, ints, parse_shape_arg
-from .envelope import emit
+from .envelope import Entry, emit
 
 
 def cmd_explain(args) -> int:
@@ -26,7 +26,7 @@ def cmd_explain(args) -> int:
         text += "\n\n" + drawing
     elif shape.rank <= 2:
         text += "\n\n(no text map: the array is larger than the map shows)"
-    emit(args, info, text)
+    emit(args, [Entry.answer("explain", {"shape": shape}, info)], text)
     return 0
 
 
@@ -37,7 +37,7 @@ def cmd_offset(args) -> int:
     bits = bit_range(shape, o)
     data = {"shape": format_shape(shape), "element": list(element), "offset": o,
             "bit_range": list(bits), "byte_offset": bits[0] // 8}
-    emit(args, data, f"{o}")
+    emit(args, [Entry.answer("offset", {"shape": shape}, data)], f"{o}")
     return 0
 
 
@@ -52,7 +52,7 @@ def cmd_locate(args) -> int:
             "element": None if element is None else list(element),
             "padding": element is None}
     text = "padding" if element is None else ",".join(map(str, element))
-    emit(args, data, text)
+    emit(args, [Entry.answer("locate", {"shape": shape}, data)], text)
     return 0
 
 

@@ -12,9 +12,10 @@ import io
 import shlex
 import sys
 
+from ..prover.names import DEFAULT_TIMEOUT
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: The most random cases per shape: the suite is built in memory before it
 #: is written (a million JSONL cases is about 100 MB).
@@ -60,6 +61,7 @@ def _integer(text: str) -> int:
 
 
 def cmd_regress(args) -> int:
+    # the solver boundary: the cases are the solver's witnesses
     from ..prover.regress import Suite, from_counterexamples, generate, write
 
     shapes = [parse_shape_arg(t) for t in args.shapes]
@@ -104,24 +106,23 @@ def cmd_regress(args) -> int:
         "format": args.format,
         "output": args.output,
     }
+    subject = {"shapes": shapes}
     if args.output:
-        if args.json:
-            emit(args, summary)
-        else:
-            print(f"wrote {summary['cases']} cases to {args.output} ({args.format}): "
+        emit(args, [Entry.answer("regress", subject, summary)],
+             f"wrote {summary['cases']} cases to {args.output} ({args.format}): "
                   f"{summary['boundary_witnesses']} boundary witnesses, "
                   f"{summary['empty_classes']} empty classes, "
                   f"{summary['unknown_classes']} unknown, {summary['random']} random, "
                   f"{summary['sizes']} size, "
-                  f"{summary['from_counterexamples']} from counterexamples")
+             f"{summary['from_counterexamples']} from counterexamples")
     elif args.json:
-        emit(args, {**summary, "content": cases.getvalue()})
+        emit(args, [Entry.answer("regress", subject, {**summary, "content": cases.getvalue()})])
     return 0
 
 
 def _golden(args, shapes) -> int:
     """``--golden DIR``: a byte image and its sidecar per shape, no cases."""
-    from ..prover.regress import write_golden
+    from ..prover.regress import write_golden  # the solver boundary (prover.regress)
     if not shapes:
         raise TilespecError("--golden: give at least one shape")
     changed = any(getattr(args, k) != v for k, v in CASE_DEFAULTS.items())
@@ -130,14 +131,13 @@ def _golden(args, shapes) -> int:
                             "--format, --count, --seed and --from-counterexamples")
     written = write_golden(shapes, args.golden)
     data = {"golden": args.golden, "images": [g.sidecar for g in written]}
-    emit(args, data, "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "
+    emit(args, [Entry.answer("regress", {"shapes": shapes}, data)], "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "
                                 f"{g.sidecar['shape']}) and its .json"
                                 for g in written))
     return 0
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("regress", "regression cases: every boundary class, then random ones",
                 cmd_regress)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",

@@ -7,13 +7,12 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-from ..prover.result import (
-    EXIT_STATUS,
-    counterexample_lines,
-)
-from ..spec import TilespecError
+from ..prover.bitcast import decompose, describe, describe_decomposition, is_bitcast
+from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.result import EXIT_STATUS, counterexample_lines
+from ..spec import TilespecError, format_shape
 from .arguments import check_bounded, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 
 def _shape(text, int64_size: bool = True):
@@ -32,57 +31,67 @@ def _perm(text):
                             "of dim numbers") from None
 
 
-def _print(args, result, text: str) -> int:
-    emit(args, result.to_json() if hasattr(result, "to_json") else result, text)
-    return EXIT_STATUS[result.status if hasattr(result, "status") else result["status"]]
-
-
 def cmd_bitcast(args) -> int:
-    from ..prover.bitcast import (
-        decompose,
-        describe,
-        describe_decomposition,
-        is_bitcast,
-    )
     src, dst = _shape(args.src), _shape(args.dst)
-    if args.transpose is None and not args.reshape:
+    perm = _perm(args.transpose)
+    subject: dict = {"source": src, "target": dst}
+    if perm is not None:
+        subject["transpose"] = list(perm)
+    if perm is None and not args.reshape:
         # No reading asked: decided as XLA's DecomposeBitcast does; the
         # record of that decision says which readings were tried.
         d = decompose(src, dst, timeout=args.timeout)
-        return _print(args, d.to_json(), describe_decomposition(d))
-    r = is_bitcast(src, dst, _perm(args.transpose) or "reshape", timeout=args.timeout)
-    return _print(args, r, describe(r))
+        data = {"kind": d.kind, "permutations": [list(p) for p in d.permutations],
+                "xla_permutation": None if d.xla_permutation is None
+                else list(d.xla_permutation),
+                "trt": None if d.trt is None else d.trt.to_json(),
+                "tried": [{"as": n, **r.to_json()} for n, r in d.tried]}
+        where = d.tried[-1][1].scope if d.tried else "concrete"
+        emit(args, [Entry(subject, "bitcast", d.status, where, d.seconds, d.counterexample,
+                          d.reason, data=data)], describe_decomposition(d))
+        return EXIT_STATUS[d.status]
+    r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout)
+    emit(args, [Entry.of(r, subject)], describe(r))
+    return EXIT_STATUS[r.status]
 
 
 def _rule_list(args) -> int:
-    from ..prover.models import RULES
-    if args.json:
-        emit(args, [{"name": r.name, "xla": r.xla, "summary": r.summary,
-                           "source": r.source, "shapes": r.shapes,
-                           "conditions": [{"text": c.text, "kind": c.kind}
-                                          for c in r.conditions],
-                           "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
-                           "disagree": [list(x) if isinstance(x, tuple) else x
-                                        for x in r.disagree]}
-                    for r in RULES.values()])
-        return 0
+    from ..prover.models import RULES  # the solver boundary: XLA's models load z3
+    entries = [Entry.answer("rule", {}, {
+        "name": r.name, "xla": r.xla, "summary": r.summary, "source": r.source,
+        "shapes": r.shapes,
+        "conditions": [{"text": c.text, "kind": c.kind} for c in r.conditions],
+        "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
+        "disagree": [list(x) if isinstance(x, tuple) else x for x in r.disagree]})
+        for r in RULES.values()]
+    lines = []
     for r in RULES.values():
         shapes = "SHAPE" if r.shapes == 1 else "SRC DST"
         extra = " --transpose P" if "transpose" in r.options else ""
-        print(f"{r.name} {shapes}{extra}")
-        print(f"    {r.xla}: {r.summary}")
-        print(f"    source: {r.source}")
-        print("    agrees with the spec when:")
+        lines.append(f"{r.name} {shapes}{extra}")
+        lines.append(f"    {r.xla}: {r.summary}")
+        lines.append(f"    source: {r.source}")
+        lines.append("    agrees with the spec when:")
         for c in r.conditions:
-            print(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
+            lines.append(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
         if not r.disagree:
-            print(f"    agrees on every layout tried, e.g. {r.agree[0]}")
+            lines.append(f"    agrees on every layout tried, e.g. {r.agree[0]}")
             continue
         ex = r.disagree[0]
         ex = ex if isinstance(ex, str) else " ".join(
             x if isinstance(x, str) else "--transpose " + ",".join(map(str, x)) for x in ex)
-        print(f"    e.g. disagrees on: {ex}")
+        lines.append(f"    e.g. disagrees on: {ex}")
+    emit(args, entries, "\n".join(lines))
     return 0
+
+
+def _rule_data(rule, result, **extra) -> dict:
+    """A rule's result's payload: the rule, what else was asked, and what
+    XLA's function does where it returns no value to compare."""
+    data = {"rule": rule.name, **{k: v for k, v in extra.items() if v is not None}}
+    if result.xla is not None:
+        data["xla_behaviour"] = result.xla.to_json()
+    return data
 
 
 def _describe_rule(r, rule, shapes) -> str:
@@ -116,7 +125,7 @@ def _describe_rule(r, rule, shapes) -> str:
 
 
 def cmd_check_rule(args) -> int:
-    from ..prover.models import RULES, check
+    from ..prover.models import RULES, check  # the solver boundary: XLA's models load z3
     if args.list:
         return _rule_list(args)
     if not args.name:
@@ -143,17 +152,17 @@ def cmd_check_rule(args) -> int:
                          ignore_element_type=args.ignore_element_type)]
         groups = [shapes]
     compiled = _against_xla(args, rule, shapes) if args.against_xla else None
-    if args.json:
-        emit(args, [{**r.to_json(), "layout_conditions": [
-            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
-            **({"xla_compiled": compiled} if compiled else {})}
-            for r, g in zip(results, groups)])
-    else:
-        print("\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups)))
-        if compiled:
-            print(f"  real XLA (jax {compiled['versions']['jax']}, CPU) compiles it as: "
-                  f"{compiled['verdict']} ({', '.join(compiled['ops']) or 'no instructions'})"
-                  + (f"  -- {compiled['note']}" if compiled.get("note") else ""))
+    entries = [Entry.of(r, {"shape": g[0]} if len(g) == 1 else {"source": g[0], "target": g[1]},
+                        _rule_data(rule, r, layout_conditions=[
+                            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
+                            xla_compiled=compiled or None))
+               for r, g in zip(results, groups)]
+    text = "\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups))
+    if compiled:
+        text += (f"\n  real XLA (jax {compiled['versions']['jax']}, CPU) compiles it as: "
+                 f"{compiled['verdict']} ({', '.join(compiled['ops']) or 'no instructions'})"
+                 + (f"  -- {compiled['note']}" if compiled.get("note") else ""))
+    emit(args, entries, text)
     statuses = {r.status for r in results}
     return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
 
@@ -163,8 +172,7 @@ def _against_xla(args, rule, shapes) -> dict:
     if rule.shapes != 2 or "bitcast" not in rule.name:
         raise TilespecError("--against-xla compiles a reshape or transpose: it goes with "
                             "reshape_is_bitcast and transpose_is_bitcast")
-    from ..spec import format_shape
-    from ..xla import compiled
+    from ..xla import compiled  # the jax boundary: real XLA compiles the pair
     t = _perm(args.transpose)
     (d,) = compiled.compiled_bitcasts([(format_shape(shapes[0]), format_shape(shapes[1]), t)])
     out = {"verdict": d.verdict, "ops": list(d.ops), "memory": d.memory,
@@ -179,47 +187,42 @@ def _against_xla(args, rule, shapes) -> dict:
 
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
-    from ..prover.models import prove_conditions
+    from ..prover.models import prove_conditions  # the solver boundary (z3)
     results = prove_conditions(rule.name, timeout=args.timeout)
-    if args.json:
-        emit(args, [r.to_json() for r in results])
-    else:
-        required = [c.text for c in rule.conditions if c.required]
-        print(f"rule {rule.name}: where " + "; ".join(required) + ",")
-        print(f"it agrees with the spec for every size of the named dims, on each of "
-              f"{len(results)} layouts:")
-        for r in results:
-            vacuous = " (conditions never hold: vacuous)" if r.scope.endswith("vacuous)") else ""
-            print(f"  {r.status:8} {r.shape}{vacuous}")
-            if r.reason:
-                print(f"           reason: {r.reason}")
+    required = [c.text for c in rule.conditions if c.required]
+    lines = [f"rule {rule.name}: where " + "; ".join(required) + ",",
+             f"it agrees with the spec for every size of the named dims, on each of "
+             f"{len(results)} layouts:"]
+    for r in results:
+        vacuous = " (conditions never hold: vacuous)" if r.scope.endswith("vacuous)") else ""
+        lines.append(f"  {r.status:8} {r.shape}{vacuous}")
+        if r.reason:
+            lines.append(f"           reason: {r.reason}")
+    emit(args, [Entry.of(r, {"shape": r.shape}, _rule_data(rule, r)) for r in results],
+         "\n".join(lines))
     statuses = {r.status for r in results}
     return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
 
 
 def cmd_normalize(args) -> int:
-    from ..prover.equivalence import normalize
-    from ..spec import format_shape
+    from ..prover.equivalence import normalize  # the solver boundary (z3)
     shape = _shape(args.shape)
     simpler, proof = normalize(shape, timeout=args.timeout)
-    if args.json:
-        emit(args, {"shape": format_shape(shape), "normalized": format_shape(simpler),
-                    "proof": proof.to_json()})
-    else:
-        print(format_shape(simpler))
-        print(f"  equivalence with {format_shape(shape)}: {proof.status} ({proof.scope})"
-              f"  [{proof.seconds:.3f} s]")
-        for s in proof.steps:
-            if s.startswith("rewrite"):
-                print(f"  - {s}")
-        if proof.reason:
-            print(f"  reason: {proof.reason}")
+    lines = [format_shape(simpler),
+             f"  equivalence with {format_shape(shape)}: {proof.status} ({proof.scope})"
+             f"  [{proof.seconds:.3f} s]"]
+    lines += [f"  - {s}" for s in proof.steps if s.startswith("rewrite")]
+    if proof.reason:
+        lines.append(f"  reason: {proof.reason}")
+    emit(args, [Entry.of(proof, {"shape": shape}, {"normalized": format_shape(simpler)})],
+         "\n".join(lines))
     return EXIT_STATUS[proof.status]
 
 
 def cmd_equivalent(args) -> int:
-    from ..prover.equivalence import equivalent
-    r = equivalent(_shape(args.a), _shape(args.b), timeout=args.timeout)
+    from ..prover.equivalence import equivalent  # the solver boundary (z3)
+    a, b = _shape(args.a), _shape(args.b)
+    r = equivalent(a, b, timeout=args.timeout)
     head = {"proved": "equivalent: proved", "refuted": "not equivalent: refuted",
             "unknown": "unknown"}[r.status]
     lines = [f"{head} ({r.scope}) -- {r.shape}  [{r.seconds:.3f} s]"]
@@ -229,11 +232,11 @@ def cmd_equivalent(args) -> int:
         lines.append(f"  reason: {r.reason}")
     if r.status == "proved":
         lines.extend(f"  - {s}" for s in r.steps)
-    return _print(args, r, "\n".join(lines))
+    emit(args, [Entry.of(r, {"a": a, "b": b})], "\n".join(lines))
+    return EXIT_STATUS[r.status]
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 before a command runs
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")

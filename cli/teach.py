@@ -14,16 +14,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec import TilespecError
+from ..codegen import symbolic
+from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.result import counterexample_lines
+from ..spec import TilespecError, format_shape, index_symbols, names, num_elements
+from ..teach import latex_of, picture
 from .arguments import output_file, parse_shape_arg, seconds
-from .envelope import emit
+from .envelope import Entry, emit
 
 #: Picture formats ``draw`` writes, by file suffix.
 FORMATS = (".png", ".svg", ".html")
 
 
 def register(command) -> None:
-    from ..prover.names import DEFAULT_TIMEOUT  # no z3 yet
     c = command("draw", "draw a layout: elements coloured by tile and labelled "
                 "with their offsets, beside memory order (large layouts elided, "
                 "rank >= 3 as a row of 2-D slices)", cmd_draw)
@@ -63,8 +66,6 @@ def register(command) -> None:
 
 
 def cmd_draw(args) -> int:
-    from ..spec import format_shape, num_elements
-    from ..teach import picture
     shape = parse_shape_arg(args.shape)
     path = Path(args.output) if args.output else None
     if path is None and not args.html:
@@ -79,7 +80,8 @@ def cmd_draw(args) -> int:
     p = picture(shape, args.lang)
     if path is None:
         if args.json:
-            emit(args, {"shape": format_shape(shape), "content": p.html()})
+            emit(args, [Entry.answer("draw", {"shape": shape},
+                                     {"shape": format_shape(shape), "content": p.html()})])
         else:
             print(p.html(), end="")
         return 0
@@ -89,12 +91,12 @@ def cmd_draw(args) -> int:
         raise TilespecError(f"cannot write {args.output}: {e.strerror or e}") from None
     elements = num_elements(shape)
     if args.json:
-        emit(args, {
+        emit(args, [Entry.answer("draw", {"shape": shape}, {
             "shape": format_shape(shape), "file": str(path),
             "elided": p.elided, "elements": elements, "memory_cells": p.cells,
             "offsets": p.grid.tolist(), "tiles": p.tiles.tolist(),
             "strip_width": p.width, "memory": p.strip_rows(),
-        })
+        })])
     else:
         shown = " (elided: first tiles shown)" if p.elided else ""
         print(f"wrote {path}: {_count(elements, 'element')} in "
@@ -110,14 +112,13 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 3}
 
 
 def cmd_formula(args) -> int:
-    from ..codegen import symbolic
-    from ..spec import format_shape
     shape = parse_shape_arg(args.shape)
     if (args.python or args.c) and (args.simplify or args.latex):
         raise TilespecError("--python and --c print code for every dim size; "
                             "--simplify and --latex apply to the formula")
     data: dict[str, object] = {"shape": format_shape(shape)}
     status = 0
+    results: list = []
     if args.prove and not (args.python or args.c):
         raise TilespecError("--prove needs --python or --c: it proves the generated code")
     if args.prefix and not args.c:
@@ -133,10 +134,9 @@ def cmd_formula(args) -> int:
             if args.symbolic:
                 raise TilespecError("--prove checks the code for the shape as written; "
                                     "write the dims as names instead of --symbolic")
+            # the solver boundary: the proofs load z3 (the code does not)
             from ..prover.codegen import prove_generated
-            from ..prover.result import counterexample_lines
             results = prove_generated(shape, language, timeout=args.timeout)
-            data["proofs"] = [r.to_json() for r in results]
             comment = "#" if language == "python" else "//"
             text += "\n" + "\n".join(
                 f"{comment} {r.property}: {r.status} ({r.scope})"
@@ -145,7 +145,6 @@ def cmd_formula(args) -> int:
                 for r in results)
             status = max(EXIT[r.status] for r in results)
     else:
-        from ..spec import index_symbols, names
         index = index_symbols(shape.rank, names(shape).indices)
         indices = ", ".join(map(str, index))
         if args.simplify:
@@ -153,7 +152,6 @@ def cmd_formula(args) -> int:
             expr, assumptions, notes = s.expr, s.assumptions(), list(s.notes)
         else:
             expr, assumptions, notes = symbolic.formula(shape, args.symbolic), [], []
-        from ..teach import latex_of
         data.update(expression=str(expr), latex=latex_of(expr),
                     assumptions=assumptions, notes=notes)
         lines = [f"note: {n}" for n in notes]
@@ -166,8 +164,7 @@ def cmd_formula(args) -> int:
         else:
             lines.append(f"offset({indices}) = {expr}")
         text = "\n".join(lines)
-    if args.json:
-        emit(args, data)
-    else:
-        print(text)
+    subject = {"shape": shape}
+    emit(args, [Entry.of(r, subject, data) for r in results]
+         or [Entry.answer("formula", subject, data)], text)
     return status

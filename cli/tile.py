@@ -19,8 +19,11 @@ import sys
 
 import numpy as np
 
-from ..spec import TilespecError
+from ..image import encode_value, from_bytes, raw_dtype, to_bytes
+from ..prover.hlo import refuse_endless
+from ..spec import TilespecError, aligned_elements, format_shape, num_elements
 from .arguments import output_file, parse_shape_arg
+from .envelope import Entry, emit
 
 
 def pad_value(text: str) -> int | float | bool:
@@ -43,7 +46,6 @@ def pad_value(text: str) -> int | float | bool:
 
 
 def _read_npy(path: str, element_type: str) -> np.ndarray:
-    from ..image import raw_dtype
     try:
         with open(path, "rb") as f:
             if f.read(6) != b"\x93NUMPY":
@@ -119,30 +121,16 @@ def _write(path: str, write) -> None:
         raise TilespecError(f"cannot write {path!r}: {e.strerror or e}") from None
 
 
-def _summary(args, data, text: str) -> None:
+def _summary(args, shape, data, text: str) -> None:
     """The summary, on stderr when the data itself went to standard output."""
-    from .envelope import emit
     if args.output == STDOUT and not getattr(args, "json", False):
         print(text, file=sys.stderr)
     else:
-        emit(args, data, text)
+        emit(args, [Entry.answer(args.command, {"shape": shape}, data)], text)
 
 
 def _name(path: str) -> str:
     return "standard output" if path == STDOUT else path
-
-
-def _refuse_device(path: str) -> None:
-    # a character device (/dev/zero) has no end to read to; without the
-    # solver-heavy import of prover.hlo.corpus.refuse_endless, which says the same
-    import os
-    import stat
-    try:
-        if stat.S_ISCHR(os.stat(path).st_mode):
-            raise TilespecError(f"{path} is a device, not a file: it has no end to read to")
-    except (OSError, ValueError) as e:
-        if isinstance(e, TilespecError):
-            raise
 
 
 def _refuse_mixed_stdout(args) -> None:
@@ -152,8 +140,6 @@ def _refuse_mixed_stdout(args) -> None:
 
 
 def cmd_tile(args) -> int:
-    from ..image import encode_value, to_bytes
-    from ..spec import aligned_elements, format_shape, num_elements
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
     if args.pad is not None:  # named as the option, before the array is read
@@ -167,7 +153,7 @@ def cmd_tile(args) -> int:
             "padding_elements": aligned_elements(shape) - elements,
             "dtype": str(a.dtype), "pad": args.pad}
     filled = "zero bits" if args.pad is None else f"pad {args.pad}"
-    _summary(args, data, f"wrote {image.size} bytes to {_name(args.output)}: {data['shape']}, "
+    _summary(args, shape, data, f"wrote {image.size} bytes to {_name(args.output)}: {data['shape']}, "
          f"{elements} element{'s' * (elements != 1)} and {data['padding_elements']} "
          f"padding element{'s' * (data['padding_elements'] != 1)} "
          f"({filled})")
@@ -175,11 +161,9 @@ def cmd_tile(args) -> int:
 
 
 def cmd_untile(args) -> int:
-    from ..image import from_bytes
-    from ..spec import format_shape
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
-    _refuse_device(args.input)
+    refuse_endless(args.input)
     try:
         with open(args.input, "rb") as f:
             buffer = f.read()
@@ -192,7 +176,7 @@ def cmd_untile(args) -> int:
     # .npy has no name for ml_dtypes' types: np.load gives raw void values.
     how = (f" (np.load gives raw |V{a.dtype.itemsize} values: "
            f".view(ml_dtypes.{a.dtype.name}))") if a.dtype.kind == "V" else ""
-    _summary(args, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to "
+    _summary(args, shape, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to "
              f"{_name(args.output)}{how}")
     return 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from .arguments import seconds
+from .envelope import Entry, emit
 
 EXIT_AGREE, EXIT_BUG, EXIT_UNKNOWN = 0, 1, 3
 
@@ -52,8 +53,8 @@ def format_comparison(c) -> str:
 
 
 def cmd_xla(args) -> int:
+    # the jax boundary: real XLA, through its one worker
     from ..xla import compare as cmp, real
-    from .envelope import emit
     real.require()
     versions = real.versions()
     try:
@@ -61,19 +62,29 @@ def cmd_xla(args) -> int:
     except real.XlaWorkerError as e:
         # XLA gave no answer (e.g. within a tiny --timeout): nothing is known
         print(f"tilespec: xla: unknown: {e}", file=sys.stderr)
+        emit(args, [Entry({"shape": s}, "xla", "unknown", seconds=None,
+                          reason="real XLA gave no answer (see the error line)")
+                    for s in args.shapes])
         return EXIT_UNKNOWN
     bugs = sum(len(c.bugs) for c in results)
-    if args.json:
-        emit(args, {"xla": versions, "shapes": [c.to_json() for c in results],
-                    "divergences": {k: {"title": t, "where": w}
-                                    for k, (t, w) in cmp.DIVERGENCES.items()},
-                    "unexplained": bugs})
-    else:
-        print(f"real XLA: {_version_line(versions)} (CPU)")
-        for c in results:
-            print()
-            print(format_comparison(c))
+    # One entry per text: "ok" when XLA and tilespec agree up to the
+    # documented divergences, "refuted" when an unexplained one remains.
+    entries = [Entry({"shape": c.text}, "xla", "refuted" if c.bugs else "ok", seconds=None,
+                     data={**c.to_json(), "xla_versions": versions,
+                           "divergences": {d.name: _divergence(cmp, d.name)
+                                           for d in c.differences if d.kind == "divergence"}})
+               for c in results]
+    emit(args, entries, "\n".join([f"real XLA: {_version_line(versions)} (CPU)"]
+                                   + ["\n" + format_comparison(c) for c in results]))
     return EXIT_BUG if bugs else EXIT_AGREE
+
+
+def _divergence(cmp, name: str | None) -> dict | None:
+    """A documented divergence of tilespec from XLA: its title and where."""
+    if name not in cmp.DIVERGENCES:
+        return None
+    title, where = cmp.DIVERGENCES[name]
+    return {"title": title, "where": where}
 
 
 def register(command) -> None:

@@ -7,6 +7,7 @@ from .envelope import (
     FORMAT_VERSION as FORMAT_VERSION,
     Entry as Entry,
     error_document as error_document,
+    share_time as share_time,
     tool_version as tool_version,
     write as write,
 )

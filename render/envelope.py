@@ -19,12 +19,13 @@ question) is encoded once.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from importlib import metadata
+import math
+from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring_ascii
 from typing import IO, Any, Iterable, Mapping
 
-from ..prover.result import Counterexample, counterexample_json
+from ..prover.result import Counterexample, Result, counterexample_json
+from ..spec import Shape, TupleShape, format_shape
 
 #: The version of the JSON format (docs/json.md); a change that removes or
 #: renames a field, or changes its meaning, raises it (2: a check-hlo
@@ -36,6 +37,8 @@ STATUSES = ("proved", "refuted", "unknown", "ok")
 
 def tool_version() -> str:
     """The installed package's version (package metadata: no z3, no sympy)."""
+    # at use: importlib.metadata costs a cold command about a tenth of its time
+    from importlib import metadata
     try:
         return metadata.version("tilespec")
     except metadata.PackageNotFoundError:  # a source tree, not installed
@@ -45,13 +48,15 @@ def tool_version() -> str:
 @dataclass(frozen=True)
 class Entry:
     """One result of a command run, as the envelope holds it: what was
-    asked about (``subject``: shapes by role, or an HLO instruction), which
+    asked about (``subject``: shapes by role, typed as
+    :class:`~tilespec.spec.Shape`, or an HLO instruction), which
     ``check``, its ``status`` (``proved``/``refuted``/``unknown`` for a
     question the prover decided, ``ok`` for a plain query such as
     ``offset``), the ``counterexample`` (a typed
     :class:`~tilespec.prover.result.Counterexample`, or its JSON), the
     ``reason`` of an unknown, the ``steps`` checked and the command's own
-    ``data``.
+    ``data``.  ``seconds`` None is an answer that takes the run's time
+    (:func:`share_time`).
 
     >>> Entry({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2}).to_json()["data"]
     {'offset': 2}
@@ -61,7 +66,7 @@ class Entry:
     check: str
     status: str
     scope: str = "concrete"
-    seconds: float = 0.0
+    seconds: float | None = 0.0
     counterexample: Any = None
     reason: str | None = None
     steps: tuple = ()
@@ -73,12 +78,88 @@ class Entry:
         object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
         object.__setattr__(self, "data", {} if self.data is None else self.data)
 
+    @classmethod
+    def answer(cls, check: str, subject: Mapping[str, Any], data: Mapping[str, Any]) -> "Entry":
+        """A plain query's answer: status ``ok``, its scope what the names
+        in its shapes range over, its time the run's.
+
+        >>> from tilespec.spec import parse_shape
+        >>> e = Entry.answer("offset", {"shape": parse_shape("f32[m]{0}")}, {"offset": 2})
+        >>> e.status, e.scope, e.to_json()["subject"]
+        ('ok', 'all shapes: m >= 1', {'shape': 'f32[m]{0}'})
+        """
+        return cls(subject, check, "ok", scope_of(subject), None, data=data)
+
+    @classmethod
+    def of(cls, result: Result, subject: Mapping[str, Any],
+           data: Mapping[str, Any] | None = None) -> "Entry":
+        """A prover's :class:`~tilespec.prover.result.Result` about ``subject``.
+
+        >>> r = Result("f32[3]{0}", "injective", "proved", 0.5)
+        >>> Entry.of(r, {"shape": "f32[3]{0}"}).check
+        'injective'
+        """
+        return cls(subject, result.property, result.status, result.scope, result.seconds,
+                   result.counterexample, result.reason, result.steps,
+                   {} if data is None else data)
+
     def to_json(self) -> dict:
-        return {"subject": dict(self.subject), "check": self.check, "status": self.status,
-                "scope": self.scope, "seconds": round(float(self.seconds), 6),
+        return {"subject": subject_json(self.subject), "check": self.check,
+                "status": self.status, "scope": self.scope,
+                "seconds": round(float(self.seconds or 0.0), 6),
                 "counterexample": None if self.counterexample is None
                 else counterexample_json(self.counterexample),
                 "reason": self.reason, "steps": list(self.steps), "data": self.data}
+
+
+def subject_json(subject: Mapping[str, Any]) -> dict:
+    """A subject as JSON: each shape as XLA prints it.
+
+    >>> from tilespec.spec import parse_shape
+    >>> subject_json({"shapes": [parse_shape("f32[3]")], "transpose": [1, 0]})
+    {'shapes': ['f32[3]{0}'], 'transpose': [1, 0]}
+    """
+    return {k: _subject_value(v) for k, v in subject.items()}
+
+
+def _subject_value(value):
+    if isinstance(value, (Shape, TupleShape)):
+        return format_shape(value)
+    if isinstance(value, (list, tuple)):
+        return [_subject_value(v) for v in value]
+    return value
+
+
+def scope_of(subject: Mapping[str, Any]) -> str:
+    """A plain answer's scope: ``concrete``, or every size of the names in
+    its shapes (a formula), or ``none`` without a subject.
+
+    >>> from tilespec.spec import parse_shape
+    >>> scope_of({"shape": parse_shape("f32[m,n]{1,0}")}), scope_of({})
+    ('all shapes: m >= 1, n >= 1', 'none')
+    """
+    if not subject:
+        return "none"
+    shapes = [s for v in subject.values()
+              for s in (v if isinstance(v, (list, tuple)) else (v,)) if isinstance(s, Shape)]
+    names = dict.fromkeys(n for s in shapes for n in s.names)
+    if not names:
+        return "concrete"
+    return "all shapes: " + ", ".join(f"{n} >= 1" for n in names)
+
+
+def share_time(entries: Iterable[Entry], seconds: float) -> Iterable[Entry]:
+    """Entries whose time is the run's (``seconds`` None) share it equally;
+    entries that come as they are produced (a generator) are left as they are.
+
+    >>> [e.seconds for e in share_time([Entry({}, "rule", "ok", seconds=None)] * 2, 1.0)]
+    [0.5, 0.5]
+    """
+    if not isinstance(entries, (list, tuple)):
+        return entries
+    untimed = sum(e.seconds is None for e in entries)
+    return [replace(e, seconds=seconds / untimed) if e.seconds is None else e
+            for e in entries]
 
 
 def header(command: str | None, exit_status: int) -> dict:
@@ -93,56 +174,83 @@ def error_document(command, message: str, kind: str, exit_status: int) -> dict:
             "error": {"kind": kind, "message": message}}
 
 
+#: How JSON writes each scalar type (``json.dumps`` gives the same text).
+_SCALAR = {str: encode_basestring_ascii, int: int.__repr__, type(None): lambda v: "null",
+           bool: lambda v: "true" if v else "false"}
+
+
+def _float(value: float) -> str:
+    """A float as ``json.dumps`` writes it (``NaN`` and ``Infinity`` included)."""
+    return float.__repr__(value) if math.isfinite(value) else json.dumps(value)
+
+
+_SCALAR[float] = _float
+
+
 class _Encoder:
     """JSON text as ``json.dumps(indent=2)`` writes it at a given depth, a
     value at a time as the results come.  A container met again (the same
     object: one decision's JSON shared by every repeat of its question) is
     encoded once; the encoder keeps every container it encoded, so an id is
-    never reused while its text is remembered."""
+    never reused while its text is remembered.  Scalars are written in the
+    loops over a container's items, without a call each: most of a large
+    report's values are scalars."""
 
     def __init__(self):
         self.memo: dict[int, tuple[Any, str, str]] = {}
 
     def __call__(self, value, pad: str) -> str:
-        kind = type(value)
-        if kind is str:
-            return encode_basestring_ascii(value)
-        if kind is int:
-            return int.__repr__(value)
-        if value is None:
-            return "null"
-        if kind is bool:
-            return "true" if value else "false"
-        if kind is not Counterexample and not isinstance(value, (dict, list, tuple)):
+        scalar = _SCALAR.get(type(value))
+        if scalar is not None:
+            return scalar(value)
+        if type(value) is not Counterexample and not isinstance(value, (dict, list, tuple)):
             return json.dumps(value)
         seen = self.memo.get(id(value))
         if seen is not None and seen[1] == pad:
             return seen[2]
-        text = self.container(value.to_json() if kind is Counterexample else value, pad)
+        text = self.container(value.to_json() if type(value) is Counterexample else value,
+                              pad)
         self.memo[id(value)] = (value, pad, text)
         return text
 
     def container(self, value, pad: str) -> str:
         inner = pad + "  "
+        scalars = _SCALAR
         if isinstance(value, dict):
             if not value:
                 return "{}"
-            items = [f"{inner}{encode_basestring_ascii(str(k))}: {self(v, inner)}"
-                     for k, v in value.items()]
-            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+            items = []
+            for k, v in value.items():
+                scalar = scalars.get(type(v))
+                items.append(encode_basestring_ascii(k if type(k) is str else str(k)) + ": "
+                             + (scalar(v) if scalar is not None else self(v, inner)))
+            return "{\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "}"
         if not value:
             return "[]"
-        return "[\n" + ",\n".join(inner + self(v, inner) for v in value) + "\n" + pad + "]"
+        items = []
+        for v in value:
+            scalar = scalars.get(type(v))
+            items.append(scalar(v) if scalar is not None else self(v, inner))
+        return "[\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "]"
 
     def entry(self, e: Entry, pad: str) -> str:
         inner = pad + "  "
         ce = e.counterexample
-        fields = (("subject", dict(e.subject)), ("check", e.check), ("status", e.status),
-                  ("scope", e.scope), ("seconds", round(float(e.seconds), 6)),
-                  ("counterexample", ce if ce is None or isinstance(ce, Counterexample)
-                   else counterexample_json(ce)),
-                  ("reason", e.reason), ("steps", list(e.steps)), ("data", e.data))
-        return ("{\n" + ",\n".join(f'{inner}"{k}": {self(v, inner)}' for k, v in fields)
+        reason = e.reason
+        return ("{\n" + inner
+                + (",\n" + inner).join((
+                    '"subject": ' + self.container(subject_json(e.subject), inner),
+                    '"check": ' + encode_basestring_ascii(e.check),
+                    '"status": ' + encode_basestring_ascii(e.status),
+                    '"scope": ' + encode_basestring_ascii(e.scope),
+                    '"seconds": ' + _float(round(float(e.seconds or 0.0), 6)),
+                    '"counterexample": ' + self(
+                        ce if ce is None or isinstance(ce, Counterexample)
+                        else counterexample_json(ce), inner),
+                    '"reason": ' + ("null" if reason is None
+                                    else encode_basestring_ascii(reason)),
+                    '"steps": ' + self.container(list(e.steps), inner),
+                    '"data": ' + self(e.data, inner)))
                 + "\n" + pad + "}")
 
 

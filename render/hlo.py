@@ -104,22 +104,21 @@ def buffer_json(b: Buffer) -> dict:
             "waste": b.waste}
 
 
-def entries(results: Iterable) -> Iterator[Entry]:
+def entries(results: Iterable, check: str) -> Iterator[Entry]:
     """The envelope's results: for each module in input order, the module
-    (its verdict, sizes and padding), then one per finding reported, each
-    naming its file, instruction and HLO line; a file not read is one
-    unknown result that says why."""
+    (its verdict, sizes and padding; ``check`` the question asked of it),
+    then one per finding reported, each naming its file, instruction and
+    HLO line; a file not read is one unknown result that says why."""
     for r in results:
         if r.report is None:
-            yield Entry({"file": r.path}, "check-hlo", "unknown",
-                        reason=f"not checked: {r.error}")
+            yield Entry({"file": r.path}, check, "unknown", reason=f"not checked: {r.error}")
             continue
-        yield module_entry(r.path, r.report)
+        yield module_entry(r.path, r.report, check)
         for f in r.report.findings:
             yield finding_entry(r.path, r.report.module, f)
 
 
-def module_entry(path: str, report: Report) -> Entry:
+def module_entry(path: str, report: Report, check: str) -> Entry:
     """The module: its verdict whatever the options hide (refuted with its
     first refuting finding's counterexample, reported or not; unknown with
     its first question not decided), and its sizes and padding."""
@@ -131,7 +130,7 @@ def module_entry(path: str, report: Report) -> Entry:
     elif report.status == UNKNOWN:
         reason = next((f.message for f in every if verdict_of(f) == UNKNOWN),
                       "a question not decided")
-    return Entry({"file": path, "module": report.module}, "check-hlo", report.status,
+    return Entry({"file": path, "module": report.module}, check, report.status,
                  seconds=report.seconds, counterexample=ce, reason=reason,
                  data={"reported_status": report.reported_status, "counts": report.counts,
                        "largest": [buffer_json(b) for b in report.largest()],

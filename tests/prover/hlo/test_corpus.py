@@ -63,7 +63,7 @@ def stable(result: ModuleResult):
     if result.report is None:
         return result.path, result.error
     return result.path, untimed([{**e.to_json(), "subject": {
-        k: v for k, v in e.subject.items() if k != "file"}} for e in entries([result])])
+        k: v for k, v in e.subject.items() if k != "file"}} for e in entries([result], "check-hlo")])
 
 
 def untimed(value):

@@ -326,6 +326,6 @@ def test_a_finding_not_decided_is_unknown_in_json_never_refuted():
     finding = Finding("meant-transpose-not-bitcast", "warning", 5, "b", "bitcast b: whether "
                       "a transpose keeps the bytes is unknown", decided=False)
     report = Report("m", status_of([finding]), (finding,), (), {}, 0.0)
-    r, summary = finding_entry("m.hlo", "m", finding), module_entry("m.hlo", report)
+    r, summary = finding_entry("m.hlo", "m", finding), module_entry("m.hlo", report, "check-hlo")
     assert (r.status, r.counterexample) == ("unknown", None)
     assert summary.status == "unknown" and "unknown" in summary.reason
