@@ -238,7 +238,20 @@ class Result:
     the names and their range for all shapes.  ``counterexample`` is a
     :class:`Counterexample` (the dim values and what each side computed);
     ``reason`` says why a result is unknown.  ``steps`` lists what was
-    checked.
+    checked.  ``shape`` is the subject as text (one shape, or a pair such as
+    ``"A -> B"``); ``shapes`` the same subject typed: the XLA shapes the
+    question is about, in order (empty where the subject is no XLA shape,
+    as a CuTe law's).  A counterexample is always a typed
+    :class:`Counterexample`.
+
+    >>> from tilespec.spec import parse_shape
+    >>> r = Result("f32[3]{0}", "injective", PROVED, 0.0, shapes=(parse_shape("f32[3]{0}"),))
+    >>> r.shapes[0].dims, r.to_json()["shape"]
+    ((3,), 'f32[3]{0}')
+    >>> Result("f32[3]{0}", "injective", REFUTED, 0.0, counterexample={"x": 1})
+    Traceback (most recent call last):
+    ...
+    TypeError: a Result's counterexample is a Counterexample, not dict
     """
 
     shape: str
@@ -252,6 +265,14 @@ class Result:
     #: what XLA's function does where it does not return a value to compare
     #: (aborts, undefined behaviour, wrap-around); None where it returns one
     xla: XlaBehaviour | None = None
+    shapes: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "shapes", tuple(self.shapes))
+        if self.counterexample is not None and not isinstance(self.counterexample,
+                                                              Counterexample):
+            raise TypeError("a Result's counterexample is a Counterexample, not "
+                            f"{type(self.counterexample).__name__}")
 
     # the field ``property`` names the builtin decorator in this class body
     @builtins.property

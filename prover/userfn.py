@@ -353,7 +353,7 @@ def check_offset_function(fn, shape: Shape, *, timeout: float = DEFAULT_TIMEOUT)
 
     def done(status, **kw):
         return Result(text, f"offset function {name}", status,
-                      time.perf_counter() - start, where, **kw)
+                      time.perf_counter() - start, where, **kw, shapes=(shape,))
 
     if not shape.is_symbolic:
         ce, complete = _concrete_counterexample(fn, call, shape, timeout)

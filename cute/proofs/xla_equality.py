@@ -92,11 +92,11 @@ def prove_cute(shape: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Result:
     text, where = format_shape(shape), scope(shape)
     seconds = time.perf_counter() - start
     if answer == "unsat":
-        return Result(text, NAME, PROVED, seconds, where, steps=steps)
+        return Result(text, NAME, PROVED, seconds, where, steps=steps, shapes=(shape,))
     if answer == "unknown":
-        return Result(text, NAME, UNKNOWN, seconds, where, reason=detail)
+        return Result(text, NAME, UNKNOWN, seconds, where, reason=detail, shapes=(shape,))
     return Result(text, NAME, REFUTED, seconds, where,
-                  counterexample=_replay(shape, enc, detail, e))
+                  counterexample=_replay(shape, enc, detail, e), shapes=(shape,))
 
 
 def _prove_export(shape, timeout):
@@ -186,12 +186,12 @@ def compare_cute(shape: Shape, cute: Any, *, timeout: float = DEFAULT_TIMEOUT) -
     steps = (f"CuTe layout {layout.cute_text()}",
              "Z3: the CuTe offset equals the XLA layout's on every element")
     if answer == "unsat":
-        return Result(text, COMPARED, PROVED, time.perf_counter() - start, steps=steps)
+        return Result(text, COMPARED, PROVED, time.perf_counter() - start, steps=steps, shapes=(shape,))
     if answer == "unknown":
-        return Result(text, COMPARED, UNKNOWN, time.perf_counter() - start, reason=detail)
+        return Result(text, COMPARED, UNKNOWN, time.perf_counter() - start, reason=detail, shapes=(shape,))
     element, first = _earliest(enc, e, differ, detail, dims, timeout)
     return Result(text, COMPARED, REFUTED, time.perf_counter() - start, steps=steps,
-                  counterexample=_replay_compare(shape, layout, element, first))
+                  counterexample=_replay_compare(shape, layout, element, first), shapes=(shape,))
 
 
 def _checked_dims(shape: Shape, layout: Layout) -> tuple[int, ...]:

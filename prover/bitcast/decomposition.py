@@ -139,7 +139,7 @@ def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result
         return Result(q.text, f"bitcast ({name})",
                       PROVED, 0.0, scope(src) if src.is_symbolic else "concrete",
                       steps=("SRC and DST are one shape and the pairing is the "
-                             "identity: every element keeps its offset",))
+                             "identity: every element keeps its offset",), shapes=(q.src, q.dst))
     r = one_reading.prove_reading(src, dst, transpose, timeout=timeout)
     return _named(r, name)
 
@@ -297,7 +297,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
         if kind == "transpose":
             prop = f"bitcast ({reading_name(perms[0])})"
         verdict = Result(text, prop, status, time.perf_counter() - start, where,
-                         counterexample=ce, reason=reason, steps=tuple(steps))
+                         counterexample=ce, reason=reason, steps=tuple(steps), shapes=(src, dst))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
                              tried=tuple(tried), src=src, dst=dst,
                              xla_permutation=xla_permutation)

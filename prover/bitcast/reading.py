@@ -480,7 +480,7 @@ def prove_concrete(q: Question, timeout: float, start: float, prove: bool = True
     text, what = q.text, q.what
 
     def done(status, **kw):
-        return Result(text, what, status, time.perf_counter() - start, where, **kw)
+        return Result(text, what, status, time.perf_counter() - start, where, **kw, shapes=(q.src, q.dst))
 
     if q.src.element_bits != q.dst.element_bits:
         return done(REFUTED, counterexample=width_counterexample(q.src, q.dst))
@@ -550,7 +550,7 @@ def prove_symbolic(q: Question, timeout: float, start: float, assume=None) -> Re
         if b.grouped else None
     v = drive(b.facts, whole=whole, refute=refute)
     return Result(q.text, q.what, v.status, time.perf_counter() - start, where,
-                  steps=v.facts.steps(), counterexample=v.counterexample, reason=v.reason)
+                  steps=v.facts.steps(), counterexample=v.counterexample, reason=v.reason, shapes=(q.src, q.dst))
 
 
 def describe(r: Result) -> str:

@@ -98,7 +98,7 @@ def prove_convert(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Re
     if steps is not None:
         return Result(f"{format_shape(a)} -> {format_shape(b)}",
                       "conversion = to_physical(from_physical(., A), B)", PROVED,
-                      time.perf_counter() - start, "concrete", steps=steps)
+                      time.perf_counter() - start, "concrete", steps=steps, shapes=(a, b))
     ctx = z3.Context()
     enc = Encoding(a, ctx)
     ar = enc.ar
@@ -124,7 +124,7 @@ def prove_convert(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Re
 
     def done(st, **kw):
         return Result(text, what, st, time.perf_counter() - start, "concrete",
-                      steps=facts.steps(), **kw)
+                      steps=facts.steps(), **kw, shapes=(a, b))
 
     if status == "proved":
         return done(PROVED)

@@ -272,7 +272,7 @@ def _verdict(claim: _Claim, name, ctx, start, witness, premises, wrong, same, tr
     timeout = min(claim.timeout, QUICK_SECONDS) if small else claim.timeout
 
     def finish(status, **kw):
-        return Result(text, name, status, time.perf_counter() - start, where, **kw)
+        return Result(text, name, status, time.perf_counter() - start, where, **kw, shapes=(shape,))
 
     answer, detail = search(z3.And(*premises, wrong), ctx, timeout)
     if answer == "unsat" and tr.ranges:

@@ -160,13 +160,13 @@ def _prove_sizes(shape: Shape, language: str, compiled, timeout: float) -> list[
         if answer_here == "unsat":
             if rejected:
                 raise ProverBug(f"{prop} proved, but {rejected}")
-            out.append(Result(text, prop, PROVED, seconds, where, steps=tuple(steps)))
+            out.append(Result(text, prop, PROVED, seconds, where, steps=tuple(steps), shapes=(shape,)))
         elif answer_here == "unknown":
-            out.append(Result(text, prop, UNKNOWN, seconds, where, reason=str(detail_here)))
+            out.append(Result(text, prop, UNKNOWN, seconds, where, reason=str(detail_here), shapes=(shape,)))
         else:
             out.append(Result(text, prop, REFUTED, seconds, where,
                               counterexample=_witness(shape, named, enc, detail_here, node,
-                                                      spec, language)))
+                                                      spec, language), shapes=(shape,)))
     return out
 
 

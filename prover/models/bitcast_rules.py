@@ -275,14 +275,14 @@ def check_bitcast_rule(a: Shape, b: Shape, transpose=None, *, timeout=DEFAULT_TI
             if spec.status == UNKNOWN:
                 return Result(text, f"rule {name}", UNKNOWN,
                               time.perf_counter() - start, "concrete",
-                              reason=f"the spec's verdict is unknown: {spec.reason}")
+                              reason=f"the spec's verdict is unknown: {spec.reason}", shapes=(a, b))
         steps = (f"XLA says {'bitcast' if v.bitcast else 'not a bitcast'} "
                  f"(decided by: {v.branch})",
                  f"spec: {spec.status if spec else 'differs'}") + tuple(
                      spec.steps if spec else ())
         return Result(text, f"rule {name}", REFUTED if ce else PROVED,
                       time.perf_counter() - start, "concrete",
-                      counterexample=ce, steps=steps)
+                      counterexample=ce, steps=steps, shapes=(a, b))
     return _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type)
 
 
@@ -345,7 +345,7 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
 
     def done(status, **kw):
         return Result(text, f"rule {name}", status, time.perf_counter() - start, where,
-                      steps=tuple(steps), **kw)
+                      steps=tuple(steps), **kw, shapes=(q.src, q.dst))
 
     def disagreement(values):
         inst = q.instantiate(values)

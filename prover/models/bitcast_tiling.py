@@ -148,7 +148,7 @@ def check_validate_tiling(op: Shape, bitcast: Shape, *, timeout=DEFAULT_TIMEOUT,
     seconds = time.perf_counter() - start
     if spec.status == UNKNOWN:
         return Result(text, "rule validate_tiling_of_bitcast", UNKNOWN, seconds, "concrete",
-                      reason=f"the spec's bitcast question is undecided: {spec.reason}")
+                      reason=f"the spec's bitcast question is undecided: {spec.reason}", shapes=(op, bitcast))
     said = spec.status == PROVED
     what = ("ComputeBitcastDimMap finds a map and ValidateTilingOfBitcast says the tiling "
             "keeps the shapes equivalent; the spec refutes the bitcast" if xla
@@ -156,4 +156,4 @@ def check_validate_tiling(op: Shape, bitcast: Shape, *, timeout=DEFAULT_TIMEOUT,
             "(a missed simplification, not a wrong one)")
     return yes_no_verdict("validate_tiling_of_bitcast", text, start, xla, said,
                           f"the simplifier and the spec both say {'bitcast' if xla else 'no'}",
-                          what)
+                          what, shapes=(op, bitcast))

@@ -98,8 +98,8 @@ def check_array_data_size(shape: Shape, **_) -> Result:
     if xla == spec:
         return Result(text, "rule array_data_size", PROVED, seconds, "concrete",
                       steps=("XLA's ArrayDataSize and the spec's bytes up to the furthest "
-                             f"element computed: both {spec}",))
+                             f"element computed: both {spec}",), shapes=(shape,))
     return Result(text, "rule array_data_size", REFUTED, seconds, "concrete",
                   counterexample=Counterexample(
                       {}, sides, what=f"XLA's ArrayDataSize is {xla} bytes, the spec's "
-                      f"data reaches {spec} bytes"))
+                      f"data reaches {spec} bytes"), shapes=(shape,))

@@ -62,4 +62,4 @@ def check_is_decomposable_bitcast(a: Shape, b: Shape, **_) -> Result:
                           f"IsDecomposableBitcast says {str(xla).lower()} (DecomposeBitcast "
                           f"returns {'a decomposition' if xla else 'nothing'}); the elements "
                           f"are {'' if spec else 'not '}the same ({a.element_type} and "
-                          f"{b.element_type})")
+                          f"{b.element_type})", shapes=(a, b))

@@ -279,7 +279,7 @@ def run(rule: str, shapes, S: Setup, concrete: Callable, start: float,
 
     def done(status, **kw):
         return Result(text, f"rule {rule}", status, time.perf_counter() - start,
-                      where, steps=v.facts.steps(), **kw)
+                      where, steps=v.facts.steps(), **kw, shapes=tuple(shapes))
 
     if v.status == PROVED:
         if S.symbolic and not where.endswith("vacuous)"):
@@ -327,7 +327,7 @@ def behaviour_result(rule: str, shapes, behaviour, start: float, sides=(),
     ce = Counterexample(dim_values or {}, tuple(sides), what=behaviour.describe(),
                         details=details or {})
     return Result(text, f"rule {rule}", REFUTED, time.perf_counter() - start, where,
-                  counterexample=ce, xla=behaviour)
+                  counterexample=ce, xla=behaviour, shapes=tuple(shapes))
 
 
 def require_concrete(rule: str, *shapes: Shape) -> None:
@@ -338,7 +338,7 @@ def require_concrete(rule: str, *shapes: Shape) -> None:
 
 
 def yes_no_verdict(rule: str, text: str, start: float, xla: bool, spec: bool,
-                   agreed: str, what: str) -> Result:
+                   agreed: str, what: str, shapes: tuple = ()) -> Result:
     """A yes/no function of XLA's against the spec's answer on one concrete
     question: proved where they agree (``agreed`` says what both say), else
     refuted with both answers as the sides (1 = yes) and ``what``.
@@ -350,11 +350,11 @@ def yes_no_verdict(rule: str, text: str, start: float, xla: bool, spec: bool,
     seconds = time.perf_counter() - start
     if xla == spec:
         return Result(text, f"rule {rule}", PROVED, seconds, "concrete",
-                      steps=(agreed,))
+                      steps=(agreed,), shapes=shapes)
     return Result(text, f"rule {rule}", REFUTED, seconds, "concrete",
                   counterexample=Counterexample(
                       {}, (Side("xla", shape=text, value=int(xla)),
-                           Side("spec", shape=text, value=int(spec))), what=what))
+                           Side("spec", shape=text, value=int(spec))), what=what), shapes=shapes)
 
 
 #: sizes tried for the named dims where XLA's int64 arithmetic is evaluated
@@ -393,12 +393,12 @@ def int64_check(rule: str, shape: Shape, evaluate: Callable, start: float) -> Re
             if value != spec:
                 return Result(text, f"rule {rule}", REFUTED, time.perf_counter() - start,
                               "concrete",
-                              counterexample=offsets_differ(s, element, value, spec).at(values))
+                              counterexample=offsets_differ(s, element, value, spec).at(values), shapes=(shape,))
     if complete:
         return Result(text, f"rule {rule}", PROVED, time.perf_counter() - start, "concrete",
                       steps=("every element evaluated in int64: no overflow, the spec's "
-                             "offset",))
+                             "offset",), shapes=(shape,))
     return Result(text, f"rule {rule}", UNKNOWN, time.perf_counter() - start, _where([shape]),
                   reason=f"no overflow and no difference on the elements and sizes tried "
                   f"{PROBE_SIZES}; whether XLA's int64 products overflow depends on the "
-                  "sizes, which were not all tried")
+                  "sizes, which were not all tried", shapes=(shape,))

@@ -107,4 +107,4 @@ def check_is_untiled_layout(shape: Shape, **_) -> Result:
     return yes_no_verdict("is_untiled_layout", text, start, xla, spec,
                           f"IsUntiledLayout and the spec both say {xla}",
                           f"IsUntiledLayout says {str(xla).lower()}, the spec "
-                          f"{'untiled' if spec else 'tiled'} (1 = untiled)")
+                          f"{'untiled' if spec else 'tiled'} (1 = untiled)", shapes=(shape,))

@@ -461,7 +461,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         warm = _CITED_RESULTS.get((shape, prop))
         if warm is not None and warm[0] == _fingerprints() and crosscheck.active() is None:
             return Result(warm[1], prop, PROVED, time.perf_counter() - start, warm[2],
-                          steps=warm[3])
+                          steps=warm[3], shapes=(shape,))
     if prop not in PROPERTIES:
         raise TilespecError(f"unknown property {prop!r}; choose from "
                             + ", ".join(PROPERTIES))
@@ -492,7 +492,7 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         if own_pipeline and bounds is None:
             _CITED_RESULTS[(shape, prop)] = (_fingerprints(), text, where, cited)
         return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                      steps=cited)
+                      steps=cited, shapes=(shape,))
     facts_timeout = timeout
     if not shape.is_symbolic and \
             domain_size(prop, tuple(shape.dims), stages) <= EXHAUSTIVE_LIMIT:
@@ -511,14 +511,14 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
         proof = built
         if built.check_text() == "proved":
             return Result(text, prop, PROVED, time.perf_counter() - start, where,
-                          steps=built.steps())
+                          steps=built.steps(), shapes=(shape,))
         status, detail = built.check()
 
     def done(status, steps=None, **kw):
         if steps is None:
             steps = proof.steps() if proof is not None else ()
         return Result(text, prop, status, time.perf_counter() - start, where,
-                      steps=steps, **kw)
+                      steps=steps, **kw, shapes=(shape,))
 
     if status == "proved":
         return done(PROVED)

@@ -150,11 +150,12 @@ def test_prove_command_progress_and_table(capsys):
 
 @pytest.mark.parametrize("status, code", [("refuted", 1), ("unknown", 3)])
 def test_prove_command_exit_status(monkeypatch, capsys, status, code):
-    from tilespec.prover.result import Result
+    from tilespec.prover.result import Counterexample, Result, Side
     # the command asks the package's door, where the question is exported
     monkeypatch.setattr("tilespec.prover.properties.prove", lambda s, p, **k: Result(
         "f32[3,5]{1,0}", p, status, 0.0, reason="r" if status == "unknown" else None,
-        counterexample={"x": 1} if status == "refuted" else None))
+        counterexample=Counterexample({}, (Side("shape", offset=1),))
+        if status == "refuted" else None))
     assert main(["prove", "--quiet", "f32[3,5]"]) == code
 
 
