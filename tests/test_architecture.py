@@ -3,6 +3,7 @@ imports only the packages below it, and no module uses another module's
 private names."""
 
 import ast
+import functools
 import subprocess
 
 import pytest
@@ -115,6 +116,12 @@ def _imports(tree, path: str):
 FILES = _files()
 
 
+@functools.lru_cache(maxsize=None)
+def _tree(path: str) -> ast.Module:
+    """A file's syntax tree, read once for every check (the checks only walk it)."""
+    return ast.parse((ROOT / path).read_text())
+
+
 def test_the_packages_are_found():
     assert len(FILES) > 80 and {_unit(f) for f in FILES} <= set(MAY_IMPORT)
 
@@ -122,7 +129,7 @@ def test_the_packages_are_found():
 @pytest.mark.parametrize("path", FILES)
 def test_each_package_imports_only_the_packages_below_it(path):
     allowed = MAY_IMPORT[_unit(path)]
-    tree = ast.parse((ROOT / path).read_text())
+    tree = _tree(path)
     for node, module, names in _imports(tree, path):
         # Absolute imports of tilespec inside the package would make the wiring
         # depend on an install; relative ones a reader resolves by path.
@@ -138,7 +145,7 @@ def test_each_package_imports_only_the_packages_below_it(path):
 
 @pytest.mark.parametrize("path", FILES)
 def test_no_module_uses_another_modules_private_names(path):
-    tree = ast.parse((ROOT / path).read_text())
+    tree = _tree(path)
     for node, module, names in _imports(tree, path):
         private = [n for n in names if n.startswith("_") and not n.startswith("__")]
         assert not private, f"{path}:{node.lineno} imports {private} from {module}"
@@ -174,7 +181,7 @@ def test_pyproject_names_every_package():
 def test_no_command_module_imports_the_command_line_back(path):
     # main registers the commands from one table (cli/commands.py); a module
     # below it importing main back would make a cycle
-    tree = ast.parse((ROOT / path).read_text())
+    tree = _tree(path)
     for node, module, names in _imports(tree, path):
         assert module != "tilespec.cli.main" and not (
             module == "tilespec.cli" and "main" in names), f"{path}:{node.lineno}"
@@ -184,7 +191,7 @@ def test_no_command_module_imports_the_command_line_back(path):
 def test_each_package_is_entered_by_its_door(path):
     # Another package is asked through its __init__ (its questions), never
     # through its inner modules: those can move without touching the callers.
-    tree = ast.parse((ROOT / path).read_text())
+    tree = _tree(path)
     mine = _unit(path)
     for node, module, _names in _imports(tree, path):
         if module is None or module == "tilespec" or _target(module) == mine:
@@ -220,7 +227,7 @@ def test_no_module_reaches_a_private_attribute_defined_elsewhere(path):
     # internals is the one module allowed to reach into a library.
     if path == "xla/jax_adapter.py":
         return
-    tree = ast.parse((ROOT / path).read_text())
+    tree = _tree(path)
     here = _defined_here(tree) | FOREIGN_PRIVATE
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
@@ -258,7 +265,7 @@ LAZY_UNITS = {"prover.properties", "prover.models", "prover.codegen", "prover.pa
 def test_imports_inside_functions_are_only_at_the_boundaries(path):
     if path == "__init__.py":
         return  # the root's prover functions load on first use: the solver boundary (PEP 562)
-    tree = ast.parse((ROOT / path).read_text())
+    tree = _tree(path)
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue

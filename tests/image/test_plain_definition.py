@@ -79,7 +79,7 @@ def check(s, seed, padded):
     assert back.shape == a.shape and np.array_equal(codes(t, back), codes(t, a))
 
 
-@settings(max_examples=400)
+@settings(max_examples=200)
 @given(laid_out())
 def test_to_bytes_equals_the_plain_definition_and_from_bytes_inverts_it(case):
     check(*case)
@@ -97,7 +97,7 @@ def small_blocks_on_threads():
         yield
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(laid_out())
 def test_blocks_on_threads_give_the_plain_definition_too(case):
     with small_blocks_on_threads():
