@@ -26,8 +26,8 @@ from .errors import (
 )
 
 # The definitions take parsed shapes; tilespec's top-level names (the root
-# __init__) wrap them so that they take text and dims= as well.
-from .index import (  # noqa: E402
+# __init__) wrap the shape functions so that they take text and dims= too.
+from .index import (
     all_offsets,
     linear_index,
     linear_index_with_tile,
@@ -44,9 +44,9 @@ from .layout import COMBINE, Layout, Shape, SplitConfig, Tile, TupleShape
 from .physical import from_physical, to_physical
 from .printer import (
     format_layout,
-    format_shape,  # noqa: E402
+    format_shape,
 )
-from .prt import physical_size  # noqa: E402
+from .prt import physical_size
 from .shapes import (
     DimValues,
     ShapeLike,
@@ -55,7 +55,7 @@ from .shapes import (
     parse_array_shape,
     parse_shape,
 )
-from .size import (  # noqa: E402
+from .size import (
     aligned_elements,
     bit_range,
     byte_size,
