@@ -284,7 +284,7 @@ class Result:
                                            "reason")}
         d["seconds"] = round(self.seconds, 6)
         d["counterexample"] = (None if self.counterexample is None
-                               else counterexample_json(self.counterexample))
+                               else self.counterexample.to_json())
         d["steps"] = [str(s) for s in self.steps]
         d["xla_behaviour"] = None if self.xla is None else self.xla.to_json()
         return d
@@ -292,15 +292,11 @@ class Result:
 
 def counterexample_lines(ce, indent: str = "  ") -> list[str]:
     """A counterexample as indented text lines (what the commands print).
-    A producer not yet typed (a plain dict) prints its keys, each value as
-    JSON.
 
     >>> counterexample_lines(Counterexample({}, (Side("spec", offset=3),)))
     ['  spec: offset 3']
     """
-    if isinstance(ce, Counterexample):
-        return [indent + line for line in ce.lines()]
-    return [f"{indent}{k}: {json.dumps(_plain(v))}" for k, v in dict(ce).items()]
+    return [indent + line for line in ce.lines()]
 
 
 #: The keys of a counterexample's JSON (:meth:`Counterexample.to_json`).
