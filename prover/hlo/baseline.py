@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 from ...spec import TilespecError
 from .corpus import STDIN
-from .findings import Known
+from .findings import RULES, Known
 
 #: The version of the baseline file this module writes and reads.
 VERSION = 2
@@ -99,15 +99,16 @@ def read_baseline(path: str) -> dict[tuple, Known]:
 
 def _known(x: dict) -> Known:
     about = x.get("about", [])
+    level = x.get("level", RULES[x["rule"]].levels[-1])
     fields = [x["file"], x["computation"], x["instruction"], x["rule"], *about,
-              x.get("level", "error"), x.get("message", "")]
+              level, x.get("message", "")]
     if not all(isinstance(v, str) for v in fields) or not isinstance(about, list):
         raise TypeError
     line = x.get("line", 0)
     if not isinstance(line, int):
         raise TypeError
     return Known(x["file"], x["computation"], x["instruction"], x["rule"], tuple(about),
-                 x.get("level", "error"), line, x.get("message", ""))
+                 level, line, x.get("message", ""))
 
 
 def write_baseline(path: str, known: Iterable[Known]) -> int:
