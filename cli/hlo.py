@@ -72,11 +72,14 @@ def lint_filter(args, results):
     names = baseline_names(args.paths, [r.path for r in results])
 
     def each(baseline=None):
+        by_file: dict[str, dict] = {}
+        for k in (baseline or {}).values():
+            by_file.setdefault(k.file, {})[k.key] = k
         return [r if r.report is None else replace(r, report=select_findings(
             r.report, select=_codes(args.select, "--select"),
-            ignore=_codes(args.ignore, "--ignore"),
-            min_level=args.min_level, baseline=baseline, file=names[r.path]))
-            for r in results]
+            ignore=_codes(args.ignore, "--ignore"), min_level=args.min_level,
+            baseline=None if baseline is None else by_file.get(names[r.path], {}),
+            file=names[r.path])) for r in results]
 
     results = each()
     if not args.baseline:

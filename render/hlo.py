@@ -187,15 +187,16 @@ def sarif_results(report: Report, uri: str, index: int) -> Iterator[dict]:
     marked = sorted([(f, False) for f in report.findings]
                     + [(f, True) for f in report.baselined],
                     key=lambda x: (x[0].line, x[0].rule))
+    updated = {id(f) for f in report.updated}
     for f, known in marked:
         result = {"ruleId": f.rule, "ruleIndex": _RULE_INDEX[f.rule], "level": f.level,
                   "message": {"text": f.message},
                   "locations": [{"physicalLocation": {
                       "artifactLocation": {"uri": uri, "index": index},
                       "region": {"startLine": max(f.line, 1)}}}]}
-        state = report.baseline_state(f)
-        if state is not None:
-            result["baselineState"] = state
+        if report.against_baseline:
+            result["baselineState"] = ("unchanged" if known else
+                                       "updated" if id(f) in updated else "new")
             result["suppressions"] = [{"kind": "external", "status": "accepted",
                                        "justification": "in the --baseline file"}
                                       ] if known else []

@@ -238,16 +238,6 @@ class Report:
     updated: tuple[Finding, ...] = ()
     absent: tuple[Known, ...] = ()
 
-    def baseline_state(self, finding: Finding) -> str | None:
-        """SARIF's ``baselineState`` of a finding reported or baselined:
-        None when no baseline was given, else ``unchanged`` (the baseline
-        knows it), ``updated`` (it knows it at a lower level) or ``new``."""
-        if not self.against_baseline:
-            return None
-        if any(f is finding for f in self.baselined):
-            return "unchanged"
-        return "updated" if any(f is finding for f in self.updated) else "new"
-
     @property
     def reported_status(self) -> str:
         """The verdict of the findings the options keep.  Options silence
