@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ...spec import Shape, TilespecError, TupleShape, parse_shape
+from .attributes import READ_ATTRIBUTES, read_attribute
 from .lexer import Lexed, lex
 
 # A dump repeats few shapes many times; shapes are frozen, so one parse each.
@@ -63,7 +64,9 @@ _parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 _WS = re.compile(r"\s*")
 _BRACKET = re.compile(r"[()\[\]{}]")
-_PRIMITIVE = re.compile(r"[a-z][a-z0-9]*\[")
+# A primitive type and its '[': XLA's lexer skips whitespace and comments
+# between the two tokens (a comment is blank in the skeleton this reads).
+_PRIMITIVE = re.compile(r"[a-z][a-z0-9]*\s*\[")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 # Where the reader resumes after text it did not understand: a line that
 # starts an instruction, or the '}' closing a computation.
@@ -107,10 +110,7 @@ class Instruction:
     def dimensions(self) -> tuple[int, ...] | None:
         """``dimensions={...}`` as ints (a transpose's permutation)."""
         text = self.attribute("dimensions")
-        if text is None:
-            return None
-        text = text.strip().strip("{}").strip()
-        return tuple(int(x) for x in text.split(",")) if text else ()
+        return None if text is None else read_attribute("dimensions", text)
 
 
 @dataclass(frozen=True)
@@ -329,6 +329,12 @@ class _Reader:
             raise _NotRead(k, f"expected '(' after {opcode}")
         operands, k = self.operands(k, opcode)
         attributes, k = self.attributes(k)
+        for key, value in attributes:
+            if key in READ_ATTRIBUTES:
+                try:
+                    read_attribute(key, value)
+                except TilespecError as e:
+                    raise TilespecError(f"{opcode} {name}: {key}={e}") from None
         return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
                            computation, root), k
 
@@ -486,6 +492,9 @@ class _ModuleReader:
             except _NotRead as e:
                 i = self.skip(at, e.reason)
                 continue
+            except TilespecError as e:
+                # XLA's parser rejects the whole module on a malformed value
+                raise TilespecError(f"line {self.line_of(at)}: {e}") from None
             if inst.name in seen:
                 self.skip(at, f"{inst.name} is defined twice in computation {name}")
             else:
@@ -514,8 +523,17 @@ class _ModuleReader:
 def parse_hlo(text: str) -> Module:
     """Read a module; text not understood inside it is kept as :class:`Skipped`.
 
-    Raises TilespecError only when the text holds no computation at all
-    (it is not an HLO module).
+    Raises TilespecError (one line) only when the text holds no computation
+    at all (it is not an HLO module), or when the value of an attribute
+    this reader interprets is malformed (:mod:`tilespec.prover.hlo.attributes`;
+    XLA's parser rejects the module): the line, the instruction and what is
+    wrong.
+
+    >>> parse_hlo("ENTRY %e (p: f32[4,8]) -> f32[8,4] {\\n  %p = f32[4,8]{1,0} parameter(0)\\n"
+    ...           "  ROOT %t = f32[8,4]{1,0} transpose(%p), dimensions={1,0,}\\n}")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: line 3: transpose t: dimensions={1,0,}: expected an integer, not '}'
     """
     if not isinstance(text, str):
         raise TilespecError(f"HLO text must be a string, not {type(text).__name__}")
