@@ -62,18 +62,20 @@ from .lexer import Lexed, lex
 _parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
-_WS = re.compile(r"\s*")
+#: XLA's whitespace: exactly these four (HloLexer::LexToken).
+_XLA_SPACE = " \t\n\r"
+_WS = re.compile(r"[ \t\n\r]*")
 _BRACKET = re.compile(r"[()\[\]{}]")
 # A primitive type and its '[': XLA's lexer skips whitespace and comments
 # between the two tokens (a comment is blank in the skeleton this reads).
-_PRIMITIVE = re.compile(r"[a-z][a-z0-9]*\s*\[")
+_PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 # Where the reader resumes after text it did not understand: a line that
 # starts an instruction, or the '}' closing a computation.
 _RESUME = re.compile(r"^[ \t]*(?:ROOT\s+)?(?:%[A-Za-z_][\w.\-]*\s*=|[A-Za-z_][\w.\-]*\s+=)"
                      r"|^[ \t]*\}", re.M)
-_HEADER_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*[({]")
 _COMPUTATION_LINE = re.compile(r"^[ \t]*(?:ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*[({]", re.M)
+_INTEGER = re.compile(r"[0-9]+(?![\w.])")
 _TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # Opcodes whose parentheses hold a literal or a number, not operands.
 _NO_OPERANDS = {"constant", "parameter"}
@@ -233,15 +235,21 @@ class _Reader:
 
     def shape(self, i: int) -> tuple[Shape | TupleShape, str, int]:
         end = self.shape_end(i)
-        text = " ".join(self.code[i:end].split())
+        text = re.sub(r"[ \t\n\r]+", " ", self.code[i:end]).strip(_XLA_SPACE)
         try:
             return _parse_shape(text), text, end
         except (TilespecError, ValueError, IndexError) as e:
             raise _NotRead(i, f"shape {text!r}: {e}") from e
 
     def value_end(self, i: int) -> int:
-        """Past an attribute's value: brackets, strings and words with no
-        space between them (``[2,4]<=[8]``, ``%f.1``, ``{...}``, ``"..."``)."""
+        """Past an attribute's value (``HloParserImpl::ParseAttributeHelper``
+        reads one value of the attribute's type): groups, strings and words
+        with no space between them (``%f.1``, ``{...}``, ``"..."``), where a
+        ``%`` starts a name only at the start and a name never follows a
+        group or a string at once (``}%next =`` and ``}ROOT`` end the value:
+        XLA's lexer makes them tokens of their own); and an iota list
+        ``[2,4]<=[8]T(1,0)`` with whitespace between any of its tokens
+        (``HloParserImpl::ParseTileAssignment``)."""
         start = i
         while i < len(self.s):
             ch = self.s[i]
@@ -249,13 +257,37 @@ class _Reader:
                 i = self.group_end(i)
             elif ch in "\"'":
                 i = self.s.index(ch, i + 1) + 1
-            elif ch.isspace() or ch in ",)]}":
+            elif ch in _XLA_SPACE:
+                k = self.ws(i)
+                if not self.iota_goes_on(start, i, k):
+                    break
+                i = k
+            elif ch in ",)]}" or (ch == "%" and i > start) or (
+                    i > start and self.s[i - 1] in ")]}\"'" and _IDENT.match(self.s, i)
+                    and not self.iota_goes_on(start, i, i)):
                 break
             else:
                 i += 1
         if i == start:
             raise _NotRead(start, "an attribute without a value")
         return i
+
+    def iota_goes_on(self, start: int, i: int, k: int) -> bool:
+        """Whether the token at ``k`` continues the iota list read from
+        ``start`` to ``i``: ``<=`` after its dims, ``[`` after ``<=``,
+        ``T`` then ``(`` after the reshape dims."""
+        s, before = self.s, self.s[start:i].rstrip(_XLA_SPACE)
+        if not before.startswith("["):
+            return False
+        if before.endswith("]") and "<=" not in before:
+            return s.startswith("<=", k)
+        if before.endswith("<="):
+            return s.startswith("[", k)
+        if "<=" not in before:
+            return False
+        if before.endswith("]"):
+            return keyword_at(s, k, "T") and s.startswith("(", self.ws(k + 1))
+        return re.search(r"\][ \t\n\r]*T$", before) is not None and s.startswith("(", k)
 
     def attributes(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
         """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``)."""
@@ -441,16 +473,24 @@ class _ModuleReader:
 
     def tables(self, i: int) -> int:
         """Past the debug tables (``HloParserImpl::ParseStackFrameIndex``):
-        ``FileNames``, ``FunctionNames``, ``FileLocations``, ``StackFrames``
-        and their entries, up to the first computation."""
-        if not self.s.startswith(_TABLES[0], i):
+        after ``FileNames``, each of ``FunctionNames``, ``FileLocations``,
+        ``StackFrames`` in this order, each followed by its entries: an
+        integer and a string (names) or a ``{...}`` (locations, frames)."""
+        if not keyword_at(self.s, i, _TABLES[0]):
             return i
-        while (i := self.r.ws(i)) < len(self.s):
-            word = _IDENT.match(self.s, i)
-            if _HEADER_START.match(self.s, i) and (word is None
-                                                   or word.group() not in _TABLES):
-                return i
-            i = self.r.value_end(i)
+        for table in _TABLES:
+            i = self.r.ws(i)
+            if not keyword_at(self.s, i, table):
+                raise _NotRead(i, f"expected {table} (XLA's tables: {', '.join(_TABLES)})")
+            i += len(table)
+            while (m := _INTEGER.match(self.s, k := self.r.ws(i))) is not None:
+                k = self.r.ws(m.end())
+                if table in _TABLES[:2] and self.s.startswith(("\"", "'"), k):
+                    i = self.s.index(self.s[k], k + 1) + 1
+                elif table in _TABLES[2:] and self.s.startswith("{", k):
+                    i = self.r.group_end(k)
+                else:
+                    raise _NotRead(k, f"expected an entry of {table}")
         return i
 
     def computation(self, i: int) -> int:
