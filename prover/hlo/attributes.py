@@ -65,6 +65,7 @@ def braced_int64_list(value: str) -> tuple[int, ...]:
     """
     tokens = _TOKEN.findall(value)
     shown = " ".join(value.split())
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
     if not tokens or tokens[0] != "{":
         raise TilespecError(f"{shown}: expected '{{' opening a list of integers")
     out: list[int] = []
