@@ -23,6 +23,7 @@ from tilespec.prover.hlo.attributes import braced_int64_list
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.corpus import check_files
 from tilespec.prover.hlo.module import parse_hlo
+from tilespec.spec.errors import TilespecError
 
 HLO = DATA / "hlo"
 GOOD = "jax_tiled_good.hlo"
@@ -58,7 +59,7 @@ def test_an_integer_beyond_int64_wraps_as_xlas_lexer_wraps_it():
 
 @pytest.mark.parametrize("value", MALFORMED)
 def test_a_malformed_dimensions_is_bad_input_naming_the_line(value):
-    with pytest.raises(ValueError, match=r"^line 4: transpose t: dimensions=") as e:
+    with pytest.raises(TilespecError, match=r"^line 4: transpose t: dimensions=") as e:
         parse_hlo(TRANSPOSE.replace("VALUE", value))
     assert "\n" not in str(e.value) and len(str(e.value)) < 300
 
@@ -85,7 +86,7 @@ def test_random_attribute_text_is_read_or_refused_in_one_line(value):
     for template in (TRANSPOSE, HINT):
         try:
             check_module(parse_hlo(template.replace("VALUE", value)))
-        except ValueError as e:            # bad input: one line, never another exception
+        except TilespecError as e:         # bad input: one line, never another exception
             assert "\n" not in str(e)
 
 
@@ -93,7 +94,7 @@ def test_random_attribute_text_is_read_or_refused_in_one_line(value):
 def test_a_braced_int64_list_of_any_text_is_a_tuple_or_a_value_error(value):
     try:
         assert all(isinstance(x, int) for x in braced_int64_list(value))
-    except ValueError as e:
+    except TilespecError as e:
         assert "\n" not in str(e).replace(value, "")
 
 
