@@ -91,7 +91,7 @@ def test_random_attribute_text_is_read_or_refused_in_one_line(value):
 
 
 @given(st.text(max_size=30))
-def test_a_braced_int64_list_of_any_text_is_a_tuple_or_a_value_error(value):
+def test_a_braced_int64_list_of_any_text_is_a_tuple_or_bad_input(value):
     try:
         assert all(isinstance(x, int) for x in braced_int64_list(value))
     except TilespecError as e:

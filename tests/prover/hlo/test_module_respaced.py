@@ -74,7 +74,7 @@ RECORDED = [
     (MOVES.replace("RESULT", "f32[2,512]").replace("SHAPE", TILED)
      .replace("b = ", "b= "), False),                    # 'b=' is an attribute name
     (MOVES.replace("RESULT", "f32[2,512]").replace("SHAPE", TILED)
-     .replace('"x"}\n', '"x"}'), True),                  # '}' and 'ROOT'... next line
+     .replace('"x"}\n', '"x"}'), True),                  # the value's '}' then the body's
     (MOVES.replace("RESULT", "f32[2,512]").replace("SHAPE", TILED)
      .replace("parameter(0)\n  ROOT", 'parameter(0), metadata={op_name="y"}ROOT'), True),
     (MOVES.replace("RESULT", "f32[2,512]").replace("SHAPE", TILED)
