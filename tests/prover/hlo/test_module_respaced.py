@@ -47,7 +47,7 @@ ENTRY %e (p: f32[8,128]) -> RESULT {
 """
 TILED = "f32[2,512]{1,0:T(8,128)}"
 
-#: (text, whether XLA's parser accepts it), as jaxlib 0.7's XLA answered
+#: (text, whether XLA's parser accepts it), as jaxlib 0.10.2's XLA answered
 #: (test_the_recorded_answers_are_xlas asks it again).
 RECORDED = [
     (ALL_REDUCE.replace("GROUPS", g), xla) for g, xla in [
