@@ -134,8 +134,20 @@ def check_paths(args) -> list:
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)
         more = f" (and {len(unread) - 1} more modules not read)" if len(unread) > 1 else ""
-        raise TilespecError(f"{unread[0].error}{more}")
+        raise TilespecError(f"{_naming_the_file(unread[0])}{more}")
     return results
+
+
+def _naming_the_file(result) -> str:
+    """A module's error as one line that names its file (a read error
+    names it already; a parse error names only the line).
+
+    >>> from tilespec.prover.hlo.corpus import ModuleResult
+    >>> _naming_the_file(ModuleResult("m.txt", error="line 4: transpose t: ..."))
+    'm.txt: line 4: transpose t: ...'
+    """
+    name = "standard input" if result.path == STDIN else result.path
+    return result.error if name in result.error else f"{name}: {result.error}"
 
 
 def corpus_exit_status(results) -> int:
