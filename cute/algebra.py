@@ -206,9 +206,14 @@ def carry(whole: Layout, digits: list[Digits]) -> int | None:
     modes, each mode of A holds the sum of their digits, which is below
     its size, so those sums are the digits of ``sum x_k`` and ``A(sum
     x_k) == sum A(x_k)``; each mode's composition is ``A(x_k)``, so the
-    result is ``A(B(i))`` at every index.  Where there is one, offsets
-    that add up past that mode's size carry into the next, where A's
-    stride is not the carry's (A is coalesced): the result may differ.
+    result is ``A(B(i))`` at every index.  Where there is one (mode
+    ``j``, of size ``s``), the law breaks: take the largest digit of B's
+    modes there in turn until their sum ``T`` reaches ``s`` (so ``s <= T
+    < 2s``), each mode's other digits 0; their offsets add up to ``T``
+    times mode ``j``'s weight, below A's size (the next mode of A has
+    size >= 2), where A reads digit ``T - s`` and a 1 in mode ``j + 1``:
+    it differs from the sum by ``stride(j + 1) - s * stride(j)``, not 0
+    as A is coalesced (:func:`carrying_index` is that index).
 
     >>> whole = Layout((8, 6), (1, 12))
     >>> carry(whole, [[(0, 2, 4)], [(0, 8, 1)]]), carry(whole, [[(0, 2, 4)], [(0, 4, 1)]])
@@ -224,41 +229,48 @@ def carry(whole: Layout, digits: list[Digits]) -> int | None:
 
 def _check_composition(a: Layout, b: Layout, result: Layout, whole: Layout,
                        parts: list[tuple[Layout, Digits]], mode: int) -> None:
-    """The law of ``result = A o B`` where B's modes may carry in mode
-    ``mode`` of A coalesced: every index computed (B no larger than
-    :data:`CHECKED`), or the index where each mode of B places its largest
-    digit there; a :class:`LawError` where the law breaks or was not
-    checked."""
+    """Refuse ``result = A o B`` where B's modes carry in mode ``mode`` of
+    A coalesced (so the law breaks, :func:`carry`): a :class:`LawError`
+    naming the first index where it does (B no larger than
+    :data:`CHECKED`; else the index :func:`carrying_index`), checked on
+    ints."""
     size, stride = whole.flat()[mode]
     tops = [(kept - 1) * step for _, digits in parts for j, kept, step in digits if j == mode]
     why = (f"B's modes carry into one another in A's mode {size}:{stride} (their digits there "
            f"reach {' + '.join(map(str, tops))} = {sum(tops)} >= {size})")
     question = f"composition({a}, {b})"
+
+    def breaks(i: int) -> bool:
+        return b(i) < a.size and result(i) != a(b(i))
     if b.size <= CHECKED:
-        found = next((i for i in range(b.size) if b(i) < a.size and result(i) != a(b(i))), None)
+        found = next((i for i in range(b.size) if breaks(i)), None)
+        if found is None:
+            return   # checked at every index: the law holds
     else:
-        found = _carrying_index(b, parts, mode)
-        if found is not None and not (b(found) < a.size and result(found) != a(b(found))):
-            found = None
-    if found is None and b.size <= CHECKED:
-        return
-    if found is None:
-        raise LawError(question, f"{why}, and the law was not checked at each of its {b.size} "
-                       "indices", result)
+        found = carrying_index(b, [digits for _, digits in parts], whole.flat()[mode][0], mode)
+        if not breaks(found):
+            raise LawError(question, f"{why}, and the law was not checked at each of its "
+                           f"{b.size} indices", result)
     raise LawError(question, f"{why}, and CuTe's construction {result} breaks the law at "
                    f"i={found}: it gives {result(found)} where A(B({found})) is {a(b(found))}",
                    result, found)
 
 
-def _carrying_index(b: Layout, parts: list[tuple[Layout, Digits]], mode: int) -> int:
-    """The index of B whose coordinate in each of B's modes places that
-    mode's largest digit in mode ``mode`` of A coalesced, and 0 elsewhere."""
-    index, weight = 0, 1
-    for (n, _), (_, digits) in zip(b.flat(), parts):
+def carrying_index(b: Layout, digits: list[Digits], size: int, mode: int) -> int:
+    """The index of B where the first of B's modes place their largest
+    digit in mode ``mode`` (of ``size``) of A coalesced, until those digits
+    add up to ``size``; the other digits 0 (see :func:`carry`).
+
+    >>> carrying_index(Layout((4, 8), (4, 1)), [[(0, 2, 4)], [(0, 8, 1)]], 8, 0)
+    29
+    """
+    index, weight, total = 0, 1, 0
+    for (n, _), placed in zip(b.flat(), digits):
         below = 1
-        for j, kept, _ in digits:
-            if j == mode:
+        for j, kept, step in placed:
+            if j == mode and total < size:
                 index += weight * (kept - 1) * below
+                total += (kept - 1) * step
             below *= kept
         weight *= n
     return index
