@@ -60,7 +60,8 @@ def _nonnegative(layout: Layout, operation: str) -> None:
 def coalesce(layout: Any) -> Layout:
     """The same function on the same domain with the fewest modes: size-1
     modes dropped, and neighbours ``s0:d0, s1:d1`` merged where ``d1 ==
-    s0 * d0``.
+    s0 * d0``.  Its law holds by construction: a mode of size 1 adds 0, and
+    ``s0 * s1:d0`` maps the index ``x0 + s0 * x1`` to ``x0 * d0 + x1 * d1``.
 
     >>> print(coalesce(Layout((2, (1, 6)), (1, (7, 2)))))
     12:1
@@ -281,6 +282,10 @@ def complement(a: Any, cotarget: int = 1) -> Layout:
     ordered (strides increasing), and such that ``(A, complement(A, M))`` is
     a bijection onto ``[0, N)`` with ``N >= M``.  Modes of stride 0 (or size
     1) are ignored; modes that overlap once sorted leave no complement.
+    Its law holds by construction: sorted by stride, the modes of A and of
+    the complement have strides ``1, s0, s0 * s1, ...`` (each stride the
+    product of the sizes before it), so together they number ``[0, N)``
+    once each, as a mixed radix does.
 
     >>> print(complement(Layout(4, 2), 24))
     (2, 3):(1, 8)
@@ -311,7 +316,10 @@ def complement(a: Any, cotarget: int = 1) -> Layout:
 def right_inverse(a: Any) -> Layout:
     """A layout R with ``A(R(i)) == i`` for every ``i`` in R's domain, the
     largest one found by following strides 1, s0, s0*s1, ... through A's
-    modes (``1:0`` where A does not reach offset 1 with stride 1).
+    modes (``1:0`` where A does not reach offset 1 with stride 1).  Its
+    law holds by construction: R's modes are A's modes of strides ``1, s0,
+    s0 * s1, ...`` with strides their positions in A's index, so ``R(i)``
+    is an index of A whose offset is ``i`` read in that mixed radix.
 
     >>> print(right_inverse(Layout((4, 2), (2, 1))))
     (2, 4):(4, 1)
