@@ -108,11 +108,11 @@ def composition(a: Any, b: Tiler) -> Layout:
 
     Composing mode by mode is exact only where A adds up the offsets of
     B's modes, that is where the digits B's modes place in each mode of A
-    (but the last, which is unbounded) never add up to its size: see
-    :func:`carry`.  Where they may, every index is checked (up to
-    :data:`CHECKED`), and a layout that breaks the law is refused with a
-    :class:`LawError` naming the first index where it does, as is one
-    whose law could not be checked.  CuTe's own construction (CUTLASS
+    (but the last, which is unbounded) never add up to its size; where
+    they do, the law breaks (:func:`carry`).  That layout is refused with
+    a :class:`LawError` naming the first index where it breaks the law
+    (each index computed, B no larger than :data:`CHECKED`; else
+    :func:`carrying_index`, checked there).  CuTe's own construction (CUTLASS
     ``include/cute/layout.hpp``, ``composition_impl``, at 7107b05) checks
     only the divisibility of each mode (its "Stride Divisibility
     Condition" and "Shape Divisibility Condition"), not this; nor does
@@ -354,11 +354,11 @@ def left_inverse(a: Any) -> Layout:
     A layout that is not injective has none: one of its modes of size > 1
     has stride 0 (where A has a complement, its other modes are
     injective), so ``A(c) == A(0)`` for the first coordinate ``c`` of
-    that mode, and every layout maps 0 to 0.  That is a :class:`LawError`
-    naming ``c``: CuTe's construction (CUTLASS ``include/cute/layout.hpp``,
-    ``left_inverse``, at 7107b05, a "quasi-inverse" there, the left
-    inverse "when layout is injective"; pycute's too) returns a layout
-    that breaks the law at ``c``.
+    that mode, and every layout maps 0 to 0, so any layout breaks the law
+    at ``c``.  That is a :class:`LawError` naming ``c`` and the layout
+    pycute's construction (the one here) gives.  CUTLASS's C++
+    (``include/cute/layout.hpp``, ``left_inverse``, at 7107b05) builds a
+    "quasi-inverse", the left inverse only "when layout is injective".
 
     >>> A = Layout((4, 2), (2, 1))
     >>> L = left_inverse(A)
@@ -367,7 +367,7 @@ def left_inverse(a: Any) -> Layout:
     >>> left_inverse(Layout(2, 0))
     Traceback (most recent call last):
     ...
-    tilespec.cute.int_tuple.LawError: left_inverse(2:0): 2:0 is not injective (A(1) == A(0) == 0), so no layout L has L(A(c)) == c; CuTe's construction 1:0 breaks the law at c=1: L(A(1)) is 0
+    tilespec.cute.int_tuple.LawError: left_inverse(2:0): 2:0 is not injective (A(1) == A(0) == 0), so no layout L has L(A(c)) == c; pycute's construction 1:0 breaks the law at c=1: L(A(1)) is 0
     """
     a = as_layout(a)
     try:
@@ -381,7 +381,7 @@ def left_inverse(a: Any) -> Layout:
     if repeated is not None:
         raise LawError(f"left_inverse({a})",
                        f"{a} is not injective (A({repeated}) == A(0) == 0), so no layout L has "
-                       f"L(A(c)) == c; CuTe's construction {construction} breaks the law at "
+                       f"L(A(c)) == c; pycute's construction {construction} breaks the law at "
                        f"c={repeated}: L(A({repeated})) is {construction(a(repeated))}",
                        construction, repeated)
     return construction
