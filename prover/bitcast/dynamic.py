@@ -138,6 +138,25 @@ def runtime_pairing_is_bound_pairing(src: Shape, dst: Shape) -> bool:
     return True
 
 
+def static_destination(src: Shape, dst: Shape) -> int | None:
+    """A dim of SRC that varies at runtime in a reshape group whose DST dims
+    are all static, or None: below its bound the group's elements are fewer
+    than any DST array of that group holds.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> static_destination(shape("f32[4,<=4]{1,0}"), shape("f32[16]{0}"))
+    1
+    >>> static_destination(shape("f32[4,<=4]{1,0}"), shape("f32[<=16]{0}")) is None
+    True
+    """
+    vs, vd = set(varying(src)), set(varying(dst))
+    for g in reshape_groups(src.dims, dst.dims):
+        held = [i for i in range(*g.src) if i in vs]
+        if held and not any(j in vd for j in range(*g.dst)):
+            return held[0]
+    return None
+
+
 def undefined_size(src: Shape, dst: Shape) -> tuple | None:
     """Under :func:`runtime_pairing_is_bound_pairing`: SRC runtime dims at
     which no DST runtime dims keep every group's element count, or None.
@@ -238,8 +257,9 @@ def prove_dynamic_reshape(src: Shape, dst: Shape, *,
         return Result(q.text, q.what, status, time.perf_counter() - start, where,
                       shapes=(src, dst), **kw)
 
-    if runtime_pairing_is_bound_pairing(src, dst):
-        if q.is_symbolic and any(
+    held = static_destination(src, dst)
+    if held is not None or runtime_pairing_is_bound_pairing(src, dst):
+        if held is None and q.is_symbolic and any(
                 isinstance(d, str) for g in reshape_groups(src.dims, dst.dims)
                 for v, dims, span in ((varying(src), src.dims, g.src),
                                       (varying(dst), dst.dims, g.dst))
@@ -248,16 +268,23 @@ def prove_dynamic_reshape(src: Shape, dst: Shape, *,
             return done(UNKNOWN, reason="a dynamic dim in a reshape group with named dims: "
                         "its runtime sizes are not decided")
         bound = prove_reading(src, dst, timeout=timeout)
-        at = undefined_size(src, dst)
         ce = bound.counterexample
         if ce is not None and ce.sides and ce.sides[0].element is not None:
             ce = ce.with_details(runtime_dims={  # the bound: the sizes the reading had
                 "source": list(src.instantiate(ce.dim_values).dims),
                 "target": list(dst.instantiate(ce.dim_values).dims)})
-        step = ("every dynamic dim is the most major of its reshape group on its side, so "
-                "the reshape pairs the elements of every runtime size as at the bound "
-                "(XLA's dynamic_padder leaves such reshapes as they are); at the bound:")
-        skipped = () if at is None else (_undefined(at),)
+        if held is not None:
+            why = (f"SRC dim {held} is dynamic but the DST dims of its reshape group are "
+                   "static: below the bound no DST array holds the elements")
+            if bound.status != REFUTED:
+                return done(UNKNOWN, reason=f"{why}; at the bound: {bound.status}")
+            step = f"{why}; the bound, where every array is full, is one runtime size:"
+        else:
+            at = undefined_size(src, dst)
+            step = ("every dynamic dim is the most major of its reshape group on its side, so "
+                    "the reshape pairs the elements of every runtime size as at the bound "
+                    "(XLA's dynamic_padder leaves such reshapes as they are); at the bound:")
+        skipped = () if held is not None or at is None else (_undefined(at),)
         return dataclasses.replace(
             bound, scope=where, steps=(step, *bound.steps, *skipped), counterexample=ce,
             seconds=time.perf_counter() - start)

@@ -164,10 +164,22 @@ def test_no_reshape_is_proved_where_an_element_moves_at_some_runtime_size(src, d
 
 
 def test_a_runtime_size_the_reshape_cannot_have_is_named_as_not_covered():
-    # at runtime size 3 the 12 elements fit no static f32[16]
-    r = tilespec.bitcast("f32[<=4,4]{1,0}", "f32[16]{0}", "reshape")
+    # HandleReshapeCheckPastReshape: 1 row of 337 fills no [?,511,337]
+    r = tilespec.bitcast("f32[<=2044,337]", "f32[<=4,511,337]", "reshape")
     assert r.status == "proved" and "element counts" in r.scope
-    assert any("not covered: SRC runtime dims [3, 4]" in s for s in r.steps)
+    assert any("not covered: SRC runtime dims [1, 337]" in s for s in r.steps)
+
+
+def test_a_dynamic_dim_into_static_dims_is_not_proved():
+    # below the bound no static f32[16] holds the 4k elements
+    r = tilespec.bitcast("f32[<=4,4]{1,0}", "f32[16]{0}", "reshape")
+    assert r.status == "unknown" and "static" in r.reason
+    r = tilespec.bitcast("f32[4,<=4]{1,0}", "f32[16]{0}")
+    assert r.status == "unknown"
+    # refuted at the bound: refuted
+    r = tilespec.bitcast("f32[<=4,4]{0,1}", "f32[16]{0}", "reshape")
+    assert r.status == "refuted"
+    assert r.counterexample.details["runtime_dims"] == {"source": [4, 4], "target": [16]}
 
 
 def test_a_transpose_keeps_its_verdict_when_the_dynamic_dims_move_with_it():
