@@ -202,15 +202,35 @@ def _group_options(src: Shape, dst: Shape, rs: tuple[int, ...]):
         free = [j for j in range(*g.dst) if dst.dynamic[j]]
         fixed = product(dd[j] for j in range(*g.dst) if not dst.dynamic[j])
         choices = []
-        for sizes in itertools.product(*(range(dd[j], -1, -1) for j in free)):
-            if fixed * product(sizes) == count:
-                d = list(dd[g.dst[0]:g.dst[1]])
-                for j, s in zip(free, sizes):
-                    d[j - g.dst[0]] = s
-                choices.append(tuple(d))
+        # every free dim but the last is tried; the last is what the count leaves
+        for head in itertools.product(*(range(dd[j], -1, -1) for j in free[:-1])):
+            sizes = _last_size(fixed * product(head), count, head,
+                               dd[free[-1]] if free else None)
+            if sizes is None:
+                continue
+            d = list(dd[g.dst[0]:g.dst[1]])
+            for j, x in zip(free, sizes):
+                d[j - g.dst[0]] = x
+            choices.append(tuple(d))
         per_group.append(choices)
     for parts in itertools.product(*per_group):
         yield tuple(x for part in parts for x in part)
+
+
+def _last_size(part: int, count: int, head: tuple[int, ...],
+               bound: int | None) -> tuple[int, ...] | None:
+    """``head`` with the last free dim's size that makes ``part`` times it
+    ``count`` (within ``bound``); ``head`` itself when no dim is free
+    (``bound`` None) and ``part`` is already ``count``; None if none does.
+
+    >>> _last_size(2, 6, (), 4), _last_size(2, 6, (), 2), _last_size(6, 6, (), None)
+    ((3,), None, ())
+    """
+    if bound is None:
+        return head if part == count else None
+    if part == 0 or count % part or count // part > bound:
+        return None
+    return (*head, count // part)
 
 
 def _runtime_sizes(src: Shape):
@@ -257,6 +277,11 @@ def prove_dynamic_reshape(src: Shape, dst: Shape, *,
         return Result(q.text, q.what, status, time.perf_counter() - start, where,
                       shapes=(src, dst), **kw)
 
+    if q.empty:
+        # a zero dim that is not dynamic: no elements at any runtime size
+        bound = prove_reading(src, dst, timeout=timeout)
+        return dataclasses.replace(bound, scope=where, steps=(
+            "SRC has no elements at any runtime size; at the bound:", *bound.steps))
     held = static_destination(src, dst)
     if held is not None or runtime_pairing_is_bound_pairing(src, dst):
         if held is None and q.is_symbolic and any(
@@ -303,7 +328,12 @@ def prove_dynamic_reshape(src: Shape, dst: Shape, *,
     sizes = scanned = 0
     sampled: list[str] = []
     undefined = None
-    for rs in _runtime_sizes(src):
+    for tried, rs in enumerate(_runtime_sizes(src)):
+        if tried > MAX_RUNTIME_SIZES:
+            return done(UNKNOWN, reason=(
+                f"more than {MAX_RUNTIME_SIZES:,} runtime sizes to enumerate and a dynamic "
+                "dim is not the most major of its reshape group; no counterexample at the "
+                "sizes scanned"))
         options = list(_group_options(src, dst, rs))
         if not options:
             undefined = undefined or rs

@@ -206,3 +206,19 @@ def test_too_many_runtime_sizes_end_unknown_not_proved():
     r = prove_dynamic_reshape(parse_array_shape(f"f32[<={n},2]{{1,0}}"),
                               parse_array_shape(f"f32[2,<={n}]{{1,0}}"))
     assert r.status in ("refuted", "unknown")
+
+
+@pytest.mark.parametrize("src,dst", [("f32[<=4,0]", "f32[0,<=4]"), ("f32[0,<=4]", "f32[0]")])
+def test_an_empty_shape_with_a_dynamic_dim_has_a_verdict(src, dst):
+    # no elements at any runtime size: decided at the bound, without an error
+    assert tilespec.bitcast(src, dst).status == "proved"
+
+
+def test_several_dynamic_dims_of_one_group_take_every_split_of_the_count():
+    # [<=3,<=4,<=4] -> [<=6,<=8] (DynamicReshapeComplicated): at SRC [3,4,3] the
+    # 36 elements are DST [6,6] only; an element moves there
+    r = tilespec.bitcast("s32[<=3,<=4,<=4]", "s32[<=6,<=8]", "reshape")
+    assert r.status == "refuted"
+    assert r.counterexample.details["runtime_dims"]["target"][0] * \
+        r.counterexample.details["runtime_dims"]["target"][1] == math.prod(
+            r.counterexample.details["runtime_dims"]["source"])
