@@ -321,11 +321,15 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     tried: list[tuple[str, Result]] = []
     xla_permutation = xla_transpose_permutation(src, dst)
 
-    def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=()):
+    def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=(),
+             by=None):
+        # a reading that covers fewer runtime sizes says so in the verdict
+        at = where if by is None or dynamic.NOT_COVERED not in by.scope else (
+            where + dynamic.NOT_COVERED + by.scope.split(dynamic.NOT_COVERED, 1)[1])
         prop = "bitcast" if kind is None else f"bitcast ({TRT if kind == 'trt' else kind})"
         if kind == "transpose":
             prop = f"bitcast ({reading_name(perms[0])})"
-        verdict = Result(text, prop, status, time.perf_counter() - start, where,
+        verdict = Result(text, prop, status, time.perf_counter() - start, at,
                          counterexample=ce, reason=reason, steps=tuple(steps), shapes=(src, dst))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
                              tried=tuple(tried), src=src, dst=dst,
@@ -337,7 +341,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     r = decide_reading(src, dst, RESHAPE, timeout=timeout)
     tried.append((RESHAPE, r))
     if r.status == PROVED:
-        return done(PROVED, RESHAPE, steps=r.steps)
+        return done(PROVED, RESHAPE, steps=r.steps, by=r)
     transposed = tuple(transposes(src, dst, timeout=timeout))
     tried.extend((reading_name(p), rp) for p, rp in transposed)
     perms = [p for p, rp in transposed if rp.status == PROVED]
@@ -352,7 +356,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
     for name, rs in zip(("TRT transpose1", "TRT reshape", "TRT transpose2"), steps):
         tried.append((name, rs))
     if all(rs.status == PROVED for rs in steps):
-        return done(PROVED, "trt", trt=trt, steps=steps[1].steps)
+        return done(PROVED, "trt", trt=trt, steps=steps[1].steps, by=steps[1])
     if steps[0].status == REFUTED or steps[2].status == REFUTED:
         bad = steps[0] if steps[0].status == REFUTED else steps[2]
         raise ProverBug(f"a TRT transpose into physical order moved bytes: {bad.shape}")

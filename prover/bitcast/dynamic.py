@@ -103,8 +103,7 @@ def runtime_scope(src: Shape, dst: Shape) -> str:
     """
     dims = [f"{name} dim {i} <= {s.dims[i]}" for name, s in (("SRC", src), ("DST", dst))
             for i in varying(s)]
-    return ("every runtime size of the dynamic dims up to the bound at which the reshape "
-            "groups keep their element counts: " + ", ".join(dims))
+    return "every runtime size of the dynamic dims up to the bound: " + ", ".join(dims)
 
 
 def _ints(shape: Shape) -> tuple[int, ...]:
@@ -311,7 +310,8 @@ def prove_dynamic_reshape(src: Shape, dst: Shape, *,
                     "(XLA's dynamic_padder leaves such reshapes as they are); at the bound:")
         skipped = () if held is not None or at is None else (_undefined(at),)
         return dataclasses.replace(
-            bound, scope=where, steps=(step, *bound.steps, *skipped), counterexample=ce,
+            bound, scope=_excluding(where, at if held is None else None),
+            steps=(step, *bound.steps, *skipped), counterexample=ce,
             seconds=time.perf_counter() - start)
     if q.is_symbolic:
         return done(UNKNOWN, reason="a dynamic dim inside a reshape group beside named dims: "
@@ -366,11 +366,25 @@ def prove_dynamic_reshape(src: Shape, dst: Shape, *,
             "a dynamic dim is not the most major of its reshape group; every runtime size "
             f"scanned without a counterexample, but at {len(sampled)} of them "
             f"(first {sampled[0]}) not decided"))
+    where = _excluding(where, undefined)
     return done(PROVED, steps=(
         f"enumeration: at each of the {sizes:,} runtime sizes (SRC's dims with DST's that "
         "keep every reshape group's element count) every element keeps its offset, the "
         "offsets at the bound (exhaustive: a proof for these bounds); the buffers take "
         "the same bytes at the bound", *skipped))
+
+
+#: How a scope names the runtime sizes a verdict does not cover.
+NOT_COVERED = "; not covered: "
+
+
+def _excluding(where: str, rs) -> str:
+    """``where``, naming the first SRC runtime dims ``rs`` no reshape can
+    have (if any): a verdict says what it leaves out."""
+    if rs is None:
+        return where
+    return (f"{where}{NOT_COVERED}sizes no reshape can have, first SRC runtime dims "
+            f"{list(rs)}")
 
 
 def _undefined(rs) -> str:
