@@ -165,65 +165,115 @@ def _views(dicts: list) -> list:
 _CONTENTS = attrgetter("cell_contents")
 
 
-class _Watch:
-    """The digest of the definitions behind some objects
-    (:class:`~prover.core.definitions.Definitions`: the modules they reach,
-    their source text and every value they define), written again only
-    when something it read may have changed.
+def _seen(epoch, walk: Definitions) -> tuple | None:
+    """What the fast check compares, from one walk: the audit count before
+    it, the dicts' tags as read, and the mutable objects without one, each
+    kind with its snapshots; None when the fast check is not available."""
+    if walk.tag is None or epoch is None or None in walk.tags:
+        return None
+    cells: tuple = ([], [])
+    containers: tuple = ([], [])
+    others: tuple = ([], [])
+    for o, kept in zip(walk.mutables, walk.snapshots):
+        if type(o) is types.CellType and kept:
+            cells[0].append(o)
+            cells[1].append(kept[0])
+        else:
+            part = containers if type(o) in (list, set) else others
+            part[0].append(o)
+            part[1].append(kept)
+    return (epoch, _views(walk.dicts), walk.tags, *cells, *containers, *others)
 
-    The walk reads, before their contents, every dict's version tag
+
+def _merged(seens: list) -> tuple | None:
+    """One fast check for several walks made after the same audit count."""
+    if not seens or any(s is None for s in seens) or len({s[0] for s in seens}) != 1:
+        return None
+    return (seens[0][0], *(sum((s[i] for s in seens), []) for i in range(1, 9)))
+
+
+def _unchanged(seen: tuple | None) -> bool:
+    """The fast check: nothing a walk read has changed since."""
+    if seen is None or seen[0] != _Audit.epoch:
+        return False
+    _, views, tags, cells, held, containers, copies, others, kept = seen
+    if views != tags:
+        return False
+    try:
+        # a list or set is compared with its copy, a cell's value by
+        # identity first, in C; other objects one by one
+        return containers == copies and list(map(_CONTENTS, cells)) == held and \
+            list(map(snapshot, others)) == kept
+    except Exception:     # an emptied cell, a value's own ==
+        return False
+
+
+_MODULES: dict = {}     # id(module) -> (module, digest, seen, reaches)
+
+
+def _module(m) -> tuple:
+    """One module's digest (:meth:`Definitions.module`), written again only
+    when something it read may have changed; shared by every fingerprint
+    that reaches the module."""
+    kept = _MODULES.get(id(m))
+    if kept is not None and kept[0] is m and _unchanged(kept[2]):
+        return kept
+    walk = Definitions(skip=frozenset(map(id, _MEMOS)), tag=_tag_reader())
+    epoch = _Audit.epoch if _settled() else None
+    digest = walk.module(m)
+    kept = _MODULES[id(m)] = (m, digest, _seen(epoch, walk), frozenset(walk.reaches))
+    return kept
+
+
+class _Watch:
+    """The digest of the definitions behind some objects: each module given
+    and every module of tilespec they reach (:class:`~prover.core.definitions.
+    Definitions`: its source text and every value it defines), and what
+    the other objects define; written again only when something it read
+    may have changed.
+
+    A walk reads, before their contents, every dict's version tag
     (:func:`_version_offset`) and what each mutable object without one
-    holds (:func:`~prover.core.definitions.snapshot`).  The fast check (a few
-    microseconds for a few hundred tags) compares them with the live ones,
-    and the audit hook's count (:class:`_Audit`) with the one before the
-    walk: no namespace, table, instance dict, cell, list or set has changed,
-    no function was given other code or defaults, no class other bases, no
-    object another class.  When it fails, or on an interpreter without
-    version tags, everything is walked and written again: that is exact.
-    A change made during a walk leaves a tag or snapshot that differs from
-    the one read, so the next check walks again."""
+    holds (:func:`~prover.core.definitions.snapshot`).  The fast check (tens
+    of microseconds) compares them with the live ones, and the audit hook's
+    count (:class:`_Audit`) with the one before the walk: no namespace,
+    table, instance dict, cell, list or set has changed, no function was
+    given other code or defaults, no class other bases, no object another
+    class.  When it fails, or on an interpreter without version tags, each
+    module is checked the same way and the ones changed are walked again:
+    that is exact.  A change made during a walk leaves a tag or snapshot
+    that differs from the one read, so the next check walks again."""
 
     def __init__(self, objects):
         self.objects = self.given = tuple(objects)
         self.value = ""
-        self.seen: tuple | None = None     # (epoch, views, tags, mutables, snapshots)
+        self.seen: tuple | None = None
 
-    def unchanged(self) -> bool:
-        seen = self.seen
-        if seen is None or seen[0] != _Audit.epoch:
-            return False
-        epoch, views, tags, (cells, held), containers, (others, kept) = seen
-        if views != tags:
-            return False
-        try:
-            # a list or set is compared with its copy, a cell's value by
-            # identity first, in C; other objects one by one
-            return containers[0] == containers[1] and \
-                list(map(_CONTENTS, cells)) == held and \
-                list(map(snapshot, others)) == kept
-        except Exception:     # an emptied cell, a value's own ==
-            return False
-
-    def _walk(self) -> tuple[str, Definitions]:
-        """The digest, written from the live objects (the exact check)."""
+    def _walk(self) -> tuple[str, tuple | None]:
+        """The digest and its fast check, from the live objects."""
         walk = Definitions(skip=frozenset(map(id, _MEMOS)), tag=_tag_reader())
-        return walk.of(self.objects, skip_modules=(__name__,)), walk
+        epoch = _Audit.epoch if _settled() else None
+        modules = [o for o in self.objects if isinstance(o, types.ModuleType)]
+        given = walk.values([o for o in self.objects if not isinstance(o, types.ModuleType)])
+        todo = modules + [sys.modules[r] for r in sorted(walk.reaches) if r in sys.modules]
+        kept: dict[str, tuple] = {}
+        while todo:
+            m = todo.pop()
+            name = vars(m).get("__name__")
+            if name in kept or name == __name__:     # the store is not what proofs are about
+                continue
+            kept[name] = _module(m)
+            todo += [sys.modules[r] for r in sorted(kept[name][3]) if r in sys.modules]
+        text = "\n".join([f"{n}:{kept[n][1]}" for n in sorted(kept)] + [f"given:{given}"])
+        seens = [_seen(epoch, walk)] + [k[2] for k in kept.values()]
+        # a module checked before this walk's audit count was read: its
+        # fast check holds from then on only if the count has not moved
+        return hashlib.sha256(text.encode()).hexdigest(), _merged(seens)
 
     def digest(self) -> str:
-        if self.unchanged():
+        if _unchanged(self.seen):
             return self.value
-        self.seen = None
-        epoch = _Audit.epoch
-        settled = _settled()
-        self.value, walk = self._walk()
-        if walk.tag is not None and settled and None not in walk.tags:
-            parts: dict = {"cells": ([], []), "containers": ([], []), "others": ([], [])}
-            for o, kept in zip(walk.mutables, walk.snapshots):
-                kind = ("cells" if type(o) is types.CellType and kept else
-                        "containers" if type(o) in (list, set) else "others")
-                parts[kind][0].append(o)
-                parts[kind][1].append(kept[0] if kind == "cells" else kept)
-            self.seen = (epoch, _views(walk.dicts), walk.tags, *parts.values())
+        self.value, self.seen = self._walk()
         return self.value
 
 

@@ -26,8 +26,8 @@ version tags), and the mutable objects that have none (lists, sets,
 closure cells, objects with ``__slots__``), each with a snapshot.
 
 >>> from tilespec.spec import dtypes
->>> a = Definitions().of((dtypes,))
->>> len(a), a == Definitions().of((dtypes,))
+>>> a = Definitions().module(dtypes)
+>>> len(a), a == Definitions().module(dtypes)
 (64, True)
 """
 
@@ -109,10 +109,10 @@ def _module_of(value) -> str | None:
 
 
 def reached(modules, skip=()) -> list[types.ModuleType]:
-    """``modules`` and every module of the package their namespaces reach
-    (by a module object, or a function, class or instance defined there),
-    in a fixed order; ``skip`` names modules left out (the proof store
-    itself).
+    """``modules`` and every module of the package their definitions reach
+    (a module object, or a function, class or instance defined there, at
+    any depth), sorted by name; ``skip`` names modules left out (the proof
+    store itself).
 
     >>> from tilespec.spec import index
     >>> names = [m.__name__ for m in reached((index,))]
@@ -123,19 +123,13 @@ def reached(modules, skip=()) -> list[types.ModuleType]:
     todo = list(modules)
     while todo:
         m = todo.pop()
-        name = m.__name__
+        name = vars(m).get("__name__")
         if name in out or name in skip:
             continue
         out[name] = m
-        for value in list(vars(m).values()):
-            if isinstance(value, types.ModuleType):
-                other = value.__name__ if type(value) is types.ModuleType else \
-                    vars(value).get("__name__")
-            else:
-                other = _module_of(value)
-            if isinstance(other, str) and other.split(".")[0] == _PACKAGE \
-                    and other not in out and other in sys.modules:
-                todo.append(sys.modules[other])
+        walk = Definitions()
+        walk.module(m)
+        todo += [sys.modules[r] for r in sorted(walk.reaches) if r in sys.modules]
     return [out[k] for k in sorted(out)]
 
 
@@ -222,24 +216,50 @@ class Definitions:
         self.functions: list = []
         self.classes: list = []
         self.foreign: list[str] = []
-        self.modules: list = []
-        self.module_names: set[str] = set()
+        self.reaches: set[str] = set()
+        self.current: str | None = None     # the module being walked
         self.parts: list[bytes] = []
 
-    def of(self, objects, skip_modules=()) -> str:
-        """sha256 of the definitions behind ``objects`` (modules with every
-        module they reach and their source, classes, functions)."""
-        given = [o for o in objects if isinstance(o, types.ModuleType)]
-        self.modules = reached(given, skip_modules)
-        self.module_names = {m.__name__ for m in self.modules}
-        for m in self.modules:
-            self._put(b"M" + m.__name__.encode() + b"\0" + _source(m))
-            self._namespace(vars(m), _NOT_MODULE_DEFINITIONS)
+    def module(self, m) -> str:
+        """sha256 of one module's definitions: its source text and every
+        value it defines.  The modules of the package they reach are
+        gathered in ``reaches``, to be written by their own walks."""
+        self.current = vars(m).get("__name__")
+        self._put(b"M" + str(self.current).encode() + b"\0" + _source(m))
+        self._namespace(vars(m), _NOT_MODULE_DEFINITIONS)
+        return self.digest()
+
+    def values(self, objects) -> str:
+        """sha256 of what some objects (functions, classes) define."""
         for o in objects:
-            if not isinstance(o, types.ModuleType):
-                self._text("given")
-                self.write(o)
+            self._text("given")
+            self.write(o)
+        return self.digest()
+
+    def digest(self) -> str:
         return hashlib.sha256(b"\0".join(self.parts)).hexdigest()
+
+    def _elsewhere(self, v) -> bool:
+        """Is ``v`` (a function or class) the one another module of the
+        package defines under its name?  Then that module's walk writes
+        it, and here it is named only."""
+        module = v.__module__
+        if module == self.current or not isinstance(module, str) \
+                or module.split(".")[0] != _PACKAGE or "<" in v.__qualname__:
+            return False
+        home = sys.modules.get(module)
+        found = home
+        for part in v.__qualname__.split("."):
+            found = vars(found).get(part) if hasattr(found, "__dict__") else None
+        if found is not v:
+            return False
+        self._reach(module)
+        self._text(f"defined in {module}:{v.__qualname__}")
+        return True
+
+    def _reach(self, module_name) -> None:
+        if isinstance(module_name, str) and module_name.split(".")[0] == _PACKAGE:
+            self.reaches.add(module_name)
 
     def _put(self, data: bytes) -> None:
         # binary data (source, bytecode) with its length; text never holds
@@ -288,11 +308,15 @@ class Definitions:
             return
         self.seen[i] = len(self.seen)
         self.held.append(v)
+        if (t is types.FunctionType or isinstance(v, type)) and self._elsewhere(v):
+            return
         writer = _WRITERS.get(t)
         if writer is not None:
             writer(self, v)
         elif isinstance(v, types.ModuleType):
-            self._text(f"module:{vars(v).get('__name__')}")
+            name = vars(v).get("__name__")
+            self._reach(name)
+            self._text(f"module:{name}")
         elif isinstance(v, type):
             self._class(v)
         else:
@@ -392,7 +416,7 @@ class Definitions:
         elements, whose order differs between processes, are sorted by
         this)."""
         other = Definitions(self.skip, self.tag)
-        other.module_names, other.held = self.module_names, self.held
+        other.reaches, other.held, other.current = self.reaches, self.held, self.current
         other.dicts, other.mutables = self.dicts, self.mutables
         other.tags, other.snapshots = self.tags, self.snapshots
         other.functions, other.classes, other.foreign = (
@@ -416,6 +440,7 @@ class Definitions:
     def _function(self, f) -> None:
         self.functions.append(f)
         module = f.__module__
+        self._reach(module)
         self._text(f"function:{module}.{f.__qualname__}")
         if _is_library(module):
             return
@@ -426,8 +451,11 @@ class Definitions:
             self._cell(cell)
         if vars(f):
             self.write(vars(f))
-        if module not in self.module_names:
-            # from outside the modules walked (a monkeypatch): the globals it reads
+        home = sys.modules.get(module) if isinstance(module, str) else None
+        if not (module.split(".")[0] == _PACKAGE and home is not None
+                and f.__globals__ is vars(home)):
+            # not tilespec's (a monkeypatch): the globals it reads; a
+            # tilespec module's globals are written by that module's walk
             g = f.__globals__
             for name in sorted(_global_names(f.__code__, set())):
                 if name in g:
@@ -440,6 +468,7 @@ class Definitions:
             self._text(f"class:{name}")
             return
         self.classes.append(k)
+        self._reach(k.__module__)
         self._text(f"class:{name}:{len(k.__bases__)}")
         for base in k.__bases__:
             self.write(base)

@@ -136,7 +136,7 @@ def test_a_value_the_walk_cannot_write_makes_the_fingerprint_this_process_own():
     m = types.ModuleType("watched_foreign")
     m.OPAQUE = iter(())         # no state the walk can read
     walk = definitions.Definitions()
-    walk.of((m,))
+    walk.module(m)
     assert walk.foreign == ["builtins.tuple_iterator"]
 
 
