@@ -259,7 +259,7 @@ class _Watch:
         kept: dict[str, tuple] = {}
         while todo:
             m = todo.pop()
-            name = vars(m).get("__name__")
+            name = str(vars(m).get("__name__"))
             if name in kept or name == __name__:     # the store is not what proofs are about
                 continue
             kept[name] = _module(m)

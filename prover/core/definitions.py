@@ -14,7 +14,10 @@ and so on), together with the source text of those modules:
   rebound (``index.COMBINE = 2``), a table entry replaced, a default or a
   method monkeypatched;
 * the source text sees every edit of a file, even one the walk of the
-  values could not write (a new kind of object), in a new process.
+  values could not write (a new kind of object), in a new process.  It is
+  read when the module is first walked: a file edited after its import
+  gives a digest that matches neither version's, so nothing is cited for
+  code that does not run.
 
 A value the walk cannot write the same way in another process (an object
 of a type it does not know) is written by its identity: the fingerprint is
@@ -94,18 +97,6 @@ def _is_library(module_name: str | None) -> bool:
 
 
 _LIBRARY: dict = {}
-
-
-def _module_of(value) -> str | None:
-    """The module a value was defined in (a function's, a class's, an
-    instance's class's)."""
-    if isinstance(value, types.ModuleType):
-        return None
-    if isinstance(value, (types.FunctionType, type)):
-        name = value.__module__
-    else:
-        name = type(value).__module__
-    return name if isinstance(name, str) else None
 
 
 def reached(modules, skip=()) -> list[types.ModuleType]:
@@ -225,7 +216,12 @@ class Definitions:
         value it defines.  The modules of the package they reach are
         gathered in ``reaches``, to be written by their own walks."""
         self.current = vars(m).get("__name__")
-        self._put(b"M" + str(self.current).encode() + b"\0" + _source(m))
+        try:
+            source = _source(m)
+        except OSError:     # gone or unreadable: this process's own
+            source = b""
+            self._foreign(m)
+        self._put(b"M" + str(self.current).encode() + b"\0" + source)
         self._namespace(vars(m), _NOT_MODULE_DEFINITIONS)
         return self.digest()
 
@@ -243,18 +239,17 @@ class Definitions:
         """Is ``v`` (a function or class) the one another module of the
         package defines under its name?  Then that module's walk writes
         it, and here it is named only."""
-        module = v.__module__
+        module, qualname = v.__module__, v.__qualname__
         if module == self.current or not isinstance(module, str) \
-                or module.split(".")[0] != _PACKAGE or "<" in v.__qualname__:
+                or module.split(".")[0] != _PACKAGE or "<" in qualname:
             return False
-        home = sys.modules.get(module)
-        found = home
-        for part in v.__qualname__.split("."):
+        found: object = sys.modules.get(module)
+        for part in qualname.split("."):
             found = vars(found).get(part) if hasattr(found, "__dict__") else None
         if found is not v:
             return False
         self._reach(module)
-        self._text(f"defined in {module}:{v.__qualname__}")
+        self._text(f"defined in {module}:{qualname}")
         return True
 
     def _reach(self, module_name) -> None:
