@@ -452,6 +452,7 @@ class Definitions:
             # not tilespec's (a monkeypatch): the globals it reads; a
             # tilespec module's globals are written by that module's walk
             g = f.__globals__
+            self._watch_dict(g)
             for name in sorted(_global_names(f.__code__, set())):
                 if name in g:
                     self._text(repr(name))

@@ -131,6 +131,17 @@ def test_a_closure_cell_and_a_list_are_watched():
     assert cache.fingerprint((m,)) != before
 
 
+def test_a_global_a_monkeypatched_function_reads_is_watched(monkeypatch):
+    import types
+    m = types.ModuleType("patching")
+    exec("K = 1\ndef forward(self, e, d, ar):\n    return tuple(e) + (K,)\n", vars(m))
+    monkeypatch.setattr(index.Split, "forward", m.forward)
+    before = instances.fingerprint()
+    assert instances.fingerprint() == before
+    m.K = 0     # not a tilespec module: the walk read it through the function
+    assert instances.fingerprint() != before
+
+
 def test_a_value_the_walk_cannot_write_makes_the_fingerprint_this_process_own():
     import types
     m = types.ModuleType("watched_foreign")
