@@ -187,12 +187,13 @@ class Definitions:
     """One walk over some live objects, writing what they define.
 
     ``skip`` holds ids of objects that are state, not definitions (the
-    stores' own memos): written as a mark, never walked.  After
-    :meth:`of`: ``dicts`` lists every dict written (to watch their version
-    tags), ``mutables`` every mutable object without one, with a snapshot
-    (:meth:`snapshots`), ``functions`` and ``classes`` the ones written,
-    and ``foreign`` the types written by identity (empty when the digest is
-    the same in every process running these definitions)."""
+    stores' own memos): written as a mark, never walked.  ``tag`` reads a
+    dict's version tag.  After :meth:`module` or :meth:`values`: ``dicts``
+    lists every dict written, with ``tags`` as read before its entries;
+    ``mutables`` every mutable object without a tag, with ``snapshots``
+    taken before its contents; ``reaches`` the package's modules reached;
+    ``foreign`` the types written by identity (empty when the digest is the
+    same in every process running these definitions)."""
 
     def __init__(self, skip=frozenset(), tag=None):
         self.skip = skip
@@ -204,8 +205,6 @@ class Definitions:
         self.held: list = []
         self.dicts: list = []
         self.mutables: list = []
-        self.functions: list = []
-        self.classes: list = []
         self.foreign: list[str] = []
         self.reaches: set[str] = set()
         self.current: str | None = None     # the module being walked
@@ -414,8 +413,7 @@ class Definitions:
         other.reaches, other.held, other.current = self.reaches, self.held, self.current
         other.dicts, other.mutables = self.dicts, self.mutables
         other.tags, other.snapshots = self.tags, self.snapshots
-        other.functions, other.classes, other.foreign = (
-            self.functions, self.classes, self.foreign)
+        other.foreign = self.foreign
         other.write(x)
         return b"\0".join(other.parts)
 
@@ -433,7 +431,6 @@ class Definitions:
             self._text("empty")
 
     def _function(self, f) -> None:
-        self.functions.append(f)
         module = f.__module__
         self._reach(module)
         self._text(f"function:{module}.{f.__qualname__}")
@@ -463,7 +460,6 @@ class Definitions:
         if _is_library(k.__module__):
             self._text(f"class:{name}")
             return
-        self.classes.append(k)
         self._reach(k.__module__)
         self._text(f"class:{name}:{len(k.__bases__)}")
         for base in k.__bases__:
