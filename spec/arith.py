@@ -21,6 +21,7 @@ array([1, 2, 2])
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 #: A value of an arithmetic: a Python int, a numpy integer array, a sympy
@@ -63,6 +64,7 @@ class Arithmetic:
         return True
 
 
+@cache     # one class: sympy keys its caches by it
 def index_mod() -> Any:
     """The sympy function the spec writes ``x mod n`` with.
 
@@ -80,40 +82,34 @@ def index_mod() -> Any:
     >>> Mod(x + 6 * x**2, 3), Mod(Mod(x, 3), 3), Mod(9 * x, 3)
     (Mod(x, 3), Mod(x, 3), 0)
     """
-    global _MOD
-    if _MOD is None:
-        import sympy
+    import sympy
 
-        class Mod(sympy.Function):  # type: ignore[misc]  # sympy has no types
-            is_integer = True
-            is_nonnegative = True  # the spec only takes mod by positive sizes
+    class Mod(sympy.Function):  # type: ignore[misc]  # sympy has no types
+        is_integer = True
+        is_nonnegative = True  # the spec only takes mod by positive sizes
 
-            @classmethod
-            def eval(cls, a: Any, b: Any) -> Any:
-                if a.is_Integer and b.is_Integer:
-                    return sympy.Integer(int(a) % int(b))
-                if a.is_zero or _multiple(a, b):
-                    return sympy.Integer(0)
-                if isinstance(a, cls) and a.args[1] == b:
-                    return a
-                if a.is_Add:
-                    # adding a multiple of b does not change x mod b
-                    keep = [t for t in a.args if not _multiple(t, b)]
-                    if len(keep) < len(a.args):
-                        return cls(sympy.Add(*keep), b)
-                return None
+        @classmethod
+        def eval(cls, a: Any, b: Any) -> Any:
+            if a.is_Integer and b.is_Integer:
+                return sympy.Integer(int(a) % int(b))
+            if a.is_zero or _multiple(a, b):
+                return sympy.Integer(0)
+            if isinstance(a, cls) and a.args[1] == b:
+                return a
+            if a.is_Add:
+                # adding a multiple of b does not change x mod b
+                keep = [t for t in a.args if not _multiple(t, b)]
+                if len(keep) < len(a.args):
+                    return cls(sympy.Add(*keep), b)
+            return None
 
-            def _latex(self, printer: Any) -> str:
-                a, b = self.args
-                return (rf"\left({printer._print(a)} \bmod {printer._print(b)}\right)")
+        def _latex(self, printer: Any) -> str:
+            a, b = self.args
+            return (rf"\left({printer._print(a)} \bmod {printer._print(b)}\right)")
 
-            def _eval_rewrite_as_floor(self, a: Any, b: Any, **kwargs: Any) -> Any:
-                return a - b * sympy.floor(a / b)
-        _MOD = Mod
-    return _MOD
-
-
-_MOD: Any = None
+        def _eval_rewrite_as_floor(self, a: Any, b: Any, **kwargs: Any) -> Any:
+            return a - b * sympy.floor(a / b)
+    return Mod
 
 
 def _multiple(term: Any, b: Any) -> bool:

@@ -1,15 +1,19 @@
 """Proofs kept for reuse, keyed by what they are about and by the code that runs now.
 
 A proof is only cited again when it is about the code that runs now, so
-every key carries a *fingerprint* of the live code it depends on: the
-bytecode (the code objects' instructions, names and constants, nested
-functions included) of the functions and of every method of the classes it names,
-read from the live objects.  Monkeypatching a stage's method, or editing
-the spec's source, changes the fingerprint, and the old proof is simply not
-found.  The fingerprint is hashed once, then checked on every use: by the
-watched dicts' version tags and an audit hook's count of ``__code__`` and
-``__bases__`` assignments (a few microseconds), and when those show a
-change, by comparing every entry hashed (:class:`_Watch`; docs/proofs.md).
+every key carries a *fingerprint* of every definition it depends on
+(:mod:`prover.core.definitions`): the source text of each module the
+question reaches and every value those modules define, read from the live
+objects (functions with their bytecode, defaults and closures, classes with
+every entry, constants, tables, instances).  Editing any of those modules,
+or changing any of those values in the process (``index.COMBINE = 2``, a
+table entry, a default, a method), changes the fingerprint, and the old
+proof is simply not found.  The fingerprint is written once, then checked
+on every use: by the version tags of the dicts it read, snapshots of the
+mutable objects without one, and an audit hook's count of assignments to
+``__code__``, ``__defaults__``, ``__bases__`` and ``__class__`` (a few
+microseconds); when those show a change, it is written again
+(:class:`_Watch`; docs/proofs.md).
 
 Two stores:
 
@@ -33,121 +37,27 @@ Two stores:
 from __future__ import annotations
 
 import ctypes
-import gc
 import hashlib
 import json
 import os
 import sys
 import types
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from pathlib import Path
 
 from . import crosscheck
+from .definitions import Definitions, snapshot
 
 __all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file", "key",
            "well_formed", "SHIPPED_FILE"]
 
 
-def _codes(obj, out: list, top: bool = True, wrappers: list | None = None) -> None:
-    """The live functions ``obj`` runs: itself, a class's methods
-    (properties, static and class methods too), a module's functions and
-    classes' methods; ``wrappers`` collects the functools wrappers passed
-    through."""
-    if isinstance(obj, types.FunctionType):
-        out.append(obj)
-    elif callable(obj) and hasattr(obj, "__wrapped__"):    # functools wrappers
-        if wrappers is not None:
-            wrappers.append(obj)
-        _codes(obj.__wrapped__, out, False, wrappers)
-    elif isinstance(obj, (staticmethod, classmethod)):
-        _codes(obj.__func__, out, False, wrappers)
-    elif isinstance(obj, property):
-        for f in (obj.fget, obj.fset, obj.fdel):
-            if f is not None:
-                _codes(f, out, False, wrappers)
-    elif isinstance(obj, type):
-        for klass in obj.__mro__:
-            if klass is object:
-                continue
-            for name, value in sorted(vars(klass).items()):
-                if _hashed_member(name):
-                    _codes(value, out, False, wrappers)
-    elif top and isinstance(obj, types.ModuleType):
-        for _name, value in sorted(vars(obj).items()):
-            # functions whatever their origin (a monkeypatched one comes from
-            # elsewhere), classes of tilespec's own
-            if isinstance(value, types.FunctionType) or hasattr(value, "__wrapped__") or (
-                    isinstance(value, type) and value.__module__ == obj.__name__
-                    and "<locals>" not in value.__qualname__):
-                # (a class made inside a function is in that function's code)
-                _codes(value, out, False, wrappers)
-
-
-def _hashed_member(name: str) -> bool:
-    """Is a class's entry ``name`` part of the code hashed?"""
-    return not name.startswith("__") or name in ("__post_init__", "__init__")
-
-
-def _dicts(obj, out: list, classes: list, top: bool = True) -> None:
-    """The namespaces whose entries decide which code ``obj`` runs, and
-    (into ``classes``) the classes whose bases do."""
-    if isinstance(obj, type):
-        classes.append(obj)
-        out.extend(vars(k) for k in obj.__mro__ if k is not object)
-    elif top and isinstance(obj, types.ModuleType):
-        out.append(vars(obj))
-        for value in list(vars(obj).values()):
-            if isinstance(value, type) and value.__module__ == obj.__name__ \
-                    and "<locals>" not in value.__qualname__:
-                _dicts(value, out, classes, False)
-
-
-def _code_bytes(c) -> bytes:
-    """What a code object does, as bytes, the same in every process
-    (``marshal`` is not: its back-references depend on reference counts).
-    Kept per code object (held, so its id is not reused): the fingerprints
-    of overlapping sets of code hash each function once per process."""
-    kept = _CODE_BYTES.get(id(c))
-    if kept is not None:
-        return kept[1]
-    parts = [c.co_code, repr((c.co_name, c.co_argcount, c.co_kwonlyargcount, c.co_names,
-                              c.co_varnames, c.co_freevars, c.co_cellvars)).encode()]
-    for k in c.co_consts:
-        parts.append(_code_bytes(k) if isinstance(k, types.CodeType)
-                     else _canonical(k).encode())
-    data = b"".join(parts)
-    _CODE_BYTES[id(c)] = (c, data)
-    return data
-
-
-_CODE_BYTES: dict[int, tuple] = {}
-
-
-def _canonical(k) -> str:
-    # a frozenset constant (``x in {"a", "b"}``) iterates in hash order,
-    # which differs between processes
-    if isinstance(k, frozenset):
-        return "frozenset(" + ",".join(sorted(map(_canonical, k))) + ")"
-    if isinstance(k, tuple):
-        return "(" + ",".join(map(_canonical, k)) + ")"
-    return f"{type(k).__name__}:{k!r}"
-
-
-_CODE_OF = attrgetter("__code__")
-_MRO_OF = attrgetter("__mro__")
-_WRAPPED_OF = attrgetter("__wrapped__")
-
-
-def _none(d):
-    return ()
-
-
 class _Audit:
-    """How many times a function was given other code (``f.__code__ = ...``)
-    or a class other bases, in this process, counted by an audit hook
-    (``sys.addaudithook``: CPython raises ``object.__setattr__`` for both,
-    whatever the route).  ``epoch`` stays None when the hook could not be
+    """How many times a function was given other code or defaults
+    (``f.__code__ = ...``), a class other bases or an object another class,
+    in this process, counted by an audit hook (``sys.addaudithook``: CPython
+    raises ``object.__setattr__`` for each, whatever the route).  ``epoch`` stays None when the hook could not be
     added.
 
     The hook runs just before the assignment, so ``pending`` keeps each
@@ -158,8 +68,13 @@ class _Audit:
     pending: dict = {}      # (id, attribute) -> (object, attribute, value)
 
 
+#: The assignments CPython audits that change what some code does: a
+#: function's code and defaults, a class's bases, an object's class.
+_AUDITED = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__bases__", "__class__"))
+
+
 def _audit(event: str, args: tuple) -> None:
-    if event == "object.__setattr__" and args[1] in ("__code__", "__bases__"):
+    if event == "object.__setattr__" and args[1] in _AUDITED:
         _Audit.pending[id(args[0]), args[1]] = args
         _Audit.epoch += 1   # type: ignore[operator]
 
@@ -218,125 +133,147 @@ _NO_OFFSET = -1
 _OFFSET: list[int | None] = [_NO_OFFSET]     # found once, on first use
 
 
-def _version_tags(dicts: list) -> list | None:
-    """Byte views of the version tags of ``dicts`` (of the dict behind a
-    class's mapping proxy), each once, or None when this interpreter has
-    none to read.  (A list of memoryviews compares with a list of bytes in
-    one C loop: the cheapest read of many scattered words.)"""
+def _tag_reader():
+    """A function reading a dict's version tag as 8 bytes, or None when
+    this interpreter keeps none (or the audit hook could not be added)."""
     if _OFFSET[0] == _NO_OFFSET:
         _OFFSET[0] = _version_offset()
     offset = _OFFSET[0]
     if offset is None or not _start_audit():
         return None
     word = ctypes.sizeof(ctypes.c_ssize_t)
-    real = {}
-    for d in dicts:
-        if isinstance(d, types.MappingProxyType):
-            (d,) = gc.get_referents(d)
-        real[id(d)] = d
-    views = []
-    for d in real.values():
+
+    def tag(d) -> bytes | None:
+        # the entry count where it belongs: a dict of the layout probed
         if type(d) is not dict or \
                 ctypes.c_ssize_t.from_address(id(d) + offset - word).value != len(d):
             return None
-        views.append(memoryview((ctypes.c_char * 8).from_address(id(d) + offset)).cast("B"))
-    return views
+        return ctypes.string_at(id(d) + offset, 8)
+    return tag
+
+
+def _views(dicts: list) -> list:
+    """Byte views of the version tags of ``dicts``, in order (a list of
+    memoryviews compares with a list of bytes in one C loop: the cheapest
+    read of many scattered words)."""
+    offset = _OFFSET[0]
+    assert offset is not None and offset != _NO_OFFSET
+    return [memoryview((ctypes.c_char * 8).from_address(id(d) + offset)).cast("B")
+            for d in dicts]
+
+
+_CONTENTS = attrgetter("cell_contents")
+
+
+def _seen(epoch, walk: Definitions) -> tuple | None:
+    """What the fast check compares, from one walk: the audit count before
+    it, the dicts' tags as read, and the mutable objects without one, each
+    kind with its snapshots; None when the fast check is not available."""
+    if walk.tag is None or epoch is None or None in walk.tags:
+        return None
+    cells: tuple = ([], [])
+    containers: tuple = ([], [])
+    others: tuple = ([], [])
+    for o, kept in zip(walk.mutables, walk.snapshots):
+        if type(o) is types.CellType and kept:
+            cells[0].append(o)
+            cells[1].append(kept[0])
+        else:
+            part = containers if type(o) in (list, set) else others
+            part[0].append(o)
+            part[1].append(kept)
+    return (epoch, _views(walk.dicts), walk.tags, *cells, *containers, *others)
+
+
+def _merged(seens: list) -> tuple | None:
+    """One fast check for several walks made after the same audit count."""
+    if not seens or any(s is None for s in seens) or len({s[0] for s in seens}) != 1:
+        return None
+    return (seens[0][0], *(sum((s[i] for s in seens), []) for i in range(1, 9)))
+
+
+def _unchanged(seen: tuple | None) -> bool:
+    """The fast check: nothing a walk read has changed since."""
+    if seen is None or seen[0] != _Audit.epoch:
+        return False
+    _, views, tags, cells, held, containers, copies, others, kept = seen
+    if views != tags:
+        return False
+    try:
+        # a list or set is compared with its copy, a cell's value by
+        # identity first, in C; other objects one by one
+        return containers == copies and list(map(_CONTENTS, cells)) == held and \
+            list(map(snapshot, others)) == kept
+    except Exception:     # an emptied cell, a value's own ==
+        return False
+
+
+_MODULES: dict = {}     # id(module) -> (module, digest, seen, reaches)
+
+
+def _module(m) -> tuple:
+    """One module's digest (:meth:`Definitions.module`), written again only
+    when something it read may have changed; shared by every fingerprint
+    that reaches the module."""
+    kept = _MODULES.get(id(m))
+    if kept is not None and kept[0] is m and _unchanged(kept[2]):
+        return kept
+    walk = Definitions(skip=frozenset(map(id, _MEMOS)), tag=_tag_reader())
+    epoch = _Audit.epoch if _settled() else None
+    digest = walk.module(m)
+    kept = _MODULES[id(m)] = (m, digest, _seen(epoch, walk), frozenset(walk.reaches))
+    return kept
 
 
 class _Watch:
-    """The digest of some objects' code, recomputed only when a namespace
-    they live in gains or loses an entry, an entry is replaced (a
-    monkeypatch, a reload), a function hashed is given other code
-    (``f.__code__ = ...``) or a class other bases.
+    """The digest of the definitions behind some objects: each module given
+    and every module of tilespec they reach (:class:`~prover.core.definitions.
+    Definitions`: its source text and every value it defines), and what
+    the other objects define; written again only when something it read
+    may have changed.
 
-    Two checks, the second exact and the first sufficient:
-
-    * fast (a few microseconds): no namespace watched has changed since the
-      last check, by the dicts' version tags (:func:`_version_offset`), and
-      no function in the process was given other code nor class other
-      bases, by the audit hook (:class:`_Audit`);
-    * when the fast check fails, or on an interpreter without version tags:
-      the namespaces' sizes and their entries (gathered by ``itemgetter``),
-      the hashed functions' code objects, the classes' bases and the
-      wrappers' wrapped functions, compared in C with the ones kept from
-      the last hash.  The kept ones are held, so they are never freed and
-      the comparison's identity test settles every unchanged entry; a
-      replaced entry is compared with ``==``, which for functions, classes
-      and code is identity or content (any other value's code is not
-      hashed, and an error in its ``==`` counts as a change).  When it finds
-      nothing changed, the tags are read again for the next fast check."""
+    A walk reads, before their contents, every dict's version tag
+    (:func:`_version_offset`) and what each mutable object without one
+    holds (:func:`~prover.core.definitions.snapshot`).  The fast check (tens
+    of microseconds) compares them with the live ones, and the audit hook's
+    count (:class:`_Audit`) with the one before the walk: no namespace,
+    table, instance dict, cell, list or set has changed, no function was
+    given other code or defaults, no class other bases, no object another
+    class.  When it fails, or on an interpreter without version tags, each
+    module is checked the same way and the ones changed are walked again:
+    that is exact.  A change made during a walk leaves a tag or snapshot
+    that differs from the one read, so the next check walks again."""
 
     def __init__(self, objects):
         self.objects = self.given = tuple(objects)
-        self.snap: tuple | None = None
         self.value = ""
-        self.tags: list | None = None           # views of the dicts' version tags
-        self.seen: tuple | None = None          # (epoch, tags) at the last exact check
+        self.seen: tuple | None = None
 
-    def _state(self) -> tuple:
-        return (list(map(len, self.dicts)),
-                [g(d) for g, d in zip(self.getters, self.dicts)],
-                list(map(_CODE_OF, self.functions)),
-                list(map(_MRO_OF, self.classes)),
-                list(map(_WRAPPED_OF, self.wrappers)))
-
-    def _stamp(self) -> tuple | None:
-        """What the fast check compares, read before an exact check; None
-        when the fast check is not available, or not to be trusted yet."""
-        tags = self.tags
-        if tags is None:
-            return None
-        epoch = _Audit.epoch
-        if not _settled():
-            return None
-        return epoch, list(map(bytes, tags))
-
-    def unchanged(self) -> bool:
-        if self.snap is None:
-            return False
-        seen = self.seen
-        if seen is not None and seen[0] == _Audit.epoch and self.tags == seen[1]:
-            return True
-        stamp = self._stamp()      # before the comparison: a change after it is seen next time
-        try:
-            same = self._state() == self.snap
-        except Exception:     # a key gone (KeyError), or a value's own ==
-            return False
-        if same:
-            self.seen = stamp
-        return same
+    def _walk(self) -> tuple[str, tuple | None]:
+        """The digest and its fast check, from the live objects."""
+        walk = Definitions(skip=frozenset(map(id, _MEMOS)), tag=_tag_reader())
+        epoch = _Audit.epoch if _settled() else None
+        modules = [o for o in self.objects if isinstance(o, types.ModuleType)]
+        given = walk.values([o for o in self.objects if not isinstance(o, types.ModuleType)])
+        todo = modules + [sys.modules[r] for r in sorted(walk.reaches) if r in sys.modules]
+        kept: dict[str, tuple] = {}
+        while todo:
+            m = todo.pop()
+            name = str(vars(m).get("__name__"))
+            if name in kept or name == __name__:     # the store is not what proofs are about
+                continue
+            kept[name] = _module(m)
+            todo += [sys.modules[r] for r in sorted(kept[name][3]) if r in sys.modules]
+        text = "\n".join([f"{n}:{kept[n][1]}" for n in sorted(kept)] + [f"given:{given}"])
+        seens = [_seen(epoch, walk)] + [k[2] for k in kept.values()]
+        # a module checked before this walk's audit count was read: its
+        # fast check holds from then on only if the count has not moved
+        return hashlib.sha256(text.encode()).hexdigest(), _merged(seens)
 
     def digest(self) -> str:
-        if self.unchanged():
+        if _unchanged(self.seen):
             return self.value
-        dicts: list = []
-        classes: list = []
-        for obj in self.objects:
-            _dicts(obj, dicts, classes)
-        functions: list = []
-        wrappers: list = []
-        for obj in self.objects:
-            _codes(obj, functions, wrappers=wrappers)
-        dicts += [vars(w) for w in wrappers if hasattr(w, "__dict__")]
-        self.dicts, self.classes, self.wrappers = dicts, classes, wrappers
-        self.getters = []
-        for d in dicts:
-            # a module's every entry (a None replaced by code counts too); a
-            # class's entries whose code is hashed (an added one changes
-            # the size)
-            keys = list(d) if not isinstance(d, types.MappingProxyType) else [
-                k for k in d if _hashed_member(k)]
-            # itemgetter of one key returns the value itself, of two a tuple
-            self.getters.append(itemgetter(*keys, *keys[:1]) if keys else _none)
-        # each function's code is watched once (a module lists the ones it imports)
-        self.functions = list({id(f): f for f in functions}.values())
-        self.tags = _version_tags(dicts)
-        self.seen = None
-        stamp = self._stamp()
-        self.snap = self._state()
-        self.value = hashlib.sha256(b"".join(
-            _code_bytes(f.__code__) for f in functions)).hexdigest()
-        self.seen = stamp
+        self.value, self.seen = self._walk()
         return self.value
 
 
@@ -344,8 +281,10 @@ _WATCHES: dict = {}    # by the ids of the objects, and by the id of a tuple giv
 
 
 def fingerprint(objects) -> str:
-    """sha256 of the bytecode of the live code behind ``objects`` (functions,
-    classes with their bases, modules with their functions and classes)."""
+    """sha256 of the definitions behind ``objects``: for a module, its
+    source and every value it defines, and the same of every module of
+    tilespec it reaches (:mod:`prover.core.definitions`); for a function or
+    class, what it defines."""
     watch = _WATCHES.get(id(objects))
     if watch is not None and watch.given is objects:    # the same tuple again
         return watch.digest()

@@ -86,14 +86,8 @@ _NEEDS = {
 CITED_PROPERTIES = tuple(_NEEDS)
 
 
-_CODE = None
-
-
 def _code():
     """The live code a theorem is about (see :mod:`prover.core.cache`)."""
-    global _CODE
-    if _CODE is None:
-        _CODE = (_index, _arith, Z3Arithmetic, _lemma, solve, sys.modules[__name__])
     return _CODE
 
 
@@ -366,3 +360,10 @@ def _out_length(s, n: int) -> int:
     if type(s) is Split:
         return n + len(s.sizes)
     return n
+
+
+#: The modules a theorem is about (their definitions, and those of every
+#: module they reach, are its fingerprint); set once, at import, so the
+#: fingerprint of a module that reaches this one reads the same value in
+#: every process.
+_CODE = (_index, _arith, Z3Arithmetic, _lemma, solve, sys.modules[__name__])

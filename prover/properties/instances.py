@@ -44,15 +44,18 @@ _MODULES = ("spec.arith", "spec.index", "spec.layout", "spec.size",
             "prover.properties.exhaustive", "prover.properties.dim_search",
             "prover.core.theorems", "prover.properties.instances")
 
-_CODE = None
-_PROVING: set[str] = set()     # signatures whose proof is being made now
+# state, not definitions: kept in the stores' memos, which the fingerprint
+# does not read
+_CODE: dict = cache.memo()
+_PROVING: dict = cache.memo()     # signatures whose proof is being made now
 
 
 def _code():
-    global _CODE
-    if _CODE is None:
-        _CODE = tuple(importlib.import_module(f"tilespec.{m}") for m in _MODULES)
-    return _CODE
+    code = _CODE.get("modules")
+    if code is None:
+        code = _CODE["modules"] = tuple(
+            importlib.import_module(f"tilespec.{m}") for m in _MODULES)
+    return code
 
 
 def fingerprint() -> str:
@@ -89,11 +92,11 @@ def cite(shape: Shape, prop: str, timeout: float, prove) -> tuple | None:
     record = cache.lookup(question, digest, needs=("solver", "proved_at"))
     if record is None:
         start = time.perf_counter()
-        _PROVING.add(question)
+        _PROVING[question] = True
         try:
             r = prove(generic, prop, timeout=timeout)
         finally:
-            _PROVING.discard(question)
+            _PROVING.pop(question, None)
         record = {"name": question, "status": r.status, "proved_at": _now(),
                   "seconds": round(time.perf_counter() - start, 4),
                   "solver": _solver(), "steps": list(r.steps)}

@@ -36,9 +36,9 @@ def test_a_warm_cited_proof_compares_no_entry(monkeypatch):
     s = shape("f32[3,5]")
     assert prove(s, "in_bounds").proved and prove(s, "in_bounds").proved
 
-    def compared(self):
-        raise AssertionError("the warm check compared every entry")
-    monkeypatch.setattr(cache._Watch, "_state", compared)
+    def walked(self):
+        raise AssertionError("the warm check walked the definitions again")
+    monkeypatch.setattr(cache._Watch, "_walk", walked)
     assert prove(s, "in_bounds").proved and prove(s, "injective").proved
 
 
@@ -126,6 +126,6 @@ def test_a_check_between_an_announced_and_a_made_assignment_is_not_trusted():
     watch = next(w for w in cache._WATCHES.values() if w.objects and w.objects[0] is m)
     cache._audit("object.__setattr__", (m.f, "__code__", m.g.__code__))   # announced
     assert cache.fingerprint((m,)) == before        # not made yet: nothing changed
-    assert watch._stamp() is None and watch.seen is None
+    assert watch.seen is None                       # so no fast check vouches for it
     m.f.__code__ = m.g.__code__                     # made
-    assert cache.fingerprint((m,)) != before and watch._stamp() is not None
+    assert cache.fingerprint((m,)) != before and watch.seen is not None
