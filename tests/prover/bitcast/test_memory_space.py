@@ -111,3 +111,12 @@ def test_bad_input_stays_bad_input_before_the_memory_spaces():
 
 def test_the_host_memory_space_is_xla_s():
     assert HOST_MEMORY_SPACE == 5
+
+
+def test_the_command_s_json_gives_the_verdict_s_scope(capsys):
+    # a refutation decided before any reading covers every size of the names
+    assert main(["bitcast", "f32[m,n]{1,0:S(5)}", "f32[m,n]{1,0}", "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)["results"][0]
+    assert result["scope"] == "all shapes: m >= 1, n >= 1"
+    assert main(["bitcast", "f32[m,n]{1,0}", "f32[n,m]{0,1}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["scope"].startswith("all shapes")
