@@ -11,20 +11,22 @@ Exit status: 1 if an error-level finding remains after ``--select``,
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 
 from ..codegen import closed_form, numpy_source
 from ..prover.hlo import (
     STDIN,
+    baseline_names,
     check_files,
     corpus_status,
     default_jobs,
     module_paths,
+    read_baseline,
     read_text,
     refuse_endless,
     select_findings,
+    write_baseline,
 )
 from ..prover.names import DEFAULT_TIMEOUT, DUMP_GLOB
 from ..prover.result import EXIT_STATUS, counterexample_lines
@@ -67,37 +69,30 @@ def lint_filter(args, results):
     baseline was just written or None).  An unknown rule code or level is
     bad input; a baseline FILE that does not exist is written with the
     findings that remain in every module, and then nothing is new."""
-    def each(baseline=frozenset()):
+    names = baseline_names(args.paths, [r.path for r in results])
+
+    def each(baseline=None):
+        by_file: dict[str, dict] = {}
+        for k in (baseline or {}).values():
+            by_file.setdefault(k.file, {})[k.key] = k
         return [r if r.report is None else replace(r, report=select_findings(
             r.report, select=_codes(args.select, "--select"),
-            ignore=_codes(args.ignore, "--ignore"),
-            min_level=args.min_level, baseline=baseline)) for r in results]
+            ignore=_codes(args.ignore, "--ignore"), min_level=args.min_level,
+            baseline=None if baseline is None else by_file.get(names[r.path], {}),
+            file=names[r.path])) for r in results]
 
     results = each()
     if not args.baseline:
         return results, None
-    keys = sorted({f.key(r.report.module) for r in results if r.report is not None
-                   for f in r.report.findings})
     refuse_endless(args.baseline)
     try:
-        with open(args.baseline, encoding="utf-8") as f:
-            data = json.load(f)
-        baseline = frozenset(data["findings"])
+        baseline = read_baseline(args.baseline)
     except FileNotFoundError:
-        try:
-            with open(args.baseline, "w", encoding="utf-8") as f:
-                json.dump({"version": 1, "findings": keys}, f, indent=1)
-        except OSError as e:
-            raise TilespecError(f"cannot write baseline {args.baseline}: "
-                                f"{e.strerror or e}") from None
-        return (each(frozenset(keys)),
-                f"baseline {args.baseline}: {len(keys)} finding(s) written")
-    except OSError as e:
-        raise TilespecError(f"cannot read baseline {args.baseline}: "
-                            f"{e.strerror or e}") from None
-    except (ValueError, KeyError, TypeError):
-        raise TilespecError(f"baseline {args.baseline} is not a tilespec baseline "
-                            "(JSON with a 'findings' list)") from None
+        known = [f.known_as(names[r.path]) for r in results if r.report is not None
+                 for f in r.report.findings]
+        n = write_baseline(args.baseline, known)
+        return (each({k.key: k for k in known}),
+                f"baseline {args.baseline}: {n} finding(s) written")
     return each(baseline), None
 
 
@@ -139,8 +134,20 @@ def check_paths(args) -> list:
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)
         more = f" (and {len(unread) - 1} more modules not read)" if len(unread) > 1 else ""
-        raise TilespecError(f"{unread[0].error}{more}")
+        raise TilespecError(f"{_naming_the_file(unread[0])}{more}")
     return results
+
+
+def _naming_the_file(result) -> str:
+    """A module's error as one line that names its file (a read error
+    names it already; a parse error names only the line).
+
+    >>> from tilespec.prover.hlo.corpus import ModuleResult
+    >>> _naming_the_file(ModuleResult("m.txt", error="line 4: transpose t: ..."))
+    'm.txt: line 4: transpose t: ...'
+    """
+    name = "standard input" if result.path == STDIN else result.path
+    return result.error if name in result.error else f"{name}: {result.error}"
 
 
 def corpus_exit_status(results) -> int:

@@ -9,7 +9,10 @@ is bad input (one line, exit 2).  A file is written only under a name that
 says what it holds: untile's ``-o`` ends in ``.npy``, tile's does not (it
 writes raw bytes); ``-`` is standard output for both.  ``.npy`` has no ``bf16`` or 8-bit float
 types: they are written as raw bits (``|V2``, ``|V1``; ``np.load(f).view(
-ml_dtypes.bfloat16)``), and such an array is taken back as the shape's type.
+ml_dtypes.bfloat16)``).  Raw bits do not say their type (bf16, f16 bits,
+any 2-byte type), so tile takes them only with ``--from-type T``, and then
+converts T's values to the shape's type as :func:`~tilespec.image.to_bytes`
+does (bf16 1.0 is f16 1.0), or refuses a value the type cannot hold.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 
 import numpy as np
 
-from ..image import encode_value, from_bytes, raw_dtype, to_bytes
+from ..image import encode_value, from_bytes, raw_dtype, to_bytes, value_dtype
 from ..prover.hlo import refuse_endless
 from ..spec import TilespecError, aligned_elements, format_shape, num_elements
 from .arguments import output_file, parse_shape_arg
@@ -45,7 +48,15 @@ def pad_value(text: str) -> int | float | bool:
     raise argparse.ArgumentTypeError(f"{text!r} is not a number (or true/false)")
 
 
-def _read_npy(path: str, element_type: str) -> np.ndarray:
+def _read_npy(path: str, from_type: str | None = None) -> np.ndarray:
+    """The array in a .npy file, as values of a known type.  A header that
+    names a type is taken at its word (``to_bytes`` then converts the
+    values to the shape's type, or refuses).  Raw values (``|V2``, ``|V1``:
+    what np.save writes for ``ml_dtypes``' bf16, 8-bit floats and sub-byte
+    integers, but also for any bits viewed as void) say nothing of their
+    type: they are read as ``from_type`` (``--from-type``), and without it
+    refused, since viewing them as the shape's type is right only when
+    that is what they were (bf16 bits read as f16 are other numbers)."""
     try:
         with open(path, "rb") as f:
             if f.read(6) != b"\x93NUMPY":
@@ -57,12 +68,30 @@ def _read_npy(path: str, element_type: str) -> np.ndarray:
     except ValueError as e:
         if isinstance(e, TilespecError):
             raise
+        if "'<f1'" in str(e):   # np.save of ml_dtypes.float8_e5m2, which np.load cannot read
+            raise TilespecError(f"{path!r} holds '<f1' values (ml_dtypes' float8_e5m2), "
+                                "which np.load cannot read: save a.view('V1') and give "
+                                "--from-type f8e5m2") from None
         raise TilespecError(f"cannot read {path!r} as a .npy array: {e}") from None
-    if a.dtype.kind == "V" and a.dtype.fields is None:
-        values = raw_dtype(element_type)
-        if a.dtype.itemsize == values.itemsize:  # raw bits, as untile writes bf16
-            a = a.view(values)
-    return a
+    raw = a.dtype.kind == "V" and a.dtype.fields is None
+    if from_type is None:
+        if raw:
+            raise TilespecError(
+                f"{path!r} holds raw {a.dtype.itemsize}-byte values ({a.dtype.str}), whose "
+                "type .npy does not record (np.save writes ml_dtypes' bf16, 8-bit floats "
+                "and int4 so): name it with --from-type, e.g. --from-type "
+                f"{'bf16' if a.dtype.itemsize == 2 else 'f8e4m3fn'}")
+        return a
+    values = raw_dtype(from_type)
+    if not raw:
+        if a.dtype not in (values, value_dtype(from_type)):
+            raise TilespecError(f"{path!r} holds {a.dtype} values, not {from_type}: "
+                                "--from-type names the type of raw values (|V2, |V1)")
+        return a
+    if a.dtype.itemsize != values.itemsize:
+        raise TilespecError(f"--from-type {from_type} has {values.itemsize}-byte values; "
+                            f"{path!r} holds {a.dtype.itemsize}-byte ones ({a.dtype.str})")
+    return a.view(values)
 
 
 #: ``-o -``: the bytes go to standard output (and the summary to stderr).
@@ -144,7 +173,7 @@ def cmd_tile(args) -> int:
     shape = parse_shape_arg(args.shape)
     if args.pad is not None:  # named as the option, before the array is read
         encode_value(shape.element_type, args.pad, name="--pad")
-    a = _read_npy(args.input, shape.element_type)
+    a = _read_npy(args.input, args.from_type)
     image = to_bytes(shape, a, pad=args.pad)
     _write(args.output, lambda f: f.write(image.tobytes()))
     elements = num_elements(shape)
@@ -160,6 +189,19 @@ def cmd_tile(args) -> int:
     return 0
 
 
+def _npy_names(dtype: np.dtype) -> bool:
+    """Whether np.load reads back the type np.save writes for ``dtype``.
+
+    >>> import ml_dtypes
+    >>> _npy_names(np.dtype("f2")), _npy_names(np.dtype(ml_dtypes.bfloat16))
+    (True, False)
+    """
+    try:
+        return bool(np.dtype(np.lib.format.dtype_to_descr(dtype)) == dtype)
+    except TypeError:   # '<f1', float8_e5m2's
+        return False
+
+
 def cmd_untile(args) -> int:
     _refuse_mixed_stdout(args)
     shape = parse_shape_arg(args.shape)
@@ -170,12 +212,17 @@ def cmd_untile(args) -> int:
     except OSError as e:
         raise TilespecError(f"cannot read {args.input!r}: {e.strerror or e}") from None
     a = from_bytes(shape, buffer)
-    _write(args.output, lambda f: np.save(f, a, allow_pickle=False))
+    # .npy has no name for ml_dtypes' types: np.save writes bf16 as raw
+    # void (<V2), float8_e5m2 as '<f1', which np.load refuses; a type the
+    # header cannot name is written as raw void, as ml_dtypes' others are.
+    raw = not _npy_names(a.dtype)
+    saved = a.view(f"V{a.dtype.itemsize}") if raw else a
+    _write(args.output, lambda f: np.save(f, saved, allow_pickle=False))
     data = {"shape": format_shape(shape), "input": args.input, "output": args.output,
             "bytes": len(buffer), "dims": list(a.shape), "dtype": str(a.dtype)}
-    # .npy has no name for ml_dtypes' types: np.load gives raw void values.
     how = (f" (np.load gives raw |V{a.dtype.itemsize} values: "
-           f".view(ml_dtypes.{a.dtype.name}))") if a.dtype.kind == "V" else ""
+           f".view(ml_dtypes.{a.dtype.name}); tilespec tile takes them with --from-type "
+           f"{shape.element_type})") if raw else ""
     _summary(args, shape, data, f"wrote the {a.dtype} array of dims {tuple(a.shape)} to "
              f"{_name(args.output)}{how}")
     return 0
@@ -193,6 +240,10 @@ def register(command) -> None:
                    help="the value of padding elements, one the shape's type holds: "
                    "an integer (-1), a float for the float types (0.5, nan, inf), "
                    "true/false for pred (default: zero bits)")
+    c.add_argument("--from-type", metavar="TYPE",
+                   help="the element type of raw values (|V2, |V1: what np.save writes "
+                   "for ml_dtypes' bf16, 8-bit floats, int4), e.g. bf16; converted by "
+                   "value to the shape's type")
     c = command("untile", "the array held in the exact bytes of a layout, as .npy",
                 cmd_untile)
     c.add_argument("input", metavar="IN.bin", help="exactly the shape's bytes")

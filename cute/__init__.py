@@ -34,13 +34,14 @@ from .algebra import (
     zipped_divide,
     zipped_product,
 )
-from .int_tuple import CuteError, IntTuple, crd2idx, idx2crd
+from .int_tuple import CuteError, IntTuple, LawError, crd2idx, idx2crd
 from .layout import Layout, as_layout, make_layout, parse_cute
 from .swizzle import Swizzle, SwizzledLayout
 from .xla import cute_layout, dim_modes, xla_tilings
 
-__all__ = ["CuteError", "IntTuple", "Layout", "Swizzle", "SwizzledLayout", "as_layout",
-           "coalesce", "complement", "composition", "crd2idx", "cute_layout", "dim_modes",
+__all__ = ["CuteError", "IntTuple", "LawError", "Layout", "Swizzle", "SwizzledLayout",
+           "as_layout", "coalesce", "complement", "composition", "crd2idx", "cute_layout",
+           "dim_modes",
            "idx2crd", "left_inverse", "logical_divide", "logical_product", "make_layout",
            "parse_cute", "right_inverse", "xla_tilings", "zipped_divide", "zipped_product"]
 

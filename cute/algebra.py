@@ -6,7 +6,8 @@ Layouts here have strides >= 0.  Each operation's defining law is proved
 for all coordinates, for given layouts, by
 :mod:`tilespec.cute.proofs`:
 
-- ``composition(A, B)(i) == A(B(i))`` for every ``i`` in B's domain;
+- ``composition(A, B)(i) == A(B(i))`` for every ``i`` in B's domain
+  where ``B(i)`` is in A's;
 - ``(A, complement(A, M))`` is a bijection from its domain onto
   ``[0, N)``, with ``N >= M``;
 - ``coalesce(A)(i) == A(i)`` on A's whole domain;
@@ -17,7 +18,13 @@ for all coordinates, for given layouts, by
 Where an operation's conditions fail (a composition that is not
 admissible, a layout whose modes overlap and so has no complement) the
 answer is a :class:`~tilespec.cute.int_tuple.CuteError`, never a layout
-that is silently wrong.
+that is silently wrong.  Where CuTe's construction itself (CUTLASS's, and
+pycute's) breaks the law, the answer is a
+:class:`~tilespec.cute.int_tuple.LawError` naming the index where it
+does: a composition whose modes of B carry into one another in a mode of
+A (:func:`carry`; so also the divides and products made of it), and the
+left inverse of a layout that is not injective.  The other operations'
+constructions keep their laws by construction (said at each).
 
 >>> A = Layout((8, 3), (128, 2048))
 >>> print(logical_divide(A, 4))
@@ -28,9 +35,9 @@ that is silently wrong.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
-from .int_tuple import CuteError, ceil_div, is_tuple, prefix_product
+from .int_tuple import CuteError, LawError, ceil_div, is_tuple, prefix_product
 from .layout import Layout, as_layout, make_layout
 
 #: A tiler: a layout (or its text, or an int size), or a tuple of tilers
@@ -53,7 +60,8 @@ def _nonnegative(layout: Layout, operation: str) -> None:
 def coalesce(layout: Any) -> Layout:
     """The same function on the same domain with the fewest modes: size-1
     modes dropped, and neighbours ``s0:d0, s1:d1`` merged where ``d1 ==
-    s0 * d0``.
+    s0 * d0``.  Its law holds by construction: a mode of size 1 adds 0, and
+    ``s0 * s1:d0`` maps the index ``x0 + s0 * x1`` to ``x0 * d0 + x1 * d1``.
 
     >>> print(coalesce(Layout((2, (1, 6)), (1, (7, 2)))))
     12:1
@@ -98,6 +106,18 @@ def composition(a: Any, b: Tiler) -> Layout:
     another and the part kept divides what is left of ``s`` (CuTe's
     *admissible* composition); otherwise a :class:`CuteError`.
 
+    Composing mode by mode is exact only where A adds up the offsets of
+    B's modes, that is where the digits B's modes place in each mode of A
+    (but the last, which is unbounded) never add up to its size; where
+    they do, the law breaks (:func:`carry`).  That layout is refused with
+    a :class:`LawError` naming the first index where it breaks the law
+    (each index computed, B no larger than :data:`CHECKED`; else
+    :func:`carrying_index`, checked there).  CuTe's own construction (CUTLASS
+    ``include/cute/layout.hpp``, ``composition_impl``, at 7107b05) checks
+    only the divisibility of each mode (its "Stride Divisibility
+    Condition" and "Shape Divisibility Condition"), not this; nor does
+    pycute's.
+
     >>> print(composition(Layout((6, 2), (8, 2)), Layout((4, 3), (3, 1))))
     ((2, 2), 3):((24, 2), 8)
     >>> print(composition(Layout((8, 3), (128, 2048)), (Layout(4, 2),)))
@@ -106,6 +126,10 @@ def composition(a: Any, b: Tiler) -> Layout:
     Traceback (most recent call last):
     ...
     tilespec.cute.int_tuple.CuteError: composition (4, 3):(1, 5) o 6:1 is not admissible: 6 elements of stride 1 do not split at a mode of size 4
+    >>> composition(Layout((8, 6), (1, 12)), Layout((4, 8), (4, 1)))
+    Traceback (most recent call last):
+    ...
+    tilespec.cute.int_tuple.LawError: composition((8, 6):(1, 12), (4, 8):(4, 1)): B's modes carry into one another in A's mode 8:1 (their digits there reach 4 + 7 = 11 >= 8), and CuTe's construction ((2, 2), 8):((4, 12), 1) breaks the law at i=17: it gives 8 where A(B(17)) is 12
     """
     a = as_layout(a)
     if b is None:
@@ -113,19 +137,40 @@ def composition(a: Any, b: Tiler) -> Layout:
     if isinstance(b, tuple):
         return _by_mode(composition, a, b)
     b = as_layout(b)
-    if is_tuple(b.shape):
-        return make_layout(*(composition(a, mode) for mode in b.modes()))
+    whole = coalesce(a)
+    parts = [_compose_mode(a, whole, Layout(s, d)) for s, d in b.flat()]
+    result = _nest(b.shape, iter([layout for layout, _ in parts]))
+    mode = carry(whole, [digits for _, digits in parts])
+    if mode is not None:
+        _check_composition(a, b, result, whole, parts, mode)
+    return result
+
+
+#: The most indices :func:`composition` computes one by one to check its law.
+CHECKED = 1 << 16
+
+#: Where one mode of B places its digits in A's coalesced modes: (the
+#: mode's position, the digits' count, their step), for the modes kept.
+Digits = list[tuple[int, int, int]]
+
+
+def _compose_mode(a: Layout, whole: Layout, b: Layout) -> tuple[Layout, Digits]:
+    """``A o B`` for a B of one int mode (``whole`` is A coalesced), and
+    the digits B places in each mode of ``whole`` but the last: mode ``j``
+    kept ``kept`` elements of stride ``step`` means B's offsets have, in
+    that mode of A, the digits ``0, step, ..., (kept - 1) * step``."""
     s, d = b.shape, b.stride
     assert isinstance(s, int) and isinstance(d, int)
     if d == 0:
-        return Layout(s, 0)
+        return Layout(s, 0), []
     _nonnegative(a, "composition")
     _nonnegative(b, "composition")
-    flat = coalesce(a).flat()
+    flat = whole.flat()
     shape: list[int] = []
     stride: list[int] = []
+    digits: Digits = []
     rest_shape, rest_stride = s, d
-    for size, step in flat[:-1]:
+    for j, (size, step) in enumerate(flat[:-1]):
         if rest_shape > 1 and size % rest_stride and rest_stride % size:
             raise CuteError(f"composition {a} o {b} is not admissible: stride {rest_stride} "
                             f"and a mode of size {size} do not divide one another")
@@ -136,13 +181,100 @@ def composition(a: Any, b: Tiler) -> Layout:
         if kept != 1:
             shape.append(kept)
             stride.append(rest_stride * step)
+            digits.append((j, kept, rest_stride))
         rest_shape //= kept
         rest_stride = ceil_div(rest_stride, size)
     if rest_shape != 1 or not shape:
         # the last mode of A is taken as unbounded, as in CuTe
         shape.append(rest_shape)
         stride.append(rest_stride * flat[-1][1])
-    return _layout(shape, stride)
+    return _layout(shape, stride), digits
+
+
+def _nest(shape: Any, parts: Iterator[Layout]) -> Layout:
+    """A layout nested as ``shape``, its int modes replaced by ``parts``."""
+    if not is_tuple(shape):
+        return next(parts)
+    return make_layout(*(_nest(m, parts) for m in shape))
+
+
+def carry(whole: Layout, digits: list[Digits]) -> int | None:
+    """The first mode of ``whole`` (A coalesced; not its last) where the
+    largest digits the modes of B place there add up to its size or more,
+    or None where there is none.
+
+    Where there is none, A adds up B's modes: for offsets ``x_k`` of B's
+    modes, each mode of A holds the sum of their digits, which is below
+    its size, so those sums are the digits of ``sum x_k`` and ``A(sum
+    x_k) == sum A(x_k)``; each mode's composition is ``A(x_k)``, so the
+    result is ``A(B(i))`` at every index.  Where there is one (mode
+    ``j``, of size ``s``), the law breaks: take the largest digit of B's
+    modes there in turn until their sum ``T`` reaches ``s`` (so ``s <= T
+    < 2s``), each mode's other digits 0; their offsets add up to ``T``
+    times mode ``j``'s weight, below A's size (the next mode of A has
+    size >= 2), where A reads digit ``T - s`` and a 1 in mode ``j + 1``:
+    it differs from the sum by ``stride(j + 1) - s * stride(j)``, not 0
+    as A is coalesced (:func:`carrying_index` is that index).
+
+    >>> whole = Layout((8, 6), (1, 12))
+    >>> carry(whole, [[(0, 2, 4)], [(0, 8, 1)]]), carry(whole, [[(0, 2, 4)], [(0, 4, 1)]])
+    (0, None)
+    """
+    flat = whole.flat()
+    top = [0] * len(flat)
+    for mode in digits:
+        for j, kept, step in mode:
+            top[j] += (kept - 1) * step
+    return next((j for j in range(len(flat) - 1) if top[j] >= flat[j][0]), None)
+
+
+def _check_composition(a: Layout, b: Layout, result: Layout, whole: Layout,
+                       parts: list[tuple[Layout, Digits]], mode: int) -> None:
+    """Refuse ``result = A o B`` where B's modes carry in mode ``mode`` of
+    A coalesced (so the law breaks, :func:`carry`): a :class:`LawError`
+    naming the first index where it does (B no larger than
+    :data:`CHECKED`; else the index :func:`carrying_index`), checked on
+    ints."""
+    size, stride = whole.flat()[mode]
+    tops = [(kept - 1) * step for _, digits in parts for j, kept, step in digits if j == mode]
+    why = (f"B's modes carry into one another in A's mode {size}:{stride} (their digits there "
+           f"reach {' + '.join(map(str, tops))} = {sum(tops)} >= {size})")
+    question = f"composition({a}, {b})"
+
+    def breaks(i: int) -> bool:
+        return b(i) < a.size and result(i) != a(b(i))
+    if b.size <= CHECKED:
+        found = next((i for i in range(b.size) if breaks(i)), None)
+        if found is None:
+            return   # checked at every index: the law holds
+    else:
+        found = carrying_index(b, [digits for _, digits in parts], whole.flat()[mode][0], mode)
+        if not breaks(found):
+            raise LawError(question, f"{why}, and the law was not checked at each of its "
+                           f"{b.size} indices", result)
+    raise LawError(question, f"{why}, and CuTe's construction {result} breaks the law at "
+                   f"i={found}: it gives {result(found)} where A(B({found})) is {a(b(found))}",
+                   result, found)
+
+
+def carrying_index(b: Layout, digits: list[Digits], size: int, mode: int) -> int:
+    """The index of B where the first of B's modes place their largest
+    digit in mode ``mode`` (of ``size``) of A coalesced, until those digits
+    add up to ``size``; the other digits 0 (see :func:`carry`).
+
+    >>> carrying_index(Layout((4, 8), (4, 1)), [[(0, 2, 4)], [(0, 8, 1)]], 8, 0)
+    29
+    """
+    index, weight, total = 0, 1, 0
+    for (n, _), placed in zip(b.flat(), digits):
+        below = 1
+        for j, kept, step in placed:
+            if j == mode and total < size:
+                index += weight * (kept - 1) * below
+                total += (kept - 1) * step
+            below *= kept
+        weight *= n
+    return index
 
 
 def complement(a: Any, cotarget: int = 1) -> Layout:
@@ -150,6 +282,10 @@ def complement(a: Any, cotarget: int = 1) -> Layout:
     ordered (strides increasing), and such that ``(A, complement(A, M))`` is
     a bijection onto ``[0, N)`` with ``N >= M``.  Modes of stride 0 (or size
     1) are ignored; modes that overlap once sorted leave no complement.
+    Its law holds by construction: sorted by stride, the modes of A and of
+    the complement have strides ``1, s0, s0 * s1, ...`` (each stride the
+    product of the sizes before it), so together they number ``[0, N)``
+    once each, as a mixed radix does.
 
     >>> print(complement(Layout(4, 2), 24))
     (2, 3):(1, 8)
@@ -180,7 +316,10 @@ def complement(a: Any, cotarget: int = 1) -> Layout:
 def right_inverse(a: Any) -> Layout:
     """A layout R with ``A(R(i)) == i`` for every ``i`` in R's domain, the
     largest one found by following strides 1, s0, s0*s1, ... through A's
-    modes (``1:0`` where A does not reach offset 1 with stride 1).
+    modes (``1:0`` where A does not reach offset 1 with stride 1).  Its
+    law holds by construction: R's modes are A's modes of strides ``1, s0,
+    s0 * s1, ...`` with strides their positions in A's index, so ``R(i)``
+    is an index of A whose offset is ``i`` read in that mixed radix.
 
     >>> print(right_inverse(Layout((4, 2), (2, 1))))
     (2, 4):(4, 1)
@@ -212,13 +351,40 @@ def left_inverse(a: Any) -> Layout:
     """A layout L with ``L(A(c)) == c`` for every ``c`` in A's domain (A
     injective): the right inverse of ``(A, complement(A))``.
 
+    A layout that is not injective has none: one of its modes of size > 1
+    has stride 0 (where A has a complement, its other modes are
+    injective), so ``A(c) == A(0)`` for the first coordinate ``c`` of
+    that mode, and every layout maps 0 to 0, so any layout breaks the law
+    at ``c``.  That is a :class:`LawError` naming ``c`` and the layout
+    pycute's construction (the one here) gives.  CUTLASS's C++
+    (``include/cute/layout.hpp``, ``left_inverse``, at 7107b05) builds a
+    "quasi-inverse", the left inverse only "when layout is injective".
+
     >>> A = Layout((4, 2), (2, 1))
     >>> L = left_inverse(A)
     >>> print(L, [L(A(c)) for c in range(A.size)])
     (2, 4):(4, 1) [0, 1, 2, 3, 4, 5, 6, 7]
+    >>> left_inverse(Layout(2, 0))
+    Traceback (most recent call last):
+    ...
+    tilespec.cute.int_tuple.LawError: left_inverse(2:0): 2:0 is not injective (A(1) == A(0) == 0), so no layout L has L(A(c)) == c; pycute's construction 1:0 breaks the law at c=1: L(A(1)) is 0
     """
     a = as_layout(a)
-    return right_inverse(make_layout(a, complement(a)))
+    try:
+        construction = right_inverse(make_layout(a, complement(a)))
+    except CuteError as e:
+        raise CuteError(f"left_inverse({a}): {e}") from None
+    flat = a.flat()
+    positions = prefix_product(tuple(s for s, _ in flat))
+    assert isinstance(positions, tuple)
+    repeated = next((p for (s, d), p in zip(flat, positions) if d == 0 and s > 1), None)
+    if repeated is not None:
+        raise LawError(f"left_inverse({a})",
+                       f"{a} is not injective (A({repeated}) == A(0) == 0), so no layout L has "
+                       f"L(A(c)) == c; pycute's construction {construction} breaks the law at "
+                       f"c={repeated}: L(A({repeated})) is {construction(a(repeated))}",
+                       construction, repeated)
+    return construction
 
 
 def logical_divide(a: Any, tiler: Tiler) -> Layout:
@@ -237,7 +403,11 @@ def logical_divide(a: Any, tiler: Tiler) -> Layout:
     if isinstance(tiler, tuple):
         return _by_mode(logical_divide, a, tiler)
     b = as_layout(tiler)
-    return composition(a, make_layout(b, complement(b, a.size)))
+    try:
+        return composition(a, make_layout(b, complement(b, a.size)))
+    except LawError as e:
+        raise LawError(f"logical_divide({a}, {b})", f"its {e}", e.construction,
+                       e.index) from None
 
 
 def logical_product(a: Any, tiler: Tiler) -> Layout:
@@ -257,7 +427,12 @@ def logical_product(a: Any, tiler: Tiler) -> Layout:
     if isinstance(tiler, tuple):
         return _by_mode(logical_product, a, tiler)
     b = as_layout(tiler)
-    return make_layout(a, composition(complement(a, a.size * b.cosize), b))
+    try:
+        return make_layout(a, composition(complement(a, a.size * b.cosize), b))
+    except LawError as e:
+        construction = None if e.construction is None else make_layout(a, e.construction)
+        index = None if e.index is None else e.index * a.size
+        raise LawError(f"logical_product({a}, {b})", f"its {e}", construction, index) from None
 
 
 def _unzip(operation, a: Any, tiler: Tiler, name: str, verb: str) -> Layout:

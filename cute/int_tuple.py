@@ -35,6 +35,26 @@ class CuteError(LayoutError):
     complement); the message is one line."""
 
 
+class LawError(CuteError):
+    """A CuTe operation refused because the layout its construction builds
+    breaks the operation's law (or the law could not be shown for it): the
+    message names the operation, its inputs and why, on one line.
+    ``construction`` is that layout (None where there is none) and
+    ``index`` the first index found where it breaks the law (None where
+    none was found).
+
+    >>> e = LawError("left_inverse(2:0)", "2:0 is not injective", None, 1)
+    >>> str(e), e.index
+    ('left_inverse(2:0): 2:0 is not injective', 1)
+    """
+
+    def __init__(self, question: str, why: str, construction: Any = None,
+                 index: int | None = None):
+        self.question, self.why = question, why
+        self.construction, self.index = construction, index
+        super().__init__(f"{question}: {why}")
+
+
 def is_tuple(x: object) -> bool:
     """Is ``x`` a tuple (a mode with modes) rather than an int?
 

@@ -178,24 +178,39 @@ _RULE_INDEX = {r.id: i for i, r in enumerate(RULES.values())}
 def sarif_results(report: Report, uri: str, index: int) -> Iterator[dict]:
     """One module's SARIF results, by line: the findings reported, and the
     baselined ones as suppressed (SARIF's own notion, so a viewer shows
-    them as known rather than as fixed)."""
+    them as known rather than as fixed).  Against a baseline every result
+    has a ``baselineState`` and a ``suppressions`` list (SARIF 2.1.0
+    §3.27.24: present on one result, present on all; §3.27.23: all null or
+    all not), and what the baseline holds for this file but the module no
+    longer has follows as ``absent`` results, located in the file only
+    (their line was the old file's)."""
     marked = sorted([(f, False) for f in report.findings]
                     + [(f, True) for f in report.baselined],
                     key=lambda x: (x[0].line, x[0].rule))
+    updated = {id(f) for f in report.updated}
     for f, known in marked:
         result = {"ruleId": f.rule, "ruleIndex": _RULE_INDEX[f.rule], "level": f.level,
                   "message": {"text": f.message},
                   "locations": [{"physicalLocation": {
                       "artifactLocation": {"uri": uri, "index": index},
                       "region": {"startLine": max(f.line, 1)}}}]}
-        if known:
-            result["baselineState"] = "unchanged"
+        if report.against_baseline:
+            result["baselineState"] = ("unchanged" if known else
+                                       "updated" if id(f) in updated else "new")
             result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                       "justification": "in the --baseline file"}]
-        elif report.baselined:
-            result["baselineState"] = "new"
+                                       "justification": "in the --baseline file"}
+                                      ] if known else []
         if f.instruction:
             result["properties"] = {"instruction": f.instruction}
+        yield result
+    for k in report.absent:
+        result = {"ruleId": k.rule, "ruleIndex": _RULE_INDEX[k.rule], "level": k.level,
+                  "message": {"text": k.message or f"{k.rule} at {k.instruction}"},
+                  "locations": [{"physicalLocation": {
+                      "artifactLocation": {"uri": uri, "index": index}}}],
+                  "baselineState": "absent", "suppressions": []}
+        if k.instruction:
+            result["properties"] = {"instruction": k.instruction}
         yield result
 
 

@@ -20,7 +20,10 @@ the values they answer with; callers outside import from here only.
 Inside: one reading (:mod:`.reading`), XLA's order
 (:mod:`.decomposition`), the verifier's memory spaces (:mod:`.memory_space`),
 XLA's reading of the layouts (:mod:`.xla_reading`), a reshape as groups of
-dims (:mod:`.reshape_groups`).
+dims (:mod:`.reshape_groups`), a reshape between untiled row-major layouts by
+theorem (:mod:`.row_major`), and shapes with bounded dynamic dims decided at
+every runtime size up to the bound (:mod:`.dynamic`: XLA keeps the elements at
+the bound's strides).
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> is_bitcast(shape("f32[8]{0:L(16)}"), shape("f32[8]{0:T(8)L(16)}")).status

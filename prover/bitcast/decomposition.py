@@ -46,7 +46,7 @@ from ..result import (
     counterexample_json,
     counterexample_lines,
 )
-from . import reading as one_reading
+from . import dynamic, reading as one_reading
 from .memory_space import memory_space_violation, memory_spaces_note
 from .reading import shape_text
 from .reshape_groups import monomial
@@ -138,11 +138,41 @@ def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result
         # reflexivity (XLA's TRT steps, same-layout copies).
         q = one_reading.question(src, dst, transpose)
         return Result(q.text, f"bitcast ({name})",
-                      PROVED, 0.0, scope(src) if src.is_symbolic else "concrete",
+                      PROVED, 0.0, _where(src, dst),
                       steps=("SRC and DST are one shape and the pairing is the "
                              "identity: every element keeps its offset",), shapes=(q.src, q.dst))
+    if not dynamic.is_dynamic_pair(src, dst):
+        return _named(one_reading.prove_reading(src, dst, transpose, timeout=timeout), name)
+    if transpose is None:
+        return _named(dynamic.prove_dynamic_reshape(src, dst, timeout=timeout), name)
+    # A transpose pairs e with its permutation whatever the runtime sizes,
+    # and the offsets are the bound's: the bound decides every runtime size
+    # where each DST dim varies as the SRC dim it is.
+    q = one_reading.question(src, dst, transpose)
+    p = tuple(transpose)
+    vs, vd = set(dynamic.varying(src)), set(dynamic.varying(dst))
     r = one_reading.prove_reading(src, dst, transpose, timeout=timeout)
-    return _named(r, name)
+    if r.status == PROVED and any((p[i] in vs) != (i in vd) for i in range(dst.rank)):
+        # the bound, where every array is full, is one runtime size: a
+        # refutation there stands, a proof covers no other size
+        return Result(q.text, q.what, UNKNOWN, r.seconds, _where(src, dst), shapes=(src, dst),
+                      reason="proved at the bound, but a dim is dynamic on one side of the "
+                      "transpose and static on the other: its runtime sizes below the "
+                      "bound are not modelled")
+    return _named(dataclasses.replace(r, scope=_where(src, dst), steps=(
+        "a transpose pairs the elements of every runtime size as at the bound",
+        *r.steps)), name)
+
+
+def _where(src: Shape, dst: Shape) -> str:
+    """What a verdict on SRC -> DST covers: the named dims' sizes, the
+    dynamic dims' runtime sizes, or the given sizes."""
+    named = (scope(src) if src.is_symbolic else scope(dst) if dst.is_symbolic
+             else "concrete")
+    if not dynamic.is_dynamic_pair(src, dst):
+        return named
+    runtime = dynamic.runtime_scope(src, dst)
+    return runtime if named == "concrete" else f"{named}; {runtime}"
 
 
 def transposes(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT, ask=None):
@@ -296,18 +326,21 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
     start = time.perf_counter()
     _check_pair(src, dst)
     text = f"{shape_text(src)} -> {shape_text(dst)}"
-    where = (scope(src) if src.is_symbolic else scope(dst) if dst.is_symbolic
-             else "concrete")
+    where = _where(src, dst)
     tried: list[tuple[str, Result]] = []
     xla_permutation = xla_transpose_permutation(src, dst)
 
-    def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=()):
+    def done(status, kind=None, perms=(), trt=None, ce=None, reason=None, steps=(),
+             by=None):
+        # a reading that covers fewer runtime sizes says so in the verdict
+        at = where if by is None or dynamic.NOT_COVERED not in by.scope else (
+            where + dynamic.NOT_COVERED + by.scope.split(dynamic.NOT_COVERED, 1)[1])
         prop = "bitcast" if kind is None else f"bitcast ({TRT if kind == 'trt' else kind})"
         if kind == "transpose":
             prop = f"bitcast ({reading_name(perms[0])})"
         if status == PROVED:
             steps = _with_memory_spaces(src, dst, steps, constant_operand)
-        verdict = Result(text, prop, status, time.perf_counter() - start, where,
+        verdict = Result(text, prop, status, time.perf_counter() - start, at,
                          counterexample=ce, reason=reason, steps=tuple(steps), shapes=(src, dst))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
                              tried=tuple(tried), src=src, dst=dst,
@@ -322,7 +355,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
     r = decide_reading(src, dst, RESHAPE, timeout=timeout)
     tried.append((RESHAPE, r))
     if r.status == PROVED:
-        return done(PROVED, RESHAPE, steps=r.steps)
+        return done(PROVED, RESHAPE, steps=r.steps, by=r)
     transposed = tuple(transposes(src, dst, timeout=timeout))
     tried.extend((reading_name(p), rp) for p, rp in transposed)
     perms = [p for p, rp in transposed if rp.status == PROVED]
@@ -337,7 +370,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
     for name, rs in zip(("TRT transpose1", "TRT reshape", "TRT transpose2"), steps):
         tried.append((name, rs))
     if all(rs.status == PROVED for rs in steps):
-        return done(PROVED, "trt", trt=trt, steps=steps[1].steps)
+        return done(PROVED, "trt", trt=trt, steps=steps[1].steps, by=steps[1])
     if steps[0].status == REFUTED or steps[2].status == REFUTED:
         bad = steps[0] if steps[0].status == REFUTED else steps[2]
         raise ProverBug(f"a TRT transpose into physical order moved bytes: {bad.shape}")
@@ -439,7 +472,7 @@ def is_bitcast(src: Shape, dst: Shape, reading=None, *,
     rejected = memory_space_violation(src, dst, constant_operand=constant_operand)
     if rejected is not None:
         return Result(q.text, f"bitcast ({reading_name(transpose)})", REFUTED, 0.0,
-                      scope(src) if src.is_symbolic else "concrete",
+                      _where(src, dst),
                       counterexample=dataclasses.replace(
                           rejected, reading=reading_name(transpose)),
                       reason=rejected.what, shapes=(q.src, q.dst))

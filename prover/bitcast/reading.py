@@ -95,7 +95,12 @@ from ..result import (
     Side,
     counterexample_lines,
 )
+from . import row_major
 from .reshape_groups import element_count, monomial, reshape_groups
+
+#: Index entries (elements times the ranks) a scan may build before a
+#: reshape between untiled row-major layouts is proved by theorem instead.
+SCAN_ENTRIES = 1 << 22
 
 # --- the question ----------------------------------------------------------------
 
@@ -484,6 +489,12 @@ def prove_concrete(q: Question, timeout: float, start: float, prove: bool = True
 
     if q.src.element_bits != q.dst.element_bits:
         return done(REFUTED, counterexample=width_counterexample(q.src, q.dst))
+    if (prove and q.transpose is None and not q.empty and size_counterexample(q.src, q.dst) is None
+            and product(q.src.dims) * (q.src.rank + q.dst.rank) > SCAN_ENTRIES):
+        # untiled row-major on both sides: a theorem, whatever the rank
+        steps = row_major.reshape_proof(q.src, q.dst, timeout=timeout)
+        if steps is not None:
+            return done(PROVED, steps=(*steps, "the buffers take the same bytes"))
     found, exhaustive = scan(q)
     size = size_counterexample(q.src, q.dst)
     if found or size:

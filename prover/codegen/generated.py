@@ -36,15 +36,16 @@ holds whenever the padded array's bytes fit int64, as XLA needs to address
 it, and an element takes at least one byte.  The generated Python runs on
 Python's unbounded integers, so it is proved with no bound and no overflow
 to speak of; ``int64=True`` checks it as C is checked (for a port to int64
-numpy code, say).
+numpy code, say).  (The examples give the solver two minutes, not the
+default five seconds, so that a loaded machine still proves them.)
 
 >>> from tilespec.spec.text import parse_array_shape as shape
->>> [r.status for r in prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c")]
+>>> [r.status for r in prove_generated(shape("f32[3,5]{1,0:T(2,2)}"), "c", timeout=120)]
 ['proved', 'proved']
->>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "python")[0]
+>>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "python", timeout=120)[0]
 >>> r.property, r.status, r.scope
 ('generated python offset', 'proved', 'all shapes: m >= 1, n >= 1')
->>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "c")[0]
+>>> r = prove_generated(shape("bf16[m,n]{1,0:T(8,128)(2,1)}"), "c", timeout=120)[0]
 >>> r.status, r.scope
 ('proved', 'all shapes: m >= 1, n >= 1, padded elements < 2^63')
 >>> r = prove_generated(shape("s8[144115188075855872,1]{1,0:T(1,128)}"), "c")[0]

@@ -6,6 +6,11 @@ from .module import parse_hlo
 __all__ = ["parse_hlo"]
 
 # What other packages ask of this one (`x as x`: re-exported for mypy).
+from .baseline import (
+    baseline_names as baseline_names,
+    read_baseline as read_baseline,
+    write_baseline as write_baseline,
+)
 from .check import (
     check_module as check_module,
 )
@@ -23,6 +28,7 @@ from .findings import (
     RULES as RULES,
     Buffer as Buffer,
     Finding as Finding,
+    Known as Known,
     Report as Report,
     select_findings as select_findings,
     verdict_of as verdict_of,

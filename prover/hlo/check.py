@@ -93,6 +93,8 @@ def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
     ('transpose', (1, 0))
     >>> meant_op(p('%b = f32[2]{0} bitcast(%a), metadata={op_name="jit(f)/add"}'))
     (None, None)
+    >>> meant_op(p('%b = f32[2]{0} bitcast(%a), metadata={op_name="transpose[permutation=(1 0)]"}'))
+    ('transpose', None)
     """
     name = inst.op_name
     if not name:
@@ -101,9 +103,12 @@ def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
     base = last.split("[", 1)[0]
     for op in ("transpose", "reshape"):
         if base.endswith(op):
-            m = re.search(r"permutation=\(([\d,\s]*)\)", last)
-            perm = tuple(int(x) for x in m.group(1).split(",") if x.strip()) if m else None
-            return op, perm
+            # A permutation written otherwise than Python's tuple is no hint
+            # (op_name is metadata: what it does not say is not an error).
+            m = re.search(r"permutation=\(\s*((?:\d{1,18}(?:\s*,\s*\d{1,18})*)?)\s*,?\s*\)",
+                          last)
+            return op, (tuple(int(x) for x in m.group(1).split(",") if x.strip())
+                        if m else None)
     return None, None
 
 

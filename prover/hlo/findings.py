@@ -14,13 +14,14 @@ the findings is :mod:`tilespec.prover.hlo.check`.
 >>> from tilespec.spec.text import parse_array_shape as p
 >>> f = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: f32[4]{0} -> f32[2,2]{0,1}",
 ...             source=p("f32[4]{0}"), target=p("f32[2,2]{0,1}"))
->>> status_of([f]), f.key("m")
-('refuted', 'm|bitcast-refuted|b|f32[4]{0}|f32[2,2]{0,1}')
+>>> status_of([f]), f.known_as("m.hlo").key
+('refuted', ('m.hlo', '', 'b', 'bitcast-refuted', ('f32[4]{0}', 'f32[2,2]{0,1}')))
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 from ...spec import Shape, TilespecError, format_shape
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
@@ -105,8 +106,8 @@ class Finding:
 
     >>> from tilespec.spec.text import parse_array_shape as p
     >>> f = Finding("bitcast-refuted", "error", 7, "b", "...", source=p("f32[4]{0}"))
-    >>> f.key("m"), verdict_of(f)
-    ('m|bitcast-refuted|b|f32[4]{0}', 'refuted')
+    >>> f.known_as("m.hlo").key, verdict_of(f)
+    (('m.hlo', '', 'b', 'bitcast-refuted', ('f32[4]{0}',)), 'refuted')
     """
 
     rule: str
@@ -133,16 +134,53 @@ class Finding:
     def verdict(self) -> str:
         return verdict_of(self)
 
-    def key(self, module: str) -> str:
-        """What identifies the finding across runs (not its line): module,
-        rule, instruction, and the shapes it is about (or the text not read).
+    def known_as(self, file: str) -> Known:
+        """The finding as a baseline holds it (:class:`Known`), in ``file``
+        (its name in the baseline: :func:`~tilespec.prover.hlo.baseline.baseline_names`).
 
-        >>> Finding("skipped", "note", 7, "", "text not read", text="%x = ?").key("m")
-        'm|skipped||%x = ?'
+        >>> Finding("skipped", "note", 7, "", "text not read", text="%x = ?").known_as("m").key
+        ('m', '', '', 'skipped', ('%x = ?',))
         """
         about = [format_shape(s) for s in (self.source, self.target) if s is not None]
-        return "|".join([module, self.rule, self.instruction, *about,
-                         *([self.text] if self.text else [])])
+        return Known(file, self.computation, self.instruction, self.rule,
+                     tuple(about + ([self.text] if self.text else [])),
+                     self.level, self.line, self.message)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A finding a baseline holds.  Its :attr:`key`, what identifies it
+    across runs, is what a recompile or an edit elsewhere in the dump
+    keeps: the ``file`` (its path relative to the path checked), the
+    ``computation``, the ``instruction``, the ``rule``, and what it is
+    ``about`` (its two shapes, or the text not read).  Instruction names
+    are unique within a module only, so the file and the computation are
+    part of the key: a same-named bitcast in another computation or file
+    is another finding.  The ``level``, ``line`` and ``message`` are not
+    part of it: they say what the finding was, for a result that is gone
+    (SARIF's ``absent``) and for a level that rose (``updated``).
+
+    >>> Known("d/m.txt", "main", "b", "bitcast-refuted", ("f32[4]{0}",)).key
+    ('d/m.txt', 'main', 'b', 'bitcast-refuted', ('f32[4]{0}',))
+    """
+
+    file: str
+    computation: str
+    instruction: str
+    rule: str
+    about: tuple[str, ...] = ()
+    level: str = "error"
+    line: int = 0
+    message: str = ""
+
+    def __post_init__(self):
+        rule = RULES.get(self.rule)
+        if rule is None or self.level not in rule.levels:
+            raise ValueError(f"no rule {self.rule!r} at level {self.level!r}")
+
+    @property
+    def key(self) -> tuple:
+        return (self.file, self.computation, self.instruction, self.rule, self.about)
 
 
 def verdict_of(finding: Finding) -> str:
@@ -186,8 +224,11 @@ class Report:
     ``--ignore`` or a baseline is still a refutation.  ``findings`` are the
     ones the options keep; ``filtered`` the ones ``--select``, ``--ignore``
     and ``--min-level`` drop; ``baselined`` the ones a baseline knows.
-    :attr:`reported_status` (what the exit status follows) is the verdict of
-    the findings kept."""
+    Against a baseline (``against_baseline``), ``updated`` are the findings
+    kept whose key the baseline holds at a lower level (reported, as new
+    ones are), and ``absent`` what the baseline holds for this file that
+    the module no longer has.  :attr:`reported_status` (what the exit
+    status follows) is the verdict of the findings kept."""
 
     module: str
     status: str
@@ -197,6 +238,9 @@ class Report:
     seconds: float
     filtered: tuple[Finding, ...] = ()
     baselined: tuple[Finding, ...] = ()
+    against_baseline: bool = False
+    updated: tuple[Finding, ...] = ()
+    absent: tuple[Known, ...] = ()
 
     @property
     def reported_status(self) -> str:
@@ -255,12 +299,17 @@ def status_of(findings) -> str:
 
 
 def select_findings(report: Report, *, select=None, ignore=None,
-                    min_level: str = "note", baseline=frozenset()) -> Report:
+                    min_level: str = "note", baseline: Mapping[tuple, Known] | None = None,
+                    file: str = "") -> Report:
     """The report with only the findings a linter's options keep: rules in
     ``select`` (all when None), none in ``ignore``, at ``min_level`` or
-    above, keys (:meth:`Finding.key`) not in ``baseline``.  The status stays
-    the verdict of every finding; :attr:`Report.reported_status`, what the
-    exit status follows, is the verdict of what remains.
+    above, and none that ``baseline`` (:attr:`Known.key` -> :class:`Known`;
+    None: no baseline) knows in ``file`` (the module's name in it) at the
+    finding's level or above.  A finding the baseline knows at a lower
+    level (a hint that became an error) is kept, as ``updated``.  The
+    status stays the verdict of every finding;
+    :attr:`Report.reported_status`, what the exit status follows, is the
+    verdict of what remains.
 
     >>> from tilespec.prover.hlo.check import check_module
     >>> from tilespec.prover.hlo.module import parse_hlo
@@ -271,6 +320,10 @@ def select_findings(report: Report, *, select=None, ignore=None,
     >>> quiet = select_findings(r, ignore={"bitcast-size-mismatch"})
     >>> r.status, quiet.status, quiet.reported_status, quiet.verdict()
     ('refuted', 'refuted', 'proved', 'refuted (1 error suppressed: 1 by the options; 0 new)')
+    >>> other = Known("n.hlo", "e", "b", "bitcast-size-mismatch", ("f32[8,16]{1,0}",
+    ...                                                          "f32[2,32]{1,0}"))
+    >>> select_findings(r, baseline={other.key: other}, file="m.hlo").reported_status
+    'refuted'
     """
     for name in (*(select or ()), *(ignore or ())):
         if name not in RULES:
@@ -285,12 +338,23 @@ def select_findings(report: Report, *, select=None, ignore=None,
                   if (select is None or f.rule in select) and f.rule not in (ignore or ())
                   and LEVELS.index(f.level) >= floor)
     shown_ids = {id(f) for f in shown}
-    known = tuple(f for f in shown if f.key(report.module) in baseline)
+    known: tuple[Finding, ...] = ()
+    updated: tuple[Finding, ...] = ()
+    absent: tuple[Known, ...] = ()
+    if baseline is not None:
+        held = {id(f): baseline.get(f.known_as(file).key) for f in shown}
+        known = tuple(f for f in shown if (b := held[id(f)]) is not None
+                      and LEVELS.index(b.level) >= LEVELS.index(f.level))
+        updated = tuple(f for f in shown if (b := held[id(f)]) is not None
+                        and LEVELS.index(b.level) < LEVELS.index(f.level))
+        found = {f.known_as(file).key for f in every}
+        absent = tuple(b for b in baseline.values() if b.file == file and b.key not in found)
     known_ids = {id(f) for f in known}
     kept = sorted((f for f in shown if id(f) not in known_ids), key=lambda f: (f.line, f.rule))
     return replace(report, findings=tuple(kept),
                    filtered=tuple(f for f in every if id(f) not in shown_ids),
-                   baselined=known, status=status_of(every))
+                   baselined=known, status=status_of(every),
+                   against_baseline=baseline is not None, updated=updated, absent=absent)
 
 
 def violation(what: str, src: Shape | None = None, dst: Shape | None = None,

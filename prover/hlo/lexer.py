@@ -1,11 +1,14 @@
 """HLO text as XLA's lexer sees it: comments blanked, strings masked.
 
 Facts from XLA's source (the mirror of openxla/xla,
-``xla/hlo/parser/hlo_lexer.cc`` at commit fc61c13acb), ``HloLexer::LexToken``:
+``xla/hlo/parser/hlo_lexer.cc`` at commits fc61c13acb and 183fa00cb5),
+``HloLexer::LexToken``:
 ``/*...*/`` is skipped between any two tokens and may span lines (unclosed, it
 is an error); ``//`` skips to the end of the line; ``"`` and ``'`` open a
 string (``HloLexer::LexString``: ``"([^"\\\\]|\\\\.)*"``, where ``.`` does not
-match a newline), so no comment opens inside a string.  No token holds a
+match a newline), so no comment opens inside a string; whitespace is space,
+tab, ``\\n`` and ``\\r``, and any other character that is not printable
+ASCII is an error (``kError``) outside strings and comments.  No token holds a
 quote or a ``/``, so these rules can be applied character by character
 before any token is read.
 """
@@ -18,6 +21,9 @@ from dataclasses import dataclass
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 _LINE_END = re.compile(r"[^\r\n]*")
 _SPECIAL = re.compile(r"[/\"']")
+# Outside strings and comments XLA's lexer takes printable ASCII and its
+# four whitespace characters only (\v, \f, U+00A0, any other is kError).
+_NOT_A_TOKEN = re.compile(r"[^\x20-\x7e\t\n\r]")
 _STRING = {'"': re.compile(r'"(?:[^"\\]|\\.)*"'), "'": re.compile(r"'(?:[^'\\]|\\.)*'")}
 
 
@@ -84,4 +90,7 @@ def lex(text: str) -> Lexed:
             i = m.end()
         else:
             i += 1
-    return Lexed("".join(code), "".join(skel), tuple(problems))
+    skeleton = "".join(skel)
+    problems += [(m.start(), f"a character XLA's lexer rejects: {m.group()!r}")
+                 for m in _NOT_A_TOKEN.finditer(skeleton)]
+    return Lexed("".join(code), skeleton, tuple(sorted(problems)))

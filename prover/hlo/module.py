@@ -13,7 +13,9 @@ openxla/xla, ``xla/hlo/parser/hlo_lexer.cc`` at commit fc61c13acb and
 ``hlo_parser.cc`` at 99624fff12):
 
 * comments and strings as ``HloLexer::LexToken`` reads them: see
-  :mod:`tilespec.prover.hlo.lexer`, which this reader works on.
+  :mod:`tilespec.prover.hlo.lexer`, which this reader works on, and
+  whitespace between any two tokens: :mod:`tilespec.prover.hlo.reader`
+  finds where each piece of an instruction ends.
 * ``HloLexer::LexIdentifier``: an identifier is ``[a-zA-Z_][a-zA-Z0-9_.-]*``;
   followed at once by ``=`` it is an attribute name, so a name without ``%``
   is followed by a space before the instruction's ``=``.
@@ -52,28 +54,20 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from ...spec import Shape, TilespecError, TupleShape, parse_shape
-from .lexer import Lexed, lex
+from ...spec import Shape, TilespecError, TupleShape
+from .attributes import READ_ATTRIBUTES, read_attribute
+from .lexer import lex
+from .reader import PRIMITIVE, NotRead, Reader, keyword_at
 
-# A dump repeats few shapes many times; shapes are frozen, so one parse each.
-_parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
-
-_IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
-_WS = re.compile(r"\s*")
-_BRACKET = re.compile(r"[()\[\]{}]")
-_PRIMITIVE = re.compile(r"[a-z][a-z0-9]*\[")
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 # Where the reader resumes after text it did not understand: a line that
 # starts an instruction, or the '}' closing a computation.
 _RESUME = re.compile(r"^[ \t]*(?:ROOT\s+)?(?:%[A-Za-z_][\w.\-]*\s*=|[A-Za-z_][\w.\-]*\s+=)"
                      r"|^[ \t]*\}", re.M)
-_HEADER_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*[({]")
 _COMPUTATION_LINE = re.compile(r"^[ \t]*(?:ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*[({]", re.M)
+_INTEGER = re.compile(r"[0-9]+(?![\w.])")
 _TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
-# Opcodes whose parentheses hold a literal or a number, not operands.
-_NO_OPERANDS = {"constant", "parameter"}
 
 
 @dataclass(frozen=True)
@@ -107,10 +101,7 @@ class Instruction:
     def dimensions(self) -> tuple[int, ...] | None:
         """``dimensions={...}`` as ints (a transpose's permutation)."""
         text = self.attribute("dimensions")
-        if text is None:
-            return None
-        text = text.strip().strip("{}").strip()
-        return tuple(int(x) for x in text.split(",")) if text else ()
+        return None if text is None else read_attribute("dimensions", text)
 
 
 @dataclass(frozen=True)
@@ -176,171 +167,39 @@ class Module:
                      for n in inst.operands)
 
 
-class _NotRead(Exception):
-    """Text not understood, at an offset (internal to the reader)."""
-
-    def __init__(self, at: int, reason: str):
-        super().__init__(reason)
-        self.at, self.reason = at, reason
-
-
-class _Reader:
-    """Positions in one lexed text: skipping whitespace, groups, shapes, values."""
-
-    def __init__(self, lexed: Lexed):
-        self.code, self.s = lexed.code, lexed.skeleton
-        # Where the bracket opened at each position closes, found in one pass
-        # over the text (depth only, as the reader counts it): a search per
-        # group would make the reading quadratic in nested text.
-        self.closing: dict[int, int] = {}
-        opened: list[int] = []
-        for m in _BRACKET.finditer(self.s):
-            if m.group() in "([{":
-                opened.append(m.start())
-            elif opened:
-                self.closing[opened.pop()] = m.end()
-
-    def ws(self, i: int) -> int:
-        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
-
-    def ident(self, i: int) -> tuple[str, int]:
-        m = _IDENT.match(self.s, i)
-        if m is None:
-            raise _NotRead(i, "expected a name")
-        return m.group(), m.end()
-
-    def group_end(self, i: int) -> int:
-        """Past the bracket closing the one at ``i``."""
-        end = self.closing.get(i)
-        if end is None:
-            raise _NotRead(i, f"the {self.s[i]!r} here is never closed")
-        return end
-
-    def shape_end(self, i: int) -> int:
-        """Past the shape at ``i`` (``HloParserImpl::ParseShape``)."""
-        if self.s.startswith("(", i):
-            return self.group_end(i)
-        m = _PRIMITIVE.match(self.s, i)
-        if m is None:
-            raise _NotRead(i, "expected a shape")
-        end = self.group_end(m.end() - 1)
-        k = self.ws(end)
-        if self.s.startswith("{", k):
-            after = self.ws(k + 1)
-            if after < len(self.s) and (self.s[after].isdigit() or self.s[after] == ":"):
-                end = self.group_end(k)
-        return end
-
-    def shape(self, i: int) -> tuple[Shape | TupleShape, str, int]:
-        end = self.shape_end(i)
-        text = " ".join(self.code[i:end].split())
-        try:
-            return _parse_shape(text), text, end
-        except (TilespecError, ValueError, IndexError) as e:
-            raise _NotRead(i, f"shape {text!r}: {e}") from e
-
-    def value_end(self, i: int) -> int:
-        """Past an attribute's value: brackets, strings and words with no
-        space between them (``[2,4]<=[8]``, ``%f.1``, ``{...}``, ``"..."``)."""
-        start = i
-        while i < len(self.s):
-            ch = self.s[i]
-            if ch in "([{":
-                i = self.group_end(i)
-            elif ch in "\"'":
-                i = self.s.index(ch, i + 1) + 1
-            elif ch.isspace() or ch in ",)]}":
-                break
-            else:
-                i += 1
-        if i == start:
-            raise _NotRead(start, "an attribute without a value")
-        return i
-
-    def attributes(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
-        """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``)."""
-        out: list[tuple[str, str]] = []
-        while True:
-            k = self.ws(i)
-            if not self.s.startswith(",", k):
-                return tuple(out), i
-            k = self.ws(k + 1)
-            key, k = self.ident(k)
-            if not self.s.startswith("=", k):
-                raise _NotRead(k, f"expected '=' right after attribute {key}")
-            v = self.ws(k + 1)
-            i = self.value_end(v)
-            # 'ROOT' is a keyword and 'x =' the next instruction: no value
-            if self.s[v:i] == "ROOT" or self.s.startswith("=", self.ws(i)):
-                raise _NotRead(v, f"attribute {key} without a value")
-            out.append((key, " ".join(self.code[v:i].split()) if "\n" in self.code[v:i]
-                        else self.code[v:i].strip()))
-
-    def operand(self, text_start: int, text_end: int) -> str:
-        """``[shape] name`` between the offsets (a nested instruction is not read)."""
-        i = self.ws(text_start)
-        if self.s.startswith("(", i) or _PRIMITIVE.match(self.s, i):
-            i = self.ws(self.shape_end(i))
-        if self.s.startswith("%", i):
-            i += 1
-        name, end = self.ident(i)
-        if self.ws(end) != text_end:
-            raise _NotRead(text_start, "an operand that is not '[shape] name' "
-                                       "(a nested instruction is not read)")
-        return name
-
-    def operands(self, open_at: int, opcode: str) -> tuple[tuple[str, ...], int]:
-        close = self.group_end(open_at)
-        if opcode in _NO_OPERANDS:
-            return (), close
-        out, start, depth = [], open_at + 1, 0
-        for k in range(open_at + 1, close - 1):
-            ch = self.s[k]
-            depth += (ch in "([{") - (ch in ")]}")
-            if ch == "," and depth == 0:
-                out.append(self.operand(start, k))
-                start = k + 1
-        if self.s[start:close - 1].strip():
-            out.append(self.operand(start, close - 1))
-        return tuple(out), close
-
-    def instruction(self, i: int, line: int, computation: str) -> tuple[Instruction, int]:
-        """The instruction at ``i`` and the offset past it."""
-        root = False
-        if keyword_at(self.s, i, "ROOT"):
-            root, i = True, self.ws(i + 4)
-        percent = self.s.startswith("%", i)
-        name, k = self.ident(i + percent)
-        if not percent and self.s.startswith(("=", ":"), k):
-            raise _NotRead(i, f"{name}= reads as an attribute, not a name")
-        k = self.ws(k)
-        if not self.s.startswith("=", k):
-            raise _NotRead(k, "not an instruction ('name = shape opcode(...)')")
-        k = self.ws(k + 1)
-        if not (self.s.startswith("(", k) or _PRIMITIVE.match(self.s, k)):
-            raise _NotRead(k, "no result shape (XLA would infer it; not read here)")
-        shape, shape_text, k = self.shape(k)
-        k = self.ws(k)
-        m = _OPCODE.match(self.s, k)
-        if m is None:
-            raise _NotRead(k, "expected an opcode after the shape")
-        opcode, k = m.group(), self.ws(m.end())
-        if not self.s.startswith("(", k):
-            raise _NotRead(k, f"expected '(' after {opcode}")
-        operands, k = self.operands(k, opcode)
-        attributes, k = self.attributes(k)
-        return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
-                           computation, root), k
-
-
-def keyword_at(text: str, i: int, word: str) -> bool:
-    """Whether the identifier at ``i`` is ``word`` (and not a longer name).
-
-    >>> keyword_at("ROOT %x", 0, "ROOT"), keyword_at("ROOT.1 = ", 0, "ROOT")
-    (True, False)
-    """
-    m = _IDENT.match(text, i)
-    return m is not None and m.group() == word
+def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[Instruction, int]:
+    """The instruction at ``i`` of the text ``r`` reads, and the offset past it."""
+    root = False
+    if keyword_at(r.s, i, "ROOT"):
+        root, i = True, r.ws(i + 4)
+    percent = r.s.startswith("%", i)
+    name, k = r.ident(i + percent)
+    if not percent and r.s.startswith(("=", ":"), k):
+        raise NotRead(i, f"{name}= reads as an attribute, not a name")
+    k = r.ws(k)
+    if not r.s.startswith("=", k):
+        raise NotRead(k, "not an instruction ('name = shape opcode(...)')")
+    k = r.ws(k + 1)
+    if not (r.s.startswith("(", k) or PRIMITIVE.match(r.s, k)):
+        raise NotRead(k, "no result shape (XLA would infer it; not read here)")
+    shape, shape_text, k = r.shape(k)
+    k = r.ws(k)
+    m = _OPCODE.match(r.s, k)
+    if m is None:
+        raise NotRead(k, "expected an opcode after the shape")
+    opcode, k = m.group(), r.ws(m.end())
+    if not r.s.startswith("(", k):
+        raise NotRead(k, f"expected '(' after {opcode}")
+    operands, k = r.operands(k, opcode)
+    attributes, k = r.attributes(k)
+    for key, value in attributes:
+        if key in READ_ATTRIBUTES:
+            try:
+                read_attribute(key, value)
+            except TilespecError as e:
+                raise TilespecError(f"{opcode} {name}: {key}={e}") from None
+    return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
+                       computation, root), k
 
 
 class _Lines:
@@ -369,10 +228,10 @@ def parse_instruction(text: str, line: int = 0, computation: str = "") -> Instru
     lexed = lex(text)
     if lexed.problems:
         raise TilespecError(lexed.problems[0][1])
-    r = _Reader(lexed)
+    r = Reader(lexed)
     try:
-        inst, end = r.instruction(r.ws(0), line, computation)
-    except _NotRead as e:
+        inst, end = read_instruction(r, r.ws(0), line, computation)
+    except NotRead as e:
         raise TilespecError(e.reason) from None
     if r.ws(end) != len(text):
         raise TilespecError("text after the instruction")
@@ -387,11 +246,11 @@ def shape_prefix(text: str) -> tuple[str, int]:
     >>> shape_prefix("(f32[2]{0}, /*index=1*/s32[]) tuple(%a, %b)")[0]
     '(f32[2]{0}, /*index=1*/s32[])'
     """
-    r = _Reader(lex(text))
+    r = Reader(lex(text))
     i = r.ws(0)
     try:
         end = r.shape_end(i)
-    except _NotRead as e:
+    except NotRead as e:
         raise TilespecError(e.reason) from None
     return text[i:end], end
 
@@ -402,7 +261,7 @@ class _ModuleReader:
     def __init__(self, text: str):
         self.text = text
         lexed = lex(text)
-        self.r = _Reader(lexed)
+        self.r = Reader(lexed)
         self.s = lexed.skeleton
         self.line_of = _Lines(text)
         self.skipped = [Skipped(self.line_of(at), _line_text(text, at), reason)
@@ -426,7 +285,7 @@ class _ModuleReader:
         try:
             self.name, k = self.r.ident(self.r.ws(i + 9))
             attributes, k = self.r.attributes(k)
-        except _NotRead as e:
+        except NotRead as e:
             return self.skip(e.at, f"module header: {e.reason}")
         layout = dict(attributes).get("entry_computation_layout")
         if layout and layout.startswith("{") and layout.endswith("}"):
@@ -435,16 +294,24 @@ class _ModuleReader:
 
     def tables(self, i: int) -> int:
         """Past the debug tables (``HloParserImpl::ParseStackFrameIndex``):
-        ``FileNames``, ``FunctionNames``, ``FileLocations``, ``StackFrames``
-        and their entries, up to the first computation."""
-        if not self.s.startswith(_TABLES[0], i):
+        after ``FileNames``, each of ``FunctionNames``, ``FileLocations``,
+        ``StackFrames`` in this order, each followed by its entries: an
+        integer and a string (names) or a ``{...}`` (locations, frames)."""
+        if not keyword_at(self.s, i, _TABLES[0]):
             return i
-        while (i := self.r.ws(i)) < len(self.s):
-            word = _IDENT.match(self.s, i)
-            if _HEADER_START.match(self.s, i) and (word is None
-                                                   or word.group() not in _TABLES):
-                return i
-            i = self.r.value_end(i)
+        for table in _TABLES:
+            i = self.r.ws(i)
+            if not keyword_at(self.s, i, table):
+                raise NotRead(i, f"expected {table} (XLA's tables: {', '.join(_TABLES)})")
+            i += len(table)
+            while (m := _INTEGER.match(self.s, k := self.r.ws(i))) is not None:
+                k = self.r.ws(m.end())
+                if table in _TABLES[:2] and self.s.startswith(("\"", "'"), k):
+                    i = self.s.index(self.s[k], k + 1) + 1
+                elif table in _TABLES[2:] and self.s.startswith("{", k):
+                    i = self.r.group_end(k)
+                else:
+                    raise NotRead(k, f"expected an entry of {table}")
         return i
 
     def computation(self, i: int) -> int:
@@ -458,10 +325,10 @@ class _ModuleReader:
         if self.s.startswith("(", i):
             i = self.r.ws(self.r.group_end(i))
             if not self.s.startswith("->", i):
-                raise _NotRead(i, "expected '->' after the parameters")
+                raise NotRead(i, "expected '->' after the parameters")
             i = self.r.ws(self.r.shape_end(self.r.ws(i + 2)))
         if not self.s.startswith("{", i):
-            raise _NotRead(i, f"expected '{{' opening computation {name}")
+            raise NotRead(i, f"expected '{{' opening computation {name}")
         line = self.line_of(start)
         duplicate = any(c.name == name for c in self.computations)
         instructions: list[Instruction] = []
@@ -477,15 +344,18 @@ class _ModuleReader:
                 i = self.r.ws(i + 1)
                 try:
                     _, i = self.r.attributes(i)     # execution_thread="..."
-                except _NotRead as e:
+                except NotRead as e:
                     i = self.skip(e.at, f"after computation {name}: {e.reason}")
                 break
             at = i
             try:
-                inst, i = self.r.instruction(i, self.line_of(at), name)
-            except _NotRead as e:
+                inst, i = read_instruction(self.r, i, self.line_of(at), name)
+            except NotRead as e:
                 i = self.skip(at, e.reason)
                 continue
+            except TilespecError as e:
+                # XLA's parser rejects the whole module on a malformed value
+                raise TilespecError(f"line {self.line_of(at)}: {e}") from None
             if inst.name in seen:
                 self.skip(at, f"{inst.name} is defined twice in computation {name}")
             else:
@@ -502,20 +372,29 @@ class _ModuleReader:
         i = self.header(self.r.ws(0))
         try:
             i = self.tables(self.r.ws(i))
-        except _NotRead as e:
+        except NotRead as e:
             i = self.skip(e.at, f"debug tables: {e.reason}", resume=_COMPUTATION_LINE)
         while (i := self.r.ws(i)) < len(self.s):
             try:
                 i = self.computation(i)
-            except _NotRead as e:
+            except NotRead as e:
                 i = self.skip(e.at, e.reason, resume=_COMPUTATION_LINE)
 
 
 def parse_hlo(text: str) -> Module:
     """Read a module; text not understood inside it is kept as :class:`Skipped`.
 
-    Raises TilespecError only when the text holds no computation at all
-    (it is not an HLO module).
+    Raises TilespecError (one line) only when the text holds no computation
+    at all (it is not an HLO module), or when the value of an attribute
+    this reader interprets is malformed (:mod:`tilespec.prover.hlo.attributes`;
+    XLA's parser rejects the module): the line, the instruction and what is
+    wrong.
+
+    >>> parse_hlo("ENTRY %e (p: f32[4,8]) -> f32[8,4] {\\n  %p = f32[4,8]{1,0} parameter(0)\\n"
+    ...           "  ROOT %t = f32[8,4]{1,0} transpose(%p), dimensions={1,0,}\\n}")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: line 3: transpose t: dimensions={1,0,}: expected an integer, not '}'
     """
     if not isinstance(text, str):
         raise TilespecError(f"HLO text must be a string, not {type(text).__name__}")

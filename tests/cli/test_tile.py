@@ -35,11 +35,13 @@ def test_bf16_round_trips_through_npy_as_raw_bits(tmp_path):
     a = np.linspace(-3, 3, 20 * 300).reshape(20, 300).astype(ml_dtypes.bfloat16)
     src, out, back = tmp_path / "a.npy", tmp_path / "a.bin", tmp_path / "b.npy"
     np.save(src, a)
-    assert main(["tile", str(src), shape, "--dims", "m=20,n=300", "-o", str(out)]) == 0
+    assert main(["tile", str(src), shape, "--dims", "m=20,n=300", "-o", str(out),
+                 "--from-type", "bf16"]) == 0
     assert main(["untile", str(out), shape, "--dims", "m=20,n=300", "-o", str(back)]) == 0
     # .npy keeps bf16 as raw 2-byte values; tile takes those back as bf16
     assert np.load(back).view(ml_dtypes.bfloat16).tobytes() == a.tobytes()
-    assert main(["tile", str(back), shape, "--dims", "m=20,n=300", "-o", str(out)]) == 0
+    assert main(["tile", str(back), shape, "--dims", "m=20,n=300", "-o", str(out),
+                 "--from-type", "bf16"]) == 0
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -164,10 +166,11 @@ def test_untile_says_how_to_read_back_a_type_npy_cannot_name(tmp_path, capsys):
     a = np.arange(6, dtype=np.float32).reshape(2, 3).astype(ml_dtypes.bfloat16)
     np.save(tmp_path / "a.npy", a)
     shape = "bf16[2,3]{1,0:T(2,2)}"
-    assert main(["tile", str(tmp_path / "a.npy"), shape, "-o", str(tmp_path / "a.bin")]) == 0
+    assert main(["tile", str(tmp_path / "a.npy"), shape, "-o", str(tmp_path / "a.bin"),
+                 "--from-type", "bf16"]) == 0
     assert main(["untile", str(tmp_path / "a.bin"), shape, "-o", str(tmp_path / "b.npy")]) == 0
     out = capsys.readouterr().out
-    assert ".view(ml_dtypes.bfloat16)" in out
+    assert ".view(ml_dtypes.bfloat16)" in out and "--from-type bf16" in out
     back = np.load(tmp_path / "b.npy")
     assert back.dtype.kind == "V" and (back.view(ml_dtypes.bfloat16) == a).all()
 
@@ -181,5 +184,100 @@ def test_an_ml_dtypes_sub_byte_npy_is_tiled_as_its_values(own, shape, tmp_path):
     values = np.load(S4) % 4 if own.startswith("u") else np.load(S4)
     src, out = tmp_path / "a.npy", tmp_path / "a.bin"
     np.save(src, values.astype(getattr(ml_dtypes, own)))
-    assert main(["tile", str(src), shape, "-o", str(out)]) == 0
+    assert main(["tile", str(src), shape, "-o", str(out),
+                 "--from-type", shape.split("[")[0]]) == 0
     assert out.read_bytes() == tilespec.to_bytes(shape, values).tobytes()
+
+
+# --- raw values (|V2, |V1): converted by value from a named type, or refused -----------
+
+def test_bf16_tiled_into_f16_is_converted_by_value(tmp_path):
+    # np.save writes bf16 as raw |V2; read as the target's f16 bits they
+    # were 0, 1.875, 2, 2.125 where to_bytes converts to 0, 1, 2, 3
+    import ml_dtypes
+    src, out = tmp_path / "a.npy", tmp_path / "a.bin"
+    np.save(src, np.arange(4).astype(ml_dtypes.bfloat16))
+    assert np.load(src).dtype.str == "|V2"
+    assert main(["tile", str(src), "f16[4]{0}", "-o", str(out), "--from-type", "bf16"]) == 0
+    assert np.frombuffer(out.read_bytes(), np.float16).tolist() == [0, 1, 2, 3]
+    assert out.read_bytes() == tilespec.to_bytes(
+        "f16[4]{0}", np.arange(4).astype(ml_dtypes.bfloat16)).tobytes()
+
+
+def test_an_8_bit_float_is_converted_by_value_into_another(tmp_path):
+    import ml_dtypes
+    values = [0, 1, 2, 3, 0.5, -448]
+    src, out = tmp_path / "a.npy", tmp_path / "a.bin"
+    np.save(src, np.array(values).astype(ml_dtypes.float8_e4m3fn))
+    assert np.load(src).dtype.str == "|V1"
+    assert main(["tile", str(src), "f8e5m2[6]{0}", "-o", str(out),
+                 "--from-type", "f8e4m3fn"]) == 0
+    assert np.frombuffer(out.read_bytes(), ml_dtypes.float8_e5m2).astype(float).tolist() \
+        == values
+
+
+def test_a_value_the_target_cannot_hold_is_refused_as_to_bytes_refuses(tmp_path, capsys):
+    import ml_dtypes
+    src = tmp_path / "a.npy"
+    np.save(src, np.array([1, 3e38]).astype(ml_dtypes.bfloat16))
+    code = main(["tile", str(src), "f16[2]{0}", "-o", str(tmp_path / "a.bin"),
+                 "--from-type", "bf16"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "does not fit f16" in err
+
+
+@pytest.mark.parametrize("target", ["f16[4]{0}", "bf16[4]{0}", "s16[4]{0}"])
+def test_raw_values_without_their_type_are_refused_in_one_line(target, tmp_path, capsys):
+    # |V2 may be bf16, f16 bits, any 2-byte type: even into bf16 the bits
+    # are right only if they were bf16, which the file does not say
+    import ml_dtypes
+    src, out = tmp_path / "a.npy", tmp_path / "a.bin"
+    np.save(src, np.arange(4).astype(ml_dtypes.bfloat16))
+    assert main(["tile", str(src), target, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--from-type" in err and not out.exists()
+
+
+def test_raw_1_byte_values_are_not_read_as_int4_bits(tmp_path, capsys):
+    # an f8e4m3fn array's bits viewed as int4 were 0, 8, 0, 4 (low bits)
+    import ml_dtypes
+    src = tmp_path / "a.npy"
+    np.save(src, np.array([0, 1, 2, 3]).astype(ml_dtypes.float8_e4m3fn))
+    assert main(["tile", str(src), "s4[4]{0:E(4)}", "-o", str(tmp_path / "a.bin")]) == 2
+    assert "--from-type" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("from_type,message", [
+    ("f32", "--from-type f32 has 4-byte values"),
+    ("xyz", "xyz has no values to lay out")])
+def test_a_from_type_that_does_not_fit_the_file_is_bad_input(from_type, message, tmp_path,
+                                                            capsys):
+    import ml_dtypes
+    src = tmp_path / "a.npy"
+    np.save(src, np.arange(4).astype(ml_dtypes.bfloat16))
+    assert main(["tile", str(src), "f16[4]{0}", "-o", str(tmp_path / "a.bin"),
+                 "--from-type", from_type]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_a_from_type_that_contradicts_the_header_is_bad_input(tmp_path, capsys):
+    np.save(tmp_path / "a.npy", np.arange(4, dtype=np.float32))
+    assert main(["tile", str(tmp_path / "a.npy"), "f16[4]{0}", "-o", str(tmp_path / "a.bin"),
+                 "--from-type", "bf16"]) == 2
+    assert "holds float32 values, not bf16" in capsys.readouterr().err
+
+
+def test_untile_writes_f8e5m2_as_raw_values_np_load_reads(tmp_path, capsys):
+    # np.save writes ml_dtypes.float8_e5m2 as '<f1', which np.load (and
+    # tile) could not read back
+    import ml_dtypes
+    values = np.array([0, 1, 2, 3]).astype(ml_dtypes.float8_e5m2)
+    image, back, again = tmp_path / "a.bin", tmp_path / "b.npy", tmp_path / "c.bin"
+    image.write_bytes(values.tobytes())
+    assert main(["untile", str(image), "f8e5m2[4]{0}", "-o", str(back)]) == 0
+    assert "--from-type f8e5m2" in capsys.readouterr().out
+    assert (np.load(back).view(ml_dtypes.float8_e5m2) == values).all()
+    assert main(["tile", str(back), "f8e5m2[4]{0}", "-o", str(again),
+                 "--from-type", "f8e5m2"]) == 0
+    assert again.read_bytes() == image.read_bytes()

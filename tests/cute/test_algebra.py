@@ -2,7 +2,13 @@
 layouts: where both answer, the layouts are the same (shape and stride);
 where tilespec refuses, pycute's answer, if it gives one, breaks the
 operation's law at some coordinate (so the refusal is not a gap); the known
-pycute bugs are recorded, judged by the law."""
+pycute bugs are recorded, judged by the law.
+
+Where CuTe's construction itself breaks the law (a composition whose modes
+of B carry into one another in A; the left inverse of a layout that is not
+injective), tilespec refuses with a ``LawError`` while pycute returns that
+construction: the refusal's ``construction`` is pycute's answer, and it
+breaks the law at the refusal's ``index``."""
 
 import random
 
@@ -10,7 +16,7 @@ import pytest
 from cute_strategies import random_layout
 
 from tilespec.cute import Layout, algebra
-from tilespec.cute.int_tuple import CuteError
+from tilespec.cute.int_tuple import CuteError, LawError
 from tilespec.cute.proofs.claims import enumerate_claim
 from tilespec.cute.proofs.laws import OPERATIONS, laws, prove_law, question
 
@@ -46,15 +52,18 @@ def inputs(operation, rng):
     return (a,)
 
 
-def cases(operation, count):
+def cases(operation, count, refusals=None):
     """``count`` random inputs, each with tilespec's answer (None where it
-    refuses): seeded, so every run checks the same cases."""
+    refuses; the refusals appended to ``refusals``): seeded, so every run
+    checks the same cases."""
     rng = random.Random(operation)
     for _ in range(count):
         x = inputs(operation, rng)
         try:
             yield x, getattr(algebra, operation)(*x)
-        except CuteError:
+        except CuteError as e:
+            if refusals is not None:
+                refusals.append(e)
             yield x, None
 
 
@@ -72,16 +81,19 @@ def test_tilespec_and_pycute_give_the_same_layout(operation):
 
 
 @pytest.mark.parametrize("operation", ("composition", "complement", "logical_divide",
-                                       "logical_product"))
+                                       "logical_product", "left_inverse"))
 def test_where_tilespec_refuses_pycutes_answer_breaks_the_law(operation):
     refused = 0
-    for x, ours in cases(operation, 600):
+    refusals: list = []
+    for x, ours in cases(operation, 600, refusals):
         if ours is not None:
             continue
         refused += 1
         pycutes = theirs(operation, *x)
         if pycutes is None:
             continue   # pycute fails too
+        if isinstance(refusals[-1], LawError):   # pycute returns CuTe's construction
+            assert pycutes == refusals[-1].construction, str(refusals[-1])
         try:
             assert breaks_the_law(operation, x, pycutes), (
                 f"{question(operation, x)}: tilespec refuses, pycute's {pycutes} keeps the law")
@@ -114,3 +126,25 @@ def test_pycute_refuses_admissible_compositions_whose_extra_modes_have_size_1():
     a, b = Layout((4, 1, 5), (24, 8, 2)), Layout(((6, 1, 4), 6), ((32, 6, 8), 16))
     assert theirs("composition", a, b) is None
     assert prove_law("composition", a, b).proved
+
+
+@pytest.mark.parametrize("operation,x,index,construction", [
+    ("composition", (Layout((8, 6), (1, 12)), Layout((4, 8), (4, 1))), 17,
+     "((2, 2), 8):((4, 12), 1)"),
+    ("left_inverse", (Layout(2, 0),), 1, "1:0"),
+    ("logical_product", (Layout(5, 24), Layout((2, 4, 3), (12, 2, 6))), 75,
+     "(5, (2, 4, 3)):(24, (12, 2, 6))"),
+])
+def test_pycute_returns_the_construction_tilespec_refuses_and_it_breaks_the_law(
+        operation, x, index, construction):
+    """Issue 29's cases: pycute returns the layout tilespec refuses (the
+    same construction), and the law breaks there at the index the refusal
+    names."""
+    with pytest.raises(LawError) as refusal:
+        getattr(algebra, operation)(*x)
+    pycutes = theirs(operation, *x)
+    assert str(pycutes) == str(refusal.value.construction) == construction
+    assert refusal.value.index == index
+    claims = laws(operation, x, pycutes, question(operation, x))
+    found = [f for f in map(enumerate_claim, claims) if f is not None]
+    assert found and found[0].details["index"] == index

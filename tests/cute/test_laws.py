@@ -9,7 +9,7 @@ import pytest
 from cute_strategies import random_layout
 
 from tilespec.cute import Layout, algebra
-from tilespec.cute.int_tuple import CuteError
+from tilespec.cute.int_tuple import CuteError, LawError
 from tilespec.cute.proofs import claims as claims_module
 from tilespec.cute.proofs.claims import enumerate_claim
 from tilespec.cute.proofs.laws import OPERATIONS, laws, prove_law, question
@@ -99,8 +99,32 @@ def test_a_law_beyond_As_domain_is_not_claimed():
 
 
 def test_a_left_inverse_of_a_layout_that_is_not_injective_is_refuted():
-    r = prove_law("left_inverse", Layout((2, 3), (0, 1)))
+    """tilespec refuses it; the construction the refusal carries (CuTe's,
+    pycute's) is refuted by the proof, at the index the refusal names."""
+    a = Layout((2, 3), (0, 1))
+    with pytest.raises(LawError) as refusal:
+        algebra.left_inverse(a)
+    r = prove_law("left_inverse", a, result=refusal.value.construction)
     assert r.status == "refuted"
+    assert refusal.value.index == 1
+    assert refusal.value.construction(a(1)) != 1
+
+
+@pytest.mark.parametrize("operation,inputs,index", [
+    ("composition", (Layout((8, 6), (1, 12)), Layout((4, 8), (4, 1))), 17),
+    ("left_inverse", (Layout(2, 0),), 1),
+])
+def test_a_refused_construction_is_refuted_by_the_proof_too(operation, inputs, index):
+    """The two cases of issue 29: prove_law refutes the layout the refusal
+    names, and the index it names breaks the law."""
+    with pytest.raises(LawError) as refusal:
+        getattr(algebra, operation)(*inputs)
+    assert refusal.value.index == index
+    r = prove_law(operation, *inputs, result=refusal.value.construction)
+    assert r.status == "refuted"
+    found = [enumerate_claim(c) for c in laws(operation, inputs, refusal.value.construction,
+                                               question(operation, inputs))]
+    assert next(c for c in found if c).details["index"] == index
 
 
 def test_an_unknown_solver_answer_is_unknown_never_proved(monkeypatch):

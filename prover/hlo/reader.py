@@ -1,0 +1,210 @@
+"""Positions in HLO text as XLA's lexer and parser read it.
+
+A :class:`Reader` walks the lexed text of a module
+(:mod:`tilespec.prover.hlo.lexer`: comments blanked, strings masked) and
+finds where each piece ends: whitespace, a name, a bracket group, a shape,
+an attribute's value, the attributes of an instruction, its operands.  Text
+it does not understand raises :class:`NotRead` at an offset, which the
+module reader (:mod:`tilespec.prover.hlo.module`) records as skipped.
+Facts from XLA's source (the mirror of openxla/xla,
+``xla/hlo/parser/hlo_lexer.cc`` and ``hlo_parser.cc`` at commit
+183fa00cb5): whitespace is exactly space, tab, ``\\n`` and ``\\r``, and it
+may stand between any two tokens (``HloLexer::LexToken``), so also between
+a primitive type and its ``[`` (``f32 [4096]``).
+
+>>> from tilespec.prover.hlo.lexer import lex
+>>> r = Reader(lex("f32 [4096] {0} bitcast(%p), dimensions={1, 0}"))
+>>> r.shape(0)[1:], r.operands(22, "bitcast"), r.attributes(26)[0]
+(('f32 [4096] {0}', 14), (('p',), 26), (('dimensions', '{1, 0}'),))
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ...spec import Shape, TilespecError, TupleShape, parse_shape
+from .lexer import Lexed
+
+# A dump repeats few shapes many times; shapes are frozen, so one parse each.
+_parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
+
+IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
+#: XLA's whitespace: exactly these four (HloLexer::LexToken).
+XLA_SPACE = " \t\n\r"
+_WS = re.compile(r"[ \t\n\r]*")
+_BRACKET = re.compile(r"[()\[\]{}]")
+# A primitive type and its '[': XLA's lexer skips whitespace and comments
+# between the two tokens (a comment is blank in the skeleton this reads).
+PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
+# Opcodes whose parentheses hold a literal or a number, not operands.
+_NO_OPERANDS = {"constant", "parameter"}
+
+
+class NotRead(Exception):
+    """Text not understood, at an offset (the module reader records it as skipped)."""
+
+    def __init__(self, at: int, reason: str):
+        super().__init__(reason)
+        self.at, self.reason = at, reason
+
+
+class Reader:
+    """Positions in one lexed text: skipping whitespace, groups, shapes, values."""
+
+    def __init__(self, lexed: Lexed):
+        self.code, self.s = lexed.code, lexed.skeleton
+        # Where the bracket opened at each position closes, found in one pass
+        # over the text (depth only, as the reader counts it): a search per
+        # group would make the reading quadratic in nested text.
+        self.closing: dict[int, int] = {}
+        opened: list[int] = []
+        for m in _BRACKET.finditer(self.s):
+            if m.group() in "([{":
+                opened.append(m.start())
+            elif opened:
+                self.closing[opened.pop()] = m.end()
+
+    def ws(self, i: int) -> int:
+        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
+
+    def ident(self, i: int) -> tuple[str, int]:
+        m = IDENT.match(self.s, i)
+        if m is None:
+            raise NotRead(i, "expected a name")
+        return m.group(), m.end()
+
+    def group_end(self, i: int) -> int:
+        """Past the bracket closing the one at ``i``."""
+        end = self.closing.get(i)
+        if end is None:
+            raise NotRead(i, f"the {self.s[i]!r} here is never closed")
+        return end
+
+    def shape_end(self, i: int) -> int:
+        """Past the shape at ``i`` (``HloParserImpl::ParseShape``)."""
+        if self.s.startswith("(", i):
+            return self.group_end(i)
+        m = PRIMITIVE.match(self.s, i)
+        if m is None:
+            raise NotRead(i, "expected a shape")
+        end = self.group_end(m.end() - 1)
+        k = self.ws(end)
+        if self.s.startswith("{", k):
+            after = self.ws(k + 1)
+            if after < len(self.s) and (self.s[after].isdigit() or self.s[after] == ":"):
+                end = self.group_end(k)
+        return end
+
+    def shape(self, i: int) -> tuple[Shape | TupleShape, str, int]:
+        end = self.shape_end(i)
+        text = re.sub(r"[ \t\n\r]+", " ", self.code[i:end]).strip(XLA_SPACE)
+        try:
+            return _parse_shape(text), text, end
+        except (TilespecError, ValueError, IndexError) as e:
+            raise NotRead(i, f"shape {text!r}: {e}") from e
+
+    def value_end(self, i: int) -> int:
+        """Past an attribute's value (``HloParserImpl::ParseAttributeHelper``
+        reads one value of the attribute's type): groups, strings and words
+        with no space between them (``%f.1``, ``{...}``, ``"..."``), where a
+        ``%`` starts a name only at the start and a name never follows a
+        group or a string at once (``}%next =`` and ``}ROOT`` end the value:
+        XLA's lexer makes them tokens of their own); and an iota list
+        ``[2,4]<=[8]T(1,0)`` with whitespace between any of its tokens
+        (``HloParserImpl::ParseTileAssignment``)."""
+        start = i
+        while i < len(self.s):
+            ch = self.s[i]
+            if ch in "([{":
+                i = self.group_end(i)
+            elif ch in "\"'":
+                i = self.s.index(ch, i + 1) + 1
+            elif ch in XLA_SPACE:
+                k = self.ws(i)
+                if not self.iota_goes_on(start, i, k):
+                    break
+                i = k
+            elif ch in ",)]}" or (ch == "%" and i > start) or (
+                    i > start and self.s[i - 1] in ")]}\"'" and IDENT.match(self.s, i)
+                    and not self.iota_goes_on(start, i, i)):
+                break
+            else:
+                i += 1
+        if i == start:
+            raise NotRead(start, "an attribute without a value")
+        return i
+
+    def iota_goes_on(self, start: int, i: int, k: int) -> bool:
+        """Whether the token at ``k`` continues the iota list read from
+        ``start`` to ``i``: ``<=`` after its dims, ``[`` after ``<=``,
+        ``T`` then ``(`` after the reshape dims."""
+        s, before = self.s, self.s[start:i].rstrip(XLA_SPACE)
+        if not before.startswith("["):
+            return False
+        if before.endswith("]") and "<=" not in before:
+            return s.startswith("<=", k)
+        if before.endswith("<="):
+            return s.startswith("[", k)
+        if "<=" not in before:
+            return False
+        if before.endswith("]"):
+            return keyword_at(s, k, "T") and s.startswith("(", self.ws(k + 1))
+        return re.search(r"\][ \t\n\r]*T$", before) is not None and s.startswith("(", k)
+
+    def attributes(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
+        """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``)."""
+        out: list[tuple[str, str]] = []
+        while True:
+            k = self.ws(i)
+            if not self.s.startswith(",", k):
+                return tuple(out), i
+            k = self.ws(k + 1)
+            key, k = self.ident(k)
+            if not self.s.startswith("=", k):
+                raise NotRead(k, f"expected '=' right after attribute {key}")
+            v = self.ws(k + 1)
+            i = self.value_end(v)
+            # 'ROOT' is a keyword and 'x =' the next instruction: no value
+            if self.s[v:i] == "ROOT" or self.s.startswith("=", self.ws(i)):
+                raise NotRead(v, f"attribute {key} without a value")
+            out.append((key, " ".join(self.code[v:i].split()) if "\n" in self.code[v:i]
+                        else self.code[v:i].strip()))
+
+    def operand(self, text_start: int, text_end: int) -> str:
+        """``[shape] name`` between the offsets (a nested instruction is not read)."""
+        i = self.ws(text_start)
+        if self.s.startswith("(", i) or PRIMITIVE.match(self.s, i):
+            i = self.ws(self.shape_end(i))
+        if self.s.startswith("%", i):
+            i += 1
+        name, end = self.ident(i)
+        if self.ws(end) != text_end:
+            raise NotRead(text_start, "an operand that is not '[shape] name' "
+                                       "(a nested instruction is not read)")
+        return name
+
+    def operands(self, open_at: int, opcode: str) -> tuple[tuple[str, ...], int]:
+        close = self.group_end(open_at)
+        if opcode in _NO_OPERANDS:
+            return (), close
+        out, start, depth = [], open_at + 1, 0
+        for k in range(open_at + 1, close - 1):
+            ch = self.s[k]
+            depth += (ch in "([{") - (ch in ")]}")
+            if ch == "," and depth == 0:
+                out.append(self.operand(start, k))
+                start = k + 1
+        if self.s[start:close - 1].strip():
+            out.append(self.operand(start, close - 1))
+        return tuple(out), close
+
+
+def keyword_at(text: str, i: int, word: str) -> bool:
+    """Whether the identifier at ``i`` is ``word`` (and not a longer name).
+
+    >>> keyword_at("ROOT %x", 0, "ROOT"), keyword_at("ROOT.1 = ", 0, "ROOT")
+    (True, False)
+    """
+    m = IDENT.match(text, i)
+    return m is not None and m.group() == word
