@@ -46,9 +46,8 @@ def cmd_bitcast(args) -> int:
                 else list(d.xla_permutation),
                 "trt": None if d.trt is None else d.trt.to_json(),
                 "tried": [{"as": n, **r.to_json()} for n, r in d.tried]}
-        where = d.tried[-1][1].scope if d.tried else "concrete"
-        emit(args, [Entry(subject, "bitcast", d.status, where, d.seconds, d.counterexample,
-                          d.reason, data=data)], describe_decomposition(d))
+        emit(args, [Entry(subject, "bitcast", d.status, d.verdict.scope, d.seconds,
+                          d.counterexample, d.reason, data=data)], describe_decomposition(d))
         return EXIT_STATUS[d.status]
     r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout)
     emit(args, [Entry.of(r, subject)], describe(r))

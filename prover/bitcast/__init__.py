@@ -8,6 +8,9 @@ the values they answer with; callers outside import from here only.
 * :func:`prove_reading` -- one reading on its own (no order, no memory),
   for questions built on it: equal layouts, XLA's bitcast rules, which
   add their own assumptions (:class:`ReadingFacts`, :func:`group_pair`);
+* :func:`memory_space_violation` -- the memory spaces XLA's verifier
+  rejects in a bitcast (host memory on one side only), asked by
+  :func:`is_bitcast` before any reading; :data:`HOST_MEMORY_SPACE`;
 * :class:`Question` (made and checked by :func:`question`) -- SRC, DST and
   how their elements pair;
 * :func:`remembering` -- a block inside which a question asked again is
@@ -15,11 +18,12 @@ the values they answer with; callers outside import from here only.
   answers for a person.
 
 Inside: one reading (:mod:`.reading`), XLA's order
-(:mod:`.decomposition`), XLA's reading of the layouts (:mod:`.xla_reading`),
-a reshape as groups of dims (:mod:`.reshape_groups`), a reshape between
-untiled row-major layouts by theorem (:mod:`.row_major`), and shapes with
-bounded dynamic dims decided at every runtime size up to the bound
-(:mod:`.dynamic`: XLA keeps the elements at the bound's strides).
+(:mod:`.decomposition`), the verifier's memory spaces (:mod:`.memory_space`),
+XLA's reading of the layouts (:mod:`.xla_reading`), a reshape as groups of
+dims (:mod:`.reshape_groups`), a reshape between untiled row-major layouts by
+theorem (:mod:`.row_major`), and shapes with bounded dynamic dims decided at
+every runtime size up to the bound (:mod:`.dynamic`: XLA keeps the elements at
+the bound's strides).
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> is_bitcast(shape("f32[8]{0:L(16)}"), shape("f32[8]{0:T(8)L(16)}")).status
@@ -36,9 +40,11 @@ from .decomposition import (
     remembering,
     transposes,
 )
+from .memory_space import HOST_MEMORY_SPACE, memory_space_violation
 from .reading import Question, ReadingFacts, group_pair, prove_reading, question
 from .xla_reading import TRT
 
-__all__ = ["RESHAPE", "TRT", "Decomposition", "Question", "ReadingFacts", "decompose",
-           "describe", "describe_decomposition", "group_pair", "is_bitcast",
-           "prove_reading", "question", "remembering", "transposes"]
+__all__ = ["HOST_MEMORY_SPACE", "RESHAPE", "TRT", "Decomposition", "Question",
+           "ReadingFacts", "decompose", "describe", "describe_decomposition", "group_pair",
+           "is_bitcast", "memory_space_violation", "prove_reading", "question",
+           "remembering", "transposes"]

@@ -47,6 +47,7 @@ from ..result import (
     counterexample_lines,
 )
 from . import dynamic, reading as one_reading
+from .memory_space import memory_space_violation, memory_spaces_note
 from .reading import shape_text
 from .reshape_groups import monomial
 from .xla_reading import (
@@ -302,18 +303,26 @@ def _check_pair(src: Shape, dst: Shape) -> None:
         one_reading.question(src, dst)
 
 
-def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Decomposition:
+def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
+              constant_operand: bool = False) -> Decomposition:
     """:func:`is_bitcast` in XLA's order, with the record of every reading.
+    A pair XLA's verifier rejects for its memory spaces
+    (:func:`~.memory_space.memory_space_violation`) is refuted before any
+    reading is tried.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> d = decompose(shape("f32[4,8]{1,0}"), shape("f32[8,4]{0,1}"))
     >>> d.status, d.kind, d.permutations, d.xla_permutation
     ('proved', 'transpose', ((1, 0),), (1, 0))
+    >>> d = decompose(shape("f32[1,8]{1,0:S(5)}"), shape("f32[8]{0}"))
+    >>> d.status, d.tried
+    ('refuted', ())
     """
-    return _remembered(_decompose, src, dst, timeout)
+    return _remembered(_decompose, src, dst, timeout, constant_operand)
 
 
-def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
+def _decompose(src: Shape, dst: Shape, timeout: float,
+               constant_operand: bool = False) -> Decomposition:
     start = time.perf_counter()
     _check_pair(src, dst)
     text = f"{shape_text(src)} -> {shape_text(dst)}"
@@ -329,12 +338,17 @@ def _decompose(src: Shape, dst: Shape, timeout: float) -> Decomposition:
         prop = "bitcast" if kind is None else f"bitcast ({TRT if kind == 'trt' else kind})"
         if kind == "transpose":
             prop = f"bitcast ({reading_name(perms[0])})"
+        if status == PROVED:
+            steps = _with_memory_spaces(src, dst, steps, constant_operand)
         verdict = Result(text, prop, status, time.perf_counter() - start, at,
                          counterexample=ce, reason=reason, steps=tuple(steps), shapes=(src, dst))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
                              tried=tuple(tried), src=src, dst=dst,
                              xla_permutation=xla_permutation)
 
+    rejected = memory_space_violation(src, dst, constant_operand=constant_operand)
+    if rejected is not None:
+        return done(REFUTED, ce=rejected, reason=rejected.what)
     if src.element_bits != dst.element_bits:
         return done(REFUTED, ce=one_reading.width_counterexample(src, dst), reason="no reshape, transpose or TRT pairs the "
                     "elements: element widths differ")
@@ -428,10 +442,16 @@ def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
 # --- the one question ------------------------------------------------------------------------
 
 def is_bitcast(src: Shape, dst: Shape, reading=None, *,
-               timeout: float = DEFAULT_TIMEOUT) -> Result:
+               timeout: float = DEFAULT_TIMEOUT, constant_operand: bool = False) -> Result:
     """Is SRC -> DST a bitcast?  ``reading`` None: in XLA's order (reshape,
     transpose, TRT); ``"reshape"``: only as a reshape; a permutation: only as
     that transpose (DST dim i is SRC dim ``reading[i]``).
+
+    Whatever the reading, a bitcast XLA's verifier rejects for its memory
+    spaces (host memory ``S(5)`` on one side only,
+    :func:`~.memory_space.memory_space_violation`) is refuted, however its
+    bytes lie; ``constant_operand``: the operand is a constant (through
+    copies), which the verifier lets change memory space.
 
     The counterexample is a :class:`~tilespec.prover.result.Counterexample`:
     sides ``source`` and ``target`` (element, offset in elements, byte and
@@ -441,10 +461,32 @@ def is_bitcast(src: Shape, dst: Shape, reading=None, *,
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> is_bitcast(shape("f32[8,256]{1,0}"), shape("f32[256,8]{0,1}"), (1, 0)).status
     'proved'
+    >>> r = is_bitcast(shape("f32[8,128]{1,0}"), shape("f32[8,128]{1,0:S(5)}"), "reshape")
+    >>> r.status, r.counterexample.what.startswith("one side in host memory")
+    ('refuted', True)
     """
     if reading is None:
-        return decompose(src, dst, timeout=timeout).verdict
-    return decide_reading(src, dst, reading, timeout=timeout)
+        return decompose(src, dst, timeout=timeout, constant_operand=constant_operand).verdict
+    transpose = None if reading == RESHAPE else tuple(reading)
+    q = one_reading.question(src, dst, transpose)
+    rejected = memory_space_violation(src, dst, constant_operand=constant_operand)
+    if rejected is not None:
+        return Result(q.text, f"bitcast ({reading_name(transpose)})", REFUTED, 0.0,
+                      _where(src, dst),
+                      counterexample=dataclasses.replace(
+                          rejected, reading=reading_name(transpose)),
+                      reason=rejected.what, shapes=(q.src, q.dst))
+    r = decide_reading(src, dst, reading, timeout=timeout)
+    if r.status != PROVED:
+        return r
+    return dataclasses.replace(r, steps=_with_memory_spaces(src, dst, r.steps,
+                                                            constant_operand))
+
+
+def _with_memory_spaces(src: Shape, dst: Shape, steps, constant_operand: bool) -> tuple:
+    """A proof's steps, with what the verifier says of different memory spaces."""
+    note = memory_spaces_note(src, dst, constant_operand=constant_operand)
+    return tuple(steps) + ((note,) if note else ())
 
 
 def describe(r: Result) -> str:
@@ -468,7 +510,9 @@ def describe_decomposition(d: Decomposition) -> str:
                      f"{shape_text(d.trt.reshape_shape)}, "
                      f"transpose {','.join(map(str, d.trt.transpose2))}")
     if d.verdict.counterexample is not None:
-        lines.append("  counterexample (replayed):")
+        # a rule broken by the shapes themselves has no element to replay
+        replayed = any(s.element is not None for s in d.verdict.counterexample.sides)
+        lines.append("  counterexample (replayed):" if replayed else "  counterexample:")
         lines += counterexample_lines(d.verdict.counterexample, "    ")
     if d.reason:
         lines.append(f"  reason: {d.reason}")

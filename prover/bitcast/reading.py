@@ -570,7 +570,9 @@ def describe(r: Result) -> str:
             UNKNOWN: "unknown"}[r.status]
     lines = [f"{head} ({r.scope}) -- {r.property}: {r.shape}  [{r.seconds:.3f} s]"]
     if r.counterexample is not None:
-        lines.append("  counterexample (replayed):")
+        # a rule broken by the shapes themselves has no element to replay
+        replayed = any(s.element is not None for s in r.counterexample.sides)
+        lines.append("  counterexample (replayed):" if replayed else "  counterexample:")
         lines += counterexample_lines(r.counterexample, "    ")
     if r.reason:
         lines.append(f"  reason: {r.reason}")

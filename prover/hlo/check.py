@@ -49,7 +49,14 @@ from ...spec import (
     num_elements,
     unpadded_bytes,
 )
-from ..bitcast import Decomposition, decompose, is_bitcast, question, transposes
+from ..bitcast import (
+    Decomposition,
+    decompose,
+    is_bitcast,
+    memory_space_violation,
+    question,
+    transposes,
+)
 from ..core import DEFAULT_TIMEOUT
 from ..result import (
     PROVED,
@@ -62,8 +69,19 @@ from .findings import Buffer, Finding, Report, status_of, violation
 from .legality import bitcast_convert_mismatch, invalid_layout, size_mismatch
 from .module import Instruction, Module
 
-#: Layout::kHostMemorySpace.
-HOST = 5
+
+def called(inst: Instruction) -> tuple[str, ...]:
+    """The computations an instruction's ``calls=`` names.
+
+    >>> from tilespec.prover.hlo.module import parse_instruction as p
+    >>> called(p('%f = f32[8]{0} fusion(%a), kind=kLoop, calls=%fused_computation.1'))
+    ('fused_computation.1',)
+    >>> called(p('%f = f32[8]{0} add(%a, %b)'))
+    ()
+    """
+    text = inst.attribute("calls") or ""
+    return tuple(n.strip().lstrip("%") for n in text.strip().strip("{}").split(",")
+                 if n.strip())
 
 
 def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
@@ -110,6 +128,9 @@ class _Checker:
         # physical transpose.
         self.copied = {(i.computation, o) for i in module.instructions
                        if i.opcode == "copy" for o in i.operands}
+        # computations a fusion calls: their values have no buffers of their own
+        self.fused = {name for i in module.instructions if i.opcode == "fusion"
+                      for name in called(i)}
 
     def add(self, rule, level, inst, message, decided=True, *, about=(None, None),
             counterexample=None, **data):
@@ -168,26 +189,38 @@ class _Checker:
     def bitcast(self, inst: Instruction) -> None:
         src, dst = self.operand(inst)
         self.counts["bitcasts"] += 1
-        if (src.layout.memory_space == HOST) != (dst.layout.memory_space == HOST) and (
-                not self.constant(inst)):
+        # only a change of memory space asks whether the operand is a constant
+        constant = (src.layout.memory_space != dst.layout.memory_space
+                    and self.constant(inst))
+        # the memory-space half of the one bitcast decision (decompose asks it too)
+        rejected = memory_space_violation(src, dst, constant_operand=constant)
+        if rejected is not None:
             self.add("bitcast-memory-space", "error", inst,
                      f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
-                     "one side in host memory S(5), the other not", about=(src, dst),
-                     counterexample=violation(
-                         "one side in host memory S(5), the other not", src, dst,
-                         (src.layout.memory_space, dst.layout.memory_space)))
+                     f"{rejected.what}", about=(src, dst), counterexample=rejected)
+        elif self.memory_space_change(src, dst, inst, constant):
+            a, b = src.layout.memory_space, dst.layout.memory_space
+            self.add("bitcast-memory-space-change", "warning", inst,
+                     f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: memory "
+                     f"spaces S({a}) and S({b}) outside a fused computation; XLA's "
+                     "verifier accepts it, but the result is the operand's buffer, "
+                     "which lives in one memory space", about=(src, dst))
         wrong = size_mismatch(src, dst)
         mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
         if wrong:
             counts = num_elements(src), num_elements(dst)
             witness = violation(wrong, src, dst, counts if counts[0] != counts[1] else
                                 (src.element_bits, dst.element_bits))
-        if wrong and num_elements(src) != num_elements(dst):
-            # no reading exists between different counts: nothing to decide
+        if wrong and (rejected is not None or num_elements(src) != num_elements(dst)):
+            # no reading exists between different counts, and none is asked
+            # where the verifier rejects the memory spaces: nothing to decide
             return self.add("bitcast-size-mismatch", "error", inst, mismatch,
                             about=(src, dst), counterexample=witness)
-        key = ("bitcast", self.text(src), self.text(dst))
-        d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout))
+        if rejected is not None:
+            return
+        key = ("bitcast", self.text(src), self.text(dst), constant)
+        d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout,
+                                                   constant_operand=constant))
         what = f"bitcast {inst.name}: {d.text}"
         data = {"decomposition": dj}
         if wrong and d.status != REFUTED:
@@ -211,13 +244,29 @@ class _Checker:
                      decided=False, about=(src, dst), **data)
         self.meant_check(inst, src, dst, d)
 
+    def memory_space_change(self, src: Shape, dst: Shape, inst: Instruction,
+                            constant: bool = False) -> bool:
+        """Whether ``inst`` joins two memory spaces where values have buffers:
+        outside fused computations.  XLA's verifier accepts a bitcast between
+        S(1) and S(0) (``ShapeVerifier::HandleBitcast`` rejects only host
+        memory against another space), but outside a fusion its result is a
+        position of its operand's buffer (``HloDataflowAnalysis``: a bitcast
+        defines no value), and memory-space assignment colours every position
+        of a buffer with its one memory space (``MemorySpaceAssignment::
+        ExportAndColorBuffers``).  Inside a fused computation values have no
+        buffers (``BufferAssigner`` skips fusion computations), so the memory
+        spaces there name nothing.  A constant's bitcast may change memory
+        space (the verifier's exception).  ROCm/xla 183fa00cb5d8."""
+        return (src.layout.memory_space != dst.layout.memory_space and not constant
+                and inst.computation not in self.fused)
+
     def constant(self, inst: Instruction) -> bool:
         """Whether the operand is a constant, through copies (the verifier
         lets a constant's bitcast change memory space)."""
         seen = set()
         while inst.operands and inst.name not in seen:
             seen.add(inst.name)
-            o = self.m.instruction(inst.operands[0])
+            o = self.m.instruction(inst.operands[0], inst.computation)
             if o is None:
                 return False
             if o.opcode != "copy":
@@ -325,6 +374,12 @@ class _Checker:
             self.add("layout-change", "note", inst,
                      f"{what} copies between identical layouts (a copy for buffer "
                      "ownership): no reordering", about=(src, dst), result=rj)
+        elif r.status == PROVED and self.memory_space_change(src, dst, inst):
+            a, b = src.layout.memory_space, dst.layout.memory_space
+            self.add("moves-data", "note", inst,
+                     f"{what} keeps each byte's place in the layout but moves the data "
+                     f"from memory space S({a}) to S({b}): no bitcast could stand for it",
+                     about=(src, dst), result=rj)
         elif r.status == PROVED and (inst.computation, inst.name) in self.copied:
             self.add("layout-change", "note", inst,
                      f"{what} keeps every byte in place; the copy that follows moves "

@@ -74,6 +74,10 @@ RULES = {r.id: r for r in (
          "a bitcast-convert whose shapes or layouts break XLA's rules for it"),
     Rule("bitcast-memory-space", ("error",), REFUTED,
          "a bitcast between host memory (S(5)) and another memory space"),
+    Rule("bitcast-memory-space-change", ("warning",), NONE,
+         "a bitcast outside fused computations between two memory spaces XLA's "
+         "verifier lets a bitcast join (S(1) and S(0)): one buffer named in two "
+         "memory spaces"),
     Rule("invalid-layout", ("error",), REFUTED, "a layout XLA's layout validator rejects"),
     Rule("meant-transpose-not-bitcast", ("warning", "error"), REFUTED,
          "a bitcast recorded as a transpose, but that transpose moves bytes"),

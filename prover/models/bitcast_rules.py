@@ -32,7 +32,15 @@ from ...spec import (
     product,
     storage_bits,
 )
-from ..bitcast import Question, ReadingFacts, group_pair, is_bitcast, prove_reading, question
+from ..bitcast import (
+    Question,
+    ReadingFacts,
+    group_pair,
+    is_bitcast,
+    memory_space_violation,
+    prove_reading,
+    question,
+)
 from ..core import DEFAULT_TIMEOUT, first_refutation, probe_values, scope, search, spec_form
 from ..result import (
     PROVED,
@@ -357,6 +365,18 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
         return first_refutation(list(extra) + list(probe_values(q.names)), disagreement)[0]
 
     fixed = _text_verdict(q, ignore_element_type)
+    rejected = memory_space_violation(q.src, q.dst)
+    if rejected is not None:
+        # the text decides the spec's side: no bitcast at any size
+        steps.append(f"the spec says no for every size: {rejected.what}")
+        if fixed is not None and not fixed.bitcast:
+            steps.append(f"XLA says no for every size (decided by: {fixed.branch})")
+            return done(PROVED)
+        ce = first_disagreement()
+        if ce:
+            return done(REFUTED, counterexample=ce)
+        return done(UNKNOWN, reason="the spec says no for every size (memory spaces); "
+                    "XLA says no at every probe size, not shown for every size")
     if fixed is not None:
         # One branch of XLA's function answers for every size; the other
         # branch is empty, and its vacuous agreement is not counted.

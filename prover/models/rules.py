@@ -60,6 +60,7 @@ by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 from __future__ import annotations
 
 from ...spec import Layout, Shape, Tile, TilespecError, format_shape
+from ..bitcast import memory_space_violation
 from ..core import DEFAULT_TIMEOUT
 from ..result import Result
 from .array_size import (
@@ -147,6 +148,16 @@ def _same_type_of(a: Shape, b: Shape, *_) -> str:
     types = (f"both {a.element_type}" if a.element_type == b.element_type
              else f"{a.element_type} and {b.element_type} differ")
     return f"the same element type (XLA's SameElementType; {types}), or --ignore-element-type"
+
+
+#: The text of :data:`_MEMORY_SPACES`.
+MEMORY_SPACES = ("host memory S(5) on both sides or neither (XLA's verifier rejects a "
+                 "bitcast across it; the rule reads no memory space)")
+
+#: XLA's bitcast rules read no memory space; the spec's bitcast is the one
+#: XLA's verifier accepts (:func:`~tilespec.prover.bitcast.memory_space_violation`).
+_MEMORY_SPACES = Condition(MEMORY_SPACES, "layout",
+                           lambda a, b, *_: memory_space_violation(a, b) is None)
 
 
 _SAME_TYPE = Condition("the same element type (XLA's SameElementType; f32 and s32 "
@@ -310,7 +321,7 @@ RULES: dict[str, Rule] = {
         "ShapeUtil::ReshapeIsBitcast (openxla/xla xla/shape_util.cc)",
         "unit indices compared by minor_to_major strides: tiles, L and E ignored",
         2,
-        (_SAME_TYPE,
+        (_SAME_TYPE, _MEMORY_SPACES,
          Condition("both layouts untiled with the same L", "layout",
                    lambda a, b: not a.layout.tiles and not b.layout.tiles and
                    a.layout.tail_padding_alignment_in_elements ==
@@ -330,7 +341,7 @@ RULES: dict[str, Rule] = {
         "ShapeUtil::TransposeIsBitcast (openxla/xla xla/shape_util.cc)",
         "minor_to_major composed with the permutation: tiles ignored",
         2,
-        (_SAME_TYPE,
+        (_SAME_TYPE, _MEMORY_SPACES,
          Condition("same tiles and L on both sides", "layout",
                    lambda a, b: a.layout.tiles == b.layout.tiles and
                    a.layout.tail_padding_alignment_in_elements ==

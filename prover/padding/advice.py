@@ -8,10 +8,14 @@ each is stored in); where the padding comes from (each tile
 entry of each tiling level, ``E(n)``, ``L(n)``); and alternatives ranked by
 XLA's bytes: other layouts of the same array (minor-to-major orders, the TPU
 tile families) and reshapes the program could make (dropping unit dims,
-merging a small dim into a neighbour).  Whether going there is a bitcast is
-:func:`bitcast_verdict`: XLA's size precondition
-(:func:`tilespec.prover.models.same_byte_size`) and the one bitcast
-function, :func:`tilespec.prover.bitcast.is_bitcast`, each asked once.
+merging a small dim into a neighbour).  An alternative is the same array
+elsewhere: it changes the dims, their order, the tiles and ``E(n)`` only,
+and keeps every other field of the layout (memory space, ``L(n)``, ``M``,
+index and pointer types; split configs, dynamic dims and dim level types on
+their own dim, or no alternative where that dim is merged or dropped).
+Whether going there is a bitcast is :func:`bitcast_verdict`: XLA's size
+precondition (:func:`tilespec.prover.models.same_byte_size`) and the one
+bitcast function, :func:`tilespec.prover.bitcast.is_bitcast`, each asked once.
 
 >>> a = advise("s32[8388608,8,4]{2,1,0:T(8,128)}")
 >>> a.xla_bytes // 2**30, a.unpadded_bytes // 2**30, a.factor
@@ -30,9 +34,9 @@ import math
 from dataclasses import dataclass, field
 
 from ...spec import (
-    Layout,
     Shape,
     ShapeError,
+    SplitConfig,
     Tile,
     byte_size,
     format_shape,
@@ -42,7 +46,7 @@ from ...spec import (
     storage_bits,
     unpadded_bytes,
 )
-from ..bitcast import RESHAPE, is_bitcast
+from ..bitcast import RESHAPE, is_bitcast, memory_space_violation
 from ..models import same_byte_size, xla_array_bytes
 from ..result import PROVED, REFUTED
 
@@ -223,6 +227,10 @@ def breakdown(shape: Shape) -> tuple[Part, ...]:
 
 # --- alternatives -------------------------------------------------------------------
 
+#: For each dim of a candidate, the dims of the array it is made of.
+Origin = tuple[tuple[int, ...], ...]
+
+
 @dataclass(frozen=True)
 class _Candidate:
     dims: tuple[int, ...]
@@ -232,19 +240,24 @@ class _Candidate:
     kind: str
     why: str
     order: tuple[int, ...]   # the order it starts from: fewer changes rank first
+    origin: Origin           # () for a unit dim made of none
 
 
-def _reshapes(dims: tuple[int, ...]) -> list[tuple[tuple[int, ...], str]]:
+def _reshapes(dims: tuple[int, ...]) -> list[tuple[tuple[int, ...], str, Origin]]:
     """The dims the program could reshape to: unit dims dropped, each small
-    dim (under 128) merged into a logical neighbour."""
-    out = []
+    dim (under 128) merged into a logical neighbour; with each new dim's
+    origin (the old dims it is made of)."""
+    out: list[tuple[tuple[int, ...], str, Origin]] = []
     if 1 in dims and len(dims) > 1:
-        kept = tuple(d for d in dims if d != 1) or (1,)
-        out.append((kept, "drop the unit dims"))
+        kept = tuple(i for i, d in enumerate(dims) if d != 1)
+        out.append((tuple(dims[i] for i in kept) or (1,), "drop the unit dims",
+                    tuple((i,) for i in kept) or ((),)))
     for i in range(len(dims) - 1):
         if min(dims[i], dims[i + 1]) < 128:
             merged = dims[:i] + (dims[i] * dims[i + 1],) + dims[i + 2:]
-            out.append((merged, f"merge dims {i} and {i + 1}"))
+            origin = tuple((j,) for j in range(i)) + ((i, i + 1),) + tuple(
+                (j,) for j in range(i + 2, len(dims)))
+            out.append((merged, f"merge dims {i} and {i + 1}", origin))
     return out
 
 
@@ -283,41 +296,73 @@ def _candidates(shape: Shape):
     if current_tiles not in families:
         families.append(current_tiles)
     m2m = shape.layout.minor_to_major
-    bases = [(dims, m2m, "layout", "")]
-    for new, why in _reshapes(dims):
-        bases.append((new, tuple(range(len(new) - 1, -1, -1)), "reshape", why))
-    for base, order, kind, why in bases:
+    bases: list[tuple[tuple[int, ...], tuple[int, ...], str, str, Origin]] = [
+        (dims, m2m, "layout", "", tuple((i,) for i in range(len(dims))))]
+    for new, why, origin in _reshapes(dims):
+        bases.append((new, tuple(range(len(new) - 1, -1, -1)), "reshape", why, origin))
+    for base, order, kind, why, origin in bases:
         for o in _orders(base, order):
             for tiles in families:
                 for e in element_bits:
-                    yield _Candidate(base, o, tiles, e, kind, why, order)
+                    yield _Candidate(base, o, tiles, e, kind, why, order, origin)
 
 
-def _shape_of(shape: Shape, c: _Candidate) -> Shape:
-    e = c.element_bits if c.element_bits != storage_bits(shape.element_type) else 0
-    layout = Layout(c.minor_to_major, tiles=tuple(Tile(t) for t in c.tiles),
-                    element_size_in_bits=e)
-    return Shape(shape.element_type, c.dims, layout)
+def _shape_of(shape: Shape, c: _Candidate) -> Shape | None:
+    """The candidate as a shape: its dims, order, tiles and element size,
+    and every other field of ``shape`` kept (memory space, ``L(n)``, ``M``,
+    index and pointer types, the physical shape; split configs, dim level
+    types and dynamic dims on the dim they belong to).  None where a field
+    cannot follow (a split, dynamic or sparse dim merged or dropped): the
+    array there is not this array in another layout."""
+    layout = shape.layout
+    single = {o[0]: j for j, o in enumerate(c.origin) if len(o) == 1}
+    touched = [i for o in c.origin if len(o) != 1 for i in o]
+    touched += [i for i in range(shape.rank) if not any(i in o for o in c.origin)]
+    if any(shape.dynamic[i] for i in touched) or (layout.dim_level_types and touched):
+        return None
+    splits = []
+    for sc in layout.split_configs:
+        dim = layout.minor_to_major[shape.rank - 1 - sc.dimension]
+        if dim not in single:
+            return None
+        new = len(c.dims) - 1 - c.minor_to_major.index(single[dim])
+        splits.append(SplitConfig(new, sc.split_indices))
+    e = (layout.element_size_in_bits if c.element_bits == shape.element_bits
+         else 0 if c.element_bits == storage_bits(shape.element_type) else c.element_bits)
+    flags = [shape.dynamic[o[0]] if len(o) == 1 else False for o in c.origin]
+    levels = tuple(layout.dim_level_types[o[0]] for o in c.origin) if (
+        layout.dim_level_types) else ()
+    return Shape(shape.element_type, c.dims, layout.replace(
+        minor_to_major=c.minor_to_major, tiles=tuple(Tile(t) for t in c.tiles),
+        element_size_in_bits=e, split_configs=tuple(splits), dim_level_types=levels),
+        dynamic=flags)
 
 
 def bitcast_verdict(src: Shape, dst: Shape, *, decide: bool = True,
                     timeout: float = BITCAST_TIMEOUT) -> tuple[bool, bool]:
     """(bitcast, proved): is going from ``src`` to ``dst`` free?  Two
-    conditions, both needed: XLA's verifier accepts the bitcast
-    (:func:`~tilespec.prover.models.same_byte_size`, ``ShapeUtil::ByteSizeOf``
-    as ``HloVerifier::HandleBitcast`` compares it), and no byte moves
-    (:func:`~tilespec.prover.bitcast.is_bitcast`).  The program keeps its
-    elements in order (a layout change or a reshape), so the reading asked
-    is the reshape.  ``proved``: the verdict was shown (``decide`` False asks
-    no solver: only the precondition answers).
+    conditions, both needed: XLA's verifier accepts the bitcast (the same
+    byte size, :func:`~tilespec.prover.models.same_byte_size`:
+    ``ShapeUtil::ByteSizeOf`` as ``HloVerifier::HandleBitcast`` compares it;
+    memory spaces it lets a bitcast join,
+    :func:`~tilespec.prover.bitcast.memory_space_violation`), and no byte
+    moves: the one bitcast decision,
+    :func:`~tilespec.prover.bitcast.is_bitcast`, which asks the memory
+    spaces too.  The program keeps its elements in order (a layout change
+    or a reshape), so the reading asked is the reshape.  ``proved``: the
+    verdict was shown (``decide`` False asks no solver: only the verifier's
+    conditions answer).
 
     >>> a, b = parse_array_shape("f32[8,128]{1,0}"), parse_array_shape("f32[8,128]{0,1}")
     >>> bitcast_verdict(a, b)   # the same bytes, but transposed
     (False, True)
     >>> bitcast_verdict(parse_array_shape("f32[8]{0:L(16)}"), parse_array_shape("f32[8]{0:T(8)L(16)}"))
     (True, True)
+    >>> bitcast_verdict(parse_array_shape("f32[8]{0:S(5)}"), parse_array_shape("f32[8]{0}"),
+    ...                 decide=False)   # host memory on one side only
+    (False, True)
     """
-    if not same_byte_size(src, dst):
+    if not same_byte_size(src, dst) or memory_space_violation(src, dst) is not None:
         return False, True
     if not decide:
         return False, False
@@ -363,6 +408,8 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
         if (c.dims, c.minor_to_major) in seen or (estimate == here_xla and not same_kept):
             continue
         alt = _shape_of(shape, c)
+        if alt is None:
+            continue
         xla, spec = xla_array_bytes(alt), byte_size(alt)
         if xla > here_xla or (xla == here_xla and not (same_kept and spec == here_spec)):
             continue

@@ -1,8 +1,9 @@
 """One bitcast verdict, whichever entry point asks: the padding advisor
 (:func:`tilespec.prover.padding.advice.bitcast_verdict`), the Python API
-(``tilespec.bitcast``) and ``check-hlo`` on a module that holds the bitcast
-agree on every pair -- with ``L(n)`` tails, ``E(n)`` packing, tile padding
-and reshapes.
+(``tilespec.bitcast``), ``tilespec bitcast`` and ``check-hlo`` on a module
+that holds the bitcast agree on every pair -- with ``L(n)`` tails, ``E(n)``
+packing, tile padding, reshapes and memory spaces (host memory ``S(5)`` on
+one side only is no bitcast: XLA's verifier rejects it).
 
 The advisor asks about a program that keeps its elements in order (a
 layout change or a reshape): the reshape reading.  The module records its
@@ -55,8 +56,10 @@ def layouts(draw, rank: int, families, bits: int):
     order = draw(st.permutations(range(rank)))
     tiles = draw(st.sampled_from(families))
     tail = draw(st.sampled_from([1, 1, 2, 16, 128]))
+    space = draw(st.sampled_from([0, 0, 0, 1, 5]))
     return Layout(tuple(order), tiles=tuple(Tile(t) for t in tiles),
-                  tail_padding_alignment_in_elements=tail, element_size_in_bits=bits)
+                  tail_padding_alignment_in_elements=tail, element_size_in_bits=bits,
+                  memory_space=space)
 
 
 @st.composite
@@ -87,7 +90,8 @@ ENTRY e {{
 }}""", timeout=20.0)
     rules = {f.rule: f for f in report.findings}
     against = [rules[r] for r in ("meant-reshape-not-bitcast", "bitcast-refuted",
-                                  "bitcast-size-mismatch", "bitcast-unknown") if r in rules]
+                                  "bitcast-size-mismatch", "bitcast-unknown",
+                                  "bitcast-memory-space") if r in rules]
     if not against:
         assert "bitcast-proved" in rules, report.findings
         return "proved"
@@ -117,3 +121,24 @@ def test_the_advisor_the_api_and_check_hlo_agree_on_every_pair(pair):
 ])
 def test_they_agree_on_chosen_pairs(src, dst):
     assert advisor_says(src, dst) == api_says(src, dst) == check_hlo_says(src, dst)
+
+
+#: Memory-space pairs whose bytes stay in place: (src, dst, verdict).
+MEMORY_SPACE_PAIRS = [
+    ("f32[1,8,128]{2,1,0:T(8,128)S(5)}", "f32[8,128]{1,0:T(8,128)}", "refuted"),  # the issue's
+    ("f32[8,128]{1,0:T(8,128)}", "f32[1024]{0:T(1024)S(5)}", "refuted"),
+    ("f32[8,128]{1,0:T(8,128)S(1)}", "f32[8,128]{1,0:T(8,128)S(5)}", "refuted"),
+    ("f32[1,8,128]{2,1,0:T(8,128)S(5)}", "f32[8,128]{1,0:T(8,128)S(5)}", "proved"),
+    ("f32[1,8,128]{2,1,0:T(8,128)}", "f32[8,128]{1,0:T(8,128)S(1)}", "proved"),
+    ("f32[8,128]{1,0:S(6)}", "f32[1024]{0}", "proved"),
+]
+
+
+@pytest.mark.parametrize("src,dst,verdict", MEMORY_SPACE_PAIRS)
+def test_every_entry_point_gives_a_memory_space_pair_one_verdict(src, dst, verdict, capsys):
+    assert advisor_says(src, dst) == api_says(src, dst) == check_hlo_says(src, dst) == verdict
+    assert tilespec.bitcast(src, dst).status == verdict
+    code = {"proved": 0, "refuted": 1}[verdict]
+    assert main(["bitcast", src, dst]) == code
+    assert main(["bitcast", "--reshape", src, dst]) == code
+    capsys.readouterr()

@@ -253,3 +253,88 @@ def test_check_hlo_and_the_advisor_count_the_same_data():
         (b,) = r.buffers
         a = advise(text)
         assert (b.bytes, b.element_bytes) == (a.spec_bytes, a.unpadded_bytes), text
+
+
+# --- every layout field kept -------------------------------------------------------
+
+def _fields(s):
+    """The layout fields an alternative keeps (every one but the dims' order,
+    the tiles, E(n), and the per-dim ones)."""
+    lay = s.layout
+    return (lay.memory_space, lay.tail_padding_alignment_in_elements,
+            lay.index_primitive_type, lay.pointer_primitive_type,
+            lay.dynamic_shape_metadata_prefix_bytes, lay.physical_shape)
+
+
+def test_the_issue_s_alternative_keeps_the_host_memory_space():
+    # dropping S(5) made "f32[8,128]{1,0:T(8,128)}" a false "bitcast (proved)":
+    # check-hlo calls that pair an error (host memory on one side only)
+    text = "f32[1,8,128]{2,1,0:T(8,128)S(5)}"
+    a = advise(text)
+    assert [alt.shape for alt in a.alternatives] == ["f32[8,128]{1,0:T(8,128)S(5)}"]
+    assert a.alternatives[0].bitcast and a.alternatives[0].proved
+    src = parse_array_shape(text)
+    assert bitcast_verdict(src, parse_array_shape("f32[8,128]{1,0:T(8,128)}"),
+                           timeout=5.0) == (False, True)
+    assert bitcast_verdict(src, parse_array_shape("f32[8,128]{1,0:T(8,128)}"),
+                           decide=False) == (False, True)
+
+
+@pytest.mark.parametrize("text", [
+    "f32[1,8,100]{2,1,0:T(8,128)L(1024)E(32)S(5)SC(1:4)M(8)}",
+    "f32[3,8,100]{1,2,0:T(8,128)S(1)SC(0:1)(2:4)}",
+    "bf16[2,6,300]{2,1,0:T(8,128)(2,1)S(3)M(16)}",
+    "s32[8388608,8,4]{2,1,0:T(8,128)S(1)}",
+])
+def test_every_alternative_keeps_every_layout_field_of_the_shape(text):
+    shape = parse_array_shape(text)
+    a = advise(shape)
+    assert a.alternatives
+    for alt in a.alternatives:
+        other = parse_array_shape(alt.shape)
+        assert _fields(other) == _fields(shape), alt.shape
+        if alt.kind == "layout":
+            # the same logical dim split at the same places
+            def splits(s):
+                return {(s.layout.minor_to_major[s.rank - 1 - sc.dimension], sc.split_indices)
+                        for sc in s.layout.split_configs}
+            assert splits(other) == splits(shape), alt.shape
+        # the advisor's verdict is the one decision's (no solver needed to agree)
+        r = is_bitcast(shape, other, "reshape")
+        assert alt.bitcast == (r.status == "proved" and same_byte_size(shape, other))
+
+
+def test_fields_given_in_python_are_kept_too():
+    from tilespec.spec.layout import Layout, Shape, SplitConfig, Tile
+    shape = Shape("f32", (1, 8, 100), Layout(
+        (2, 1, 0), tiles=(Tile((8, 128)),), index_primitive_type="u32",
+        pointer_primitive_type="u16", memory_space=5, tail_padding_alignment_in_elements=1024,
+        dynamic_shape_metadata_prefix_bytes=8, split_configs=(SplitConfig(1, (4,)),)))
+    [alt] = advise(shape).alternatives
+    assert alt.shape == "f32[8,100]{1,0:T(8,128)L(1024)#(u32)*(u16)S(5)SC(0:4)M(8)}"
+    assert alt.bitcast and alt.proved
+
+
+@pytest.mark.parametrize("text,reshapes", [
+    # a dynamic dim is merged with none (static, both merges are offered)
+    ("bf16[3,<=8,100]{2,1,0:T(8,128)(2,1)S(1)}", []),
+    ("bf16[3,8,100]{2,1,0:T(8,128)(2,1)S(1)}", ["bf16[3,800]{1,0:T(1,128)(2,1)S(1)}",
+                                              "bf16[24,100]{1,0:T(8,128)(2,1)S(1)}"]),
+    # nor a split one
+    ("f32[3,8,100]{2,1,0:T(8,128)SC(1:4)}", []),
+    ("f32[3,8,100]{0,1,2:T(8,128)SC(1:4)}", []),
+    ("f32[3,8,100]{0,1,2:T(8,128)}", ["f32[3,800]{1,0:T(1,128)}", "f32[24,100]{1,0:T(8,128)}",
+                                     "f32[24,100]{0,1:T(4,128)}"]),
+])
+def test_a_dim_a_field_belongs_to_is_never_merged_away(text, reshapes):
+    shape = parse_array_shape(text)
+    alts = advise(shape).alternatives
+    assert [alt.shape for alt in alts if alt.kind == "reshape"] == reshapes
+    for alt in alts:
+        other = parse_array_shape(alt.shape)
+        if alt.kind == "layout":
+            assert other.dynamic == shape.dynamic
+            assert {other.layout.minor_to_major[other.rank - 1 - sc.dimension]
+                    for sc in other.layout.split_configs} == {
+                shape.layout.minor_to_major[shape.rank - 1 - sc.dimension]
+                for sc in shape.layout.split_configs}

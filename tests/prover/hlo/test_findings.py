@@ -46,6 +46,8 @@ CLASSES = {
                                ("bad.2", "bitcast-size-mismatch", "error")}, 1),
     "bitcast_element_type": ({("bad", "bitcast-size-mismatch", "error")}, 1),
     "bitcast_memory_space": ({("bad", "bitcast-memory-space", "error")}, 1),
+    "bitcast_memory_space_change": ({("bitcast.2", "bitcast-memory-space-change",
+                                      "warning")}, 0),
     "bitcast_convert": ({(n, "bitcast-convert-layout", "error")
                          for n in ("minor", "order", "layout", "packing", "ratio")}, 1),
     "invalid_layout": ({("p", "invalid-layout", "error"),

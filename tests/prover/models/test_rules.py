@@ -20,6 +20,7 @@ from tilespec.prover.models.nested_tiling import (
     nested_linear_index_int64,
 )
 from tilespec.prover.models.rules import (
+    MEMORY_SPACES,
     RULES,
     check,
     loop_identity,
@@ -536,3 +537,28 @@ def test_a_proof_for_all_sizes_is_scoped_short_of_int64_overflow():
     assert proved.status == "proved" and proved.scope.endswith(NO_INT64_OVERFLOW)
     wrapped = tilespec.check_rule("array_size", "f32[1,2305843009213693951]{1,0:T(8,128)}")
     assert wrapped.status == "refuted" and wrapped.xla is not None
+
+
+@pytest.mark.parametrize("name,src,dst,t", [
+    ("reshape_is_bitcast", "f32[{}]{{0:S(5)}}", "f32[{}]{{0}}", None),
+    ("reshape_is_bitcast", "f32[{},4]{{1,0}}", "f32[{},4]{{1,0:S(5)}}", None),
+    ("transpose_is_bitcast", "f32[{},4]{{1,0:S(5)}}", "f32[4,{}]{{0,1}}", (1, 0)),
+])
+def test_host_memory_on_one_side_gives_one_verdict_for_sizes_and_names(name, src, dst, t):
+    # XLA's rules read no memory space; the spec's bitcast is XLA's verifier's
+    # (host memory S(5) on one side only is rejected): a disagreement, found
+    # on concrete dims and on named ones alike, never "proved" on names
+    for n in ("8", "m"):
+        r = check(name, [shape(src.format(n)), shape(dst.format(n))], transpose=t)
+        assert r.status == "refuted", (n, r.steps)
+        ce = r.counterexample
+        assert ce.details["xla_says_bitcast"] and not ce.details["spec_says_bitcast"]
+        assert "host memory S(5)" in ce.what
+    assert dict(RULES[name].layout_conditions([shape(src.format(8)), shape(dst.format(8))]))[
+        MEMORY_SPACES] is False
+
+
+def test_memory_spaces_the_verifier_accepts_leave_a_rule_s_verdict_alone():
+    for n in ("8", "m"):
+        r = check("reshape_is_bitcast", [shape(f"f32[{n}]{{0:S(1)}}"), shape(f"f32[{n}]{{0}}")])
+        assert r.status == "proved"
