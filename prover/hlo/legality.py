@@ -49,6 +49,44 @@ def size_mismatch(src: Shape, dst: Shape) -> str | None:
     return None
 
 
+def data_op_mismatch(opcode: str, src: Shape, dst: Shape,
+                     perm: tuple[int, ...] | None) -> str | None:
+    """Why XLA's verifier rejects a ``copy``, ``transpose`` (``perm``) or
+    ``reshape`` (``perm`` None) from ``src`` to ``dst`` whatever their
+    layouts, or None: each keeps the element type; a copy keeps the dims
+    and a transpose permutes them (``ShapeVerifier::HandleCopy`` and
+    ``HandleTranspose`` compare the result with the shape inferred from the
+    operand); a reshape keeps the element count (``HandleReshape``).
+
+    >>> from tilespec.spec.text import parse_shape as p
+    >>> data_op_mismatch("copy", p("f32[8,128]{1,0}"), p("f32[2,512]{1,0}"), (0, 1))
+    'copy keeps the dims: [8,128] against [2,512]'
+    >>> data_op_mismatch("transpose", p("f32[8,4]{1,0}"), p("f32[4,8]{0,1}"), (1, 0)) is None
+    True
+    >>> data_op_mismatch("transpose", p("f32[8,4]{1,0}"), p("f32[4,8]{1,0}"), (0, 0))
+    'dimensions={0,0} is not a permutation of the 2 dims'
+    >>> data_op_mismatch("reshape", p("f32[8,4]{1,0}"), p("f32[30]{0}"), None)
+    'element counts differ: 32 against 30'
+    """
+    if src.is_symbolic or dst.is_symbolic:
+        return None
+    if src.element_type != dst.element_type:
+        return f"element types differ: {src.element_type} against {dst.element_type}"
+    if perm is None:
+        return size_mismatch(src, dst)
+    if sorted(perm) != list(range(src.rank)):
+        return (f"dimensions={{{','.join(map(str, perm))}}} is not a permutation of "
+                f"the {src.rank} dims")
+    want = [src.dims[i] for i in perm]
+    if want != list(dst.dims):
+        shown = (f"[{','.join(map(str, want))}] against "
+                 f"[{','.join(map(str, dst.dims))}]")
+        if opcode == "copy":
+            return f"copy keeps the dims: {shown}"
+        return f"transpose gives the operand's dims permuted: {shown}"
+    return None
+
+
 def _order(shape: Shape) -> str:
     return "{" + ",".join(map(str, shape.layout.minor_to_major)) + "}"
 

@@ -481,7 +481,7 @@ def test_a_baselined_finding_no_longer_found_is_an_absent_result(capsys, tmp_pat
     old = (DATA / "findings_bitcast_moves_data.hlo").read_text()
     hlo.write_text(old)
     assert run(capsys, "check-hlo", str(hlo), "--baseline", str(base))[0] == 0
-    hlo.write_text(old.replace("f32[2,512]{1,0:T(8,128)} bitcast", "f32[2,512]{1,0} copy"))
+    hlo.write_text(old.replace("f32[2,512]{1,0:T(8,128)} bitcast", "f32[2,512]{1,0} reshape"))
     code, out, _ = run(capsys, "check-hlo", str(hlo), "--baseline", str(base),
                        "--format", "sarif")
     log = json.loads(out)

@@ -106,6 +106,36 @@ def test_unknown_instructions_are_skipped_not_crashes_and_leave_the_module_unkno
     assert r.status == "unknown"                       # what was not read may hide a bitcast
 
 
+@pytest.mark.parametrize("op", [
+    "f32[2,512]{1,0:T(8,128)} copy(%p)",
+    "f32[128,4]{0,1} transpose(%p), dimensions={1,0}",
+    "f32[8,128]{1,0} transpose(%p), dimensions={0,0}",
+    "f32[4000]{0} reshape(%p)",
+    "f16[8,128]{1,0} copy(%p)",
+])
+def test_an_instruction_xla_rejects_leaves_the_module_unknown_not_proved(op):
+    # XLA's ShapeVerifier rejects each of these (HandleCopy, HandleTranspose,
+    # HandleReshape): nothing about the module's bitcasts is shown
+    m = module("  %p = f32[8,128]{1,0:T(8,128)} parameter(0)\n"
+               "  %b = f32[1024]{0} bitcast(%p)\n"
+               f"  ROOT %x = {op}")
+    r = check_module(m)
+    skipped = [f for f in r.findings if f.rule == "skipped"]
+    assert [(f.line, f.level) for f in skipped] == [(5, "warning")]
+    assert "XLA's verifier rejects it" in skipped[0].message
+    assert r.status == "unknown"
+
+
+def test_a_valid_copy_transpose_or_reshape_is_no_skip():
+    m = module("  %p = f32[8,128]{1,0:T(8,128)} parameter(0)\n"
+               "  %c = f32[8,128]{1,0} copy(%p)\n"
+               "  %t = f32[128,8]{1,0} transpose(%p), dimensions={1,0}\n"
+               "  ROOT %r = f32[1024]{0} reshape(%p)")
+    r = check_module(m)
+    assert not [f for f in r.findings if f.rule == "skipped"]
+    assert r.status == "proved"
+
+
 # --- decomposition ---------------------------------------------------------------------
 
 def test_xla_permutation_and_candidates():
