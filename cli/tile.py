@@ -24,7 +24,7 @@ import numpy as np
 
 from ..image import encode_value, from_bytes, raw_dtype, to_bytes, value_dtype
 from ..prover.hlo import refuse_endless
-from ..spec import TilespecError, aligned_elements, format_shape, num_elements
+from ..spec import ELEMENT_TYPES, TilespecError, aligned_elements, format_shape, num_elements
 from .arguments import output_file, parse_shape_arg
 from .envelope import Entry, emit
 
@@ -82,6 +82,8 @@ def _read_npy(path: str, from_type: str | None = None) -> np.ndarray:
                 "and int4 so): name it with --from-type, e.g. --from-type "
                 f"{'bf16' if a.dtype.itemsize == 2 else 'f8e4m3fn'}")
         return a
+    if from_type not in ELEMENT_TYPES:
+        raise TilespecError(f"--from-type {from_type!r}: not an element type")
     values = raw_dtype(from_type)
     if not raw:
         if a.dtype not in (values, value_dtype(from_type)):

@@ -40,11 +40,12 @@ from .decomposition import (
     remembering,
     transposes,
 )
+from .dynamic import is_dynamic_pair
 from .memory_space import HOST_MEMORY_SPACE, memory_space_violation
 from .reading import Question, ReadingFacts, group_pair, prove_reading, question
 from .xla_reading import TRT
 
 __all__ = ["HOST_MEMORY_SPACE", "RESHAPE", "TRT", "Decomposition", "Question",
            "ReadingFacts", "decompose", "describe", "describe_decomposition", "group_pair",
-           "is_bitcast", "memory_space_violation", "prove_reading", "question",
+           "is_bitcast", "is_dynamic_pair", "memory_space_violation", "prove_reading", "question",
            "remembering", "transposes"]

@@ -37,6 +37,7 @@ from ..bitcast import (
     ReadingFacts,
     group_pair,
     is_bitcast,
+    is_dynamic_pair,
     memory_space_violation,
     prove_reading,
     question,
@@ -403,6 +404,15 @@ def _symbolic_bitcast_rule(q, name, timeout, start, ignore_element_type=False) -
         return done(UNKNOWN, reason=f"XLA says no for every size ({fixed.branch}); "
                     "the spec was not shown to say no for every size, and says no "
                     "at every probe size")
+    if is_dynamic_pair(q.src, q.dst):
+        # the proof below is about the bound; below it the runtime dims pair
+        # elements otherwise, which only the concrete decision sees
+        ce = first_disagreement()
+        if ce:
+            return done(REFUTED, counterexample=ce)
+        return done(UNKNOWN, reason="dynamic dims beside named dims: the spec is decided "
+                    "at every runtime size only at concrete sizes; no disagreement at "
+                    "the probe sizes")
     # 1. Where the rule says reading, the spec proves it.
     yes = prove_reading(q.src, q.dst, q.transpose, timeout=timeout, assume=_rule_verdict)
     steps.append("where XLA says bitcast: " + yes.status + _vacuity(q, timeout))

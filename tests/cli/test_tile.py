@@ -249,7 +249,7 @@ def test_raw_1_byte_values_are_not_read_as_int4_bits(tmp_path, capsys):
 
 @pytest.mark.parametrize("from_type,message", [
     ("f32", "--from-type f32 has 4-byte values"),
-    ("xyz", "xyz has no values to lay out")])
+    ("xyz", "--from-type 'xyz': not an element type")])
 def test_a_from_type_that_does_not_fit_the_file_is_bad_input(from_type, message, tmp_path,
                                                             capsys):
     import ml_dtypes

@@ -64,6 +64,20 @@ def test_a_finite_ml_dtypes_value_that_overflows_the_type_is_a_one_line_error(so
         tilespec.to_bytes(text, a)
 
 
+@pytest.mark.parametrize("text", ["f8e4m3fn[2]", "f8e4m3fnuz[2]", "f8e4m3b11fnuz[2]"])
+@pytest.mark.parametrize("source", ["float32", "bfloat16"])
+def test_an_infinity_is_refused_by_a_type_without_one_not_written_as_nan(source, text):
+    import ml_dtypes
+    dtype = np.float32 if source == "float32" else ml_dtypes.bfloat16
+    a = np.array([1, -np.inf], dtype)
+    with pytest.raises(ValueError, match=r"^value -inf does not fit \S+ \(it has no infinity"):
+        tilespec.to_bytes(text, a)
+
+
+def test_an_infinity_is_kept_by_a_type_that_has_one():
+    assert bytes(tilespec.to_bytes("f8e5m2[2]", np.array([np.inf, 1], np.float32))) == b"\x7c\x3c"
+
+
 @pytest.mark.parametrize("source", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4"])
 @pytest.mark.parametrize("t", ["f16", "f32", "bf16", "f8e5m2", "f8e4m3fn", "f8e8m0fnu", "s8", "s2",
                                "u8"])
