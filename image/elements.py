@@ -294,7 +294,7 @@ def encode(element_type: str, array: Any) -> Codes:
             bad = a.reshape(-1)[np.flatnonzero(overflow)[0]]
             raise ShapeError(f"value {bad} does not fit {element_type} "
                              "(it would become inf or NaN)")
-        lost = np.isinf(a) & ~np.isinf(v) if a.dtype.kind in "f" else None
+        lost = np.isinf(a) & np.isnan(v) if a.dtype.kind in "f" else None
         if lost is not None and lost.any():
             # a type without infinities (f8e4m3fn, the fnuz types) casts it to NaN
             bad = a.reshape(-1)[np.flatnonzero(lost)[0]]
