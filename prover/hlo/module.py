@@ -273,6 +273,7 @@ class _ModuleReader:
         self.skipped = [Skipped(self.line_of(at), _line_text(text, at), reason)
                         for at, reason in lexed.problems]
         self.computations: list[Computation] = []
+        self.computation_names: set[str] = set()
         self.name: str | None = None
         self.entry_layout: str | None = None
         self.entry_shapes: tuple | None = None
@@ -343,7 +344,7 @@ class _ModuleReader:
         if not self.s.startswith("{", i):
             raise NotRead(i, f"expected '{{' opening computation {name}")
         line = self.line_of(start)
-        duplicate = any(c.name == name for c in self.computations)
+        duplicate = name in self.computation_names
         instructions: list[Instruction] = []
         seen: set[str] = set()
         i += 1
@@ -379,6 +380,7 @@ class _ModuleReader:
                                         f"computation {name} is defined twice"))
         else:
             self.computations.append(Computation(name, entry, line, tuple(instructions)))
+            self.computation_names.add(name)
         return i
 
     def read(self) -> None:

@@ -34,6 +34,7 @@ IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 XLA_SPACE = " \t\n\r"
 _WS = re.compile(r"[ \t\n\r]*")
 _BRACKET = re.compile(r"[()\[\]{}]")
+_SEPARATOR = re.compile(r"[(),\[\]{}]")
 # A primitive type and its '[': XLA's lexer skips whitespace and comments
 # between the two tokens (a comment is blank in the skeleton this reads).
 PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
@@ -61,13 +62,16 @@ class Reader:
         # group would make the reading quadratic in nested text.
         self.closing: dict[int, int] = {}
         opened: list[int] = []
-        for m in _BRACKET.finditer(self.s):
-            if m.group() in "([{":
-                opened.append(m.start())
+        push, pop, closing, s = opened.append, opened.pop, self.closing, self.s
+        for k in (m.start() for m in _BRACKET.finditer(s)):
+            if s[k] in "([{":
+                push(k)
             elif opened:
-                self.closing[opened.pop()] = m.end()
+                closing[pop()] = k + 1
 
     def ws(self, i: int) -> int:
+        if i < len(self.s) and self.s[i] not in XLA_SPACE:
+            return i
         return _WS.match(self.s, i).end()  # type: ignore[union-attr]
 
     def ident(self, i: int) -> tuple[str, int]:
@@ -217,12 +221,14 @@ class Reader:
         if opcode in _NO_OPERANDS:
             return (), close
         out, start, depth = [], open_at + 1, 0
-        for k in range(open_at + 1, close - 1):
-            ch = self.s[k]
-            depth += (ch in "([{") - (ch in ")]}")
-            if ch == "," and depth == 0:
-                out.append(self.operand(start, k))
-                start = k + 1
+        for m in _SEPARATOR.finditer(self.s, open_at + 1, close - 1):
+            ch = m.group()
+            if ch == ",":
+                if depth == 0:
+                    out.append(self.operand(start, m.start()))
+                    start = m.end()
+            else:
+                depth += 1 if ch in "([{" else -1
         if self.s[start:close - 1].strip():
             out.append(self.operand(start, close - 1))
         return tuple(out), close
