@@ -139,6 +139,19 @@ def _program(name: str) -> str:
             return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(a.shape, a.dtype))(a, b)
         return _compile(f, [S((16, 256), jnp.float32), S((16, 256), jnp.float32)],
                         [P(), P()], P(), "v5e:2x2", 1)
+    if name == "v4_scatter_pad_concat":
+        return _compile(lambda a, i, u: (a.at[i].add(u), jax.lax.dynamic_update_slice(
+                            a, u[:2], (i[0], 0)), jnp.pad(a, ((1, 2), (3, 4)))[::2],
+                            jnp.concatenate([a, a[:3]], 0)),
+                        [S((40, 72), jnp.float32), S((5,), jnp.int32), S((5, 72), jnp.float32)],
+                        [P(), P(), P()], P(), "v4:2x2x1", 1)
+    if name == "v6e_layernorm_fp8_int4":
+        return _compile(lambda x, q, b: ((x - x.mean(-1, keepdims=True))
+                                         / (x.std(-1, keepdims=True) + 1e-5),
+                                         q.astype(jnp.float32) * 2,
+                                         b.astype(jnp.int8) + (b == 0), jnp.sort(x, -1)),
+                        [S((33, 130), jnp.float32), S((64, 64), jnp.float8_e4m3fn),
+                         S((16, 256), jnp.int4)], [P(), P(), P()], P(), "v6e:2x2", 1)
     if name == "v5e_train_1layer":
         return _train(1, 128, 4, 32, 8, "v5e:2x2", 4)
     if name == "v5p_collectives":
@@ -174,7 +187,8 @@ def _program(name: str) -> str:
 
 
 PROGRAMS = ("v5e_matmul_bf16", "v4_cumsum_sort", "v5e_sharded_sum", "v6e_int8_gather",
-            "v5e_train_1layer", "v5p_collectives", "v5e_pallas_add", "v6e_scan_cond_donated")
+            "v5e_train_1layer", "v5p_collectives", "v5e_pallas_add",
+            "v4_scatter_pad_concat", "v6e_layernorm_fp8_int4", "v6e_scan_cond_donated")
 
 
 def _write(name: str, out: str) -> None:

@@ -2,9 +2,10 @@
 
 The modules of tests/data/tpu_reader are real TPU compiler output (libtpu
 0.0.42.1, no TPU: ``generate.py`` there regenerates them): a bf16 matmul, a
-cumsum and top_k, int8 gather, a scan with a cond and a donated buffer, a
+cumsum and top_k, int8 gather, scatter, pad, strided slice and concatenate,
+layernorm with fp8 and int4, a scan with a cond and a donated buffer, a
 Pallas kernel, collectives over 4 devices, and a transformer training step
-(jax.grad and Adam) sharded over 4 devices on v4, v5e, v5p and v6e.  Every
+(jax.grad and Adam) sharded over 4 devices, on v4, v5e, v5p and v6e.  Every
 line of each is read (nothing skipped), and XLA's own parser (jaxlib's
 ``hlo_module_from_text``, in a subprocess) reads the same instructions.
 Each construct the TPU compiler prints also has a test of its own below,
@@ -13,6 +14,8 @@ the syntax taken from XLA's parser (the mirror of openxla/xla,
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hlo_respacing import XlaParser
@@ -35,7 +38,7 @@ CONSTRUCTS = ("replica_groups=mesh[", "replica_groups={{", "/*index=5*/", "S(1)"
               "backend_config={", "stack_frame_id=", "input_output_alias={",
               "operand_layout_constraints=", "all-gather(",
               "collective-permute-start(", "all-to-all(", "while(", "conditional(",
-              "StackFrames")
+              "StackFrames", "slice-start(", "E(4)", "f8e4m3fn[")
 
 
 def read_all(text: str) -> Module:
@@ -72,6 +75,15 @@ def test_the_entry_layout_is_the_entry_parameters_layouts(path):
     assert sorted(shapes) == sorted(printed)
 
 
+def xla_print(inst) -> str:
+    """The result shape as XLA prints the instruction back.  XLA prints a
+    sub-byte constant without the element size its text gives
+    (``s4[]{:T(1024)E(4)} constant(0)`` prints ``s4[]{:T(1024)}``: the
+    constant takes its shape from the literal); every other shape as read."""
+    text = format_shape(inst.shape)
+    return re.sub(r"E\(\d+\)", "", text) if inst.opcode == "constant" else text
+
+
 @pytest.mark.integration
 def test_xla_reads_the_tpu_modules_as_this_reader_does():
     """Same computations, and in each the same instructions in order: name,
@@ -83,12 +95,17 @@ def test_xla_reads_the_tpu_modules_as_this_reader_does():
             text = path.read_text()
             ours, theirs = read_all(text), xla.parse(text)
             assert "computations" in theirs, (path.stem, theirs)
-            assert sorted(c.name for c in ours.computations) == sorted(theirs["computations"])
+            # XLA wraps the op of a short async form (slice-start) in a computation
+            # of its own that the text does not print
+            # (HloParserImpl::CreateAsyncWrappedComputation)
+            printed = {c: v for c, v in theirs["computations"].items()
+                       if not c.startswith("async_wrapped")}
+            assert sorted(c.name for c in ours.computations) == sorted(printed)
             for c in ours.computations:
-                got = [(i.name, i.opcode, format_shape(i.shape), list(i.operands))
+                got = [(i.name, i.opcode, xla_print(i), list(i.operands))
                        for i in c.instructions]
                 want = [(i["name"], i["opcode"], i["shape"], i["operands"])
-                        for i in theirs["computations"][c.name]]
+                        for i in printed[c.name]]
                 assert got == want, (path.stem, c.name)
     finally:
         xla.close()
