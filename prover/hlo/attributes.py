@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import re
 
-from ...spec import TilespecError
+from ...spec import Shape, TilespecError, TupleShape
+from .lexer import lex
+from .reader import NotRead, Reader
 
 #: The attributes this reader interprets, with the reader of each value.
 READ_ATTRIBUTES = ("dimensions",)
@@ -86,6 +88,53 @@ def braced_int64_list(value: str) -> tuple[int, ...]:
     if k + 1 < len(tokens):
         raise TilespecError(f"{shown}: {tokens[k + 1]!r} after the closing '}}'")
     return tuple(out)
+
+
+def computation_layout(value: str) -> tuple[tuple[Shape | TupleShape, ...], Shape | TupleShape]:
+    """A module's ``entry_computation_layout={(p0, p1, ...)->result}``: the
+    parameters' shapes and the result's, as
+    ``HloParserImpl::ParseComputationLayout`` reads it (``{``, ``(``, shapes
+    separated by ``,`` -- one may end the list --, ``)``, ``->``, a shape,
+    ``}``; comments and whitespace between any two tokens).  TilespecError
+    (one line) names what is wrong.
+
+    >>> ps, r = computation_layout("{(f32[8]{0:T(128)}, /*index=1*/s8[]{:S(1)})->(u32[])}")
+    >>> from tilespec.spec.printer import format_shape
+    >>> [format_shape(p) for p in ps], format_shape(r)
+    (['f32[8]{0:T(128)}', 's8[]{:S(1)}'], '(u32[])')
+    >>> computation_layout("{(f32[8]{0})}")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: entry_computation_layout: expected '->' after the parameters
+    """
+    lexed = lex(value)
+    if lexed.problems:
+        raise TilespecError(f"entry_computation_layout: {lexed.problems[0][1]}")
+    r = Reader(lexed)
+    try:
+        i = r.ws(0)
+        if not r.s.startswith("{", i) or not r.s.startswith("(", i := r.ws(i + 1)):
+            raise NotRead(i, "expected '{(' opening the parameters")
+        params: list[Shape | TupleShape] = []
+        i = r.ws(i + 1)
+        while not r.s.startswith(")", i):
+            shape, _, i = r.shape(i)
+            params.append(shape)
+            i = r.ws(i)
+            if r.s.startswith(",", i):
+                i = r.ws(i + 1)
+            elif not r.s.startswith(")", i):
+                raise NotRead(i, "expected ',' between the parameters")
+        i = r.ws(i + 1)
+        if not r.s.startswith("->", i):
+            raise NotRead(i, "expected '->' after the parameters")
+        result, _, i = r.shape(r.ws(i + 2))
+        i = r.ws(i)
+        if not r.s.startswith("}", i) or r.ws(i + 1) != len(r.s):
+            raise NotRead(i, "expected '}' closing the layout")
+    except NotRead as e:
+        raise TilespecError(f"entry_computation_layout: {e.reason}") from None
+    return tuple(params), result
 
 
 def read_attribute(name: str, value: str):

@@ -48,8 +48,43 @@ class Lexed:
     problems: tuple[tuple[int, str], ...] = ()
 
 
+# Every comment and string in one scan; a lone opener (never closed) leaves
+# the text to the scan below, which says where and why.
+_COMMENT_OR_STRING = re.compile(r"/\*[\s\S]*?\*/|//[^\r\n]*|\"[^\"\\]*(?:\\[^\n][^\"\\]*)*\""
+                                r"|'[^'\\]*(?:\\[^\n][^'\\]*)*'|/\*|[\"']")
+
+
 def lex(text: str) -> Lexed:
     """Blank comments and mask strings as ``HloLexer::LexToken`` reads them."""
+    code: list[str] = []
+    skel: list[str] = []
+    last = 0
+    for m in _COMMENT_OR_STRING.finditer(text):
+        piece = m.group()
+        if len(piece) < 2 or piece == "/*":
+            return lex_each_character(text)
+        a = m.start()
+        code.append(text[last:a])
+        skel.append(text[last:a])
+        if piece[0] == "/":
+            blank = _NOT_NEWLINE.sub(" ", piece)
+            code.append(blank)
+            skel.append(blank)
+        else:
+            code.append(piece)
+            skel.append(piece[0] + "_" * (len(piece) - 2) + piece[0])
+        last = m.end()
+    code.append(text[last:])
+    skel.append(text[last:])
+    skeleton = "".join(skel)
+    problems = [(m.start(), f"a character XLA's lexer rejects: {m.group()!r}")
+                for m in _NOT_A_TOKEN.finditer(skeleton)]
+    return Lexed("".join(code), skeleton, tuple(problems))
+
+
+def lex_each_character(text: str) -> Lexed:
+    """:func:`lex` of a text with a comment or string never closed, read
+    character by character to say where."""
     code, skel, problems = list(text), list(text), []
     i, n = 0, len(text)
 

@@ -56,7 +56,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...spec import Shape, TilespecError, TupleShape
-from .attributes import READ_ATTRIBUTES, read_attribute
+from .attributes import READ_ATTRIBUTES, computation_layout, read_attribute
 from .lexer import lex
 from .reader import PRIMITIVE, NotRead, Reader, keyword_at
 
@@ -130,12 +130,18 @@ class Computation:
 
 @dataclass(frozen=True)
 class Module:
-    """A parsed HLO module: computations, each a scope of instruction names."""
+    """A parsed HLO module: computations, each a scope of instruction names.
+
+    ``entry_layout`` is the header's ``entry_computation_layout`` as printed
+    (without its braces), ``entry_shapes`` the same read: the parameters'
+    shapes and the result's (None without one).
+    """
 
     name: str
     entry_layout: str | None
     computations: tuple[Computation, ...]
     skipped: tuple[Skipped, ...] = ()
+    entry_shapes: tuple[tuple[Shape | TupleShape, ...], Shape | TupleShape] | None = None
     by_computation: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -267,8 +273,10 @@ class _ModuleReader:
         self.skipped = [Skipped(self.line_of(at), _line_text(text, at), reason)
                         for at, reason in lexed.problems]
         self.computations: list[Computation] = []
+        self.computation_names: set[str] = set()
         self.name: str | None = None
         self.entry_layout: str | None = None
+        self.entry_shapes: tuple | None = None
 
     def skip(self, at: int, reason: str, resume: re.Pattern = _RESUME) -> int:
         """Record the line at ``at`` as not read; the offset to resume at: the
@@ -288,8 +296,14 @@ class _ModuleReader:
         except NotRead as e:
             return self.skip(e.at, f"module header: {e.reason}")
         layout = dict(attributes).get("entry_computation_layout")
-        if layout and layout.startswith("{") and layout.endswith("}"):
-            self.entry_layout = layout[1:-1]
+        if layout is not None:
+            try:
+                self.entry_shapes = computation_layout(layout)
+            except TilespecError as e:
+                self.skipped.append(Skipped(self.line_of(i), _line_text(self.text, i),
+                                            f"module header: {e}"))
+            if layout.startswith("{") and layout.endswith("}"):
+                self.entry_layout = layout[1:-1]
         return k
 
     def tables(self, i: int) -> int:
@@ -330,7 +344,7 @@ class _ModuleReader:
         if not self.s.startswith("{", i):
             raise NotRead(i, f"expected '{{' opening computation {name}")
         line = self.line_of(start)
-        duplicate = any(c.name == name for c in self.computations)
+        duplicate = name in self.computation_names
         instructions: list[Instruction] = []
         seen: set[str] = set()
         i += 1
@@ -366,6 +380,7 @@ class _ModuleReader:
                                         f"computation {name} is defined twice"))
         else:
             self.computations.append(Computation(name, entry, line, tuple(instructions)))
+            self.computation_names.add(name)
         return i
 
     def read(self) -> None:
@@ -405,4 +420,4 @@ def parse_hlo(text: str) -> Module:
                             "(expected 'name (...) -> shape {' lines)")
     skipped = sorted(reader.skipped, key=lambda s: s.line)
     return Module(reader.name or "?", reader.entry_layout, tuple(reader.computations),
-                  tuple(skipped))
+                  tuple(skipped), entry_shapes=reader.entry_shapes)

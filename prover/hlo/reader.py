@@ -34,9 +34,12 @@ IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 XLA_SPACE = " \t\n\r"
 _WS = re.compile(r"[ \t\n\r]*")
 _BRACKET = re.compile(r"[()\[\]{}]")
+_SEPARATOR = re.compile(r"[(),\[\]{}]")
 # A primitive type and its '[': XLA's lexer skips whitespace and comments
 # between the two tokens (a comment is blank in the skeleton this reads).
 PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
+# The start of a mesh's replica groups, up to its '['.
+_MESH = re.compile(r"(?:maximal_)?mesh[ \t\n\r]*\[")
 # Opcodes whose parentheses hold a literal or a number, not operands.
 _NO_OPERANDS = {"constant", "parameter"}
 
@@ -59,13 +62,16 @@ class Reader:
         # group would make the reading quadratic in nested text.
         self.closing: dict[int, int] = {}
         opened: list[int] = []
-        for m in _BRACKET.finditer(self.s):
-            if m.group() in "([{":
-                opened.append(m.start())
+        push, pop, closing, s = opened.append, opened.pop, self.closing, self.s
+        for k in (m.start() for m in _BRACKET.finditer(s)):
+            if s[k] in "([{":
+                push(k)
             elif opened:
-                self.closing[opened.pop()] = m.end()
+                closing[pop()] = k + 1
 
     def ws(self, i: int) -> int:
+        if i < len(self.s) and self.s[i] not in XLA_SPACE:
+            return i
         return _WS.match(self.s, i).end()  # type: ignore[union-attr]
 
     def ident(self, i: int) -> tuple[str, int]:
@@ -110,9 +116,10 @@ class Reader:
         with no space between them (``%f.1``, ``{...}``, ``"..."``), where a
         ``%`` starts a name only at the start and a name never follows a
         group or a string at once (``}%next =`` and ``}ROOT`` end the value:
-        XLA's lexer makes them tokens of their own); and an iota list
+        XLA's lexer makes them tokens of their own); an iota list
         ``[2,4]<=[8]T(1,0)`` with whitespace between any of its tokens
-        (``HloParserImpl::ParseTileAssignment``)."""
+        (``HloParserImpl::ParseTileAssignment``); and a mesh's replica
+        groups ``mesh['x'=4] {'x'}`` (:meth:`mesh_goes_on`)."""
         start = i
         while i < len(self.s):
             ch = self.s[i]
@@ -122,7 +129,7 @@ class Reader:
                 i = self.s.index(ch, i + 1) + 1
             elif ch in XLA_SPACE:
                 k = self.ws(i)
-                if not self.iota_goes_on(start, i, k):
+                if not (self.iota_goes_on(start, i, k) or self.mesh_goes_on(start, i, k)):
                     break
                 i = k
             elif ch in ",)]}" or (ch == "%" and i > start) or (
@@ -133,6 +140,10 @@ class Reader:
                 i += 1
         if i == start:
             raise NotRead(start, "an attribute without a value")
+        if (m := _MESH.match(self.s, start)) and not self.s.startswith("{", self.ws(
+                self.group_end(m.end() - 1))):
+            raise NotRead(start, "mesh[...] without the axes {...} of its groups "
+                                 "(HloParserImpl::ParseAxisRefList)")
         return i
 
     def iota_goes_on(self, start: int, i: int, k: int) -> bool:
@@ -151,6 +162,27 @@ class Reader:
         if before.endswith("]"):
             return keyword_at(s, k, "T") and s.startswith("(", self.ws(k + 1))
         return re.search(r"\][ \t\n\r]*T$", before) is not None and s.startswith("(", k)
+
+    def mesh_goes_on(self, start: int, i: int, k: int) -> bool:
+        """Whether the token at ``k`` continues the replica groups of a mesh
+        read from ``start`` to ``i``.  ``HloParserImpl::
+        ParseCollectiveDeviceListBase`` reads ``mesh`` or ``maximal_mesh``,
+        then its ``[...]`` (``ParseMesh``: ``'name'=size`` pairs and an
+        optional ``device_ids=(...)``, or ``device_id=N``), then the axes
+        of each group as a ``{...}`` list (``ParseAxisRefList``),
+        whitespace between any two tokens.
+
+        >>> from tilespec.prover.hlo.lexer import lex
+        >>> r = Reader(lex("mesh ['a'=4,'b'=1]  {'a','b'}, x=1"))
+        >>> r.code[:r.value_end(0)]
+        "mesh ['a'=4,'b'=1]  {'a','b'}"
+        """
+        before = self.s[start:i]
+        if before in ("mesh", "maximal_mesh"):
+            return self.s.startswith("[", k)
+        m = _MESH.match(self.s, start)
+        return (m is not None and self.closing.get(m.end() - 1) == i
+                and self.s.startswith("{", k))
 
     def attributes(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
         """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``)."""
@@ -189,12 +221,14 @@ class Reader:
         if opcode in _NO_OPERANDS:
             return (), close
         out, start, depth = [], open_at + 1, 0
-        for k in range(open_at + 1, close - 1):
-            ch = self.s[k]
-            depth += (ch in "([{") - (ch in ")]}")
-            if ch == "," and depth == 0:
-                out.append(self.operand(start, k))
-                start = k + 1
+        for m in _SEPARATOR.finditer(self.s, open_at + 1, close - 1):
+            ch = m.group()
+            if ch == ",":
+                if depth == 0:
+                    out.append(self.operand(start, m.start()))
+                    start = m.end()
+            else:
+                depth += 1 if ch in "([{" else -1
         if self.s[start:close - 1].strip():
             out.append(self.operand(start, close - 1))
         return tuple(out), close

@@ -14,11 +14,12 @@ modules against XLA's own parser.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from locations import DATA
 
 from tilespec.cli.main import main
 from tilespec.prover.hlo.check import check_module
-from tilespec.prover.hlo.lexer import lex
+from tilespec.prover.hlo.lexer import lex, lex_each_character
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.printer import format_shape
@@ -109,6 +110,16 @@ def test_lexer_masks_strings_and_blanks_comments_position_for_position():
     assert x.skeleton.split() == ["a", "b", '"' + "_" * 7 + '"', "'" + "_" * 4 + "'"]
     assert lex("a /* never closed").problems == ((2, "a /* comment that is never closed"),)
     assert lex('a "never closed').problems == ((2, "a string that is never closed"),)
+
+
+@given(st.text(st.sampled_from(['/', '*', '"', "'", "\\", "\n", "\r", "a", " ", "}", "\x0b",
+                                  "\u00e9"]), max_size=16))
+@settings(max_examples=3000, deadline=None)
+def test_the_one_scan_lexer_reads_as_the_character_scan(text):
+    """:func:`lex` finds comments and strings with one regular expression,
+    and falls back to a scan character by character when one is never
+    closed: both read every text alike."""
+    assert lex(text) == lex_each_character(text)
 
 
 def test_instructions_need_no_line_of_their_own():

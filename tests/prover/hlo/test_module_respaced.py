@@ -55,7 +55,9 @@ RECORDED = [
         ("[2,4] <= [8] ", True), ("[2,4]<=[4,2]T(1,0)", True),
         ("[2,4]<=[4,2] T (1,0)", True), ("[2,4]<=[4,2]\nT(1,0)", True),
         ("[2,4] < =[8]", False), ("{ {0,1,2,3} , {4,5,6,7} }", True),
-        ("[2,4]<=[4,2]T(1,0)}", False)]
+        ("[2,4]<=[4,2]T(1,0)}", False), ("mesh['a'=8] {'a'}", True),
+        ("mesh ['a'=2,'b'=4]\n  {'a','b'}", True), ("mesh[ 'a' = 2 , 'b' = 4 ] { 'b' }", True),
+        ("mesh['a'=8]", False), ("mesh['a'=8] {'a'} {'a'}", False)]
 ] + [
     (MOVES.replace("RESULT", "f32[2,512]").replace("SHAPE", s), xla) for s, xla in [
         (TILED, True), ("f32 [2,512] {1,0:T(8,128)}", True),
