@@ -46,7 +46,6 @@ from ...spec import (
     TupleShape,
     byte_size,
     format_shape,
-    num_elements,
     unpadded_bytes,
 )
 from ..bitcast import (
@@ -66,7 +65,7 @@ from ..result import (
     counterexample_lines,
 )
 from .findings import Buffer, Finding, Report, status_of, violation
-from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout, size_mismatch
+from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
 
 
@@ -205,32 +204,26 @@ class _Checker:
                      f"spaces S({a}) and S({b}) outside a fused computation; XLA's "
                      "verifier accepts it, but the result is the operand's buffer, "
                      "which lives in one memory space", about=(src, dst))
-        wrong = size_mismatch(src, dst)
-        mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
-        if wrong:
-            counts = num_elements(src), num_elements(dst)
-            witness = violation(wrong, src, dst, counts if counts[0] != counts[1] else
-                                (src.element_bits, dst.element_bits))
-        if wrong and (rejected is not None or num_elements(src) != num_elements(dst)):
-            # no reading exists between different counts, and none is asked
-            # where the verifier rejects the memory spaces: nothing to decide
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
-                            about=(src, dst), counterexample=witness)
         if rejected is not None:
+            # the verifier rejects the memory spaces: no reading is asked
             return
         key = ("bitcast", self.text(src), self.text(dst), constant)
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout,
                                                    constant_operand=constant))
         what = f"bitcast {inst.name}: {d.text}"
         data = {"decomposition": dj}
-        if wrong and d.status != REFUTED:
-            # another element type at equal counts: an error even where the
-            # bytes line up (a refutation says more: its counterexample)
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
-                            about=(src, dst), counterexample=witness, **data)
+        sizes = d.counterexample is not None and d.counterexample.what.startswith(
+            "the byte sizes differ")
+        if d.status == REFUTED and sizes:
+            # XLA's own rule (ShapeVerifier::HandleBitcast): no reading is asked
+            return self.add("bitcast-size-mismatch", "error", inst,
+                            f"{what}: {_ce_text(d.counterexample)}",
+                            about=(src, dst), counterexample=d.counterexample, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
+            if d.verdict.property.endswith(" units)"):
+                how += " of " + d.verdict.property.rsplit(" of ", 1)[1].rstrip(")")
             self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved",
                      about=(src, dst), **data)
         elif d.status == REFUTED:
