@@ -64,6 +64,7 @@ from ..result import (
     Counterexample,
     counterexample_lines,
 )
+from .backend import checked_backend, ignores_tiles, untiled
 from .findings import Buffer, Finding, Report, status_of, violation
 from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
@@ -112,8 +113,10 @@ def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
 
 
 class _Checker:
-    def __init__(self, module: Module, timeout: float, meant: dict | None):
+    def __init__(self, module: Module, timeout: float, meant: dict | None,
+                 backend: str | None = None, strict_tiles: bool = False):
         self.m, self.timeout, self.meant = module, timeout, meant or {}
+        self.backend, self.strict_tiles = backend, strict_tiles
         self.findings: list[Finding] = []
         self.buffers: list[Buffer] = []
         self.cache: dict = {}
@@ -214,6 +217,8 @@ class _Checker:
         data = {"decomposition": dj}
         sizes = d.counterexample is not None and d.counterexample.what.startswith(
             "the byte sizes differ")
+        if d.status == REFUTED and self.tiles_ignored(inst, src, dst, d, data):
+            return
         if d.status == REFUTED and sizes:
             # XLA's own rule (ShapeVerifier::HandleBitcast): no reading is asked
             return self.add("bitcast-size-mismatch", "error", inst,
@@ -236,6 +241,26 @@ class _Checker:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
                      decided=False, about=(src, dst), **data)
         self.meant_check(inst, src, dst, d)
+
+    def tiles_ignored(self, inst: Instruction, src: Shape, dst: Shape,
+                      d: Decomposition, data: dict) -> bool:
+        """Whether the refuted tiled bitcast ``d`` keeps every byte on a
+        backend that ignores tiles (:mod:`.backend`): then a finding of its
+        own, a warning unless ``strict_tiles``."""
+        if not ignores_tiles(self.backend) or not (src.layout.tiles or dst.layout.tiles):
+            return False
+        a, b = untiled(src), untiled(dst)
+        key = ("bitcast", self.text(a), self.text(b), False)
+        u, _ = self.cached(key, lambda: decompose(a, b, timeout=self.timeout))
+        if u.status != PROVED:
+            return False
+        self.add("bitcast-tiles-ignored", "error" if self.strict_tiles else "warning", inst,
+                 f"bitcast {inst.name}: {d.text} moves bytes by its tiles "
+                 f"({_ce_text(d.counterexample)}); the {self.backend} backend stores "
+                 f"arrays by minor_to_major whatever the tiles say, and untiled it is "
+                 f"a {u.kind}: proved", about=(src, dst), counterexample=d.counterexample,
+                 **data)
+        return True
 
     def memory_space_change(self, src: Shape, dst: Shape, inst: Instruction,
                             constant: bool = False) -> bool:
@@ -431,11 +456,15 @@ def _ce_text(ce: Counterexample | None) -> str:
 
 
 def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
-                 meant: dict | None = None) -> Report:
+                 meant: dict | None = None, backend: str | None = None,
+                 strict_tiles: bool = False) -> Report:
     """Check every claim in ``module``; ``meant`` maps a bitcast's name to the
-    transpose permutation it stands for (the user's word over op_name)."""
+    transpose permutation it stands for (the user's word over op_name);
+    ``backend`` (``cpu``, ``gpu``, ``tpu`` or None, unknown) decides whether
+    tiles are honoured (:mod:`.backend`); ``strict_tiles`` keeps a bitcast
+    that moves bytes only by tiles the CPU backend ignores an error."""
     start = time.perf_counter()
-    c = _Checker(module, timeout, meant)
+    c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
     for s in module.skipped:
         c.counts["skipped"] += 1
         bad = invalid_layout(s.text)
