@@ -28,7 +28,7 @@ a transpose after the bitcast-convert's minor dim is a reading not modelled.
 
 A reading is proved by enumerating every unit's bit offset with the spec's
 evaluator (:func:`tilespec.spec.index.all_offsets`), exhaustive up to
-:data:`~tilespec.prover.core.sampling.EXHAUSTIVE` units: a proof for these
+:data:`~tilespec.prover.core.EXHAUSTIVE` units: a proof for these
 dims; beyond, or with named dims, unknown.
 
 >>> from tilespec.spec.text import parse_array_shape as shape
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...spec import Shape, all_offsets, byte_size, concrete_dims, num_elements
-from ..core.sampling import EXHAUSTIVE
+from ..core import EXHAUSTIVE
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from .reading import shape_text, size_counterexample
 
