@@ -129,7 +129,8 @@ def check_paths(args) -> list:
     if jobs == 0:
         jobs = default_jobs()
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
-                          timeout=args.timeout, meant=meant, texts=texts)
+                          timeout=args.timeout, meant=meant, texts=texts,
+                          backend=args.backend, strict_tiles=args.strict_tiles)
     unread = [r for r in results if r.error is not None]
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)
@@ -200,6 +201,12 @@ def register(command) -> None:
                         "write the current findings to it")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
+    c.add_argument("--backend", choices=("cpu", "gpu", "tpu"),
+                   help="the backend the modules were compiled for (default: the one "
+                        "a dump's file name names, e.g. NAME.cpu_after_optimizations.txt)")
+    c.add_argument("--strict-tiles", action="store_true",
+                   help="a bitcast that moves bytes only by tiles the CPU backend "
+                        "ignores is an error, not a warning")
 
     c = command("convert", "the offset map of a copy between two layouts of one shape, "
                 "proved equal to the pad-reshape-transpose copy", cmd_convert)

@@ -50,6 +50,7 @@ from . import dynamic, reading as one_reading
 from .memory_space import memory_space_violation, memory_spaces_note
 from .reading import shape_text
 from .reshape_groups import monomial
+from .resize import changes_size, resized
 from .xla_reading import (
     TRT,
     inverse,
@@ -297,6 +298,9 @@ def _check_pair(src: Shape, dst: Shape) -> None:
             raise TilespecError(f"{name} must be an array shape, not a tuple")
     if any(d is None for d in src.dims + dst.dims):
         one_reading.question(src, dst)
+    if not (src.is_symbolic or dst.is_symbolic):
+        # other counts or widths: a verdict of :mod:`.resize`
+        return
     zs, zd = 0 in src.dims, 0 in dst.dims
     if not (zs == zd and (zs or monomial(src.dims) == monomial(dst.dims))):
         # as for a reshape: bad input, not a verdict
@@ -340,6 +344,10 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
             prop = f"bitcast ({reading_name(perms[0])})"
         if status == PROVED:
             steps = _with_memory_spaces(src, dst, steps, constant_operand)
+            if src.element_type != dst.element_type:
+                steps = (*steps, f"the element types {src.element_type} and "
+                         f"{dst.element_type} differ: the reading pairs element "
+                         "positions, each keeping its bits")
         verdict = Result(text, prop, status, time.perf_counter() - start, at,
                          counterexample=ce, reason=reason, steps=tuple(steps), shapes=(src, dst))
         return Decomposition(verdict=verdict, kind=kind, permutations=tuple(perms), trt=trt,
@@ -349,6 +357,16 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
     rejected = memory_space_violation(src, dst, constant_operand=constant_operand)
     if rejected is not None:
         return done(REFUTED, ce=rejected, reason=rejected.what)
+    if not (src.is_symbolic or dst.is_symbolic) and changes_size(src, dst):
+        other = resized(src, dst)
+        tried.extend(other.tried)
+        r = other.result
+        if r.status == PROVED:
+            return dataclasses.replace(
+                done(PROVED, other.kind, steps=r.steps),
+                verdict=dataclasses.replace(done(PROVED, steps=r.steps).verdict,
+                                            property=r.property))
+        return done(r.status, ce=r.counterexample, reason=r.reason)
     if src.element_bits != dst.element_bits:
         return done(REFUTED, ce=one_reading.width_counterexample(src, dst), reason="no reshape, transpose or TRT pairs the "
                     "elements: element widths differ")

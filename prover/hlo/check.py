@@ -46,7 +46,6 @@ from ...spec import (
     TupleShape,
     byte_size,
     format_shape,
-    num_elements,
     unpadded_bytes,
 )
 from ..bitcast import (
@@ -65,8 +64,9 @@ from ..result import (
     Counterexample,
     counterexample_lines,
 )
+from .backend import checked_backend, ignores_tiles, untiled
 from .findings import Buffer, Finding, Report, status_of, violation
-from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout, size_mismatch
+from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
 
 
@@ -113,8 +113,10 @@ def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
 
 
 class _Checker:
-    def __init__(self, module: Module, timeout: float, meant: dict | None):
+    def __init__(self, module: Module, timeout: float, meant: dict | None,
+                 backend: str | None = None, strict_tiles: bool = False):
         self.m, self.timeout, self.meant = module, timeout, meant or {}
+        self.backend, self.strict_tiles = backend, strict_tiles
         self.findings: list[Finding] = []
         self.buffers: list[Buffer] = []
         self.cache: dict = {}
@@ -205,32 +207,28 @@ class _Checker:
                      f"spaces S({a}) and S({b}) outside a fused computation; XLA's "
                      "verifier accepts it, but the result is the operand's buffer, "
                      "which lives in one memory space", about=(src, dst))
-        wrong = size_mismatch(src, dst)
-        mismatch = f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: {wrong}"
-        if wrong:
-            counts = num_elements(src), num_elements(dst)
-            witness = violation(wrong, src, dst, counts if counts[0] != counts[1] else
-                                (src.element_bits, dst.element_bits))
-        if wrong and (rejected is not None or num_elements(src) != num_elements(dst)):
-            # no reading exists between different counts, and none is asked
-            # where the verifier rejects the memory spaces: nothing to decide
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
-                            about=(src, dst), counterexample=witness)
         if rejected is not None:
+            # the verifier rejects the memory spaces: no reading is asked
             return
         key = ("bitcast", self.text(src), self.text(dst), constant)
         d, dj = self.cached(key, lambda: decompose(src, dst, timeout=self.timeout,
                                                    constant_operand=constant))
         what = f"bitcast {inst.name}: {d.text}"
         data = {"decomposition": dj}
-        if wrong and d.status != REFUTED:
-            # another element type at equal counts: an error even where the
-            # bytes line up (a refutation says more: its counterexample)
-            return self.add("bitcast-size-mismatch", "error", inst, mismatch,
-                            about=(src, dst), counterexample=witness, **data)
+        sizes = d.counterexample is not None and d.counterexample.what.startswith(
+            "the byte sizes differ")
+        if d.status == REFUTED and self.tiles_ignored(inst, src, dst, d, data):
+            return
+        if d.status == REFUTED and sizes:
+            # XLA's own rule (ShapeVerifier::HandleBitcast): no reading is asked
+            return self.add("bitcast-size-mismatch", "error", inst,
+                            f"{what}: {_ce_text(d.counterexample)}",
+                            about=(src, dst), counterexample=d.counterexample, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
                             if d.kind == "transpose" else "")
+            if d.verdict.property.endswith(" units)"):
+                how += " of " + d.verdict.property.rsplit(" of ", 1)[1].rstrip(")")
             self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved",
                      about=(src, dst), **data)
         elif d.status == REFUTED:
@@ -243,6 +241,26 @@ class _Checker:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
                      decided=False, about=(src, dst), **data)
         self.meant_check(inst, src, dst, d)
+
+    def tiles_ignored(self, inst: Instruction, src: Shape, dst: Shape,
+                      d: Decomposition, data: dict) -> bool:
+        """Whether the refuted tiled bitcast ``d`` keeps every byte on a
+        backend that ignores tiles (:mod:`.backend`): then a finding of its
+        own, a warning unless ``strict_tiles``."""
+        if not ignores_tiles(self.backend) or not (src.layout.tiles or dst.layout.tiles):
+            return False
+        a, b = untiled(src), untiled(dst)
+        key = ("bitcast", self.text(a), self.text(b), False)
+        u, _ = self.cached(key, lambda: decompose(a, b, timeout=self.timeout))
+        if u.status != PROVED:
+            return False
+        self.add("bitcast-tiles-ignored", "error" if self.strict_tiles else "warning", inst,
+                 f"bitcast {inst.name}: {d.text} moves bytes by its tiles "
+                 f"({_ce_text(d.counterexample)}); the {self.backend} backend stores "
+                 f"arrays by minor_to_major whatever the tiles say, and untiled it is "
+                 f"a {u.kind}: proved", about=(src, dst), counterexample=d.counterexample,
+                 **data)
+        return True
 
     def memory_space_change(self, src: Shape, dst: Shape, inst: Instruction,
                             constant: bool = False) -> bool:
@@ -438,11 +456,15 @@ def _ce_text(ce: Counterexample | None) -> str:
 
 
 def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
-                 meant: dict | None = None) -> Report:
+                 meant: dict | None = None, backend: str | None = None,
+                 strict_tiles: bool = False) -> Report:
     """Check every claim in ``module``; ``meant`` maps a bitcast's name to the
-    transpose permutation it stands for (the user's word over op_name)."""
+    transpose permutation it stands for (the user's word over op_name);
+    ``backend`` (``cpu``, ``gpu``, ``tpu`` or None, unknown) decides whether
+    tiles are honoured (:mod:`.backend`); ``strict_tiles`` keeps a bitcast
+    that moves bytes only by tiles the CPU backend ignores an error."""
     start = time.perf_counter()
-    c = _Checker(module, timeout, meant)
+    c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
     for s in module.skipped:
         c.counts["skipped"] += 1
         bad = invalid_layout(s.text)

@@ -43,6 +43,7 @@ from ..bitcast import remembering
 from ..core import DEFAULT_TIMEOUT
 from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
+from .backend import backend_of, checked_backend
 from .check import check_module
 from .findings import Report
 from .module import parse_hlo
@@ -154,14 +155,18 @@ def read_text(path: str) -> str:
 
 
 def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-               meant: dict | None = None) -> ModuleResult:
+               meant: dict | None = None, backend: str | None = None,
+               strict_tiles: bool = False) -> ModuleResult:
     """Check the module in ``path`` (or ``text``, read from it already):
     bad input becomes the result's ``error``, any other exception is a bug
-    and propagates."""
+    and propagates.  ``backend`` None: the one the file name names
+    (:func:`~.backend.backend_of`)."""
     try:
         if text is None:
             text = read_text(path)
-        report = check_module(parse_hlo(text), timeout=timeout, meant=meant)
+        report = check_module(parse_hlo(text), timeout=timeout, meant=meant,
+                              backend=backend or backend_of(path),
+                              strict_tiles=strict_tiles)
     except TilespecError as e:
         return ModuleResult(path, error=str(e))
     return ModuleResult(path, report=report)
@@ -185,14 +190,17 @@ def corpus_status(statuses: Iterable[str]) -> str:
     return PROVED
 
 
-def _unit(timeout: float, meant: dict | None) -> Callable[..., ModuleResult]:
+def _unit(timeout: float, meant: dict | None, backend: str | None = None,
+          strict_tiles: bool = False) -> Callable[..., ModuleResult]:
     """``check_file`` with its options bound (picklable, for other processes)."""
-    return partial(check_file, timeout=timeout, meant=meant)
+    return partial(check_file, timeout=timeout, meant=meant, backend=backend,
+                   strict_tiles=strict_tiles)
 
 
 def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = None,
                 timeout: float = DEFAULT_TIMEOUT, meant: dict | None = None,
-                texts: dict[str, str] | None = None) -> list[ModuleResult]:
+                texts: dict[str, str] | None = None, backend: str | None = None,
+                strict_tiles: bool = False) -> list[ModuleResult]:
     """:func:`check_file` on every path, in the order of ``paths``.
 
     ``jobs > 1``: in that many processes (each file read by its worker).
@@ -204,7 +212,7 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs < 1:
         raise TilespecError(f"--jobs {jobs}: expected at least 1")
     texts = dict(texts or {})
-    unit = _unit(timeout, meant)
+    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles)
     if scheduler is not None:
         return _on_dask(scheduler, list(paths), unit, texts)
     if jobs == 1 or len(paths) <= 1:

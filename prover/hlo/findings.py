@@ -69,7 +69,11 @@ RULES = {r.id: r for r in (
          "a bitcast that no reshape, transpose or TRT makes a physical no-op"),
     Rule("bitcast-unknown", ("warning",), UNKNOWN, "a bitcast neither proved nor refuted"),
     Rule("bitcast-size-mismatch", ("error",), REFUTED,
-         "a bitcast whose operand and result differ in element count or element type"),
+         "a bitcast whose operand and result take different bytes (XLA's verifier "
+         "rejects it)"),
+    Rule("bitcast-tiles-ignored", ("warning", "error"), REFUTED,
+         "a bitcast that moves bytes only by tiles the module's backend (CPU) "
+         "ignores: harmless there"),
     Rule("bitcast-convert-layout", ("error",), REFUTED,
          "a bitcast-convert whose shapes or layouts break XLA's rules for it"),
     Rule("bitcast-memory-space", ("error",), REFUTED,

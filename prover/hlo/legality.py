@@ -9,12 +9,15 @@ infers and the layout layout assignment gives it; a layout is one
 
 from __future__ import annotations
 
+import dataclasses
+
 from ...spec import (
     LayoutError,
     Shape,
     TilespecError,
     bit_width,
     byte_size,
+    format_shape,
     num_elements,
     parse_shape,
 )
@@ -91,6 +94,13 @@ def _order(shape: Shape) -> str:
     return "{" + ",".join(map(str, shape.layout.minor_to_major)) + "}"
 
 
+def _layout(shape: Shape) -> str:
+    """The layout as XLA prints it, without the memory space."""
+    text = format_shape(dataclasses.replace(
+        shape, layout=dataclasses.replace(shape.layout, memory_space=0)))
+    return text[text.index("{"):] if "{" in text else "{}"
+
+
 def bitcast_convert_mismatch(src: Shape, dst: Shape) -> str | None:
     """Why XLA rejects a ``bitcast-convert`` from ``src`` to ``dst``, or None.
 
@@ -99,7 +109,11 @@ def bitcast_convert_mismatch(src: Shape, dst: Shape) -> str | None:
     layouts as layout assignment constrains them (bitcast-convert cannot
     change layout: equal ranks share the layout; otherwise the extra dim is
     the most minor and the other dims keep their order); and equal byte
-    sizes, so sub-byte packing (``E(n)``) must agree.
+    sizes, so sub-byte packing (``E(n)``) must agree.  Memory spaces are
+    free: ``ShapeVerifier::HandleBitcastConvert`` compares the result with the
+    inferred shape by ``ShapeUtil::Compatible`` (``CheckShape``'s default
+    case, no layout), and a bitcast-convert writes a buffer of its own
+    (xla/service/hlo_verifier.cc, ROCm/xla 183fa00cb5d8).
 
     >>> from tilespec.spec.text import parse_shape as p
     >>> bitcast_convert_mismatch(p("f32[8]{0}"), p("u8[8,4]{1,0}")) is None
@@ -110,6 +124,11 @@ def bitcast_convert_mismatch(src: Shape, dst: Shape) -> str | None:
     'byte sizes differ: 8 against 16'
     >>> bitcast_convert_mismatch(p("s8[8]{0}"), p("s4[8,2]{1,0:E(4)}")) is None
     True
+    >>> bitcast_convert_mismatch(p("f32[16,128]{1,0:T(8,128)}"),
+    ...                          p("u32[16,128]{1,0:T(8,128)S(1)}")) is None
+    True
+    >>> bitcast_convert_mismatch(p("f32[16,128]{1,0:T(8,128)}"), p("u32[16,128]{1,0}"))
+    'layouts differ: {1,0:T(8,128)} against {1,0}'
     """
     if src.is_symbolic or dst.is_symbolic:
         return None
@@ -125,8 +144,9 @@ def bitcast_convert_mismatch(src: Shape, dst: Shape) -> str | None:
     if a == b:
         if src.dims != dst.dims:
             return "dims differ"
-        if src.layout != dst.layout:
-            return f"layouts differ: {_order(src)} against {_order(dst)}"
+        if src.layout != dataclasses.replace(dst.layout,
+                                             memory_space=src.layout.memory_space):
+            return f"layouts differ: {_layout(src)} against {_layout(dst)}"
     else:
         if narrow.rank != wide.rank + 1 or narrow.dims[:-1] != wide.dims:
             return (f"dims must be the wider type's dims and {ratio}: "

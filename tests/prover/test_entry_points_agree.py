@@ -142,3 +142,34 @@ def test_every_entry_point_gives_a_memory_space_pair_one_verdict(src, dst, verdi
     assert main(["bitcast", src, dst]) == code
     assert main(["bitcast", "--reshape", src, dst]) == code
     capsys.readouterr()
+
+
+#: Bitcasts that change the element type, width or count (issue 30): one
+#: verdict each, whichever entry point asks, in XLA's order.
+RESIZED = [
+    ("f32[8,16]{1,0}", "s32[8,16]{1,0}", "proved"),                   # equal width
+    ("pred[8,128]{1,0:T(8,128)E(32)}", "s32[8,128]{1,0:T(8,128)}", "proved"),
+    ("f32[8,16]{1,0}", "f16[8,32]{1,0}", "proved"),                   # other width
+    ("f32[16,128]{1,0:T(8,128)}", "bf16[16,256]{1,0:T(8,128)(2,1)}", "unknown"),
+    ("f32[1024]{0:T(1024)}", "f32[1000]{0:T(1024)}", "proved"),       # a prefix
+    ("f32[2,4]{0,1}", "f32[6]{0:L(8)}", "refuted"),                   # moves elements
+    ("f32[4]{0}", "f32[2]{0}", "refuted"),                            # byte sizes
+]
+
+
+def check_hlo_decides(src: str, dst: str) -> str:
+    report = tilespec.check_hlo(f"""HloModule m
+ENTRY e {{
+  p = {src} parameter(0)
+  ROOT b = {dst} bitcast(p)
+}}""", timeout=20.0)
+    return report.status
+
+
+@pytest.mark.parametrize("src,dst,status", RESIZED)
+def test_a_type_width_or_count_change_has_one_verdict(src, dst, status, capsys):
+    assert tilespec.bitcast(src, dst, timeout=20.0).status == status
+    assert check_hlo_decides(src, dst) == status
+    assert main(["bitcast", src, dst]) == {"proved": 0, "refuted": 1, "unknown": 3}[status]
+    assert capsys.readouterr().out.split()[0] == {"proved": "bitcast:", "refuted": "not",
+                                                  "unknown": "unknown"}[status]

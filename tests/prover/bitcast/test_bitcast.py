@@ -218,7 +218,10 @@ def test_cli_exit_statuses(capsys, monkeypatch):
     code, out, _ = run(capsys, "bitcast", "f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}",
                        "--reshape")
     assert code == 1 and "what: the offsets" in out and "source: f32[" in out
+    # other byte sizes: XLA's rule, a verdict (refuted), as check-hlo says
     code, out, err = run(capsys, "bitcast", "f32[3,5]", "f32[4,4]")
+    assert code == 1 and "the byte sizes differ" in out and "HandleBitcast" in out
+    code, out, err = run(capsys, "bitcast", "f32[m]{0}", "f32[n]{0}")
     assert code == 2 and err.startswith("tilespec: error:") and err.count("\n") == 1
     code, out, _ = run(capsys, "bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}",
                        "--transpose", "1,0", "--json")

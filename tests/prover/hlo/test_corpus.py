@@ -51,7 +51,8 @@ def dump(root: Path, names=GOOD + (BAD,)) -> Path:
     for i, name in enumerate(names):
         where = d / "sub" if i == 1 else d
         stem = f"module_{i:04d}.jit_{Path(name).stem}"
-        shutil.copy(HLO / name, where / f"{stem}.cpu_after_optimizations.txt")
+        # no backend in the name: tiles are honoured, as on TPU
+        shutil.copy(HLO / name, where / f"{stem}.after_optimizations.txt")
         (where / f"{stem}.cpu_after_optimizations-buffer-assignment.txt").write_text(
             "BufferAssignment:\nallocation 0: size 4\n")
         (where / f"{stem}.before_optimizations.txt").write_text("HloModule before\n")

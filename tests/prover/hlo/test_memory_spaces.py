@@ -112,3 +112,25 @@ ENTRY %main (p: f32[8,128]) -> f32[8,128] {{
 }}"""))
     [f] = [f for f in r.findings if f.instruction == "copy.1"]
     assert (f.rule, f.level) == ("moves-data", "note") and moves in f.message
+
+
+def test_a_bitcast_convert_into_another_memory_space_is_no_error():
+    # ShapeVerifier::HandleBitcastConvert compares shapes by
+    # ShapeUtil::Compatible (CheckShape's default case: no layout), and a
+    # bitcast-convert writes a buffer of its own (ROCm/xla 183fa00cb5d8); the
+    # TPU compiler emits f32[16,128]{1,0:T(8,128)} -> u32[...]{1,0:T(8,128)S(1)}
+    from locations import DATA
+    text = (DATA / "hlo" / "tpu_v5e_bitcast_convert.hlo").read_text()
+    assert "bitcast-convert(" in text and "S(1)} bitcast-convert(" in text
+    report = check_module(parse_hlo(text))
+    assert report.status == "proved", [f.message for f in report.findings
+                                      if f.level != "note"]
+
+
+def test_a_bitcast_convert_between_other_tiles_names_both_layouts():
+    m = parse_hlo("ENTRY %e (p: f32[16,128]) -> u32[16,128] {\n"
+                  "  %p = f32[16,128]{1,0:T(8,128)} parameter(0)\n"
+                  "  ROOT %c = u32[16,128]{1,0:S(1)} bitcast-convert(%p)\n}")
+    [f] = [f for f in check_module(m).findings if f.level == "error"]
+    assert f.rule == "bitcast-convert-layout"
+    assert f.message.endswith("layouts differ: {1,0:T(8,128)} against {1,0}")
