@@ -21,6 +21,7 @@ importing it (for its doctests, or the worker's table) must not start jax.
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any, Callable, cast
 
 import numpy as np
@@ -273,7 +274,6 @@ def compile_for_tpu(fn, specs, result, devices: int, topology: str) -> tuple[str
     tree of ``(dims, dtype, partition)``) and its memory figures, for the
     first ``devices`` devices (1, or 4 as a 2x2 mesh ``("x", "y")``) of
     ``topology`` (``"v5e:2x2"``); no TPU is needed, only libtpu."""
-    import os
     # libtpu takes a lock file meant for one process per TPU host; compiling
     # for a described topology touches no TPU, so workers may share the host.
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
@@ -282,7 +282,7 @@ def compile_for_tpu(fn, specs, result, devices: int, topology: str) -> tuple[str
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
     topo = topologies.get_topology_desc(topology_name=topology, platform="tpu")
-    found = np.array(topo.devices[:devices])
+    found: Any = np.array(topo.devices[:devices])
     if devices == 4:
         found = found.reshape(2, 2)
     mesh = Mesh(found, ("x", "y")[:found.ndim])

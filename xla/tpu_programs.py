@@ -115,7 +115,7 @@ def tpu_programs() -> dict[str, Program]:  # pragma: no cover - in the worker
                                     a((128, 80), "float8_e4m3fn")), None, 1),
         "bool_mask": (bool_mask, (a((24, 130), "bool"), a((24, 130))), None, 1),
         "attention_heads": (attention, (a((2, 16, 128)),) + (a((128, 128)),) * 4, None, 1),
-        "attention_bf16": (lambda *t: attention(*t, heads=8),
+        "attention_bf16": (lambda x, q, k, v, o: attention(x, q, k, v, o, heads=8),
                            (a((3, 24, 256), "bfloat16"),) + (a((256, 256), "bfloat16"),) * 4,
                            None, 1),
         "conv_nhwc": (conv, (a((2, 14, 14, 3)), a((3, 3, 3, 16))), None, 1),
