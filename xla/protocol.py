@@ -150,6 +150,16 @@ class TpuCompileRequest:
 
 
 @dataclass(frozen=True)
+class TpuLayoutRequest:
+    """Compile ``a + 1`` for one parameter of ``dims`` and ``dtype`` (a
+    numpy name) with the TPU compiler for ``topology``; answer the module."""
+
+    dims: tuple[int, ...]
+    dtype: str
+    topology: str
+
+
+@dataclass(frozen=True)
 class BytesInPlaceRequest:
     """Does each reading of SRC as DST keep every byte in place in the
     device's memory?  (Untiled layouts; labels of the element's width.)"""
@@ -280,7 +290,8 @@ class BytesInPlaceResponse:
 
 
 Request = Union[ParseRequest, ValidateRequest, ArraySizeRequest, CompileRequest,
-                BufferOrderRequest, DumpRequest, BytesInPlaceRequest, TpuCompileRequest]
+                BufferOrderRequest, DumpRequest, BytesInPlaceRequest, TpuCompileRequest,
+                TpuLayoutRequest]
 Response = Union[ParseResponse, ValidateResponse, ArraySizeResponse, CompileResponse,
                  Rejected, BufferOrderResponse, DumpResponse, BytesInPlaceResponse,
                  TpuCompileResponse, Aborted, Hung, Crashed]
@@ -291,7 +302,7 @@ FAILURES = (Aborted, Hung, Crashed)
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     ArrayFacts, ArrayQuestion, ArrayLayout, ReshapeCase,
     ParseRequest, ValidateRequest, ArraySizeRequest, CompileRequest, BufferOrderRequest,
-    DumpRequest, BytesInPlaceRequest, TpuCompileRequest, TpuCompileResponse,
+    DumpRequest, BytesInPlaceRequest, TpuCompileRequest, TpuCompileResponse, TpuLayoutRequest,
     Parsed, ParseRejected, Aborted, Hung, Crashed, ParseResponse, LayoutVerdict,
     ValidateResponse, SizeAnswer, ArraySizeResponse, CompileResponse, Rejected,
     BufferOrderResponse, DumpResponse, BytesInPlaceResponse)}

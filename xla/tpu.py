@@ -24,13 +24,21 @@ from dataclasses import dataclass
 
 from ..spec import TilespecError
 from .client import WorkerSetup, available as xla_available, run
-from .protocol import TpuCompileRequest, TpuCompileResponse
+from .protocol import TpuCompileRequest, TpuCompileResponse, TpuLayoutRequest
 
-__all__ = ["CHIPS", "PROGRAMS", "TpuModule", "TpuUnavailable", "available", "compile_tpu"]
+__all__ = ["CHIPS", "DTYPES", "PROGRAMS", "TpuModule", "TpuNoAnswer", "TpuUnavailable",
+           "available",
+           "compile_tpu", "parameter_module"]
 
 #: Chip generation -> the topology whose devices its programs are compiled for.
 CHIPS = {"v4": "v4:2x2x1", "v5e": "v5e:2x2", "v5p": "v5p:2x2x1", "v6e": "v6e:2x2",
          "tpu7x": "tpu7x:2x2x1"}
+
+#: XLA's element type -> the numpy (ml_dtypes) name jax takes.
+DTYPES = {"pred": "bool", "s4": "int4", "u4": "uint4", "s8": "int8", "u8": "uint8",
+          "s16": "int16", "u16": "uint16", "s32": "int32", "u32": "uint32",
+          "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f8e4m3fn": "float8_e4m3fn",
+          "f8e5m2": "float8_e5m2"}
 
 #: Program name -> what it is (built in the worker by :mod:`.tpu_programs`).
 PROGRAMS = {
@@ -72,6 +80,16 @@ class TpuUnavailable(TilespecError):
     """libtpu is not installed, so the TPU compiler cannot be asked."""
 
 
+class TpuNoAnswer(RuntimeError):
+    """The TPU compiler gave no answer: it aborted (``Aborted``), took longer
+    than the timeout (``Hung``) or raised (``Crashed``); ``failure`` says which."""
+
+    def __init__(self, program: str, chip: str, failure):
+        super().__init__(f"the TPU compiler gave no answer on {program} for {chip}: "
+                         f"{failure}")
+        self.failure = failure
+
+
 def available() -> bool:
     """True when jax and libtpu can be imported (neither is imported here)."""
     return xla_available() and importlib.util.find_spec("libtpu") is not None
@@ -100,7 +118,7 @@ class TpuModule:
 
 def _module(program: str, chip: str, answer) -> TpuModule:
     if not isinstance(answer, TpuCompileResponse):
-        raise RuntimeError(f"the TPU compiler failed on {program} for {chip}: {answer}")
+        raise TpuNoAnswer(program, chip, answer)
     f = dict(answer.figures)
     return TpuModule(program, chip, answer.hlo, f["argument_size_in_bytes"],
                      f["output_size_in_bytes"], f["alias_size_in_bytes"],
@@ -118,3 +136,17 @@ def compile_tpu(programs, chips, timeout: float = 600.0) -> list[TpuModule]:
     answers = run([TpuCompileRequest(p, CHIPS[c]) for p, c in pairs],
                   WorkerSetup(timeout=timeout))
     return [_module(p, c, a) for (p, c), a in zip(pairs, answers)]
+
+
+def parameter_module(dims, element_type: str, chip: str, timeout: float = 600.0) -> TpuModule:
+    """The module of ``a + 1`` compiled for ``chip`` with one parameter of
+    ``dims`` and ``element_type`` (XLA's name): its entry parameter carries
+    the layout the TPU compiler picks for such an array."""
+    if not available():
+        raise TpuUnavailable(INSTALL_HINT)
+    if element_type not in DTYPES:
+        raise TpuUnavailable(f"the TPU compiler is not asked about {element_type}: one of "
+                             f"{', '.join(DTYPES)}")
+    (a,) = run([TpuLayoutRequest(tuple(dims), DTYPES[element_type], CHIPS[chip])],
+               WorkerSetup(timeout=timeout))
+    return _module("parameter", chip, a)

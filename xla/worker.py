@@ -52,6 +52,7 @@ from .protocol import (
     SizeAnswer,
     TpuCompileRequest,
     TpuCompileResponse,
+    TpuLayoutRequest,
     ValidateRequest,
     ValidateResponse,
     decode,
@@ -294,6 +295,12 @@ def answer_tpu_compile(request: TpuCompileRequest) -> TpuCompileResponse:
     return TpuCompileResponse(hlo, tuple(sorted(figures.items())))
 
 
+def answer_tpu_layout(request: TpuLayoutRequest) -> TpuCompileResponse:
+    spec = (tuple(request.dims), request.dtype, None)
+    hlo, figures = jx.compile_for_tpu(lambda a: a + 1, (spec,), None, 1, request.topology)
+    return TpuCompileResponse(hlo, tuple(sorted(figures.items())))
+
+
 def answer_bytes_in_place(request: BytesInPlaceRequest) -> BytesInPlaceResponse:
     src, dst = request.src, request.dst
     dtype = np.dtype(src.dtype)
@@ -327,6 +334,7 @@ HANDLERS: dict[type, Callable[[Any], Any]] = {
     DumpRequest: answer_dump,
     BytesInPlaceRequest: answer_bytes_in_place,
     TpuCompileRequest: answer_tpu_compile,
+    TpuLayoutRequest: answer_tpu_layout,
 }
 
 
