@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import sys
 
-from ..prover.hlo.module import parse_hlo
-from ..spec import concrete_dims, parse_array_shape
-from ..spec.layout import Shape
-from ..spec.printer import format_shape
-from ..spec.size import byte_size
+from ..prover.hlo import parse_hlo
+from ..spec import Shape, byte_size, concrete_dims, format_shape, parse_array_shape
 from .arguments import seconds
 from .envelope import Entry, emit
 
@@ -56,13 +53,13 @@ def cmd_tpu_layout(args) -> int:
 
 
 def register(command) -> None:
-    from ..xla.tpu import CHIPS
+    from ..xla import tpu
     c = command("tpu-layout", "the layout the TPU compiler picks for a parameter of a "
                 "shape, with its padded bytes beside the compiler's; needs libtpu: "
                 "pip install -e '.[tpu]' in a clone of tilespec", cmd_tpu_layout)
     c.add_argument("shape", metavar="SHAPE", help="dims and element type, e.g. "
                    "'bf16[129,257]' (a layout written here is ignored)")
-    c.add_argument("--chip", default="v5e", choices=sorted(CHIPS),
+    c.add_argument("--chip", default="v5e", choices=sorted(tpu.CHIPS),
                    help="the chip generation (default v5e)")
     c.add_argument("--timeout", default=600.0, type=seconds,
                    help="seconds the compiler may take (default 600)")
