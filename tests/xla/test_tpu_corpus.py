@@ -27,6 +27,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -280,6 +281,12 @@ def test_tuple_results_are_in_the_corpus():
 LIVE = ("reshape_1000", "int4_matmul", "sharded_reshape")
 
 
+def without_source_lines(hlo: str) -> str:
+    """The module without the source positions of its stack frames, which
+    move whenever the generating Python file is edited."""
+    return re.sub(r"line=\d+ end_line=\d+ column=\d+ end_column=\d+", "", hlo)
+
+
 @pytest.mark.tpu
 @pytest.mark.integration
 @pytest.mark.skipif(not tpu.available(), reason=tpu.INSTALL_HINT)
@@ -290,4 +297,4 @@ def test_the_compiler_still_answers_the_record():
     for m in tpu.compile_tpu(LIVE, ["v5e"]):
         (e,) = [e for e in entries(m.program) if e["chip"] == "v5e"]
         assert m.figures == e["figures"], m.program
-        assert m.hlo == e["hlo"], m.program
+        assert without_source_lines(m.hlo) == without_source_lines(e["hlo"]), m.program
