@@ -7,7 +7,7 @@ fill in; a new command is a new row here, and no branch anywhere else.
 
 from __future__ import annotations
 
-from . import codegen, cute, hlo, padding, prove, query, regress, rules, teach, tile, xla
+from . import codegen, cute, hlo, padding, prove, query, regress, rules, teach, tile, tpu, xla
 
 REGISTER = (
     query.register,     # explain, offset, locate
@@ -17,6 +17,7 @@ REGISTER = (
     teach.register,     # draw, formula
     codegen.register,   # codegen: tile and untile code
     xla.register,       # xla: real XLA beside tilespec
+    tpu.register,       # tpu-layout: the TPU compiler's layout of a parameter
     hlo.register,       # check-hlo, convert
     padding.register,   # padding: why a buffer is bigger, and smaller layouts
     cute.register,      # cute: CuTe layouts both ways

@@ -314,7 +314,7 @@ def test_docs_python_examples_run(path):
 #: A file of this repository named in the docs, e.g. ``tests/xla/test_xla_cli.py``.
 NAMED_FILE = re.compile(r"(?<![\w/.-])((?:tests|spec|image|testing|prover|cli|teach|codegen"
                         r"|interop|xla|tools|benchmarks|notebooks|docs)/[\w./-]*"
-                        r"\.(?:py|hlo|json|ipynb|md|txt))")
+                        r"\.(?:py|hlo|json|ipynb|md|txt)(?:\.gz)?)")
 
 
 def test_files_named_in_the_docs_exist():

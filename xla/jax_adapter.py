@@ -21,6 +21,7 @@ importing it (for its doctests, or the worker's table) must not start jax.
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any, Callable, cast
 
 import numpy as np
@@ -261,3 +262,43 @@ def device_bytes(values, array, backend: str = "cpu") -> bytes:
     n = values.size * values.itemsize
     return bytes((ctypes.c_uint8 * n).from_address(x.unsafe_buffer_pointer()))
 
+
+
+#: The memory figures of a compiled program, as ``memory_analysis()`` names them.
+MEMORY_FIGURES = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes",
+                  "temp_size_in_bytes", "generated_code_size_in_bytes")
+
+
+def compile_for_tpu(fn, specs, result, devices: int, topology: str) -> tuple[str, dict]:
+    """The TPU compiler's optimised HLO of ``fn`` on arguments ``specs`` (a
+    tree of ``(dims, dtype, partition)``) and its memory figures, for the
+    first ``devices`` devices (1, or 4 as a 2x2 mesh ``("x", "y")``) of
+    ``topology`` (``"v5e:2x2"``); no TPU is needed, only libtpu."""
+    # libtpu takes a lock file meant for one process per TPU host; compiling
+    # for a described topology touches no TPU, so workers may share the host.
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    import jax
+    from jax.experimental import topologies
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    topo = topologies.get_topology_desc(topology_name=topology, platform="tpu")
+    found: Any = np.array(topo.devices[:devices])
+    if devices == 4:
+        found = found.reshape(2, 2)
+    mesh = Mesh(found, ("x", "y")[:found.ndim])
+
+    def placed(spec):
+        dims, dtype, part = spec
+        return jax.ShapeDtypeStruct(dims, _numpy_dtype(dtype),
+                                    sharding=NamedSharding(mesh, P(*(part or ()))))
+
+    is_spec = lambda s: isinstance(s, tuple) and len(s) == 3 and isinstance(s[1], str)
+    args = jax.tree.map(placed, specs, is_leaf=is_spec)
+    if isinstance(result, tuple) and result and isinstance(result[0], tuple):
+        out: Any = tuple(NamedSharding(mesh, P(*r)) for r in result)
+    else:
+        out = NamedSharding(mesh, P(*(result or ())))
+    compiled = jax.jit(fn, out_shardings=out).trace(*args).lower(
+        lowering_platforms=("tpu",)).compile()
+    stats = compiled.memory_analysis()
+    return _hlo_text(compiled), {k: int(getattr(stats, k)) for k in MEMORY_FIGURES}

@@ -140,6 +140,26 @@ class DumpRequest:
 
 
 @dataclass(frozen=True)
+class TpuCompileRequest:
+    """Compile the named program of :mod:`.tpu_programs` with the TPU
+    compiler for ``topology`` (``"v5e:2x2"``); answer its optimised HLO and
+    memory figures."""
+
+    program: str
+    topology: str
+
+
+@dataclass(frozen=True)
+class TpuLayoutRequest:
+    """Compile ``a + 1`` for one parameter of ``dims`` and ``dtype`` (a
+    numpy name) with the TPU compiler for ``topology``; answer the module."""
+
+    dims: tuple[int, ...]
+    dtype: str
+    topology: str
+
+
+@dataclass(frozen=True)
 class BytesInPlaceRequest:
     """Does each reading of SRC as DST keep every byte in place in the
     device's memory?  (Untiled layouts; labels of the element's width.)"""
@@ -256,15 +276,25 @@ class DumpResponse:
 
 
 @dataclass(frozen=True)
+class TpuCompileResponse:
+    """The TPU compiler's module and its ``memory_analysis()`` figures
+    (``argument_size_in_bytes``, ... : name -> bytes)."""
+
+    hlo: str
+    figures: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class BytesInPlaceResponse:
     agrees: tuple[tuple[str, bool], ...]
 
 
 Request = Union[ParseRequest, ValidateRequest, ArraySizeRequest, CompileRequest,
-                BufferOrderRequest, DumpRequest, BytesInPlaceRequest]
+                BufferOrderRequest, DumpRequest, BytesInPlaceRequest, TpuCompileRequest,
+                TpuLayoutRequest]
 Response = Union[ParseResponse, ValidateResponse, ArraySizeResponse, CompileResponse,
                  Rejected, BufferOrderResponse, DumpResponse, BytesInPlaceResponse,
-                 Aborted, Hung, Crashed]
+                 TpuCompileResponse, Aborted, Hung, Crashed]
 #: What cannot be an answer to a request's question: the process ended or raised.
 FAILURES = (Aborted, Hung, Crashed)
 
@@ -272,7 +302,7 @@ FAILURES = (Aborted, Hung, Crashed)
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     ArrayFacts, ArrayQuestion, ArrayLayout, ReshapeCase,
     ParseRequest, ValidateRequest, ArraySizeRequest, CompileRequest, BufferOrderRequest,
-    DumpRequest, BytesInPlaceRequest,
+    DumpRequest, BytesInPlaceRequest, TpuCompileRequest, TpuCompileResponse, TpuLayoutRequest,
     Parsed, ParseRejected, Aborted, Hung, Crashed, ParseResponse, LayoutVerdict,
     ValidateResponse, SizeAnswer, ArraySizeResponse, CompileResponse, Rejected,
     BufferOrderResponse, DumpResponse, BytesInPlaceResponse)}

@@ -50,6 +50,9 @@ from .protocol import (
     ParseResponse,
     Rejected,
     SizeAnswer,
+    TpuCompileRequest,
+    TpuCompileResponse,
+    TpuLayoutRequest,
     ValidateRequest,
     ValidateResponse,
     decode,
@@ -57,6 +60,7 @@ from .protocol import (
     last_words,
 )
 from .readings import reading_of
+from .tpu_programs import tpu_programs
 
 #: Largest total bytes one compilation may allocate to measure ArraySize.
 BATCH_BYTES = 64 << 20
@@ -280,6 +284,23 @@ def answer_dump(request: DumpRequest) -> DumpResponse:
     return DumpResponse(jx.compile_program(fn, args, keywords, request.backend))
 
 
+_TPU_PROGRAMS: dict = {}
+
+
+def answer_tpu_compile(request: TpuCompileRequest) -> TpuCompileResponse:
+    if not _TPU_PROGRAMS:
+        _TPU_PROGRAMS.update(tpu_programs())
+    fn, specs, result, devices = _TPU_PROGRAMS[request.program]
+    hlo, figures = jx.compile_for_tpu(fn, specs, result, devices, request.topology)
+    return TpuCompileResponse(hlo, tuple(sorted(figures.items())))
+
+
+def answer_tpu_layout(request: TpuLayoutRequest) -> TpuCompileResponse:
+    spec = (tuple(request.dims), request.dtype, None)
+    hlo, figures = jx.compile_for_tpu(lambda a: a + 1, (spec,), None, 1, request.topology)
+    return TpuCompileResponse(hlo, tuple(sorted(figures.items())))
+
+
 def answer_bytes_in_place(request: BytesInPlaceRequest) -> BytesInPlaceResponse:
     src, dst = request.src, request.dst
     dtype = np.dtype(src.dtype)
@@ -312,6 +333,8 @@ HANDLERS: dict[type, Callable[[Any], Any]] = {
     BufferOrderRequest: answer_buffer_order,
     DumpRequest: answer_dump,
     BytesInPlaceRequest: answer_bytes_in_place,
+    TpuCompileRequest: answer_tpu_compile,
+    TpuLayoutRequest: answer_tpu_layout,
 }
 
 

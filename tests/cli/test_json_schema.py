@@ -55,6 +55,10 @@ RUNS = {
     # without the xla extra the command is bad input (exit 2), in JSON too
     "xla": [pytest.param(["xla", "f32[3]{0:L(4)}"], 0 if importlib.util.find_spec("jax") else 2,
                          marks=pytest.mark.integration)],  # asks real XLA
+    # without the tpu extra (libtpu) the command is bad input (exit 2)
+    "tpu-layout": [pytest.param(["tpu-layout", "bf16[129,257]"],
+                                0 if importlib.util.find_spec("libtpu") else 2,
+                                marks=pytest.mark.integration)],  # asks the TPU compiler
 }
 
 
@@ -106,7 +110,7 @@ def test_a_refuted_bitcast_names_both_sides(capsys):
 
 # `tilespec xla` takes bad text as its subject: what XLA and tilespec say of
 # it is the answer, not an error (tests/test_xla_cli.py).
-@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla", "check-hlo"}))
+@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla", "tpu-layout", "check-hlo"}))
 def test_bad_input_is_json_too(command, capsys, tmp_path):
     argv, _ = RUNS[command][-1] if command != "check-rule" else RUNS[command][1]
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
