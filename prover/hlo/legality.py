@@ -56,10 +56,13 @@ def data_op_mismatch(opcode: str, src: Shape, dst: Shape,
                      perm: tuple[int, ...] | None) -> str | None:
     """Why XLA's verifier rejects a ``copy``, ``transpose`` (``perm``) or
     ``reshape`` (``perm`` None) from ``src`` to ``dst`` whatever their
-    layouts, or None: each keeps the element type; a copy keeps the dims
-    and a transpose permutes them (``ShapeVerifier::HandleCopy`` and
+    layouts and element types, or None: a copy keeps the dims and a
+    transpose permutes them (``ShapeVerifier::HandleCopy`` and
     ``HandleTranspose`` compare the result with the shape inferred from the
-    operand); a reshape keeps the element count (``HandleReshape``).
+    operand); a reshape keeps the element count (``HandleReshape``).  The
+    element type is not asked: a compiler verifying with
+    ``allow_mixed_precision`` (the TPU compiler's copy f32 -> bf16) accepts
+    another floating-point type.
 
     >>> from tilespec.spec.text import parse_shape as p
     >>> data_op_mismatch("copy", p("f32[8,128]{1,0}"), p("f32[2,512]{1,0}"), (0, 1))
@@ -73,10 +76,9 @@ def data_op_mismatch(opcode: str, src: Shape, dst: Shape,
     """
     if src.is_symbolic or dst.is_symbolic:
         return None
-    if src.element_type != dst.element_type:
-        return f"element types differ: {src.element_type} against {dst.element_type}"
     if perm is None:
-        return size_mismatch(src, dst)
+        a, b = num_elements(src), num_elements(dst)
+        return None if a == b else f"element counts differ: {a} against {b}"
     if sorted(perm) != list(range(src.rank)):
         return (f"dimensions={{{','.join(map(str, perm))}}} is not a permutation of "
                 f"the {src.rank} dims")

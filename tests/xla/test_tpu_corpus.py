@@ -48,20 +48,7 @@ from tilespec.xla.readings import reading_of
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "tpu" / "corpus.json.gz"
 
 #: Programs check-hlo gets wrong today (on every chip), and why.
-KNOWN = {
-    "reshape_1000": "false error: the TPU compiler's count-changing bitcast "
-                    "f32[1024]{0:T(1024)} -> f32[1000]{0:T(1024)} (equal byte size; the "
-                    "result is a prefix) is called 'element counts differ' (issue 30 part c)",
-    "sort_topk": "false error: bitcast-convert f32[]{:T(128)} -> s32[]{:T(128)S(6)}, which "
-                 "differ only in memory space, is called 'layouts differ' (issue 30 part c)",
-    "conv_nhwc": "false unknown: copy f32 -> bf16 is 'rejected by XLA's verifier', but the TPU "
-                 "compiler verifies with HloVerifierOpts allow_mixed_precision, under which "
-                 "ShapeVerifier::CheckShape (xla/service/hlo_verifier.cc, its default case) "
-                 "accepts f32 -> bf16 (issue 30 part c, backend awareness)",
-    "sharded_train": "false unknown: all-reduce with replica_groups=mesh['axis_0'=2,"
-                     "'axis_1'=2] {'axis_0','axis_1'} is not read ('expected a name'; "
-                     "issue 30 part b)",
-}
+KNOWN: dict[str, str] = {}
 
 #: Bytes of a tuple result's index table as output_size_in_bytes counts
 #: them: n pointers of 8 bytes, rounded up to the chip's allocation granule
@@ -282,8 +269,10 @@ LIVE = ("reshape_1000", "int4_matmul", "sharded_reshape")
 
 
 def without_source_lines(hlo: str) -> str:
-    """The module without the source positions of its stack frames, which
-    move whenever the generating Python file is edited."""
+    """The module without the source positions of its stack frames and the
+    folders of its file names, which move whenever the generating Python
+    file is edited or the checkout moves."""
+    hlo = re.sub(r'"[^"\n]*/([^"/\n]+\.py)"', r'"\1"', hlo)
     return re.sub(r"line=\d+ end_line=\d+ column=\d+ end_column=\d+", "", hlo)
 
 
