@@ -40,13 +40,16 @@ from typing import Callable, Iterable, Sequence
 from .layout import Shape
 
 # C keywords (C89 to C23), the names <stdint.h> declares, the generated
-# functions, and macros GCC predefines in its default GNU modes.
+# functions, macros GCC predefines in its default GNU modes, <iso646.h>'s
+# spellings of operators, and Python's keywords (the proof of generated C
+# reads its expressions with Python's parser).
 _C_WORDS = frozenset("""auto break case char const continue default do double
     else enum extern float for goto if inline int long register restrict return
     short signed sizeof static struct switch typedef union unsigned void volatile
     while bool true false alignas alignof static_assert thread_local typeof
     typeof_unqual nullptr constexpr asm offset locate main NULL linux unix i386
-    i686 x86_64""".split())
+    i686 x86_64 and and_eq bitand bitor compl not not_eq or or_eq xor
+    xor_eq""".split()) | frozenset(keyword.kwlist)
 # Reserved by the C standard (leading underscore + capital or two
 # underscores), <stdint.h>'s macros (INT64_MAX, UINT8_C, SIZE_MAX, ...) and
 # typedefs (int64_t, ...), and POSIX's *_t.
@@ -61,8 +64,8 @@ def reserved(name: str, language: str) -> bool:
     """Whether ``language`` ("sympy", "python" or "c") cannot take ``name``
     as a parameter meaning a dim.
 
-    >>> [reserved(x, "c") for x in ("n", "int", "INT64_MAX", "int64_t", "_X")]
-    [False, True, True, True, True]
+    >>> [reserved(x, "c") for x in ("n", "int", "INT64_MAX", "int64_t", "_X", "and")]
+    [False, True, True, True, True, True]
     >>> reserved("return", "python"), reserved("int", "python")
     (True, False)
     """

@@ -142,3 +142,13 @@ def test_prove_names_the_compile_step():
         assert "compiles" in r.steps[0] or "no C compiler" in r.steps[0]
     py = prove_generated(shape("f32[m,return]{1,0:T(8,128)}"), "python")
     assert [r.status for r in py] == ["proved", "proved"]
+
+
+@pytest.mark.parametrize("dim", ["and", "or", "not", "xor", "lambda", "is", "None", "pass"])
+def test_generated_c_whose_dim_is_a_python_or_iso646_word_is_proved(dim):
+    # the proof reads the C's expressions with Python's parser: a dim named
+    # `and` was an internal SyntaxError
+    from tilespec.prover.codegen import prove_generated
+    rs = prove_generated(shape(f"s64[{dim},99,8]{{0,1,2:E(16)}}"), "c", timeout=120)
+    assert [r.status for r in rs] == ["proved", "proved"]
+    assert reserved(dim, "c")
