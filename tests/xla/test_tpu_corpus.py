@@ -256,6 +256,37 @@ def test_padded_sizes_sum_to_the_compilers_figures(program):
         assert sum(results) + table == e["figures"]["output"], (e["chip"], results, table)
 
 
+@pytest.mark.parametrize("program", sorted(tpu.PROGRAMS))
+def test_padding_and_explain_give_the_compilers_argument_sizes(program):
+    # what a user asks of one parameter, summed, is the compiler's figure
+    import tilespec
+    for e in entries(program):
+        (entry,) = [c for c in parsed(program, e["chip"]).computations if c.is_entry]
+        shapes = [i.shape for i in entry.instructions if i.opcode == "parameter"]
+        assert sum(tilespec.padding(s).xla_bytes for s in shapes) == e["figures"]["argument"]
+        assert sum(tilespec.explain(s)["byte_size"] for s in shapes) == e["figures"]["argument"]
+
+
+def test_check_hlo_the_api_and_the_command_give_one_verdict_on_every_corpus_bitcast(capsys):
+    import tilespec
+    pairs: dict[tuple[str, str], str] = {}
+    for e in corpus()["modules"]:
+        m = parsed(e["program"], e["chip"])
+        verdicts = {f.line: f.data["decomposition"]["status"]
+                    for f in check_module(m).findings if "decomposition" in f.data}
+        for inst, src in bitcasts(m):
+            key = (format_shape(src), format_shape(inst.shape))
+            status = verdicts[inst.line]
+            assert pairs.setdefault(key, status) == status, key
+    assert len(pairs) >= 100
+    for (src, dst), status in pairs.items():
+        assert tilespec.bitcast(src, dst).status == status, (src, dst)
+    exits = {"proved": 0, "refuted": 1, "unknown": 3}
+    for (src, dst), status in sorted(pairs.items())[::10]:
+        assert main(["bitcast", src, dst]) == exits[status], (src, dst)
+        capsys.readouterr()
+
+
 def test_tuple_results_are_in_the_corpus():
     tuples = [e for e in corpus()["modules"]
               if len(entry_sizes(parsed(e["program"], e["chip"]))[1]) > 1]
