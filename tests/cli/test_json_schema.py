@@ -87,7 +87,11 @@ def test_output_matches_the_schema(argv, expected, capsys, tmp_path):
     status, doc = run_json(argv, capsys)
     VALIDATOR.validate(doc)
     assert doc["command"] == argv[0] and doc["exit_status"] == status
-    assert doc["format_version"] == FORMAT_VERSION and doc["error"] is None
+    assert doc["format_version"] == FORMAT_VERSION
+    if expected == 2:   # bad input is an envelope too, with its error
+        assert doc["error"]["kind"] == "bad input"
+    else:
+        assert doc["error"] is None
     if expected is not None:
         assert status == expected
     assert doc["results"]
