@@ -59,9 +59,11 @@ _PACKAGE = __name__.split(".")[0]
 _NOT_DEFINITIONS = frozenset(("__doc__", "__dict__", "__weakref__", "__slotnames__",
                               "_abc_impl", "__module__", "__annotations__"))
 #: A module's entries that say where it was found, not what it defines
-#: (the source text is written instead).
+#: (the source text is written instead), and the record ``warnings`` adds
+#: to a module whose code has warned (``__warningregistry__``): which
+#: warnings a process happened to see is no definition.
 _NOT_MODULE_DEFINITIONS = frozenset(("__builtins__", "__spec__", "__loader__", "__file__",
-                                     "__cached__", "__path__"))
+                                     "__cached__", "__path__", "__warningregistry__"))
 
 
 def _library_roots() -> tuple[str, ...]:

@@ -265,3 +265,22 @@ def test_an_edited_copy_of_each_spec_module_cites_no_shipped_proof(tmp_path):
                 cited.append((module, what))
         path.write_text(source)
     assert cited == []
+
+
+def test_a_warning_issued_from_a_spec_module_leaves_the_fingerprint_alone():
+    # `warnings` adds __warningregistry__ to the globals of a module whose
+    # code warned (numpy's overflow warnings in spec.index, in a test that
+    # evaluates large offsets): the proofs shipped stayed uncited after it
+    import warnings
+    before = (theorems.fingerprint(), instances.fingerprint())
+    had = "__warningregistry__" in vars(index)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            warnings.warn_explicit("overflow", RuntimeWarning, index.__file__, 1,
+                                   module=index.__name__,
+                                   registry=vars(index).setdefault("__warningregistry__", {}))
+        assert (theorems.fingerprint(), instances.fingerprint()) == before
+    finally:
+        if not had:
+            vars(index).pop("__warningregistry__", None)
