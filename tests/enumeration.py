@@ -96,3 +96,22 @@ def stages_bijective(stages, dims) -> bool:
             if not all((a == b).all() for a, b in zip(back, pts)):
                 return False
     return True
+
+
+def byte_image(shape, labels: np.ndarray) -> np.ndarray:
+    """The buffer of ``shape`` holding ``labels``, one row per byte: each
+    byte says which byte of which element it holds (-1: padding); a byte of
+    sub-byte elements lists the elements packed in it."""
+    slots = to_physical(shape, labels, pad_value=-1).astype(np.int64)
+    bits = shape.element_bits
+    if bits % 8 == 0:
+        width = bits // 8
+        image = slots[:, None] * width + np.arange(width)
+        image[slots < 0] = -1
+        image = image.reshape(-1, 1)
+    else:
+        per = 8 // bits
+        slots = np.concatenate([slots, np.full(-len(slots) % per, -1)])
+        image = slots.reshape(-1, per)
+    assert len(image) == byte_size(shape), shape
+    return image

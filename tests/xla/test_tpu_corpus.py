@@ -33,11 +33,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from enumeration import byte_image
 
 from tilespec.cli.main import main
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.module import Module, parse_hlo
-from tilespec.spec import to_physical
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
 from tilespec.spec.printer import format_shape
@@ -79,22 +79,6 @@ def parsed(program: str, chip: str) -> Module:
 
 
 # --- the brute force ----------------------------------------------------------------------
-
-def byte_image(shape: Shape, labels: np.ndarray) -> np.ndarray:
-    """The buffer of ``shape`` holding ``labels``, one row per byte: which
-    byte of which element each byte holds (-1: padding); a byte of sub-byte
-    elements lists the elements packed in it."""
-    slots = to_physical(shape, labels, pad_value=-1).astype(np.int64)
-    bits = shape.element_bits
-    if bits % 8 == 0:
-        width = bits // 8
-        image = slots[:, None] * width + np.arange(width)
-        image[slots < 0] = -1
-        return image.reshape(-1, 1)
-    per = 8 // bits
-    slots = np.concatenate([slots, np.full(-len(slots) % per, -1)])
-    return slots.reshape(-1, per)
-
 
 def brute_force(src: Shape, dst: Shape) -> dict[str, bool]:
     """For each reading of SRC as DST: does every element keep its bytes?"""

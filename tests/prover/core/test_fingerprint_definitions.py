@@ -59,15 +59,6 @@ def _shipped_cited(s, prop) -> bool:
     return any("shipped with tilespec" in step for step in r.steps)
 
 
-@pytest.fixture
-def shipped_only(monkeypatch):
-    monkeypatch.setenv("TILESPEC_CACHE", "off")
-    monkeypatch.delenv("TILESPEC_SHIPPED", raising=False)
-    cache.clear_memory()
-    yield
-    cache.clear_memory()
-
-
 def test_a_rebound_module_constant_stops_the_shipped_citation(shipped_only, monkeypatch):
     s = shape(CASE)
     assert _shipped_cited(s, "formula_equals_prt")      # warm: the fast check vouches

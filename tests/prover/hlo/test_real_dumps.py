@@ -26,16 +26,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from enumeration import byte_image
 
 from tilespec.cli.main import main
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.findings import Report
 from tilespec.prover.hlo.module import Module, parse_hlo
-from tilespec.spec import to_physical
 from tilespec.spec.index import concrete_dims
 from tilespec.spec.layout import Shape
 from tilespec.spec.printer import format_shape
-from tilespec.spec.size import byte_size
 from tilespec.xla import compiled, dumps
 
 pytestmark = [
@@ -87,25 +86,6 @@ def bitcasts(modules) -> list[Bitcast]:
 
 
 # --- the brute force ----------------------------------------------------------------------
-
-def byte_image(shape: Shape, labels: np.ndarray) -> np.ndarray:
-    """The buffer of ``shape`` holding ``labels``, one row per byte: each
-    byte says which byte of which element it holds (-1: padding); a byte of
-    sub-byte elements lists the elements packed in it."""
-    slots = to_physical(shape, labels, pad_value=-1).astype(np.int64)
-    bits = shape.element_bits
-    if bits % 8 == 0:
-        width = bits // 8
-        image = slots[:, None] * width + np.arange(width)
-        image[slots < 0] = -1
-        image = image.reshape(-1, 1)
-    else:
-        per = 8 // bits
-        slots = np.concatenate([slots, np.full(-len(slots) % per, -1)])
-        image = slots.reshape(-1, per)
-    assert len(image) == byte_size(shape), format_shape(shape)
-    return image
-
 
 def readings(src: Shape, dst: Shape) -> list[str]:
     """XLA's readings of a bitcast in its order: reshape, every transpose

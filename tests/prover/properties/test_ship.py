@@ -21,16 +21,6 @@ from tilespec.spec.text import parse_array_shape as shape
 REFRESH = "stale: run python -m tilespec.prover.properties.ship"
 
 
-@pytest.fixture
-def shipped_only(monkeypatch):
-    """A fresh process with no disk cache: only the shipped proofs."""
-    monkeypatch.setenv("TILESPEC_CACHE", "off")
-    monkeypatch.delenv("TILESPEC_SHIPPED", raising=False)
-    cache.clear_memory()
-    yield
-    cache.clear_memory()
-
-
 def _stage_theorem_name() -> str:
     return theorems.stage_theorem(Split((8, 128)), 3)["name"]
 
