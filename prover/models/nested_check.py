@@ -28,6 +28,7 @@ from ..core import DEFAULT_TIMEOUT, add_same_offset, element_grid, internal_symb
 from ..result import Counterexample, ProverBug, Result, Side
 from .cpp import XlaGivesNoValue
 from .nested_tiling import (
+    XLA_MODELS,
     check_tile_ranks,
     delinearize_reads_in_bounds,
     final_dims,
@@ -41,6 +42,9 @@ from .nested_tiling import (
 )
 from .rule_check import Setup, behaviour_result, int64_check, no_split_configs, offsets_differ, run
 from .versions import XlaCommit, resolve
+
+# The checks are of the nested-tiling functions, in their versions.
+__all__ = ["XLA_MODELS", "check_nested_delinearize", "check_nested_linear_index"]
 
 
 def _offsets_agree(shape: Shape, timeout, whole: bool, label: str, xla: XlaCommit):
