@@ -44,8 +44,10 @@ from ...spec import (
     Shape,
     TilespecError,
     TupleShape,
+    XlaCommit,
     byte_size,
     format_shape,
+    resolve_xla,
     unpadded_bytes,
 )
 from ..bitcast import (
@@ -457,12 +459,15 @@ def _ce_text(ce: Counterexample | None) -> str:
 
 def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
                  meant: dict | None = None, backend: str | None = None,
-                 strict_tiles: bool = False) -> Report:
+                 strict_tiles: bool = False, xla: XlaCommit | str | None = None) -> Report:
     """Check every claim in ``module``; ``meant`` maps a bitcast's name to the
     transpose permutation it stands for (the user's word over op_name);
     ``backend`` (``cpu``, ``gpu``, ``tpu`` or None, unknown) decides whether
     tiles are honoured (:mod:`.backend`); ``strict_tiles`` keeps a bitcast
-    that moves bytes only by tiles the CPU backend ignores an error."""
+    that moves bytes only by tiles the CPU backend ignores an error.
+    ``xla`` is the XLA judged by (a commit prefix, a date, ``jaxlib-X.Y.Z``;
+    default the newest modelled), named in the report."""
+    at = resolve_xla(xla)
     start = time.perf_counter()
     c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
     for s in module.skipped:
@@ -485,4 +490,4 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     c.run()
     findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
     return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
-                  c.counts, time.perf_counter() - start)
+                  c.counts, time.perf_counter() - start, xla_version=at)
