@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 
 from ..prover.hlo import read_text
-from ..spec import Shape, TilespecError, parse_array_shape
-from .arguments import parse_shape_arg, seconds
+from ..spec import Shape, TilespecError, parse_array_shape, resolve_xla
+from .arguments import parse_shape_arg, seconds, xla_line, xla_version_argument
 from .envelope import Entry, emit
 
 
@@ -61,6 +61,9 @@ def cmd_padding(args) -> int:
             items.append((parse_array_shape(entry.shape), entry))
     if args.hlo:
         items += [(s, None) for s in largest_buffers(read_text(args.hlo), args.top)]
+    # ArraySize, ByteSizeOf and the bitcast rules the advice asks read the
+    # same at every modelled commit (tools/xla_model_history.py)
+    at = resolve_xla(args.xla)
     advices = [(advise(s, args.limit, timeout=args.timeout), e) for s, e in items]
     shapes = [s for s, _ in items]
     if args.plot:
@@ -72,11 +75,13 @@ def cmd_padding(args) -> int:
     entries = []
     for shape, (a, e) in zip(shapes, advices):
         d = a.to_json()
+        d["xla_version"] = at.to_json()
         if e is not None:
             d["report"] = {"size": e.size, "unpadded": e.unpadded, "extra": e.extra,
                            "expansion": e.expansion, "label": e.label}
         entries.append(Entry.answer("padding", {"shape": shape}, d))
-    emit(args, entries, "\n\n".join(format_advice(a, e) for a, e in advices))
+    emit(args, entries, "\n\n".join(format_advice(a, e) for a, e in advices)
+         + "\n" + xla_line(at))
     return 0
 
 
@@ -99,6 +104,7 @@ def register(command) -> None:
     c = command("padding", "why a buffer is bigger than its data: XLA's and the "
                 "spec's bytes, where the padding comes from, and smaller layouts "
                 "or reshapes (bitcast proved, or a copy)", cmd_padding)
+    xla_version_argument(c)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",
                    help="shape text, e.g. 's32[8388608,8,4]{2,1,0:T(8,128)}'")
     c.add_argument("--report", metavar="FILE",

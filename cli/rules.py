@@ -10,8 +10,14 @@ from __future__ import annotations
 from ..prover.bitcast import decompose, describe, describe_decomposition, is_bitcast
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..spec import TilespecError, format_shape
-from .arguments import check_bounded, parse_shape_arg, seconds, xla_version_argument
+from ..spec import Holds, TilespecError, UnknownXlaVersion, format_shape, resolve_xla
+from .arguments import (
+    check_bounded,
+    parse_shape_arg,
+    seconds,
+    xla_line,
+    xla_version_argument,
+)
 from .envelope import Entry, emit
 
 
@@ -31,8 +37,24 @@ def _perm(text):
                             "of dim numbers") from None
 
 
+def _bitcast_xla(src, dst, version):
+    """The XLA a bitcast verdict is about.  XLA's bitcast rules read the
+    same at every modelled commit (tools/xla_model_history.py); its verifier
+    checks a bitcast's memory spaces since 8a84ad7ef7, so across memory
+    spaces an older XLA is one tilespec does not model."""
+    at = resolve_xla(version)
+    since = resolve_xla("8a84ad7ef7")
+    if (src.layout.memory_space != dst.layout.memory_space
+            and not Holds(since=since).holds_at(at)):
+        raise UnknownXlaVersion(
+            f"bitcast across memory spaces at XLA {at.label}: its verifier checks memory "
+            f"spaces only since {since.label}, and the older verifier is not modelled")
+    return at
+
+
 def cmd_bitcast(args) -> int:
     src, dst = _shape(args.src), _shape(args.dst)
+    at = _bitcast_xla(src, dst, args.xla)
     perm = _perm(args.transpose)
     subject: dict = {"source": src, "target": dst}
     if perm is not None:
@@ -45,12 +67,15 @@ def cmd_bitcast(args) -> int:
                 "xla_permutation": None if d.xla_permutation is None
                 else list(d.xla_permutation),
                 "trt": None if d.trt is None else d.trt.to_json(),
-                "tried": [{"as": n, **r.to_json()} for n, r in d.tried]}
+                "tried": [{"as": n, **r.to_json()} for n, r in d.tried],
+                "xla_version": at.to_json()}
         emit(args, [Entry(subject, "bitcast", d.status, d.verdict.scope, d.seconds,
-                          d.counterexample, d.reason, data=data)], describe_decomposition(d))
+                          d.counterexample, d.reason, data=data)],
+             describe_decomposition(d) + "\n" + xla_line(at))
         return EXIT_STATUS[d.status]
     r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout)
-    emit(args, [Entry.of(r, subject)], describe(r))
+    emit(args, [Entry.of(r, subject, {"xla_version": at.to_json()})],
+         describe(r) + "\n" + xla_line(at))
     return EXIT_STATUS[r.status]
 
 
@@ -244,6 +269,7 @@ def cmd_equivalent(args) -> int:
 def register(command) -> None:
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
+    xla_version_argument(c)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")
     c.add_argument("dst", help="destination shape, same element count")
     c.add_argument("--transpose", metavar="P",

@@ -38,13 +38,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ...spec import TilespecError, XlaCommit, resolve_xla
+from ...spec import TilespecError, XlaCommit
 from ..bitcast import remembering
 from ..core import DEFAULT_TIMEOUT
 from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
-from .check import check_module
+from .check import check_module, judged_xla
 from .findings import Report
 from .module import parse_hlo
 
@@ -214,7 +214,7 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs < 1:
         raise TilespecError(f"--jobs {jobs}: expected at least 1")
     texts = dict(texts or {})
-    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles, resolve_xla(xla))
+    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles, judged_xla(xla))
     if scheduler is not None:
         return _on_dask(scheduler, list(paths), unit, texts)
     if jobs == 1 or len(paths) <= 1:
