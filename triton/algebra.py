@@ -240,9 +240,13 @@ def matrix_rows(layout: LinearLayout) -> list[int]:
 def _lstsq(a: LinearLayout, b: LinearLayout) -> LinearLayout:
     """Triton's ``lstsq``: the ``X`` with ``a(X(x)) = b(x)`` whose free
     variables are 0 (the reduced row echelon form of ``[a | b]``); ``b``'s
-    image must lie in ``a``'s."""
+    image must lie in ``a``'s.  ``b``'s out-dims are ``a``'s, each no
+    larger: its bits sit on ``a``'s rows."""
     na, nb = a.total_in_bits, b.total_in_bits
-    rows = [ra | rb << na for ra, rb in zip(matrix_rows(a), matrix_rows(b))]
+    shifts = a.out_shifts()
+    b_columns = [sum(v << s for v, s in zip(basis, shifts)) for _, vs in b.bases for basis in vs]
+    rows = [ra | rb << na for ra, rb in zip(matrix_rows(a),
+                                            transpose(b_columns, a.total_out_bits))]
     reduced = [r for r in rref(rows, na + nb) if r]
     pivots = [pivot(r) for r in reduced]
     if any(p >= na for p in pivots):
@@ -256,12 +260,26 @@ def _lstsq(a: LinearLayout, b: LinearLayout) -> LinearLayout:
     return reshape_outs(reshape_ins(flat, b.in_dims), a.in_dims)
 
 
+def _image_bits(layout: LinearLayout, dims: Iterable[str]) -> int:
+    """The stacked output bits any basis of these in-dims sets."""
+    keep = set(dims)
+    bits, c = 0, 0
+    columns = layout.columns()
+    for d, vs in layout.bases:
+        if d in keep:
+            for v in columns[c:c + len(vs)]:
+                bits |= v
+        c += len(vs)
+    return bits
+
+
 def invert_and_compose(layout: LinearLayout, outer: LinearLayout) -> LinearLayout:
     """A ``C`` with ``outer(C(x)) = layout(x)`` (Triton's
     ``invertAndCompose``): ``outer`` surjective, the out-dims equal (order
-    aside) with equal sizes.  In-dims both name with equal columns map by
-    the identity; the rest is Triton's least-squares solution with free
-    variables 0.
+    aside), each of ``outer``'s no smaller.  An in-dim both name with equal
+    bases, whose output bits no other in-dim of either touches, maps by the
+    identity (as Triton 3.9.0 answers); the rest is Triton's least-squares
+    solution with free variables 0.
 
     >>> R = LinearLayout.from_bases([("r", [[1], [2]])], ["x"])
     >>> S = LinearLayout.from_bases([("s", [[2], [1]])], ["x"])
@@ -272,16 +290,28 @@ def invert_and_compose(layout: LinearLayout, outer: LinearLayout) -> LinearLayou
     _same_set(outs, outer.out_dim_names, "invert_and_compose")
     a, b = transpose_outs(outer, outs), layout
     for d in outs:
-        if a.out_dim_size(d) != b.out_dim_size(d):
+        if a.out_dim_size(d) < b.out_dim_size(d):
             raise TritonLayoutError("size", f"invert_and_compose: out-dim {d!r} has size "
-                                    f"{b.out_dim_size(d)} here and {a.out_dim_size(d)} "
+                                    f"{b.out_dim_size(d)} here and only {a.out_dim_size(d)} "
                                     "in the outer layout")
     a.refuse_unless_surjective("invert_and_compose: the outer layout's ")
-    same = [d for d in a.in_dim_names if d in b.in_dim_names
-            and sublayout(a, [d], outs) == sublayout(b, [d], outs)]
-    a_rest = sublayout(a, [d for d in a.in_dim_names if d not in same], outs)
-    b_rest = sublayout(b, [d for d in b.in_dim_names if d not in same], outs)
-    result = _lstsq(a_rest, b_rest) if outs else LinearLayout([], [])
+    b_flat = LinearLayout(b.bases, a.out_dims) if b.out_dims != a.out_dims else b
+    same = []
+    for d in a.in_dim_names:
+        if d in b.in_dim_names and sublayout(a, [d], outs).bases == \
+                sublayout(b_flat, [d], outs).bases:
+            image = _image_bits(a, [d])
+            others = _image_bits(a, [e for e in a.in_dim_names if e != d]) | \
+                _image_bits(b_flat, [e for e in b.in_dim_names if e != d])
+            if not image & others:
+                same.append(d)
+    a_rest = [d for d in a.in_dim_names if d not in same]
+    b_rest = [d for d in b.in_dim_names if d not in same]
+    if bool(a_rest) != bool(b_rest):
+        raise TritonLayoutError("dims", "invert_and_compose: after the in-dims that map by "
+                                "the identity, one layout has in-dims left and the other none")
+    result = _lstsq(sublayout(a, a_rest, outs), sublayout(b_flat, b_rest, outs)) \
+        if a_rest else LinearLayout([], [])
     for d in same:
         result = product(result, LinearLayout.identity_1d(a.in_dim_size(d), d, d))
     return transpose_outs(transpose_ins(result, b.in_dim_names), a.in_dim_names)
