@@ -10,6 +10,7 @@ and the three-way conversion XLA <-> CuTe <-> Triton, proved at each step
 from __future__ import annotations
 
 from .laws import OPERATIONS, prove_law
+from .three_way import Step, three_way
 from .xla_equality import prove_from_xla
 
-__all__ = ["OPERATIONS", "prove_from_xla", "prove_law"]
+__all__ = ["OPERATIONS", "Step", "prove_from_xla", "prove_law", "three_way"]
