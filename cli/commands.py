@@ -20,6 +20,7 @@ from . import (
     tile,
     tpu,
     versions,
+    triton,
     xla,
 )
 
@@ -37,4 +38,5 @@ REGISTER = (
     cute.register,      # cute: CuTe layouts both ways
     tile.register,      # tile, untile: an array as a layout's exact bytes, and back
     versions.register,  # xla-versions: the XLA commits modelled
+    triton.register,    # triton: Triton's linear layouts both ways
 )

@@ -38,6 +38,9 @@ MAY_IMPORT = {
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
     "cute.proofs": {"spec", "cute", "prover.result", "prover.names", "prover.core"},
+    "triton": {"spec"},
+    "triton.proofs": {"spec", "triton", "cute", "cute.proofs", "prover.result",
+                      "prover.names", "prover.core"},
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
@@ -47,7 +50,7 @@ MAY_IMPORT = {
     "tilespec": None,   # the public namespace (src/tilespec)
 }
 PACKAGES = ("spec", "image", "testing", "prover", "cli", "xla", "teach", "codegen", "interop",
-            "cute", "render")
+            "cute", "render", "triton")
 #: The root's own modules: the public namespace and ``python -m tilespec``.
 ROOT_MODULES = ("__init__.py", "__main__.py")
 
@@ -64,8 +67,8 @@ def _unit(path: str) -> str:
         return "tilespec"
     if parts[0] == "prover" and parts[1] != "__init__":
         return f"prover.{parts[1]}"
-    if parts[:2] == ["cute", "proofs"]:
-        return "cute.proofs"
+    if parts[:2] in (["cute", "proofs"], ["triton", "proofs"]):
+        return ".".join(parts[:2])
     return parts[0]
 
 
@@ -75,8 +78,8 @@ def _target(module: str) -> str | None:
         return "tilespec"
     if parts[0] == "prover" and len(parts) > 1:
         return f"prover.{parts[1]}"
-    if parts[:2] == ["cute", "proofs"]:
-        return "cute.proofs"
+    if parts[:2] in (["cute", "proofs"], ["triton", "proofs"]):
+        return ".".join(parts[:2])
     return parts[0]
 
 
@@ -258,7 +261,8 @@ LAZY_BOUNDARIES = {
 #: (z3) or ask real XLA (jax), so a command that does neither (``tilespec
 #: offset``, ``--version``, a cited proof) does not load them.
 LAZY_UNITS = {"prover.properties", "prover.models", "prover.codegen", "prover.padding",
-              "prover.regress", "prover.equivalence", "prover.userfn", "cute.proofs", "xla"}
+              "prover.regress", "prover.equivalence", "prover.userfn", "cute.proofs", "xla",
+              "triton.proofs"}
 
 
 @pytest.mark.parametrize("path", FILES)
