@@ -1,0 +1,1 @@
+"""Mosaic (Pallas on TPU) layouts."""
