@@ -1,0 +1,99 @@
+"""XLA's layout of a Pallas operand beside the one Mosaic expects: equal or
+not, whether the elements lie in the same order (the one bitcast decision,
+:func:`tilespec.prover.bitcast.is_bitcast`, read as a reshape), which element
+lands where when they do not, the bytes of the copy XLA inserts between
+them, and the layouts that make them one (each proved).
+
+>>> from tilespec.spec.text import parse_array_shape as shape
+>>> m = compare_layouts(shape("f32[16,3072]{1,0:T(128)S(1)}"),
+...                     shape("f32[16,3072]{1,0:T(8,128)S(1)}"))
+>>> m.equal, m.same_order.status, m.copy_bytes
+(False, 'refuted', 393216)
+>>> print(m.sentence)
+element (0, 128) is at byte 512 in XLA's layout but at byte 4096 in Mosaic's: the tiles differ, so XLA copies the operand (196,608 bytes read, 196,608 written)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..prover.bitcast import is_bitcast
+from ..prover.result import Result
+from ..spec import Shape, byte_size, format_shape
+from ..spec.text import parse_array_shape
+
+__all__ = ["Fix", "LayoutMatch", "compare_layouts"]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A layout that makes XLA's and Mosaic's one: what to do, the shape it
+    gives the operand, and the proof that it keeps Mosaic's element order."""
+
+    what: str
+    shape: str
+    proof: Result
+
+
+@dataclass(frozen=True)
+class LayoutMatch:
+    """XLA's layout of one operand against Mosaic's."""
+
+    xla: str
+    mosaic: str
+    equal: bool
+    same_order: Result
+    sentence: str
+    copy_bytes: int
+    fixes: tuple[Fix, ...]
+
+
+def _where(result: Result) -> str:
+    ce = result.counterexample
+    if ce is None:
+        return ""
+    sides = {s.name: s for s in ce.sides}
+    src, dst = sides.get("source"), sides.get("target")
+    if src is None or dst is None or src.element is None:
+        return ce.what
+    return (f"element {tuple(src.element)} is at byte {src.byte_offset} in XLA's layout but at "
+            f"byte {dst.byte_offset} in Mosaic's")
+
+
+def _rank1_view(xla: Shape) -> Shape | None:
+    """A rank-1 shape of the same elements tiled like XLA's 1-d tile, or None."""
+    tiles = xla.layout.tiles if xla.layout else ()
+    if len(xla.dims) < 2 or not tiles or len(tiles[0].sizes) != 1:
+        return None
+    n = 1
+    for d in xla.dims:
+        n *= int(d)
+    text = format_shape(xla)
+    tiling = text[text.index(":") + 1:text.rindex("}")]
+    return parse_array_shape(f"{xla.element_type}[{n}]{{0:{tiling}}}")
+
+
+def compare_layouts(xla: Shape, mosaic: Shape) -> LayoutMatch:
+    """XLA's layout ``xla`` of an operand against Mosaic's ``mosaic``."""
+    same = is_bitcast(xla, mosaic, "reshape")
+    equal = format_shape(xla) == format_shape(mosaic)
+    src, dst = byte_size(xla), byte_size(mosaic)
+    if same.status == "proved":
+        sentence = ("every element lies at the same byte in both layouts: no copy"
+                    + ("" if equal else " (the layouts are written differently)"))
+        copy = 0
+    else:
+        copy = src + dst
+        sentence = (f"{_where(same)}: the tiles differ, so XLA copies the operand "
+                    f"({src:,} bytes read, {dst:,} written)")
+    fixes = []
+    if not equal:
+        fixes.append(Fix("give the operand Mosaic's layout (XLA then copies nothing)",
+                         format_shape(mosaic), is_bitcast(mosaic, mosaic, "reshape")))
+        view = _rank1_view(xla)
+        if view is not None:
+            fixes.append(Fix("keep XLA's layout and pass the operand flattened to rank 1, "
+                             "with a rank-1 block (the elements stay where they are)",
+                             format_shape(view), is_bitcast(xla, view, "reshape")))
+    return LayoutMatch(format_shape(xla), format_shape(mosaic), equal, same, sentence, copy,
+                       tuple(fixes))
