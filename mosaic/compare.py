@@ -10,7 +10,9 @@ them, and the layouts that make them one (each proved).
 >>> m.equal, m.same_order.status, m.copy_bytes
 (False, 'refuted', 393216)
 >>> print(m.sentence)
-element (0, 128) is at byte 512 in XLA's layout but at byte 4096 in Mosaic's: the tiles differ, so XLA copies the operand (196,608 bytes read, 196,608 written)
+element (0, 128) is at byte 512 in XLA's layout but at byte 4096 in Mosaic's: the elements
+    are in another order, so the operand must be copied into Mosaic's layout (196,608 bytes read,
+    196,608 written)
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from dataclasses import dataclass
 
 from ..prover.bitcast import is_bitcast
 from ..prover.result import Result
-from ..spec import Shape, byte_size, format_shape
-from ..spec.text import parse_array_shape
+from ..spec import Shape, byte_size, concrete_dims, format_shape, parse_array_shape
 
 __all__ = ["Fix", "LayoutMatch", "compare_layouts"]
 
@@ -66,8 +67,8 @@ def _rank1_view(xla: Shape) -> Shape | None:
     if len(xla.dims) < 2 or not tiles or len(tiles[0].sizes) != 1:
         return None
     n = 1
-    for d in xla.dims:
-        n *= int(d)
+    for d in concrete_dims(xla):
+        n *= d
     text = format_shape(xla)
     tiling = text[text.index(":") + 1:text.rindex("}")]
     return parse_array_shape(f"{xla.element_type}[{n}]{{0:{tiling}}}")
@@ -84,8 +85,8 @@ def compare_layouts(xla: Shape, mosaic: Shape) -> LayoutMatch:
         copy = 0
     else:
         copy = src + dst
-        sentence = (f"{_where(same)}: the tiles differ, so XLA copies the operand "
-                    f"({src:,} bytes read, {dst:,} written)")
+        sentence = (f"{_where(same)}: the elements are in another order, so the operand must "
+                    f"be copied into Mosaic's layout ({src:,} bytes read, {dst:,} written)")
     fixes = []
     if not equal:
         fixes.append(Fix("give the operand Mosaic's layout (XLA then copies nothing)",

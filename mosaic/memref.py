@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec import TilespecError
-from ..spec.dtypes import bit_width
+from ..spec import TilespecError, bit_width
 
 __all__ = ["GENERATIONS", "TilingFlags", "KERNEL_ARGUMENT_FLAGS", "memref_bitwidth",
            "memref_tiling", "tiling_factor", "xla_layout_text"]

@@ -16,10 +16,15 @@ import time
 from dataclasses import dataclass
 
 from ..prover.core import DEFAULT_TIMEOUT, search
-from ..prover.result import (PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result,
-                             Side)
-from .vector_layout import (TARGET_SHAPE, Fields, ImplicitDim, VectorLayout, generalizes_in,
-                            implicit_tiled)
+from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result
+from .vector_layout import (
+    TARGET_SHAPE,
+    Fields,
+    ImplicitDim,
+    VectorLayout,
+    generalizes_in,
+    implicit_tiled,
+)
 
 __all__ = ["CLAIMS", "prove_claim"]
 
@@ -185,7 +190,6 @@ def prove_claim(name: str, timeout: float = DEFAULT_TIMEOUT) -> Result:
     shape = tuple(detail.eval(d, model_completion=True).as_long() for d in dims)
     if not _replays(name, concrete, shape):
         raise ProverBug(f"the counterexample to {name!r} does not replay: {concrete} {shape}")
-    ce = Counterexample({"rows": shape[0], "cols": shape[1]},
-                        tuple(Side(chr(ord("a") + i), value=str(v))
-                              for i, v in enumerate(concrete)), what=f"{name} fails")
+    ce = Counterexample({"rows": shape[0], "cols": shape[1]}, (), what=f"{name} fails",
+                        details={chr(ord("a") + i): str(v) for i, v in enumerate(concrete)})
     return Result("VectorLayout", name, REFUTED, seconds, scope=scope, counterexample=ce)

@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..spec import Shape
-from ..spec.text import parse_array_shape
+from ..spec import Shape, format_shape, parse_array_shape
 from .compare import LayoutMatch, compare_layouts
 from .kernels import Kernel, Operand, Verdict, predict
 from .messages import Message, read_message
@@ -53,6 +52,7 @@ def nearest_blocks(kernel: Kernel, most: int = 4) -> tuple[tuple[int, ...], ...]
     if len(x.block) < 1 or 0 in x.shape:
         return ()
     lead = x.block[:-2] if len(x.block) >= 2 else ()
+    grid: list[tuple[int, ...]]
     if len(x.shape) == 1:
         grid = [(b,) for b in _candidates(x.shape[0], x.block[0] or 1, (128, 256, 512, 1024))]
     else:
@@ -105,25 +105,19 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
     message = read_message(error) if error else None
     pairs = []
     expected = [parse_array_shape(t) for t in verdict.layouts if t]
-    for i, xla in enumerate(xla_layouts):
+    for xla in xla_layouts:
         mosaic = next((e for e in expected if e.dims == xla.dims
                        and e.element_type == xla.element_type), None)
         if mosaic is not None:
             if xla.layout and xla.layout.memory_space and mosaic.layout:
                 # Mosaic's memref and XLA's operand live in one memory space
-                mosaic = parse_array_shape(_with_space(str_of(mosaic),
+                mosaic = parse_array_shape(_with_space(format_shape(mosaic),
                                                        xla.layout.memory_space))
             pairs.append(compare_layouts(xla, mosaic))
     if message is not None and message.xla_layout and message.mosaic_layout:
         pairs.append(compare_layouts(parse_array_shape(message.xla_layout),
                                      parse_array_shape(message.mosaic_layout)))
     return PallasReport(kernel, verdict, blocks, message, tuple(pairs))
-
-
-def str_of(shape: Shape) -> str:
-    """XLA's text of ``shape``."""
-    from ..spec import format_shape
-    return format_shape(shape)
 
 
 def _with_space(text: str, space: int) -> str:

@@ -9,7 +9,8 @@ and the custom call's ``operand_layout_constraints``.
 tests/mosaic/test_corpus.py replays it against tilespec's model without libtpu.
 
     pip install -e '.[tpu]'
-    nice -n 10 python tools/pallas_corpus.py                  # ~3,000 kernels: ~20 min
+    nice -n 10 python tools/pallas_corpus.py                  # 3,584 kernels: ~15 min
+    nice -n 10 python tools/pallas_corpus.py --grid layouts --chips v4 v5e v6e   # 324: ~20 min
     python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
 
 Each chip's kernels are compiled in a worker process (this file with
@@ -59,6 +60,34 @@ PAIRS_3D = [((2, 16, 256), (1, 8, 128)), ((2, 16, 256), (None, 16, 256)),
             ((4, 17, 300), (2, 17, 300)), ((2, 24, 128), (1, 12, 128))]
 
 KERNELS = ("copy", "add", "reduce", "transpose", "reshape")
+
+#: The layout grid: a copy whose input XLA is told to give a tiling of its
+#: own (jax's ``Format(Layout(..., tiling=...))``), as torch_xla and other
+#: frontends do; Mosaic then checks XLA's layout against the one it infers.
+LAYOUT_DTYPES = ("f32", "bf16", "s8")
+LAYOUT_SHAPES = ((16, 3072), (17, 300), (64, 256))
+LAYOUT_ROWS = (None, 1, 2, 4, 8, 16)      # None: the 1-d tile T(128)
+LAYOUT_CHIPS = ("v4", "v5e", "v6e")
+
+
+def layout_grid(chips):
+    """The copies with a given input tiling."""
+    out = []
+    for chip in chips:
+        if chip not in LAYOUT_CHIPS:
+            continue
+        for dtype in LAYOUT_DTYPES:
+            packing = {"f32": 1, "bf16": 2, "s8": 4}[dtype]
+            for shape in LAYOUT_SHAPES:
+                for block in (shape, (min(shape[0], 8), 128)):
+                    for rows in LAYOUT_ROWS:
+                        tiles = [[128] if rows is None else [rows, 128]]
+                        if packing > 1:
+                            tiles.append([packing, 1])
+                        out.append({"kernel": "copy", "chip": chip, "dtype": dtype,
+                                    "shape": list(shape), "block": list(block),
+                                    "tiling": tiles})
+    return out
 
 
 def grid(chips):
@@ -183,9 +212,15 @@ def worker() -> None:  # pragma: no cover - runs in the subprocess
         stage = "lower"
         try:
             f, args = _build(k)
-            structs = [jax.ShapeDtypeStruct(sh, dt, sharding=s) for sh, dt in args]
-            lowered = jax.jit(f, in_shardings=s, out_shardings=s).trace(*structs).lower(
-                lowering_platforms=("tpu",))
+            ins = [s] * len(args)
+            if k.get("tiling"):
+                from jax.experimental.layout import Format, Layout
+                order = tuple(range(len(k["shape"])))
+                ins[0] = Format(Layout(order, tiling=tuple(map(tuple, k["tiling"]))), s)
+            structs = [jax.ShapeDtypeStruct(sh, dt, sharding=i)
+                       for (sh, dt), i in zip(args, ins)]
+            lowered = jax.jit(f, in_shardings=tuple(ins), out_shardings=s).trace(
+                *structs).lower(lowering_platforms=("tpu",))
             stage = "compile"
             compiled = lowered.compile()
             answer = {"accepted": True, **_layouts(compiled.as_text())}
@@ -243,12 +278,17 @@ def main(argv=None) -> int:
     p.add_argument("--chips", nargs="+", default=["v4", "v5e", "v6e", "v5p"],
                    choices=sorted(CHIPS))
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels per chip")
-    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--grid", choices=("kernels", "layouts"), default="kernels",
+                   help="kernels: the five kernels over shapes, types and blocks; layouts: "
+                        "copies whose input XLA is given a tiling (-> layouts.json.gz)")
+    p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
+    if args.out is None:
+        args.out = OUT if args.grid == "kernels" else OUT.with_name("layouts.json.gz")
     start = time.perf_counter()
     records = []
     for chip in args.chips:
-        kernels = grid([chip])
+        kernels = (layout_grid if args.grid == "layouts" else grid)([chip])
         if args.limit:
             kernels = kernels[:args.limit]
         for k, a in zip(kernels, _run_chip(chip, kernels, sys.stderr)):

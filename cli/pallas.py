@@ -1,0 +1,133 @@
+"""``tilespec pallas OPERAND... --chip v5e``: will a Pallas TPU kernel
+compile, and if not which check fails, why, and the nearest block shapes
+that do; with ``--hlo FILE`` (a module with the kernel's
+``tpu_custom_call``) or ``--error FILE`` (Mosaic's or XLA's message), the
+layout Mosaic expects for each operand against XLA's, the bytes of the copy
+XLA inserts, and the layouts that make them one (each proved).
+
+An OPERAND is ``TYPE[DIMS]@BLOCK``: ``f32[16,3072]@8,128``; ``-`` is a
+squeezed block dim (``f32[2,16,256]@-,16,256``).  ``--kernel`` says what the
+body does (``copy`` by default; ``blocks``: only the block checks).
+
+Exit status: 0 when the kernel compiles and every layout matches, 1 when
+not, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from ..mosaic import GENERATIONS, KINDS, Kernel, Operand, layouts_in_module, pallas_report
+from ..mosaic.messages import MEANING
+from ..spec import TilespecError
+from .envelope import Entry, emit
+
+EXIT_OK, EXIT_NO = 0, 1
+
+
+class OperandSyntax(TilespecError):
+    """An OPERAND that is not ``TYPE[DIMS]@BLOCK``."""
+
+
+def parse_operand(text: str) -> Operand:
+    """``f32[16,3072]@8,128`` as an :class:`Operand`.
+
+    >>> parse_operand("bf16[2,16,256]@-,16,128").block
+    (None, 16, 128)
+    """
+    m = re.fullmatch(r"\s*(\w+)\[([\d,\s]*)\]\s*(?:@\s*\(?([\d,\s\-]*)\)?)?\s*", text)
+    if not m:
+        raise OperandSyntax(f"operand {text!r} is not TYPE[DIMS]@BLOCK, e.g. f32[16,3072]@8,128")
+    dims = tuple(int(d) for d in m.group(2).split(",") if d.strip())
+    block = (tuple(None if b.strip() == "-" else int(b) for b in m.group(3).split(","))
+             if m.group(3) else dims)
+    return Operand(dims, m.group(1), block)
+
+
+def _read(path: str) -> str:
+    try:
+        return sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise TilespecError(f"cannot read {path}: {e.strerror}") from None
+
+
+def _operand_from_message(message) -> Operand | None:
+    if message is None or not message.shape:
+        return None
+    return parse_operand(message.shape)
+
+
+def cmd_pallas(args) -> int:
+    error = _read(args.error) if args.error else None
+    hlo_layouts = layouts_in_module(_read(args.hlo)) if args.hlo else []
+    operands = [parse_operand(t) for t in args.operands]
+    if not operands and error:
+        from ..mosaic import read_message
+        op = _operand_from_message(read_message(error))
+        operands = [op] if op else []
+    if not operands:
+        raise TilespecError("give the kernel's operands (TYPE[DIMS]@BLOCK), or --error with a "
+                            "message naming one")
+    kernel = Kernel(args.kernel, tuple(operands), args.chip)
+    report = pallas_report(kernel, hlo_layouts, error)
+    v = report.verdict
+    lines = [f"kernel     {kernel.kind} on {kernel.chip} (TPU generation "
+             f"{GENERATIONS[kernel.chip]})"]
+    lines += [f"operand    {o.text} block ({','.join('-' if b is None else str(b) for b in o.block)})"
+              for o in operands]
+    if v.accepted:
+        lines.append("verdict    compiles (the model of Mosaic's checks; tilespec runs no compiler)")
+    else:
+        lines.append(f"verdict    does not compile: {v.check}")
+        lines.append(f"why        {v.reason}")
+        lines.append(f"meaning    {MEANING.get(v.check, '')}")
+        if report.nearest_blocks:
+            lines.append("nearest    " + "  ".join(
+                "(" + ",".join(map(str, b)) + ")" for b in report.nearest_blocks))
+    lines.append("Mosaic     " + "\n           ".join(t for t in v.layouts if t))
+    if report.message is not None:
+        lines.append(f"message    {report.message.check or 'not recognised'}: "
+                     f"{report.message.meaning}")
+        if report.message.suggested_block is not None:
+            lines.append(f"suggests   block ({','.join(map(str, report.message.suggested_block))})"
+                         " (the compiler's suggestion, as it wrote it)")
+    entries = [Entry({"shapes": [o.text for o in operands]}, "pallas-compiles",
+                     "ok", seconds=None,
+                     data={"chip": kernel.chip, "kernel": kernel.kind,
+                           "blocks": [list(o.block) for o in operands],
+                           "compiles": v.accepted, "check": v.check, "reason": v.reason,
+                           "operand": v.operand, "mosaic_layouts": [t for t in v.layouts if t],
+                           "nearest_blocks": [list(b) for b in report.nearest_blocks],
+                           "message_check": report.message.check if report.message else None})]
+    ok = v.accepted
+    for m in report.layouts:
+        ok = ok and m.same_order.status == "proved"
+        lines.append(f"layout     XLA {m.xla}")
+        lines.append(f"           Mosaic {m.mosaic}")
+        lines.append(f"           {m.sentence}")
+        for f in m.fixes:
+            lines.append(f"fix        {f.what}: {f.shape} ({f.proof.status})")
+        entries.append(Entry({"source": m.xla, "target": m.mosaic}, "mosaic-layout",
+                             m.same_order.status, m.same_order.scope, m.same_order.seconds,
+                             m.same_order.counterexample, m.same_order.reason,
+                             data={"equal": m.equal, "sentence": m.sentence,
+                                   "copy_bytes": m.copy_bytes,
+                                   "fixes": [{"what": f.what, "shape": f.shape,
+                                              "status": f.proof.status} for f in m.fixes]}))
+    emit(args, entries, "\n".join(lines))
+    return EXIT_OK if ok else EXIT_NO
+
+
+def register(command) -> None:
+    c = command("pallas", "will a Pallas TPU kernel compile: which check fails and why, the "
+                "nearest block shapes that do, and XLA's layouts against Mosaic's", cmd_pallas)
+    c.add_argument("operands", nargs="*", metavar="OPERAND",
+                   help="TYPE[DIMS]@BLOCK, e.g. 'f32[16,3072]@8,128' ('-': a squeezed dim)")
+    c.add_argument("--chip", default="v5e", choices=sorted(GENERATIONS),
+                   help="the TPU generation (default v5e)")
+    c.add_argument("--kernel", default="copy", choices=KINDS + ("blocks",),
+                   help="what the body does (default copy)")
+    c.add_argument("--hlo", metavar="FILE", help="a module with the kernel's tpu_custom_call: "
+                   "XLA's layouts of its operands")
+    c.add_argument("--error", metavar="FILE", help="Mosaic's or XLA's error text ('-': stdin)")
