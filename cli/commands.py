@@ -7,21 +7,8 @@ fill in; a new command is a new row here, and no branch anywhere else.
 
 from __future__ import annotations
 
-from . import (
-               codegen,
-               cute,
-               hlo,
-               padding,
-               pallas,
-               prove,
-               query,
-               regress,
-               rules,
-               teach,
-               tile,
-               tpu,
-               xla,
-)
+from . import codegen, cute, hlo, padding, prove, query, regress, rules, teach, tile, tpu, xla
+from .pallas import register as register_pallas
 
 REGISTER = (
     query.register,     # explain, offset, locate
@@ -36,5 +23,5 @@ REGISTER = (
     padding.register,   # padding: why a buffer is bigger, and smaller layouts
     cute.register,      # cute: CuTe layouts both ways
     tile.register,      # tile, untile: an array as a layout's exact bytes, and back
-    pallas.register,    # pallas: will a Pallas TPU kernel compile, and Mosaic's layouts
+    register_pallas,    # pallas: will a Pallas TPU kernel compile, and Mosaic's layouts
 )
