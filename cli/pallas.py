@@ -20,7 +20,7 @@ import sys
 
 from ..mosaic import GENERATIONS, KINDS, Kernel, Operand, layouts_in_module, pallas_report
 from ..mosaic.messages import MEANING
-from ..spec import TilespecError
+from ..spec import TilespecError, concrete_dims, parse_array_shape
 from .envelope import Entry, emit
 
 EXIT_OK, EXIT_NO = 0, 1
@@ -31,18 +31,23 @@ class OperandSyntax(TilespecError):
 
 
 def parse_operand(text: str) -> Operand:
-    """``f32[16,3072]@8,128`` as an :class:`Operand`.
+    """``f32[16,3072]@8,128`` as an :class:`Operand` (no block: the whole
+    array).
 
     >>> parse_operand("bf16[2,16,256]@-,16,128").block
     (None, 16, 128)
     """
-    m = re.fullmatch(r"\s*(\w+)\[([\d,\s]*)\]\s*(?:@\s*\(?([\d,\s\-]*)\)?)?\s*", text)
-    if not m:
-        raise OperandSyntax(f"operand {text!r} is not TYPE[DIMS]@BLOCK, e.g. f32[16,3072]@8,128")
-    dims = tuple(int(d) for d in m.group(2).split(",") if d.strip())
-    block = (tuple(None if b.strip() == "-" else int(b) for b in m.group(3).split(","))
-             if m.group(3) else dims)
-    return Operand(dims, m.group(1), block)
+    shape_text, _, block_text = text.partition("@")
+    shape = parse_array_shape(shape_text.strip())
+    dims = concrete_dims(shape)
+    if not block_text.strip():
+        return Operand(dims, shape.element_type, dims)
+    parts = block_text.strip().strip("()").split(",")
+    if not all(re.fullmatch(r"\s*(\d+|-)\s*", p) for p in parts):
+        raise OperandSyntax(f"block {block_text!r} of {text!r} is not sizes or '-' "
+                            f"separated by commas, e.g. 8,128")
+    return Operand(dims, shape.element_type,
+                   tuple(None if p.strip() == "-" else int(p) for p in parts))
 
 
 def _read(path: str) -> str:
