@@ -97,6 +97,7 @@ def cmd_pallas(args) -> int:
         if report.message.suggested_block is not None:
             lines.append(f"suggests   block ({','.join(map(str, report.message.suggested_block))})"
                          " (the compiler's suggestion, as it wrote it)")
+    lines += [f"note       {n}" for n in report.notes]
     entries = [Entry({"shapes": [o.text for o in operands]}, "pallas-compiles",
                      "ok", seconds=None,
                      data={"chip": kernel.chip, "kernel": kernel.kind,
@@ -104,7 +105,8 @@ def cmd_pallas(args) -> int:
                            "compiles": v.accepted, "check": v.check, "reason": v.reason,
                            "operand": v.operand, "mosaic_layouts": [t for t in v.layouts if t],
                            "nearest_blocks": [list(b) for b in report.nearest_blocks],
-                           "message_check": report.message.check if report.message else None})]
+                           "message_check": report.message.check if report.message else None,
+                           "notes": list(report.notes)})]
     ok = v.accepted
     for m in report.layouts:
         ok = ok and m.same_order.status == "proved"
@@ -112,14 +114,15 @@ def cmd_pallas(args) -> int:
         lines.append(f"           Mosaic {m.mosaic}")
         lines.append(f"           {m.sentence}")
         for f in m.fixes:
-            lines.append(f"fix        {f.what}: {f.shape} ({f.proof.status})")
+            lines.append(f"fix        {f.what}: {f.shape} ({f.status}{', ' + f.evidence if f.evidence else ''})")
         entries.append(Entry({"source": m.xla, "target": m.mosaic}, "mosaic-layout",
                              m.same_order.status, m.same_order.scope, m.same_order.seconds,
                              m.same_order.counterexample, m.same_order.reason,
                              data={"equal": m.equal, "sentence": m.sentence,
                                    "copy_bytes": m.copy_bytes,
                                    "fixes": [{"what": f.what, "shape": f.shape,
-                                              "status": f.proof.status} for f in m.fixes]}))
+                                              "status": f.status, "evidence": f.evidence}
+                                             for f in m.fixes]}))
     emit(args, entries, "\n".join(lines))
     return EXIT_OK if ok else EXIT_NO
 

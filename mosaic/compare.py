@@ -29,11 +29,18 @@ __all__ = ["Fix", "LayoutMatch", "compare_layouts"]
 @dataclass(frozen=True)
 class Fix:
     """A layout that makes XLA's and Mosaic's one: what to do, the shape it
-    gives the operand, and the proof that it keeps Mosaic's element order."""
+    gives the operand, and the proof that it keeps Mosaic's element order
+    (None where the evidence is the compiler's record, said in ``evidence``)."""
 
     what: str
     shape: str
-    proof: Result
+    proof: Result | None
+    evidence: str = ""
+
+    @property
+    def status(self) -> str:
+        """``proved``/``refuted``/``unknown``, or ``recorded`` (the compiler's)."""
+        return self.proof.status if self.proof is not None else "recorded"
 
 
 @dataclass(frozen=True)
@@ -74,8 +81,10 @@ def _rank1_view(xla: Shape) -> Shape | None:
     return parse_array_shape(f"{xla.element_type}[{n}]{{0:{tiling}}}")
 
 
-def compare_layouts(xla: Shape, mosaic: Shape) -> LayoutMatch:
-    """XLA's layout ``xla`` of an operand against Mosaic's ``mosaic``."""
+def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None) -> LayoutMatch:
+    """XLA's layout ``xla`` of an operand against Mosaic's ``mosaic``;
+    ``preferred``: the layout to propose instead (the tiling rule's, where
+    the compiler's message names one no array should have)."""
     same = is_bitcast(xla, mosaic, "reshape")
     equal = format_shape(xla) == format_shape(mosaic)
     src, dst = byte_size(xla), byte_size(mosaic)
@@ -89,8 +98,15 @@ def compare_layouts(xla: Shape, mosaic: Shape) -> LayoutMatch:
                     f"be copied into Mosaic's layout ({src:,} bytes read, {dst:,} written)")
     fixes = []
     if not equal:
-        fixes.append(Fix("give the operand Mosaic's layout (XLA then copies nothing)",
-                         format_shape(mosaic), is_bitcast(mosaic, mosaic, "reshape")))
+        if preferred is None:
+            fixes.append(Fix("give the operand the layout Mosaic infers (XLA then copies "
+                             "nothing)", format_shape(mosaic),
+                             is_bitcast(mosaic, mosaic, "reshape")))
+        else:
+            fixes.append(Fix("give the operand the layout Mosaic's tiling rule infers",
+                             format_shape(preferred), None,
+                             "libtpu 0.0.42.1 takes an operand given this layout with no "
+                             "copy (tests/data/pallas/layouts.json.gz)"))
         view = _rank1_view(xla)
         if view is not None:
             fixes.append(Fix("keep XLA's layout and pass the operand flattened to rank 1, "

@@ -33,6 +33,7 @@ class PallasReport:
     nearest_blocks: tuple[tuple[int, ...], ...]
     message: Message | None
     layouts: tuple[LayoutMatch, ...]
+    notes: tuple[str, ...] = ()
 
 
 def _candidates(dim: int, block: int, steps) -> list[int]:
@@ -114,10 +115,36 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
                 mosaic = parse_array_shape(_with_space(format_shape(mosaic),
                                                        xla.layout.memory_space))
             pairs.append(compare_layouts(xla, mosaic))
+    notes = []
     if message is not None and message.xla_layout and message.mosaic_layout:
-        pairs.append(compare_layouts(parse_array_shape(message.xla_layout),
-                                     parse_array_shape(message.mosaic_layout)))
-    return PallasReport(kernel, verdict, blocks, message, tuple(pairs))
+        xla, mosaic = (parse_array_shape(message.xla_layout),
+                       parse_array_shape(message.mosaic_layout))
+        preferred = next((e for e in expected if e.dims == xla.dims), None)
+        note = one_d_tile_note(xla, mosaic)
+        if note:
+            notes.append(note)
+        else:
+            preferred = None
+        pairs.append(compare_layouts(xla, mosaic, preferred))
+    return PallasReport(kernel, verdict, blocks, message, tuple(pairs), tuple(notes))
+
+
+def one_d_tile_note(xla: Shape, mosaic: Shape) -> str | None:
+    """The difference between libtpu 0.0.42.1 and the last open source when
+    XLA gives a rank-2 operand a 1-d tile ``T(k)``: the compiler reads it as
+    the tile ``(k, 128)`` (its message names ``T(k,128)``; with a whole-array
+    block it aborts in ``tilesPerVreg``), where the open ``inferLayout``
+    keeps a tiling XLA gave as it is.  No block shape helps then."""
+    xt = xla.layout.tiles if xla.layout else ()
+    mt = mosaic.layout.tiles if mosaic.layout else ()
+    if len(xla.dims) < 2 or not xt or not mt or len(xt[0].sizes) != 1:
+        return None
+    (k,) = xt[0].sizes
+    if tuple(mt[0].sizes) != (k, 128):
+        return None
+    return (f"libtpu reads XLA's 1-d tile T({k}) of a rank-{len(xla.dims)} operand as the tile "
+            f"({k},128), which is not Mosaic's tiling rule for it: no block shape makes them "
+            f"equal; give the operand a 2-d tiling")
 
 
 def _with_space(text: str, space: int) -> str:
