@@ -18,7 +18,15 @@ from __future__ import annotations
 import re
 import sys
 
-from ..mosaic import GENERATIONS, KINDS, Kernel, Operand, layouts_in_module, pallas_report
+from ..mosaic import (
+    GENERATIONS,
+    KINDS,
+    Kernel,
+    Operand,
+    kernel_operands,
+    layouts_in_module,
+    pallas_report,
+)
 from ..mosaic.messages import MEANING
 from ..spec import TilespecError, concrete_dims, parse_array_shape
 from .envelope import Entry, emit
@@ -90,7 +98,10 @@ def cmd_pallas(args) -> int:
         if report.nearest_blocks:
             lines.append("nearest    " + "  ".join(
                 "(" + ",".join(map(str, b)) + ")" for b in report.nearest_blocks))
-    lines.append("Mosaic     " + "\n           ".join(t for t in v.layouts if t))
+    ins, outs = kernel_operands(kernel)
+    roles = [f"in {i}" for i in range(len(ins))] + [f"out {i}" for i in range(len(outs))]
+    lines += [f"{'Mosaic' if i == 0 else '':<11}{role:<7}{t}"
+              for i, (role, t) in enumerate(zip(roles, v.layouts)) if t]
     if report.message is not None:
         lines.append(f"message    {report.message.check or 'not recognised'}: "
                      f"{report.message.meaning}")

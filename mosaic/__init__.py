@@ -20,6 +20,7 @@ from .kernels import (
     Kernel as Kernel,
     Operand as Operand,
     Verdict as Verdict,
+    kernel_operands as kernel_operands,
     predict as predict,
 )
 from .memref import GENERATIONS as GENERATIONS, memref_tiling as memref_tiling
