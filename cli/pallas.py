@@ -75,10 +75,11 @@ def cmd_pallas(args) -> int:
     error = _read(args.error) if args.error else None
     hlo_layouts = layouts_in_module(_read(args.hlo)) if args.hlo else []
     operands = [parse_operand(t) for t in args.operands]
+    from_message = False
     if not operands and error:
         from ..mosaic import read_message
         op = _operand_from_message(read_message(error))
-        operands = [op] if op else []
+        operands, from_message = ([op], True) if op else ([], False)
     if not operands:
         raise TilespecError("give the kernel's operands (TYPE[DIMS]@BLOCK), or --error with a "
                             "message naming one")
@@ -88,9 +89,10 @@ def cmd_pallas(args) -> int:
     lines = [f"kernel     {kernel.kind} on {kernel.chip} (TPU generation "
              f"{GENERATIONS[kernel.chip]})"]
     lines += [f"operand    {o.text} block ({','.join('-' if b is None else str(b) for b in o.block)})"
-              for o in operands]
+              + (" (read from the message; no block given: the whole array)"
+                 if from_message else "") for o in operands]
     if v.accepted:
-        lines.append("verdict    compiles (the model of Mosaic's checks; tilespec runs no compiler)")
+        lines.append("verdict    compiles: passes the block and body checks (a model; no compiler runs)")
     else:
         lines.append(f"verdict    does not compile: {v.check}")
         lines.append(f"why        {v.reason}")

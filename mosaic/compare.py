@@ -81,10 +81,13 @@ def _rank1_view(xla: Shape) -> Shape | None:
     return parse_array_shape(f"{xla.element_type}[{n}]{{0:{tiling}}}")
 
 
-def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None) -> LayoutMatch:
+def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None,
+                    rank1_accepted=None) -> LayoutMatch:
     """XLA's layout ``xla`` of an operand against Mosaic's ``mosaic``;
     ``preferred``: the layout to propose instead (the tiling rule's, where
-    the compiler's message names one no array should have)."""
+    the compiler's message names one no array should have);
+    ``rank1_accepted(view)``: whether Mosaic's rule gives the rank-1 view of
+    the operand XLA's tiles (only then is the view proposed)."""
     same = is_bitcast(xla, mosaic, "reshape")
     equal = format_shape(xla) == format_shape(mosaic)
     src, dst = byte_size(xla), byte_size(mosaic)
@@ -108,7 +111,7 @@ def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None) -
                              "libtpu 0.0.42.1 takes an operand given this layout with no "
                              "copy (tests/data/pallas/layouts.json.gz)"))
         view = _rank1_view(xla)
-        if view is not None:
+        if view is not None and rank1_accepted is not None and rank1_accepted(view):
             fixes.append(Fix("keep XLA's layout and pass the operand flattened to rank 1, "
                              "with a rank-1 block (the elements stay where they are)",
                              format_shape(view), is_bitcast(xla, view, "reshape")))

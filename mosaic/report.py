@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..spec import Shape, format_shape, parse_array_shape
+from ..spec import Shape, concrete_dims, format_shape, parse_array_shape
 from .compare import LayoutMatch, compare_layouts
 from .kernels import Kernel, Operand, Verdict, predict
+from .memref import memref_bitwidth, memref_tiling, xla_layout_text
 from .messages import Message, read_message
 
 __all__ = ["PallasReport", "layouts_in_module", "nearest_blocks", "pallas_report"]
@@ -125,8 +126,18 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
             notes.append(note)
         else:
             preferred = None
-        pairs.append(compare_layouts(xla, mosaic, preferred))
+        pairs.append(compare_layouts(xla, mosaic, preferred,
+                                     lambda view: _rule_gives(view, kernel.chip)))
     return PallasReport(kernel, verdict, blocks, message, tuple(pairs), tuple(notes))
+
+
+def _rule_gives(view: Shape, chip: str) -> bool:
+    """Mosaic's tiling rule gives ``view`` (a rank-1 shape) its own tiles."""
+    expected = parse_array_shape(xla_layout_text(
+        concrete_dims(view), view.element_type,
+        memref_tiling(concrete_dims(view), memref_bitwidth(view.element_type), chip)))
+    tiles = lambda s: s.layout.tiles if s.layout else ()  # noqa: E731
+    return tiles(expected) == tiles(view)
 
 
 def one_d_tile_note(xla: Shape, mosaic: Shape) -> str | None:
