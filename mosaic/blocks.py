@@ -56,16 +56,17 @@ def pallas_block_failure(shape, block, element_type: str, chip: str) -> str | No
             f"or a power of 2 of at least {least}")
 
 
-def misaligned_block(shape, block, element_type: str, chip: str) -> str | None:
+def misaligned_block(shape, block, element_type: str, chip: str,
+                     rows: int | None = None) -> str | None:
     """Mosaic's E2002: the block's last two dims must each be a multiple of
-    the operand's memory tile (:func:`.memref.memref_tiling` of the whole
-    array) or equal the array's dim.  None when they are."""
+    the operand's memory tile (``rows``, or :func:`.memref.memref_tiling` of
+    the whole array) or equal the array's dim.  None when they are."""
     bs = block_sizes(block)
     shape = tuple(shape)
-    tiles = memref_tiling(shape, memref_bitwidth(element_type), chip)
     if len(shape) == 1:
         return None
-    rows = tiles[0][0]
+    if rows is None:
+        rows = memref_tiling(shape, memref_bitwidth(element_type), chip)[0][0]
     if (bs[-2] == shape[-2] or bs[-2] % rows == 0) and (bs[-1] == shape[-1]
                                                        or bs[-1] % LANES == 0):
         return None

@@ -68,9 +68,12 @@ def memref_bitwidth(element_type: str) -> int:
 
 def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
                   flags: TilingFlags = KERNEL_ARGUMENT_FLAGS, is_kernel_argument: bool = True,
-                  is_1d: bool = False, sublanes: int = SUBLANES) -> int:
+                  is_1d: bool = False, sublanes: int = SUBLANES, minor: int | None = None) -> int:
     """``getTilingFactor``: the rows of a memref's tile (rank 1: in vregs of
-    128 lanes).
+    128 lanes).  ``minor``: the array's minor dim; libtpu 0.0.42.1 gives the
+    large second-minor tiling of 8- and 4-bit types only where it divides
+    the minor dim too (s8[3072,16] is tiled 8 rows, s8[512,32] 32; the open
+    source asks the rows only).
 
     >>> tiling_factor(3, 5, 32), tiling_factor(1, 5, 16), tiling_factor(64, 5, 8)
     (4, 2, 32)
@@ -93,7 +96,7 @@ def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
         large = sublanes * 2
     else:
         large = tiling_sublane
-    if src_sublane % large:
+    if src_sublane % large or (minor is not None and large > tiling_sublane and minor % large):
         large = tiling_sublane
     if large <= src_sublane:
         return large
@@ -119,7 +122,8 @@ def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_A
         if bitwidth == 32:
             return ((lead,),)
         return ((lead,), (LANES,), (32 // bitwidth, 1))
-    rows = tiling_factor(shape[-2], gen, bitwidth, flags, is_kernel_argument, False)
+    rows = tiling_factor(shape[-2], gen, bitwidth, flags, is_kernel_argument, False,
+                         minor=shape[-1])
     if bitwidth == 32:
         return ((rows, LANES),)
     return ((rows, LANES), (32 // bitwidth, 1))
@@ -127,12 +131,17 @@ def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_A
 
 def xla_layout_text(shape, element_type: str, tiles, memory_space: int = 0) -> str:
     """The XLA shape text of a memref of ``shape`` with Mosaic's ``tiles``
-    (row-major dims, the tiles as XLA prints them).
+    (row-major dims, the tiles as XLA prints them; a sub-byte type's
+    element size ``E(n)`` as XLA prints it).
 
     >>> xla_layout_text((16, 3072), "f32", ((8, 128),), 1)
     'f32[16,3072]{1,0:T(8,128)S(1)}'
+    >>> xla_layout_text((8, 128), "s4", ((8, 128), (8, 1)))
+    's4[8,128]{1,0:T(8,128)(8,1)E(4)}'
     """
     order = ",".join(str(d) for d in reversed(range(len(shape))))
     t = "".join("(" + ",".join(str(x) for x in tile) + ")" for tile in tiles)
     ms = f"S({memory_space})" if memory_space else ""
-    return f"{element_type}[{','.join(str(d) for d in shape)}]{{{order}:T{t}{ms}}}"
+    bits = bit_width(element_type)
+    es = f"E({bits})" if bits < 8 else ""
+    return f"{element_type}[{','.join(str(d) for d in shape)}]{{{order}:T{t}{es}{ms}}}"

@@ -26,9 +26,11 @@ CHECKS: dict[str, str] = {
     "pallas-block-shape-1d": r"requires that rank 1 block\s+shapes",
     "zero-size": r"vector types must have positive constant sizes|Invalid type:",
     "not-implemented": r"Not implemented: Only vector<|Reductions over \w+ not implemented"
-                       r"|Not implemented: Unsupported|not implemented",
+                       r"|Not implemented: Unsupported|not implemented|failed to legalize operation"
+                       r"|Unsupported element type for the selected reduction",
     "shape-cast": r"unsupported shape cast",
     "layout-too-complicated": r"layout too complicated",
+    "masking": r"subelement masking|Expected mask vector type",
     "invalid-input-layout": r"Invalid input layout",
     "misaligned-block-E2002": r"E2002|MisalignedBlockAndTiling",
     "layout-mismatch": r"does not match (?:Mosaic|MLIR) layout",
@@ -51,6 +53,8 @@ MEANING = {
     "layout-mismatch": "XLA laid the operand out with a tiling other than the one Mosaic "
                        "infers for it",
     "abort": "a CHECK of the compiler failed: it aborts the process",
+    "masking": "Mosaic cannot mask part of a packed 32-bit word for this type on this "
+               "generation",
 }
 
 
@@ -62,7 +66,8 @@ def check_of(text: str) -> str:
     """
     for check in ("abort", "layout-mismatch", "misaligned-block-E2002", "pallas-block-shape",
                   "pallas-block-shape-1d", "zero-size", "shape-cast",
-                  "layout-too-complicated", "invalid-input-layout", "not-implemented"):
+                  "layout-too-complicated", "invalid-input-layout", "masking",
+                  "not-implemented"):
         if re.search(CHECKS[check], text, re.MULTILINE):
             return check
     return ""
