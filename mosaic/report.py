@@ -102,6 +102,16 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
     block shapes that compile, and each given XLA layout (a
     :class:`~tilespec.spec.Shape`, or read from the compiler's ``error``
     text) against the layout Mosaic expects."""
+    if xla_layouts:
+        # Mosaic takes some tilings XLA gives as they are (kernels.given_tiling)
+        inputs = []
+        for o in kernel.inputs:
+            match = next((x for x in xla_layouts if tuple(concrete_dims(x)) == o.shape
+                          and x.element_type == o.element_type), None)
+            tiles = (tuple(tuple(t.sizes) for t in match.layout.tiles)
+                     if match is not None and match.layout and match.layout.tiles else None)
+            inputs.append(replace(o, tiling=tiles))
+        kernel = replace(kernel, inputs=tuple(inputs))
     verdict = predict(kernel)
     blocks = () if verdict.accepted else nearest_blocks(kernel)
     message = read_message(error) if error else None
