@@ -21,13 +21,14 @@ import sys
 from ..mosaic import (
     GENERATIONS,
     KINDS,
+    MEANING,
     Kernel,
     Operand,
     kernel_operands,
     layouts_in_module,
     pallas_report,
+    read_message,
 )
-from ..mosaic.messages import MEANING
 from ..spec import TilespecError, concrete_dims, parse_array_shape
 from .envelope import Entry, emit
 
@@ -77,7 +78,6 @@ def cmd_pallas(args) -> int:
     operands = [parse_operand(t) for t in args.operands]
     from_message = False
     if not operands and error:
-        from ..mosaic import read_message
         op = _operand_from_message(read_message(error))
         operands, from_message = ([op], True) if op else ([], False)
     if not operands:

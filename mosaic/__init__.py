@@ -24,7 +24,12 @@ from .kernels import (
     predict as predict,
 )
 from .memref import GENERATIONS as GENERATIONS, memref_tiling as memref_tiling
-from .messages import CHECKS as CHECKS, Message as Message, read_message as read_message
+from .messages import (
+    CHECKS as CHECKS,
+    MEANING as MEANING,
+    Message as Message,
+    read_message as read_message,
+)
 from .report import (
     PallasReport as PallasReport,
     layouts_in_module as layouts_in_module,
