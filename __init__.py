@@ -81,6 +81,9 @@ _LAZY = {
     "convert_formula": (".codegen.convert", "closed_form", 2),
     "convert_source": (".codegen.convert", "numpy_source", 2),
     "prove_convert": (".prover.codegen.convert", "prove_convert", 2),
+    "pallas_report": (".mosaic.report", "pallas_report", 0),
+    "PallasKernel": (".mosaic.kernels", "Kernel", 0),
+    "PallasOperand": (".mosaic.kernels", "Operand", 0),
 }
 
 #: Subpackages reached as attributes, loaded on first use with the modules

@@ -12,6 +12,7 @@ from . import (
     cute,
     hlo,
     padding,
+    pallas,
     prove,
     query,
     regress,
@@ -19,8 +20,8 @@ from . import (
     teach,
     tile,
     tpu,
-    versions,
     triton,
+    versions,
     xla,
 )
 
@@ -39,4 +40,5 @@ REGISTER = (
     tile.register,      # tile, untile: an array as a layout's exact bytes, and back
     versions.register,  # xla-versions: the XLA commits modelled
     triton.register,    # triton: Triton's linear layouts both ways
+    pallas.register,    # pallas: will a Pallas TPU kernel compile, and Mosaic's layouts
 )

@@ -44,13 +44,15 @@ MAY_IMPORT = {
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
+    # Pallas on TPU: Mosaic's layouts modelled, the block checks, XLA's layout against Mosaic's
+    "mosaic": {"spec", "prover.result", "prover.names", "prover.core", "prover.bitcast"},
     # the output: text, JSON and SARIF of the typed verdicts
     "render": {"spec", "prover.result", "prover.names", "prover.hlo"},
     "cli": None,        # the command line may use everything
     "tilespec": None,   # the public namespace (src/tilespec)
 }
 PACKAGES = ("spec", "image", "testing", "prover", "cli", "xla", "teach", "codegen", "interop",
-            "cute", "render", "triton")
+            "cute", "render", "triton", "mosaic")
 #: The root's own modules: the public namespace and ``python -m tilespec``.
 ROOT_MODULES = ("__init__.py", "__main__.py")
 

@@ -1,0 +1,310 @@
+"""Regenerate the recorded Pallas corpus, tests/data/pallas/corpus.json.gz:
+a grid of Pallas TPU kernels (copy, add, reduce, transpose, reshape) over
+operand shapes, element types and block shapes, each compiled by the real
+TPU compiler (libtpu: Pallas's lowering, then Mosaic inside XLA; no TPU is
+needed, only a described topology) for several chip generations.  Per kernel
+it records whether it compiled, the compiler's message when not, the layouts
+XLA chose for the entry parameters and the custom call's operands and result,
+and the custom call's ``operand_layout_constraints``.
+tests/mosaic/test_corpus.py replays it against tilespec's model without libtpu.
+
+    pip install -e '.[tpu]'
+    nice -n 10 python tools/pallas_corpus.py                  # 3,584 kernels: ~15 min
+    nice -n 10 python tools/pallas_corpus.py --grid layouts --chips v4 v5e v6e   # 324: ~20 min
+    python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
+
+Each chip's kernels are compiled in a worker process (this file with
+``--worker``): a compiler abort (a CHECK failure) ends the worker, is
+recorded as the kernel's answer (``abort`` with the worker's last words),
+and a new worker takes the next kernel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "pallas" / "corpus.json.gz"
+
+#: Chip generation -> the topology its kernels are compiled for (as tilespec.xla.tpu.CHIPS).
+CHIPS = {"v4": "v4:2x2x1", "v5e": "v5e:2x2", "v5p": "v5p:2x2x1", "v6e": "v6e:2x2"}
+
+#: XLA's element type name -> numpy (ml_dtypes) name.
+DTYPES = {"f32": "float32", "bf16": "bfloat16", "s32": "int32", "s8": "int8", "s4": "int4",
+          "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "pred": "bool"}
+
+#: (array shape, block shape) of the 2-D operands: divisible, whole, odd,
+#: not dividing the array, zero-size, below and above the native tile.
+PAIRS_2D = [
+    ((16, 3072), (8, 128)), ((16, 3072), (16, 3072)), ((16, 3072), (4, 128)),
+    ((16, 3072), (8, 100)), ((17, 300), (17, 300)), ((17, 300), (8, 128)),
+    ((17, 300), (16, 256)), ((24, 256), (8, 256)), ((32, 512), (16, 128)),
+    ((32, 512), (32, 128)), ((64, 256), (24, 128)), ((8, 128), (8, 128)),
+    ((1, 128), (1, 128)), ((3, 5), (3, 5)), ((0, 128), (0, 128)),
+    ((128, 256), (8, 128)), ((40, 384), (40, 128)), ((16, 1024), (16, 640)),
+    ((48, 200), (16, 200)), ((64, 256), (64, 256)),
+]
+#: Rank-1 operands (copy only).
+PAIRS_1D = [((1024,), (1024,)), ((1000,), (1000,)), ((2048,), (1024,)), ((4096,), (512,)),
+            ((1000,), (128,)), ((0,), (0,)), ((3072,), (384,)), ((8192,), (256,))]
+#: Rank-3 operands (copy only); None squeezes the leading block dim.
+PAIRS_3D = [((2, 16, 256), (1, 8, 128)), ((2, 16, 256), (None, 16, 256)),
+            ((4, 17, 300), (2, 17, 300)), ((2, 24, 128), (1, 12, 128))]
+
+KERNELS = ("copy", "add", "reduce", "transpose", "reshape")
+
+#: The layout grid: a copy whose input XLA is told to give a tiling of its
+#: own (jax's ``Format(Layout(..., tiling=...))``), as torch_xla and other
+#: frontends do; Mosaic then checks XLA's layout against the one it infers.
+LAYOUT_DTYPES = ("f32", "bf16", "s8")
+LAYOUT_SHAPES = ((16, 3072), (17, 300), (64, 256))
+LAYOUT_ROWS = (None, 1, 2, 4, 8, 16)      # None: the 1-d tile T(128)
+LAYOUT_CHIPS = ("v4", "v5e", "v6e")
+
+
+def layout_grid(chips):
+    """The copies with a given input tiling."""
+    out = []
+    for chip in chips:
+        if chip not in LAYOUT_CHIPS:
+            continue
+        for dtype in LAYOUT_DTYPES:
+            packing = {"f32": 1, "bf16": 2, "s8": 4}[dtype]
+            for shape in LAYOUT_SHAPES:
+                for block in (shape, (min(shape[0], 8), 128)):
+                    for rows in LAYOUT_ROWS:
+                        tiles = [[128] if rows is None else [rows, 128]]
+                        if packing > 1:
+                            tiles.append([packing, 1])
+                        out.append({"kernel": "copy", "chip": chip, "dtype": dtype,
+                                    "shape": list(shape), "block": list(block),
+                                    "tiling": tiles})
+    return out
+
+
+def grid(chips):
+    """Every kernel of the corpus, as the dicts the worker takes."""
+    out = []
+    for chip in chips:
+        for dtype in DTYPES:
+            for kernel in KERNELS:
+                pairs = list(PAIRS_2D)
+                if kernel == "copy":
+                    pairs += PAIRS_1D + PAIRS_3D
+                for shape, block in pairs:
+                    out.append({"kernel": kernel, "chip": chip, "dtype": dtype,
+                                "shape": list(shape), "block": list(block)})
+    return out
+
+
+# --------------------------------------------------------------------- worker
+
+def _cdiv(a, b):
+    return -(-a // b) if b else 1
+
+
+def _build(k):
+    """The jitted pallas_call of kernel ``k`` and its argument structs."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+    dtype = jnp.dtype(DTYPES[k["dtype"]])
+    shape, block = tuple(k["shape"]), tuple(k["block"])
+    sizes = tuple(1 if b is None else b for b in block)
+    g = tuple(_cdiv(s, b) for s, b in zip(shape, sizes))
+    ident = lambda *i: i  # noqa: E731
+    name = k["kernel"]
+    if name == "copy":
+        def body(x, o):
+            o[...] = x[...]
+        ins, out_shape, out_block, out_map = [block], shape, block, ident
+    elif name == "add":
+        def body(x, y, o):
+            o[...] = x[...] + y[...]
+        ins, out_shape, out_block, out_map = [block, block], shape, block, ident
+    elif name == "reduce":
+        # every row's max over the whole last dim; the grid walks rows only
+        g = (g[0],)
+        blk = (block[0], shape[1])
+
+        def body(x, o):
+            o[...] = jnp.max(x[...], axis=1, keepdims=True)
+        ins, out_shape, out_block = [blk], (shape[0], 1), (block[0], 1)
+        ident = out_map = lambda i: (i, 0)  # noqa: E731
+    elif name == "transpose":
+        def body(x, o):
+            o[...] = x[...].T
+        ins, out_shape, out_block = [block], shape[::-1], block[::-1]
+        out_map = lambda i, j: (j, i)  # noqa: E731
+    elif name == "reshape":
+        n = block[0] * block[1]
+
+        def body(x, o):
+            o[...] = x[...].reshape(n)
+        ins, out_shape, out_block = [block], (g[0], g[1], n), (None, None, n)
+        out_map = lambda i, j: (i, j, 0)  # noqa: E731
+    else:
+        raise ValueError(name)
+    f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(out_shape, dtype), grid=g,
+                       in_specs=[pl.BlockSpec(b, ident) for b in ins],
+                       out_specs=pl.BlockSpec(out_block, out_map))
+    return f, [(shape, dtype)] * len(ins)
+
+
+_LAYOUT = re.compile(r"\b([a-z0-9]+\[[0-9,]*\]\{[^}]*\})")
+
+
+def _layouts(hlo: str) -> dict:
+    """XLA's chosen layouts: entry parameters, the custom call's operands
+    (by the instructions they name), its result and its constraints."""
+    shapes, params, call = {}, [], None
+    for line in hlo.splitlines():
+        m = re.match(r"\s*(?:ROOT )?%?([\w.\-]+) = (\S+\{[^}]*\}|\S+\[\S*\]) ", line)
+        if m:
+            shapes[m.group(1)] = m.group(2)
+            if " parameter(" in line:
+                params.append(m.group(2))
+            if 'custom_call_target="tpu_custom_call"' in line:
+                call = (m.group(2), line)
+    copies = sum(1 for ln in hlo.splitlines() if re.search(r"= \S+ copy\(", ln))
+    out = {"parameters": params, "copies": copies}
+    if call:
+        result, line = call
+        args = re.search(r"custom-call\(([^)]*)\)", line).group(1)
+        out["operands"] = [shapes.get(a.strip().lstrip("%"), a.strip())
+                           for a in args.split(",") if a.strip()]
+        out["result"] = result
+        c = re.search(r"operand_layout_constraints=\{(.*?)\}, ", line)
+        out["constraints"] = _LAYOUT.findall(c.group(1)) if c else []
+    return out
+
+
+def _message(e: Exception) -> str:
+    text = str(e)
+    keep = [ln for ln in text.splitlines() if ln.strip()]
+    return "\n".join(keep[:6])[:1500]
+
+
+def worker() -> None:  # pragma: no cover - runs in the subprocess
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    import jax
+    import numpy as np
+    from jax.experimental import topologies
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    topo = topologies.get_topology_desc(topology_name=sys.argv[2], platform="tpu")
+    mesh = Mesh(np.array(topo.devices[:1]), ("x",))
+    s = NamedSharding(mesh, P())
+    # Pallas asks the default device which chip it lowers for (tpu_info.get_device_kind)
+    jax.config.update("jax_default_device", topo.devices[0])
+    for line in iter(sys.stdin.readline, ""):
+        k = json.loads(line)
+        start = time.perf_counter()
+        stage = "lower"
+        try:
+            f, args = _build(k)
+            ins = [s] * len(args)
+            if k.get("tiling"):
+                from jax.experimental.layout import Format, Layout
+                order = tuple(range(len(k["shape"])))
+                ins[0] = Format(Layout(order, tiling=tuple(map(tuple, k["tiling"]))), s)
+            structs = [jax.ShapeDtypeStruct(sh, dt, sharding=i)
+                       for (sh, dt), i in zip(args, ins)]
+            lowered = jax.jit(f, in_shardings=tuple(ins), out_shardings=s).trace(
+                *structs).lower(lowering_platforms=("tpu",))
+            stage = "compile"
+            compiled = lowered.compile()
+            answer = {"accepted": True, **_layouts(compiled.as_text())}
+        except Exception as e:  # the compiler's refusal is the answer
+            answer = {"accepted": False, "stage": stage, "error": type(e).__name__,
+                      "message": _message(e)}
+        answer["seconds"] = round(time.perf_counter() - start, 3)
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+# --------------------------------------------------------------------- parent
+
+def _run_chip(chip, kernels, log):
+    """Answers for ``kernels`` of one chip, a new worker after each abort."""
+    answers = []
+    env = dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1", TPU_ACCELERATOR_TYPE="",
+               PYTHONWARNINGS="ignore")
+    i = 0
+    while i < len(kernels):
+        p = subprocess.Popen([sys.executable, __file__, "--worker", CHIPS[chip]],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+        assert p.stdin and p.stdout and p.stderr
+        while i < len(kernels):
+            p.stdin.write(json.dumps(kernels[i]) + "\n")
+            p.stdin.flush()
+            line = p.stdout.readline()
+            if not line:
+                p.stdin.close()
+                p.wait()
+                err = p.stderr.read().strip().splitlines()
+                words = [ln for ln in err if "Check failed" in ln or "F0000" in ln
+                         or "Fatal" in ln or "abort" in ln.lower()] or err[-3:]
+                answers.append({"accepted": False, "stage": "compile", "error": "abort",
+                                "message": "\n".join(words[-4:])[:1500]})
+                i += 1
+                break
+            answers.append(json.loads(line))
+            i += 1
+            if i % 50 == 0:
+                print(f"{chip}: {i}/{len(kernels)}", file=log, flush=True)
+        else:
+            p.stdin.close()
+            p.wait()
+    return answers
+
+
+def main(argv=None) -> int:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker()
+        return 0
+    p = argparse.ArgumentParser(prog="python tools/pallas_corpus.py",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--chips", nargs="+", default=["v4", "v5e", "v6e", "v5p"],
+                   choices=sorted(CHIPS))
+    p.add_argument("--limit", type=int, default=0, help="only the first N kernels per chip")
+    p.add_argument("--grid", choices=("kernels", "layouts"), default="kernels",
+                   help="kernels: the five kernels over shapes, types and blocks; layouts: "
+                        "copies whose input XLA is given a tiling (-> layouts.json.gz)")
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    if args.out is None:
+        args.out = OUT if args.grid == "kernels" else OUT.with_name("layouts.json.gz")
+    start = time.perf_counter()
+    records = []
+    for chip in args.chips:
+        kernels = (layout_grid if args.grid == "layouts" else grid)([chip])
+        if args.limit:
+            kernels = kernels[:args.limit]
+        for k, a in zip(kernels, _run_chip(chip, kernels, sys.stderr)):
+            records.append({**k, **a})
+    seconds = time.perf_counter() - start
+    corpus = {"versions": {n: version(n) for n in ("jax", "jaxlib", "libtpu")},
+              "topologies": {c: CHIPS[c] for c in args.chips},
+              "compile_seconds": round(seconds, 1), "kernels": records}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(args.out, "wt", compresslevel=9) as f:
+        json.dump(corpus, f, indent=0, sort_keys=True)
+    ok = sum(r["accepted"] for r in records)
+    print(f"{len(records)} kernels on {len(args.chips)} chips, {ok} accepted, in "
+          f"{seconds:.0f} s -> {args.out} ({args.out.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
