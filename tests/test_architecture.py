@@ -38,6 +38,9 @@ MAY_IMPORT = {
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
     "cute.proofs": {"spec", "cute", "prover.result", "prover.names", "prover.core"},
+    "triton": {"spec"},
+    "triton.proofs": {"spec", "triton", "cute", "prover.result", "prover.names",
+                      "prover.core"},
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
     "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
@@ -47,7 +50,7 @@ MAY_IMPORT = {
     "tilespec": None,   # the public namespace (src/tilespec)
 }
 PACKAGES = ("spec", "image", "testing", "prover", "cli", "xla", "teach", "codegen", "interop",
-            "cute", "render")
+            "cute", "render", "triton")
 #: The root's own modules: the public namespace and ``python -m tilespec``.
 ROOT_MODULES = ("__init__.py", "__main__.py")
 
@@ -64,8 +67,8 @@ def _unit(path: str) -> str:
         return "tilespec"
     if parts[0] == "prover" and parts[1] != "__init__":
         return f"prover.{parts[1]}"
-    if parts[:2] == ["cute", "proofs"]:
-        return "cute.proofs"
+    if parts[:2] in (["cute", "proofs"], ["triton", "proofs"]):
+        return ".".join(parts[:2])
     return parts[0]
 
 
@@ -75,8 +78,8 @@ def _target(module: str) -> str | None:
         return "tilespec"
     if parts[0] == "prover" and len(parts) > 1:
         return f"prover.{parts[1]}"
-    if parts[:2] == ["cute", "proofs"]:
-        return "cute.proofs"
+    if parts[:2] in (["cute", "proofs"], ["triton", "proofs"]):
+        return ".".join(parts[:2])
     return parts[0]
 
 
@@ -202,8 +205,10 @@ def test_each_package_is_entered_by_its_door(path):
 
 #: Private attributes of other libraries' objects that are their documented
 #: extension points or process calls: sympy printers' ``_print`` hook,
-#: ``os._exit`` (a worker that must not run atexit handlers).
-FOREIGN_PRIVATE = {"_print", "_exit"}
+#: ``os._exit`` (a worker that must not run atexit handlers), Gluon's
+#: ``_to_ir`` (its layout classes' one way into Triton's IR, the only way to
+#: ask Triton for a shared encoding's linear layout).
+FOREIGN_PRIVATE = {"_print", "_exit", "_to_ir"}
 
 
 def _defined_here(tree) -> set:
@@ -250,6 +255,7 @@ LAZY_BOUNDARIES = {
     "pycute": "the real CuTe, an extra, for replaying an equality on it",
     "ml_dtypes": "the small float types as numpy dtypes, only when their values are used",
     "distributed": "Dask, an extra, only under check-hlo --scheduler",
+    "triton": "the real Triton, an extra, imported only by its worker process",
     "importlib": "package metadata and the lazy public names (PEP 562) of the root",
 }
 
@@ -258,7 +264,8 @@ LAZY_BOUNDARIES = {
 #: (z3) or ask real XLA (jax), so a command that does neither (``tilespec
 #: offset``, ``--version``, a cited proof) does not load them.
 LAZY_UNITS = {"prover.properties", "prover.models", "prover.codegen", "prover.padding",
-              "prover.regress", "prover.equivalence", "prover.userfn", "cute.proofs", "xla"}
+              "prover.regress", "prover.equivalence", "prover.userfn", "cute.proofs", "xla",
+              "triton.proofs"}
 
 
 @pytest.mark.parametrize("path", FILES)
