@@ -1,11 +1,54 @@
-"""Triton's linear layouts (the F2 layouts of Triton's ``LinearLayout``).
+"""Triton's linear layouts over F2, and the bridge to XLA's tiled layouts.
 
-Imports :mod:`tilespec.spec` only; the real Triton is asked in a worker
-process (:mod:`.real`), never imported here.
+A linear layout (Triton's ``LinearLayout``) maps named input dims to named
+output dims by XOR-ing the bases of the input's set bits (:mod:`.layout`
+has the theory); :mod:`.algebra` holds Triton's operations with Triton's
+names; :mod:`.xla` the linear layout of an XLA tiled layout's offsets
+(:func:`from_xla`) and the XLA layout of a linear layout (:func:`to_xla`).
+Imports :mod:`tilespec.spec` only: no solver and no Triton
+(:mod:`tilespec.triton.proofs` proves the laws with Z3; the real Triton is
+asked in a worker process, :mod:`.real`).  :mod:`.swizzle` is Triton's
+swizzled shared-memory encoding as a linear layout.  Inside tilespec
+every import is relative, so ``import triton`` elsewhere is the real Triton.
+
+>>> from tilespec.triton import from_xla
+>>> L = from_xla("f32[8,4]{1,0:T(2,2)}")
+>>> L.bases
+(('dim0', ((2,), (8,), (16,))), ('dim1', ((1,), (4,))))
+>>> L.apply({"dim0": 5, "dim1": 3})
+{'offset': 23}
 """
-# What other packages ask of this one (`x as x`: re-exported for mypy).
-from . import real as real
-from .swizzle import (
-    SharedSwizzle as SharedSwizzle,
-    SwizzleError as SwizzleError,
+
+from __future__ import annotations
+
+from .algebra import (
+    compose,
+    divide_left,
+    divide_right,
+    flatten_ins,
+    flatten_outs,
+    get_free_variable_masks,
+    get_num_consecutive_in_out,
+    invert,
+    invert_and_compose,
+    product,
+    pseudoinvert,
+    reshape_ins,
+    reshape_outs,
+    sublayout,
+    supremum,
+    transpose_ins,
+    transpose_outs,
 )
+from . import real
+from .layout import LinearLayout, TritonLayoutError, is_power_of_two, next_power_of_two
+from .swizzle import SharedSwizzle, SwizzleError
+from .xla import NotLinear, Refutation, from_xla, linear_or_refutation, to_xla
+
+__all__ = ["LinearLayout", "NotLinear", "Refutation", "SharedSwizzle", "SwizzleError",
+           "TritonLayoutError", "compose",
+           "divide_left", "divide_right", "flatten_ins", "flatten_outs", "from_xla",
+           "get_free_variable_masks", "get_num_consecutive_in_out", "invert",
+           "invert_and_compose", "is_power_of_two", "linear_or_refutation",
+           "next_power_of_two", "product", "pseudoinvert", "real", "reshape_ins", "reshape_outs",
+           "sublayout", "supremum", "to_xla", "transpose_ins", "transpose_outs"]
