@@ -21,6 +21,7 @@ every import is relative, so ``import triton`` elsewhere is the real Triton.
 
 from __future__ import annotations
 
+from . import real
 from .algebra import (
     compose,
     divide_left,
@@ -40,7 +41,6 @@ from .algebra import (
     transpose_ins,
     transpose_outs,
 )
-from . import real
 from .layout import LinearLayout, TritonLayoutError, is_power_of_two, next_power_of_two
 from .swizzle import SharedSwizzle, SwizzleError
 from .xla import NotLinear, Refutation, from_xla, linear_or_refutation, to_xla
