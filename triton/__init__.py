@@ -43,12 +43,22 @@ from .algebra import (
 )
 from .layout import LinearLayout, TritonLayoutError, is_power_of_two, next_power_of_two
 from .swizzle import SharedSwizzle, SwizzleError
-from .xla import NotLinear, Refutation, from_xla, linear_or_refutation, to_xla
+from .xla import (
+    NotLinear,
+    Refutation,
+    basis_layout,
+    from_xla,
+    in_dim,
+    linear_or_refutation,
+    to_xla,
+)
 
 __all__ = ["LinearLayout", "NotLinear", "Refutation", "SharedSwizzle", "SwizzleError",
-           "TritonLayoutError", "compose",
+           "TritonLayoutError", "basis_layout",
+           "compose",
            "divide_left", "divide_right", "flatten_ins", "flatten_outs", "from_xla",
-           "get_free_variable_masks", "get_num_consecutive_in_out", "invert",
+           "get_free_variable_masks", "get_num_consecutive_in_out", "in_dim", "invert",
            "invert_and_compose", "is_power_of_two", "linear_or_refutation",
-           "next_power_of_two", "product", "pseudoinvert", "real", "reshape_ins", "reshape_outs",
+           "next_power_of_two", "product", "pseudoinvert", "real", "reshape_ins",
+           "reshape_outs",
            "sublayout", "supremum", "to_xla", "transpose_ins", "transpose_outs"]

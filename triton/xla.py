@@ -133,6 +133,24 @@ def _bases(shape: Shape) -> list[list[int]]:
     return out
 
 
+def basis_layout(shape: ShapeLike, dims: DimValues | None = None) -> LinearLayout:
+    """The linear layout whose bases are the offsets of the power-of-two
+    elements, *unchecked*: :func:`from_xla`'s answer where the offsets are
+    linear, and what :func:`tilespec.triton.proofs.prove_from_xla` proves
+    (or refutes) for shapes too large to check one by one.
+
+    >>> basis_layout("f32[3,5]{1,0:T(2,2)}").bases
+    (('dim0', ((2,), (12,))), ('dim1', ((1,), (4,), (8,))))
+    """
+    s = _array_shape(shape, dims)
+    if 0 in concrete_dims(s):
+        raise TritonLayoutError("empty", f"{format_shape(s)} has no elements")
+    bases = _bases(s)
+    top = max((v for vs in bases for v in vs), default=0)
+    return LinearLayout([(in_dim(k), [[v] for v in vs]) for k, vs in enumerate(bases)],
+                        [(OFFSET, max(next_power_of_two(top), 1))])
+
+
 def linear_or_refutation(shape: ShapeLike, dims: DimValues | None = None
                          ) -> LinearLayout | Refutation:
     """The linear layout of ``shape``'s offsets, checked on every element,
@@ -163,10 +181,7 @@ def linear_or_refutation(shape: ShapeLike, dims: DimValues | None = None
     bad = np.argwhere(got != want)
     if len(bad):
         return _refute(s, bad)
-    top = max((v for vs in bases for v in vs), default=0)
-    size = max(next_power_of_two(top), 1)
-    return LinearLayout([(in_dim(k), [[v] for v in vs]) for k, vs in enumerate(bases)],
-                        [(OFFSET, size)])
+    return basis_layout(s)
 
 
 def _refute(s: Shape, bad: np.ndarray) -> Refutation:

@@ -18,3 +18,8 @@ from .xla_equality import compare_cute, from_cute, prove_cute
 
 __all__ = ["OPERATIONS", "TileDivision", "compare_cute", "from_cute", "prove_cute",
            "prove_law", "prove_swizzle", "tile_division"]
+
+# What other packages ask of this one (`x as x`: re-exported for mypy).
+from .claims import (
+    BitVectorArithmetic as BitVectorArithmetic,
+)

@@ -1,12 +1,19 @@
 """Triton's linear layouts proved with Z3 on bit-vectors, answers replayed
-on ints: each operation's law (:mod:`.laws`), the linear layout of an
-XLA layout equal to the spec's offsets (:mod:`.xla_equality`), and
-Triton's shared swizzle equal to CuTe's ``Swizzle<B, M, S>``
-(:mod:`.swizzle`)."""
-# What other packages ask of this one (`x as x`: re-exported for mypy).
-from .swizzle import (
-    from_cute as from_cute,
-    prove_translation as prove_translation,
-    refute_uncut as refute_uncut,
-    to_cute as to_cute,
-)
+on ints: each operation's law (:mod:`.laws`), the linear layout of an XLA
+layout equal to the spec's offsets on every element (:mod:`.xla_equality`),
+the three-way conversion XLA <-> CuTe <-> Triton, proved at each step
+(:mod:`.three_way`), and Triton's shared swizzle equal to CuTe's
+``Swizzle<B, M, S>`` for all parameters (:mod:`.swizzle`).  The claims and
+their replay are :mod:`.claims`.
+
+:mod:`tilespec.triton` itself never imports the solver; this package does.
+"""
+
+from __future__ import annotations
+
+from .laws import OPERATIONS, prove_law
+from .swizzle import from_cute, prove_translation, refute_uncut, to_cute
+from .xla_equality import prove_from_xla
+
+__all__ = ["OPERATIONS", "from_cute", "prove_from_xla", "prove_law", "prove_translation",
+           "refute_uncut", "to_cute"]
