@@ -7,7 +7,8 @@ that are not powers of two, ``invert`` of a layout that is not invertible,
 ``pseudoinvert`` of one that is not surjective); the client
 (:mod:`.real`) answers the query in flight ``Aborted`` and starts another
 worker for the rest.  A Python exception of the binding (a ``TypeError``, a
-``ValueError``) is an answer too: ``{"refused": ...}``.
+``ValueError``, an ``AssertionError`` of Gluon's Python) is an answer too:
+``{"refused": ...}``.
 
 Each query is ``{"op": NAME, ...}``; :data:`OPS` is the table of what may
 be asked.  A layout travels as ``{"bases": [[in_dim, [[v, ...], ...]],
@@ -157,7 +158,8 @@ def answer(handlers: dict, query: dict) -> dict:
             os.dup2(stderr.fileno(), 2)
             try:
                 reply = {"answer": handlers[query["op"]](query)}
-            except (TypeError, ValueError, IndexError, KeyError, RuntimeError) as error:
+            except (TypeError, ValueError, IndexError, KeyError, RuntimeError,
+                    AssertionError) as error:  # Gluon checks its layouts with assert
                 reply = {"refused": f"{type(error).__name__}: {error}".splitlines()[0][:300]}
             with os.fdopen(write, "w") as out:
                 out.write(json.dumps(reply))

@@ -164,7 +164,7 @@ def prove_translation(max_bits: int = MAX_BITS, timeout: float = DEFAULT_TIMEOUT
     Z3 proves with the bit, the shape and the parameters symbolic.  Each
     step is an ``unsat`` of its negation on 64-bit vectors.
 
-    >>> r = prove_translation(max_bits=12)
+    >>> r = prove_translation(max_bits=6)
     >>> r.status, len(r.steps)
     ('proved', 5)
     """
