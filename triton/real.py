@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any, Union
 
 from ..spec import TilespecError
+from .layout import LinearLayout
 from .worker import last_words
 
 INSTALL_HINT = ("triton not installed; install it: pip install -e '.[triton]' in a clone of "
@@ -249,3 +250,66 @@ def ask(queries: Any, python: str = "") -> list[Reply]:
         require()
     with Oracle(python) as oracle:
         return oracle.run(queries)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One question asked of tilespec and of the real Triton about the
+    same layout: both answers, and whether they are the same."""
+
+    question: str
+    tilespec: Any
+    triton: Reply
+
+    @property
+    def agree(self) -> bool:
+        return isinstance(self.triton, Answer) and self.triton.value == self.tilespec
+
+    def line(self) -> str:
+        """The comparison in one line.
+
+        >>> Agreement("is_injective", True, Answer(True)).line()
+        'is_injective: tilespec True, Triton True: agree'
+        """
+        theirs = self.triton.value if isinstance(self.triton, Answer) else self.triton
+        return (f"{self.question}: tilespec {_short(self.tilespec)}, Triton {_short(theirs)}: "
+                + ("agree" if self.agree else "DIFFER"))
+
+
+def _short(value: Any) -> str:
+    """A value as one short line: a long list by its length."""
+    if isinstance(value, list) and len(value) > 4:
+        return f"[{len(value)} values]"
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: Most inputs :func:`compare` applies the layout to (all, below it).
+COMPARED_INPUTS = 1 << 14
+
+
+def compare(layout: LinearLayout, python: str = "") -> list[Agreement]:
+    """``layout`` beside the real Triton's ``LinearLayout.from_bases`` of the
+    same bases: the layout Triton builds, its ``apply`` at every input (the
+    first :data:`COMPARED_INPUTS`), and injective/surjective/invertible.
+    Raises :class:`TritonUnavailable` without Triton."""
+    wire = {"bases": [[n, [list(b) for b in vs]] for n, vs in layout.bases],
+            "out_dims": [[n, s] for n, s in layout.out_dims]}
+    dims = [(n, 1 << len(vs)) for n, vs in layout.bases]
+    points = []
+    for k in range(min(COMPARED_INPUTS, 1 << layout.total_in_bits)):
+        point, rest = [], k
+        for n, size in dims:
+            point.append([n, rest % size])
+            rest //= size
+        points.append(point)
+    ours: list[tuple[str, Any]] = [
+        ("from_bases", wire),
+        ("apply", [[[n, v] for n, v in layout.apply(dict(p)).items()] for p in points]),
+        ("is_injective", layout.is_injective()), ("is_surjective", layout.is_surjective()),
+        ("is_invertible", layout.is_invertible())]
+    queries = [{"op": op, "layout": wire, **({"inputs": points} if op == "apply" else {})}
+               for op, _ in ours]
+    replies = ask(queries, python)
+    return [Agreement(f"apply at {len(points)} inputs" if op == "apply" else op, value, reply)
+            for (op, value), reply in zip(ours, replies)]
