@@ -153,7 +153,8 @@ def ints(text: str, what: str) -> tuple[int, ...]:
 
 
 #: Commands that need sizes: they take ``--dims m=16,n=300`` for named dims.
-DIMS_COMMANDS = ("explain", "offset", "locate", "draw", "regress", "cute", "tile", "untile")
+DIMS_COMMANDS = ("explain", "offset", "locate", "draw", "regress", "cute", "tile", "untile",
+                 "triton")
 
 
 def _dims(text: str) -> dict:

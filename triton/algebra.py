@@ -350,9 +350,12 @@ def invert(layout: LinearLayout) -> LinearLayout:
 
 
 def get_free_variable_masks(layout: LinearLayout) -> dict[str, int]:
-    """For each in-dim, the input bits that can change without changing the
-    output (the non-pivot columns of the reduced matrix; Triton's
-    ``getFreeVariableMasks``).
+    """For each in-dim, the free input bits: the non-pivot columns of the
+    reduced matrix (Triton's ``getFreeVariableMasks``).  With them 0 every
+    output of the layout is still reached, and the other bits fix it; a free
+    bit whose column is not 0 does change the output when flipped alone
+    (Triton's header calls free bits those that "can be changed without
+    changing the output", which holds only for the zero columns).
 
     >>> L = LinearLayout.from_bases([("r", [[1], [1]]), ("t", [[0], [2]])], ["x"])
     >>> get_free_variable_masks(L)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from .laws import OPERATIONS, prove_law
 from .swizzle import from_cute, prove_translation, refute_uncut, to_cute
+from .three_way import Step, three_way
 from .xla_equality import prove_from_xla
 
-__all__ = ["OPERATIONS", "from_cute", "prove_from_xla", "prove_law", "prove_translation",
-           "refute_uncut", "to_cute"]
+__all__ = ["OPERATIONS", "Step", "from_cute", "prove_from_xla", "prove_law",
+           "prove_translation", "refute_uncut", "three_way", "to_cute"]

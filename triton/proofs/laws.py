@@ -29,9 +29,10 @@ The laws (``x`` every input of the layout's in-dims, ``y`` every output):
 - reshape_ins: ``R(split_R(f)) == A(split_A(f))`` for every flat input
   ``f``; reshape_outs: ``stack_R(R(x)) == stack_A(A(x))``;
   transpose_ins/outs: ``R(x)[o] == A(x)[o]`` by name;
-- get_free_variable_masks: ``A(x) == A(x ^ (y & mask))`` for every ``x``
-  and ``y`` (the masked bits are free), and as many free bits as the
-  in-bits minus the rank (no bit is called free that is not);
+- get_free_variable_masks: for every ``x``, ``A(x') == A(x)`` where
+  ``x'`` has the free bits 0 (each replaced by the pivot bits its column
+  sums), and as many free bits as the in-bits minus the rank: with the
+  free bits 0 every output is reached, and the other bits fix it;
 - get_num_consecutive_in_out ``V``: ``A(x)[o0] == A(x - v)[o0] + v`` and the
   other out-dims unchanged, ``v = x[i0] mod V`` (``i0``, ``o0`` the first
   dims): the law for ``V`` (that ``V`` is the largest is not claimed).
@@ -196,13 +197,24 @@ def prove_law(operation: str, *inputs: Any, result: Any = None,
     if operation == "get_free_variable_masks":
         masks = result if result is not None else get_free_variable_masks(a)
         free = sum(bin(m).count("1") for m in masks.values())
+        free_flat = sum(masks.get(d, 0) << at for (d, _), at in zip(a.in_dims, _in_shifts(a)))
+        combos = _combinations(a, free_flat)
+        missing = [c for c, combo in combos.items() if combo is None]
 
-        def freedom(v):
-            x = _pick(v, a.in_dim_names, "x.")
-            moved = {d: x[d] ^ (v["y." + d] & masks[d]) for d in a.in_dim_names}
-            return _equal_outs("A(x) == A(x ^ (y & mask))", apply(a, x), apply(a, moved)) + [
+        def basic(v):
+            # every output is reached with the free bits 0: x' = x with each
+            # free bit replaced by the pivot bits its column is the sum of
+            flat = sum((v[d] << at) if at else v[d] for d, at in zip(a.in_dim_names,
+                                                                    _in_shifts(a)))
+            reduced = flat & ~free_flat & ((1 << a.total_in_bits) - 1)
+            for c, combo in combos.items():
+                if combo is not None:
+                    reduced = reduced ^ (((flat >> c) & 1) * combo)
+            return [(f"free column {c} is a sum of the other columns", 0, 1)
+                    for c in missing] + _equal_outs("A(x') == A(x)", apply(a, _split(a, reduced)), apply(a, v)) + [
+                ("x' has its free bits 0", reduced & free_flat, 0),
                 ("free bits == in-bits - rank", free, a.total_in_bits - a.rank())]
-        return run(_ins(a, "x.") + _ins(a, "y."), freedom, a, a)
+        return run(_ins(a), basic, a, a)
     v_size = result if result is not None else get_num_consecutive_in_out(a)
     if not a.bases or not a.out_dims:
         return run([], lambda v: [("V == 1", v_size, 1)], a)
@@ -220,6 +232,39 @@ def prove_law(operation: str, *inputs: Any, result: Any = None,
 _RESHAPES: dict[str, Callable[[LinearLayout, Any], LinearLayout]] = {
     "reshape_ins": reshape_ins, "reshape_outs": reshape_outs,
     "transpose_ins": transpose_ins, "transpose_outs": transpose_outs}
+
+
+def _in_shifts(layout: LinearLayout) -> list[int]:
+    """Where each in-dim's bits start in the stacked input."""
+    out, at = [], 0
+    for _, vs in layout.bases:
+        out.append(at)
+        at += len(vs)
+    return out
+
+
+def _combinations(layout: LinearLayout, free: int) -> dict[int, int | None]:
+    """For each free column (a bit of ``free``), the non-free input bits
+    whose columns sum to it, as a mask; None where no such sum exists."""
+    columns = layout.columns()
+    basis: list[tuple[int, int]] = []       # (reduced column, input bits summed)
+    for c, col in enumerate(columns):
+        if not free >> c & 1:
+            bits = 1 << c
+            for v, b in basis:
+                if col ^ v < col:
+                    col, bits = col ^ v, bits ^ b
+            if col:
+                basis.append((col, bits))
+    out: dict[int, int | None] = {}
+    for c, col in enumerate(columns):
+        if free >> c & 1:
+            bits = 0
+            for v, b in sorted(basis, reverse=True):
+                if col ^ v < col:
+                    col, bits = col ^ v, bits ^ b
+            out[c] = None if col else bits
+    return out
 
 
 def _split(layout: LinearLayout, flat: Any) -> dict[str, Any]:
