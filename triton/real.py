@@ -296,11 +296,11 @@ def compare(layout: LinearLayout, python: str = "") -> list[Agreement]:
     wire = {"bases": [[n, [list(b) for b in vs]] for n, vs in layout.bases],
             "out_dims": [[n, s] for n, s in layout.out_dims]}
     dims = [(n, 1 << len(vs)) for n, vs in layout.bases]
-    points = []
+    points: list[list[tuple[str, int]]] = []
     for k in range(min(COMPARED_INPUTS, 1 << layout.total_in_bits)):
         point, rest = [], k
         for n, size in dims:
-            point.append([n, rest % size])
+            point.append((n, rest % size))
             rest //= size
         points.append(point)
     ours: list[tuple[str, Any]] = [
@@ -308,7 +308,8 @@ def compare(layout: LinearLayout, python: str = "") -> list[Agreement]:
         ("apply", [[[n, v] for n, v in layout.apply(dict(p)).items()] for p in points]),
         ("is_injective", layout.is_injective()), ("is_surjective", layout.is_surjective()),
         ("is_invertible", layout.is_invertible())]
-    queries = [{"op": op, "layout": wire, **({"inputs": points} if op == "apply" else {})}
+    pairs = [[list(p) for p in point] for point in points]
+    queries = [{"op": op, "layout": wire, **({"inputs": pairs} if op == "apply" else {})}
                for op, _ in ours]
     replies = ask(queries, python)
     return [Agreement(f"apply at {len(points)} inputs" if op == "apply" else op, value, reply)
