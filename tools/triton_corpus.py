@@ -19,7 +19,8 @@ Three kinds of query, each a JSON object the worker takes:
   of the exported bases at every element; where from_xla refuses, Triton's
   apply of the per-bit bases at the refutation's ``a ^ b``;
 - ``swizzle``: Triton's linear layout of ``SwizzledSharedEncodingAttr(vec,
-  perPhase, maxPhase, order)`` on 2-D shapes.
+  perPhase, maxPhase, order)`` on 2-D shapes;
+- ``constructor``: identity_1d, strided_1d and zeros_1d.
 
     pip install -e '.[triton]'
     nice python tools/triton_corpus.py                  # ~5 minutes on one core
@@ -222,6 +223,19 @@ def compact(query: dict, reply: dict) -> tuple[dict, dict]:
     return out, reply
 
 
+def constructor_queries() -> list[dict]:
+    """Triton's 1-D constructors, at sizes and strides powers of two and
+    not."""
+    out = []
+    for size in (1, 2, 4, 8, 3, 6):
+        out.append({"op": "identity_1d", "size": size, "in_dim": "i", "out_dim": "o"})
+        out.append({"op": "zeros_1d", "size": size, "in_dim": "i", "out_dim": "o"})
+        for stride in (1, 2, 4, 3):
+            out.append({"op": "strided_1d", "size": size, "stride": stride, "in_dim": "i",
+                        "out_dim": "o"})
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python tools/triton_corpus.py",
                                 description=__doc__.split("\n\n")[0])
@@ -234,7 +248,8 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     queries = ([("random", q) for q in random_queries(rng, args.layouts)]
                + [("xla", q) for q in xla_queries(rng, args.shapes)]
-               + [("swizzle", q) for q in swizzle_queries()])
+               + [("swizzle", q) for q in swizzle_queries()]
+               + [("constructor", q) for q in constructor_queries()])
     start = time.perf_counter()
     replies = real.ask([q for _, q in queries])
     seconds = time.perf_counter() - start

@@ -4,8 +4,8 @@ tests/data/triton/corpus.json.gz holds the real Triton's answers (its
 ``LinearLayout`` binding, asked through tilespec.triton.real, each query
 in a forked worker so that an abort is an answer) to every operation the
 binding exposes on 1,000 seeded layouts, to the apply of 300 XLA layouts
-exported by ``from_xla``, and to the linear layouts of swizzled shared
-encodings; tools/triton_corpus.py regenerates it.  The replay needs no
+exported by ``from_xla``, to the linear layouts of swizzled shared
+encodings, and to the 1-D constructors; tools/triton_corpus.py regenerates it.  The replay needs no
 Triton: each answer must be tilespec's, and each abort or refusal must be
 one tilespec refuses for the same reason (:data:`REASONS`).
 
@@ -51,6 +51,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "data" / "triton" / "corpus.js
 #: ``report_fatal_error``), as the recorded 3.9.0 says it.
 REASONS = {
     "Out-dim sizes must be powers of 2": {"non-power-of-two"},
+    "isPowerOf2_32(size)": {"non-power-of-two"},
     "Invalid basis": {"basis out of range"},
     "Layout is expected to be surjective": {"not surjective"},
     "must be surjective and square to be invertible": {"not invertible"},
@@ -213,6 +214,22 @@ def test_each_swizzled_shared_layout_is_triton_s():
         else:  # Gluon asserts on a layout of one element (no offset bits)
             assert "offset_bases must not be empty" in reply.message
             assert sw.offset_bases(tuple(q["shape"])) == ()
+
+
+def test_the_1d_constructors_are_triton_s():
+    answered = 0
+    for c in cases("constructor"):
+        q, reply = c["query"], real.from_json(c["reply"])
+        args = [q["size"], *([q["stride"]] if "stride" in q else []), q["in_dim"], q["out_dim"]]
+        build = getattr(LinearLayout, q["op"])
+        if isinstance(reply, real.Answer):
+            assert as_wire(build(*args)) == reply.value, q
+            answered += 1
+        else:
+            with pytest.raises(TritonLayoutError) as refusal:
+                build(*args)
+            assert refusal.value.reason in refusal_classes(reply.last_words), q
+    assert answered >= 20
 
 
 def test_what_the_binding_lacks_is_judged_by_identities_through_what_it_has():
