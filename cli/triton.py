@@ -69,6 +69,9 @@ def _compare(args, layout: LinearLayout, subject: dict) -> int:
     version = real.version()
     entries = [Entry(subject, f"{a.question} equals the real Triton's",
                      "ok" if a.agree else "refuted", f"triton {version}",
+                     counterexample=None if a.agree else Counterexample(
+                         {}, (Side("tilespec"), Side("triton")), what=a.line(),
+                         details={"tilespec": a.tilespec, "triton": real.to_json(a.triton)}),
                      data={"tilespec": a.tilespec, "triton": real.to_json(a.triton)})
                for a in agreements]
     lines = [f"the real Triton {version}, asked the same bases:",
