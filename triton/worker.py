@@ -4,9 +4,11 @@ stdin, one answer a line on stdout, in order.
 Triton's ``LinearLayout`` binding (``triton._C.libtriton.linear_layout``)
 ends the process on some inputs (an LLVM ERROR or a failed assert: sizes
 that are not powers of two, ``invert`` of a layout that is not invertible,
-``pseudoinvert`` of one that is not surjective); the client
-(:mod:`.real`) answers the query in flight ``Aborted`` and starts another
-worker for the rest.  A Python exception of the binding (a ``TypeError``, a
+``pseudoinvert`` of one that is not surjective).  So each query runs in a
+forked child (:func:`answer`): an abort ends the child, and the worker
+answers ``{"aborted": Triton's last words}`` and goes on; should the worker
+itself end, the client (:mod:`.real`) answers the query in flight
+``Aborted`` and starts another for the rest.  A Python exception of the binding (a ``TypeError``, a
 ``ValueError``, an ``AssertionError`` of Gluon's Python) is an answer too:
 ``{"refused": ...}``.
 
@@ -15,8 +17,9 @@ be asked.  A layout travels as ``{"bases": [[in_dim, [[v, ...], ...]],
 ...], "out_dims": [[name, size], ...]}``: Triton's own ``from_bases``
 arguments.
 
-This module imports nothing from tilespec and Triton only inside
-:func:`main` (it runs as a script of its own; importing it is free).
+This module imports nothing from tilespec, and Triton only inside the
+functions that ask it (it runs as a script of its own; importing it is
+free).
 
 >>> sorted(OPS)[:4]
 ['apply', 'compose', 'from_bases', 'get_matrix_view']
