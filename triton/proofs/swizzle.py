@@ -39,7 +39,8 @@ from ...prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug
 from .. import SharedSwizzle, SwizzleError
 
 #: The proof's default bound on exponents: shapes up to ``2^16`` offsets,
-#: each parameter up to ``2^16`` (``max_bits=30`` takes about 40 s).
+#: each parameter up to ``2^16`` (``max_bits=30`` proved in 266 s on a loaded
+#: 2-core machine).
 MAX_BITS = 16
 
 
