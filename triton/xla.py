@@ -287,7 +287,7 @@ def _candidates(element_type: str, sizes: tuple[int, ...], out_bits: int):
     with one tile of powers of two over the last 1..rank dims."""
     rank = len(sizes)
     dims = ",".join(map(str, sizes))
-    for perm in itertools.permutations(range(rank)):
+    for perm in itertools.permutations(range(rank - 1, -1, -1)):     # row-major first
         m2m = ",".join(map(str, perm))
         yield parse_array_shape(f"{element_type}[{dims}]{{{m2m}}}")
         physical = [sizes[p] for p in reversed(perm)]        # major to minor

@@ -106,3 +106,25 @@ def test_to_python_builds_the_same_layout():
     a = LinearLayout.from_bases([("r", [[1, 0], [0, 1]]), ("t", [[2, 0]])], ["x", "y"])
     namespace = {"LinearLayout": LinearLayout}
     assert eval(a.to_python(), namespace) == a
+
+
+def test_import_triton_in_the_repository_root_is_the_real_triton(tmp_path):
+    # Started in the root, Python finds tilespec's triton/ folder first; it
+    # hands the name to the Triton further down sys.path (here a stand-in).
+    import os
+    import subprocess
+    import sys
+
+    from locations import ROOT
+    real = tmp_path / "site" / "triton"
+    real.mkdir(parents=True)
+    (real / "__init__.py").write_text("WHO = 'the real one'\n")
+    code = "import triton; print(triton.WHO, triton.__file__)"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"the real one {real / '__init__.py'}\n"
+    done = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert "the real Triton is not installed" in done.stderr

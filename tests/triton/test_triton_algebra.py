@@ -136,7 +136,7 @@ def test_divide_refuses_what_is_no_product():
 
 
 def test_reshapes_and_transposes_keep_the_function():
-    for a in layouts("reshape"):
+    for a in layouts("reshape", count=10):
         n_in, n_out = 1 << a.total_in_bits, 1 << a.total_out_bits
         flat_in = reshape_ins(a, [("f", n_in)])
         flat_out = reshape_outs(a, [("g", n_out)])
