@@ -90,7 +90,9 @@ _LAZY = {
 #: a user calls: ``tilespec.xla.real`` (real XLA, in a subprocess),
 #: ``tilespec.xla.compare`` (its answers beside tilespec's) and
 #: ``tilespec.xla.compiled`` (the compiler's bitcast-or-copy decisions).
-_SUBPACKAGES = {"xla": ("real", "compare", "compiled")}
+_SUBPACKAGES = {"xla": ("real", "compare", "compiled"),
+                # Triton's linear layouts, with their proofs (the solver) on use
+                "triton": ("proofs",)}
 
 
 def check_rule(name: str, *shapes, transpose=None, dims=None, **options):

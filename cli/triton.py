@@ -11,8 +11,11 @@
   document), proved; where XLA cannot write it, the reason (exit 2).
 - ``--cute``: the three-way conversion XLA -> CuTe -> Triton -> XLA with
   each step proved (:func:`tilespec.triton.proofs.three_way`).
-- ``--compare``: SHAPE's layout set beside the real Triton's answers; the
-  real Triton is an extra, asked in a subprocess (not in this build: exit 2).
+- ``--compare``: SHAPE's linear layout (or FILE's) set beside the real
+  Triton's answers to the same bases (:func:`tilespec.triton.real.compare`:
+  the layout Triton builds, apply at every input, injective/surjective/
+  invertible), asked in a worker process; exit 1 where an answer differs,
+  2 where Triton is not installed (the ``triton`` extra).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import Counterexample, Result, Side
 from ..spec import TilespecError, format_shape
-from ..triton import LinearLayout, Refutation, linear_or_refutation, to_xla
+from ..triton import LinearLayout, Refutation, linear_or_refutation, real, to_xla
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import Entry, emit
 
@@ -32,12 +35,13 @@ EXIT_STATUS = {"proved": 0, "refuted": 1, "unknown": 3}
 
 def cmd_triton(args) -> int:
     if args.compare:
-        raise TilespecError("triton --compare: the real Triton is not asked in this build "
-                            "(its oracle comes with the triton extra)")
+        real.require()                      # not installed: one line, exit 2
     if args.source:
         if args.shape is not None:
             raise TilespecError("triton --from FILE takes no SHAPE (the element type: "
                                 "--element-type)")
+        if args.compare:
+            return _compare(args, read_layout(Path(args.source)), {})
         return _import(args, Path(args.source))
     if args.shape is None:
         raise TilespecError("triton: give SHAPE, or --from FILE")
@@ -48,7 +52,32 @@ def cmd_triton(args) -> int:
                             f"{shape.names[0]!r} a size with --dims")
     if args.cute:
         return _three_way(args, shape)
+    if args.compare:
+        found = linear_or_refutation(shape)
+        if isinstance(found, Refutation):
+            r = refutation_result(found)
+            emit(args, [Entry.of(r, {"shape": shape})], str(found))
+            return EXIT_STATUS[r.status]
+        return _compare(args, found, {"shape": shape})
     return _export(args, shape)
+
+
+def _compare(args, layout: LinearLayout, subject: dict) -> int:
+    """Each question asked of tilespec and of the real Triton: ``ok``
+    where the answers are equal, ``refuted`` (exit 1) where they differ."""
+    agreements = real.compare(layout)
+    version = real.version()
+    entries = [Entry(subject, f"{a.question} equals the real Triton's",
+                     "ok" if a.agree else "refuted", f"triton {version}",
+                     counterexample=None if a.agree else Counterexample(
+                         {}, (Side("tilespec"), Side("triton")), what=a.line(),
+                         details={"tilespec": a.tilespec, "triton": real.to_json(a.triton)}),
+                     data={"tilespec": a.tilespec, "triton": real.to_json(a.triton)})
+               for a in agreements]
+    lines = [f"the real Triton {version}, asked the same bases:",
+             *(a.line() for a in agreements)]
+    emit(args, entries, "\n".join(lines))
+    return 0 if all(a.agree for a in agreements) else 1
 
 
 def _export(args, shape) -> int:

@@ -207,8 +207,10 @@ def test_each_package_is_entered_by_its_door(path):
 
 #: Private attributes of other libraries' objects that are their documented
 #: extension points or process calls: sympy printers' ``_print`` hook,
-#: ``os._exit`` (a worker that must not run atexit handlers).
-FOREIGN_PRIVATE = {"_print", "_exit"}
+#: ``os._exit`` (a worker that must not run atexit handlers), Gluon's
+#: ``_to_ir`` (its layout classes' one way into Triton's IR, the only way to
+#: ask Triton for a shared encoding's linear layout).
+FOREIGN_PRIVATE = {"_print", "_exit", "_to_ir"}
 
 
 def _defined_here(tree) -> set:
@@ -255,6 +257,7 @@ LAZY_BOUNDARIES = {
     "pycute": "the real CuTe, an extra, for replaying an equality on it",
     "ml_dtypes": "the small float types as numpy dtypes, only when their values are used",
     "distributed": "Dask, an extra, only under check-hlo --scheduler",
+    "triton": "the real Triton, an extra, imported only by its worker process",
     "importlib": "package metadata and the lazy public names (PEP 562) of the root",
 }
 

@@ -39,6 +39,7 @@ if __name__ == "triton":
     sys.modules["triton"] = _real
     _spec.loader.exec_module(_real)
 else:
+    from . import real
     from .algebra import (
         compose,
         divide_left,
@@ -59,6 +60,7 @@ else:
         transpose_outs,
     )
     from .layout import LinearLayout, TritonLayoutError, is_power_of_two, next_power_of_two
+    from .swizzle import SharedSwizzle, SwizzleError
     from .xla import (
         NotLinear,
         Refutation,
@@ -70,10 +72,12 @@ else:
     )
 
 
-__all__ = ["LinearLayout", "NotLinear", "Refutation", "TritonLayoutError", "basis_layout",
+__all__ = ["LinearLayout", "NotLinear", "Refutation", "SharedSwizzle", "SwizzleError",
+           "TritonLayoutError", "basis_layout",
            "compose",
            "divide_left", "divide_right", "flatten_ins", "flatten_outs", "from_xla",
            "get_free_variable_masks", "get_num_consecutive_in_out", "in_dim", "invert",
            "invert_and_compose", "is_power_of_two", "linear_or_refutation",
-           "next_power_of_two", "product", "pseudoinvert", "reshape_ins", "reshape_outs",
+           "next_power_of_two", "product", "pseudoinvert", "real", "reshape_ins",
+           "reshape_outs",
            "sublayout", "supremum", "to_xla", "transpose_ins", "transpose_outs"]

@@ -11,6 +11,7 @@ from locations import DATA
 from tilespec.cli import main
 from tilespec.cli.envelope import FORMAT_VERSION, schema
 from tilespec.cli.main import build_parser
+from tilespec.triton import real as triton_real
 
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 
@@ -57,6 +58,10 @@ RUNS = {
     "triton": [(["triton", "--from", str(DATA / "triton" / "t24.json")], 0),
                (["triton", "f32[3,5]{1,0:T(2,2)}"], 1),
                (["triton", "--cute", "f32[8,256]{1,0:T(8,128)}"], 0),
+               # without the triton extra --compare is bad input (exit 2)
+               pytest.param(["triton", "--compare", "f32[8,16]{1,0:T(2,4)}"],
+                            0 if triton_real.available() else 2,
+                            marks=pytest.mark.integration),  # asks the real Triton
                (["triton", "f32[8,16]{1,0:T(2,4)}"], 0)],
     "tile": [(["tile", str(DATA / "bytes" / "s4_3x5.npy"), "s4[3,5]{1,0:T(2,2)E(4)}",
                "-o", "{tmp}/a.bin", "--pad", "-1"], 0)],

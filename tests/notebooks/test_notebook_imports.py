@@ -1,8 +1,10 @@
 """Every notebook (English, and notebooks/ko, notebooks/es) uses tilespec's
 public API only: from the tilespec package it imports the top level
 (``import tilespec``, ``from tilespec import ...``) and reaches nothing below
-it but ``tilespec.xla`` (real XLA, a public subpackage loaded on first use)
-and ``tilespec.cute`` (CuTe's layout algebra, public and solver-free).
+it but ``tilespec.xla`` (real XLA, a public subpackage loaded on first use),
+``tilespec.cute`` (CuTe's layout algebra, public and solver-free) and
+``tilespec.triton`` (Triton's linear layouts, loaded on first use with their
+proofs).
 
 Read from the code cells' syntax trees, without running them.
 """
@@ -17,7 +19,7 @@ from locations import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").rglob("*.ipynb"))
 #: What a notebook may reach below ``tilespec.``.
-PUBLIC_SUBPACKAGES = {"xla", "cute"}
+PUBLIC_SUBPACKAGES = {"xla", "cute", "triton"}
 
 
 def internal_uses(source: str) -> list[str]:
