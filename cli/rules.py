@@ -33,6 +33,8 @@ def _perm(text):
 
 def cmd_bitcast(args) -> int:
     src, dst = _shape(args.src), _shape(args.dst)
+    if args.as_ == "pjrt-buffer":
+        return _pjrt_buffer_bitcast(args, src, dst)
     perm = _perm(args.transpose)
     subject: dict = {"source": src, "target": dst}
     if perm is not None:
@@ -51,6 +53,17 @@ def cmd_bitcast(args) -> int:
         return EXIT_STATUS[d.status]
     r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout)
     emit(args, [Entry.of(r, subject)], describe(r))
+    return EXIT_STATUS[r.status]
+
+
+def _pjrt_buffer_bitcast(args, src, dst) -> int:
+    from ..prover.models import pjrt_buffer_bitcast  # the solver boundary
+    if args.transpose is not None or args.reshape:
+        raise TilespecError("--as pjrt-buffer reads the target as PjRt's reader does: "
+                            "no --transpose or --reshape")
+    r = pjrt_buffer_bitcast(src, dst, timeout=args.timeout)
+    emit(args, [Entry.of(r, {"source": src, "target": dst, "as": "pjrt-buffer"})],
+         describe(r))
     return EXIT_STATUS[r.status]
 
 
@@ -245,6 +258,10 @@ def register(command) -> None:
     c.add_argument("--reshape", action="store_true",
                    help="only the reshape (without --transpose or --reshape: the "
                    "reshape, transpose or TRT that XLA's DecomposeBitcast would take)")
+    c.add_argument("--as", dest="as_", choices=("pjrt-buffer",),
+                   help="pjrt-buffer: PjRt's Buffer::Bitcast, which checks only that the "
+                   "byte sizes are equal; does every element stay where DST's reader "
+                   "expects it?")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 
