@@ -139,3 +139,11 @@ from .size import (
 from .text import (
     read_shape as read_shape,
 )
+from .versions import (
+    NEWEST_XLA as NEWEST_XLA,
+    XLA_HISTORY as XLA_HISTORY,
+    Holds as Holds,
+    UnknownXlaVersion as UnknownXlaVersion,
+    XlaCommit as XlaCommit,
+    resolve as resolve_xla,
+)
