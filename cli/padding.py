@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..prover.hlo import read_text
-from ..spec import Shape, TilespecError, parse_array_shape
+from ..spec import Shape, TilespecError, parse_array_shape, storage_sizes
 from .arguments import parse_shape_arg, seconds
 from .envelope import Entry, emit
 
@@ -32,6 +32,7 @@ def format_advice(a, entry=None) -> str:
     lines += [f"XLA size       {_bytes(a.xla_bytes)} (ArraySize, first tile)",
               f"spec size      {_bytes(a.spec_bytes)} (padded, spec/size.py)",
               f"unpadded       {_bytes(a.unpadded_bytes)} (elements x bits stored each)",
+              *(f"storage        {line}" for line in storage_sizes(parse_array_shape(a.shape))),
               f"factor         {a.factor:.3g}x",
               f"why            {a.sentence}"]
     for p in a.breakdown:
@@ -72,6 +73,8 @@ def cmd_padding(args) -> int:
     entries = []
     for shape, (a, e) in zip(shapes, advices):
         d = a.to_json()
+        if storage_sizes(shape):
+            d["storage_sizes"] = list(storage_sizes(shape))
         if e is not None:
             d["report"] = {"size": e.size, "unpadded": e.unpadded, "extra": e.extra,
                            "expansion": e.expansion, "label": e.label}

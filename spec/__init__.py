@@ -133,8 +133,10 @@ from .shapes import (
 )
 from .size import (
     bytes_of as bytes_of,
+    ifrt_compact_byte_size as ifrt_compact_byte_size,
     padded_count as padded_count,
     round_up as round_up,
+    storage_sizes as storage_sizes,
 )
 from .text import (
     read_shape as read_shape,

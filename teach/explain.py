@@ -35,6 +35,7 @@ from ..spec import (
     padding_fraction,
     product,
     shape_pipeline,
+    storage_sizes,
 )
 
 #: Largest padded size drawn as a text map.
@@ -92,6 +93,10 @@ def explain(shape: Shape, xla_model=None) -> dict:
         "byte_size": byte_size(shape),
         "padding_fraction": padding_fraction(shape),
     }
+    sizes = storage_sizes(shape)
+    if sizes:
+        # one buffer, two sizes: XLA's bytes and IFRT's (the 6-bit floats)
+        info["storage_sizes"] = list(sizes)
     if xla_model is not None:
         try:
             info["xla_array_size"], info["xla_array_size_note"] = xla_model(shape), None
@@ -122,6 +127,7 @@ def format_explain(info: dict) -> str:
         f"aligned elements {info['aligned_elements']}",
         f"element bits     {info['element_bits']}",
         f"byte size        {info['byte_size']}",
+        *(f"storage          {line}" for line in info.get("storage_sizes", ())),
         *([f"XLA ArraySize    {info['xla_array_size']}  " + (
             info.get("xla_array_size_note")
             or "(as tilespec models XLA's ShapeUtil::ArraySize)")]
