@@ -17,6 +17,7 @@ from ..spec import (
     format_shape,
     give_values,
     parse_array_shape,
+    resolve_xla,
 )
 
 #: The longest --timeout: Z3 takes milliseconds as an unsigned 32-bit int.
@@ -193,3 +194,29 @@ def apply_dims(args) -> None:
     if unused:
         raise TilespecError(f"--dims {unused[0]}=...: no shape given has a dim "
                             f"named {unused[0]!r}")
+
+
+def xla_version(text: str):
+    """``--xla VERSION``: the XLA commit it names (a commit prefix, a date
+    ``YYYY-MM-DD``, ``jaxlib-X.Y.Z``), checked when the line is read.
+
+    >>> xla_version("2026-05-22").label
+    '2c731115ef (2026-05-22)'
+    >>> xla_version("jaxlib-9")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: unknown jaxlib release '9' (known: jaxlib-0.10.2)
+    """
+    try:
+        return resolve_xla(text)
+    except TilespecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def xla_version_argument(command) -> None:
+    """The one ``--xla`` option, on every command whose verdict depends on
+    XLA's version (default: the newest XLA modelled)."""
+    command.add_argument(
+        "--xla", metavar="VERSION", type=xla_version, default=None,
+        help="the XLA to judge by: a commit prefix, a date YYYY-MM-DD (XLA at the end of "
+        "that day) or jaxlib-X.Y.Z (default: the newest modelled; tilespec xla-versions "
+        "lists them)")

@@ -11,7 +11,7 @@ from ..prover.bitcast import decompose, describe, describe_decomposition, is_bit
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import EXIT_STATUS, counterexample_lines
 from ..spec import TilespecError, format_shape
-from .arguments import check_bounded, parse_shape_arg, seconds
+from .arguments import check_bounded, parse_shape_arg, seconds, xla_version_argument
 from .envelope import Entry, emit
 
 
@@ -103,6 +103,8 @@ def _rule_data(rule, result, **extra) -> dict:
     data = {"rule": rule.name, **{k: v for k, v in extra.items() if v is not None}}
     if result.xla is not None:
         data["xla_behaviour"] = result.xla.to_json()
+    if result.xla_version is not None:
+        data["xla_version"] = result.xla_version.to_json()
     return data
 
 
@@ -119,11 +121,13 @@ def _describe_rule(r, rule, shapes) -> str:
         head = "proved only vacuously (nothing compared: the size conditions hold for no dims)"
     lines = [f"rule {rule.name} ({rule.xla})", f"  {head} ({r.scope}) on {r.shape}"
              f"  [{r.seconds:.3f} s]"]
+    if r.xla_version is not None:
+        lines.append(f"  XLA: {r.xla_version.label}")
     if r.xla is not None and r.xla.source:
         lines.append(f"  source: {r.xla.source}")
-    for text, holds in rule.layout_conditions(shapes):
+    for text, holds in rule.layout_conditions(shapes, r.xla_version):
         lines.append(f"  condition {'holds' if holds else 'FAILS'}: {text}")
-    for c in rule.conditions:
+    for c in rule.conditions_at(r.xla_version):
         if c.kind == "size":
             lines.append(f"  size condition: {c.text}")
     if r.counterexample is not None:
@@ -153,7 +157,8 @@ def cmd_check_rule(args) -> int:
         raise TilespecError(f"rule {rule.name} needs {rule.shapes} shape(s)")
     if rule.shapes == 1:
         results = [check(rule.name, [s], transpose=_perm(args.transpose),
-                         timeout=args.timeout, assume_conditions=args.assume_conditions)
+                         timeout=args.timeout, assume_conditions=args.assume_conditions,
+                         xla=args.xla)
                    for s in shapes]
         groups = [[s] for s in shapes]
     else:
@@ -161,12 +166,13 @@ def cmd_check_rule(args) -> int:
             raise TilespecError(f"rule {rule.name} takes two shapes, SRC and DST")
         results = [check(rule.name, shapes, transpose=_perm(args.transpose),
                          timeout=args.timeout,
-                         ignore_element_type=args.ignore_element_type)]
+                         ignore_element_type=args.ignore_element_type, xla=args.xla)]
         groups = [shapes]
     compiled = _against_xla(args, rule, shapes) if args.against_xla else None
     entries = [Entry.of(r, {"shape": g[0]} if len(g) == 1 else {"source": g[0], "target": g[1]},
                         _rule_data(rule, r, layout_conditions=[
-                            {"text": t, "holds": h} for t, h in rule.layout_conditions(g)],
+                            {"text": t, "holds": h}
+                            for t, h in rule.layout_conditions(g, r.xla_version)],
                             xla_compiled=compiled or None))
                for r, g in zip(results, groups)]
     text = "\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups))
@@ -267,6 +273,7 @@ def register(command) -> None:
 
     c = command("check-rule", "compare one of XLA's layout rules with the spec",
                 cmd_check_rule)
+    xla_version_argument(c)
     c.add_argument("name", nargs="?", help="rule name (see --list)")
     c.add_argument("shapes", nargs="*", metavar="SHAPE")
     c.add_argument("--list", action="store_true", help="list the rules")

@@ -9,6 +9,8 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping
 
+from ..spec import XlaCommit
+
 PROVED = "proved"
 REFUTED = "refuted"
 UNKNOWN = "unknown"
@@ -266,6 +268,9 @@ class Result:
     #: (aborts, undefined behaviour, wrap-around); None where it returns one
     xla: XlaBehaviour | None = None
     shapes: tuple = ()
+    #: the XLA commit a verdict about XLA's code is about (``xla=``); None
+    #: where the verdict does not depend on XLA's version
+    xla_version: XlaCommit | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "shapes", tuple(self.shapes))
@@ -287,6 +292,7 @@ class Result:
                                else self.counterexample.to_json())
         d["steps"] = [str(s) for s in self.steps]
         d["xla_behaviour"] = None if self.xla is None else self.xla.to_json()
+        d["xla_version"] = None if self.xla_version is None else self.xla_version.to_json()
         return d
 
 

@@ -78,7 +78,7 @@ __all__ = [
     "unpadded_bytes",
     "canonical", "format_layout", "format_shape", "parse_array_shape",
     "parse_layout", "parse_shape",
-    "DimValues", "ShapeLike", "accepts_text", "as_shape",
+    "DimValues", "ShapeLike", "accepts_text", "as_shape", "resolve_xla",
 ]
 
 # What other packages ask of this one (`x as x`: re-exported for mypy).

@@ -19,7 +19,8 @@ A version is named by a commit prefix, a date or a jaxlib release
 '5a9e73cbd9 (2026-06-14)'
 >>> resolve(None) == NEWEST_XLA
 True
->>> PADS_NESTED_TILES.holds_at(resolve("2026-05-22")), PADS_NESTED_TILES.holds_at(resolve(None))
+>>> pads = Holds(since=resolve("1f375f52d4"))
+>>> pads.holds_at(resolve("2026-05-22")), pads.holds_at(resolve(None))
 (False, True)
 
 This module is on the spec's floor (it imports nothing of tilespec) because
@@ -173,9 +174,9 @@ class Holds:
     behaviour holds for; ``None`` is open-ended (before the oldest commit
     read, or through the newest).
 
-    >>> PADS_NESTED_TILES
+    >>> Holds(since=resolve("1f375f52d4"))
     Holds(since=1f375f52d4, until=None)
-    >>> str(ABORTS_ON_LONG_TILES)
+    >>> str(Holds(until=resolve("1f375f52d4")))
     'before 1f375f52d4 (2026-05-28)'
     """
 
@@ -211,12 +212,6 @@ class Holds:
     def to_json(self) -> dict:
         return {"since": self.since and self.since.sha, "until": self.until and self.until.sha}
 
-
-#: Behaviours with two versions, named once for every model that asks.
-ABORTS_ON_LONG_TILES = Holds(until=NESTED_PADDING)
-PADS_NESTED_TILES = Holds(since=NESTED_PADDING)
-SPLIT_CONFIGS_UNCHECKED = Holds(until=SPLIT_VALIDATION)
-SPLIT_CONFIGS_CHECKED = Holds(since=SPLIT_VALIDATION)
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _HEX = re.compile(r"[0-9a-fA-F]{4,40}\Z")

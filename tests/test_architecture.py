@@ -21,7 +21,7 @@ MAY_IMPORT = {
     "cute": {"spec"},
     "codegen": {"spec"},
     "teach": {"spec", "codegen"},
-    "prover.result": set(),
+    "prover.result": {"spec"},
     "prover.names": set(),
     "prover.core": {"spec", "prover.result", "prover.names"},
     "prover.properties": {"spec", "prover.result", "prover.names", "prover.core"},

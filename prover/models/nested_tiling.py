@@ -1,9 +1,22 @@
-"""XLA's nested-tiling index functions against the spec.
+"""XLA's nested-tiling index functions against the spec, in both versions.
 
-Transcribed from openxla/xla ``xla/layout_util.cc`` at commit 22eee29e01
-(2026-05-20), functions ``LayoutUtil::LinearIndexForNestedTiling`` and
+Transcribed from openxla/xla ``xla/layout_util.cc``, functions
+``LayoutUtil::LinearIndexForNestedTiling`` and
 ``LayoutUtil::DelinearizeIndexForNestedTiling`` (facts carried over, no
-code):
+code), at two commits (:data:`XLA_MODELS`; ``xla=`` chooses, default the
+newest modelled):
+
+* before 1f375f52d4 (read at 22eee29e01, 2026-05-20): as below, a tile
+  longer than the current dims CHECK-fails;
+* since 1f375f52d4 (2026-05-28; read again at 183fa00cb5, 2026-08-22): a
+  tile longer than the current dims first prepends unit dims (index 0) to
+  them, in both functions; ``DelinearizeIndexForNestedTiling`` drops the
+  leading indices those pads gave (``pad_offset``).  Undoing an earlier
+  tile's split there reads the indices from the vector's start, which a
+  later level's pads have shifted: where a level after the first pads, the
+  element read back is not the one written (modelled as the code does it).
+
+Before 1f375f52d4:
 
 * rank 0: the offset is 0 (the element list is empty), before any tile is
   looked at;
@@ -42,14 +55,18 @@ overflow recorded) for the verdicts beyond agree/disagree.
 (2, 1)
 >>> xla_nested_delinearize(s, 2)
 (0, 1)
->>> xla_nested_linear_index(shape("f32[200]{0:T(8,128)}"), (0,))
+>>> xla_nested_linear_index(shape("f32[200]{0:T(8,128)}"), (130,), xla="2026-05-22")
 Traceback (most recent call last):
 ...
 tilespec.prover.models.cpp.XlaGivesNoValue: XLA aborts: CHECK_LE(tile_rank, current_shape.size()) (tile 1 (8,128) has 2 entries, the dims 1) fails in LayoutUtil::LinearIndexForNestedTiling
+>>> xla_nested_linear_index(shape("f32[200]{0:T(8,128)}"), (130,))
+1026
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
 
 import numpy as np
@@ -59,6 +76,7 @@ from ...spec import (
     COMBINE,
     INT,
     Arithmetic,
+    Layout,
     Shape,
     concrete_dims,
     delinearise,
@@ -85,21 +103,77 @@ from .rule_check import (
     offsets_differ,
     run,
 )
+from .versions import (
+    ABORTS_ON_LONG_TILES,
+    ABSL_MACROS,
+    NEWEST_READ,
+    PADS_NESTED_TILES,
+    XlaCommit,
+    XlaModel,
+    model_at,
+    resolve,
+)
 
-SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 LINEAR = "LayoutUtil::LinearIndexForNestedTiling"
 DELINEARIZE = "LayoutUtil::DelinearizeIndexForNestedTiling"
+_BOTH = f"{LINEAR} and {DELINEARIZE}"
+
+#: The two versions: a long tile aborts, then (1f375f52d4) unit dims pad it.
+XLA_MODELS = (
+    XlaModel(_BOTH, "xla/layout_util.cc", ABSL_MACROS, ABORTS_ON_LONG_TILES),
+    XlaModel(_BOTH, "xla/layout_util.cc", NEWEST_READ, PADS_NESTED_TILES),
+)
+SOURCE = XLA_MODELS[0].cites
+
+
+def pads_long_tiles(xla: XlaCommit | str | None = None) -> bool:
+    """Whether XLA at ``xla`` pads a tile longer than the current dims with
+    leading unit dims (since 1f375f52d4) rather than CHECK-failing.
+
+    >>> pads_long_tiles("2026-05-27"), pads_long_tiles("2026-05-28"), pads_long_tiles()
+    (False, True, True)
+    """
+    return PADS_NESTED_TILES.holds_at(resolve(xla))
+
+
+def source_at(xla: XlaCommit | str | None = None) -> str:
+    """The citation of the version of the functions XLA runs at ``xla``."""
+    return model_at(XLA_MODELS, resolve(xla)).cites
 
 
 def tile_ranks_fit(shape: Shape) -> bool:
     """Every tile is no longer than the dims it splits (a rank-0 shape
-    returns before its tiles are read).
+    returns before its tiles are read): before 1f375f52d4, the condition
+    under which XLA does not abort.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> tile_ranks_fit(shape("bf16[256]{0:T(128)(2,1)}")), tile_ranks_fit(shape("f32[2]{0:T(2,2)}"))
     (True, False)
     """
     return _first_long_tile(shape) is None
+
+
+def later_tiles_fit(shape: Shape) -> bool:
+    """No tile after the first is longer than the dims it splits: since
+    1f375f52d4, where DelinearizeIndexForNestedTiling undoes every split at
+    the indices it was made at.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> later_tiles_fit(shape("f32[8]{0:T(2,2)}"))
+    True
+    >>> later_tiles_fit(shape("f32[8,8]{1,0:T(2,2)(2,2,2,2,2)}"))
+    False
+    """
+    long = _first_long_tile(shape)
+    return long is None or long[0] == 1 and _first_long_tile(_after_first(shape)) is None
+
+
+def _after_first(shape: Shape) -> Shape:
+    """The shape whose physical dims are those the first tile leaves (its
+    later tiles kept), for asking about the later tiles alone."""
+    n = max(shape.rank, len(shape.layout.tiles[0].sizes)) + len(shape.layout.tiles[0].sizes)
+    return Shape(shape.element_type, (1,) * n,
+                 Layout(tuple(range(n - 1, -1, -1)), tiles=shape.layout.tiles[1:]))
 
 
 def _first_long_tile(shape: Shape):
@@ -113,13 +187,14 @@ def _first_long_tile(shape: Shape):
     return None
 
 
-def check_tile_ranks(shape: Shape) -> None:
-    """LinearIndexForNestedTiling's ``CHECK_LE(tile_rank, current_shape.size())``."""
+def check_tile_ranks(shape: Shape, xla: XlaCommit | str | None = None) -> None:
+    """LinearIndexForNestedTiling's ``CHECK_LE(tile_rank, current_shape.size())``,
+    which fails before 1f375f52d4 only (since, the pads make it hold)."""
     long = _first_long_tile(shape)
-    if long is not None:
+    if long is not None and not pads_long_tiles(xla):
         level, t, n = long
         entries = ",".join("*" if x == COMBINE else str(x) for x in t)
-        check(False, LINEAR, "CHECK_LE(tile_rank, current_shape.size())", SOURCE,
+        check(False, LINEAR, "CHECK_LE(tile_rank, current_shape.size())", source_at(xla),
               f"tile {level} ({entries}) has {len(t)} entries, the dims {n}")
 
 
@@ -132,16 +207,20 @@ def _no_combine(shape: Shape) -> tuple:
     return tiles
 
 
-def nested_form(shape: Shape, index, dims, ar: Arithmetic = INT) -> Form:
+def nested_form(shape: Shape, index, dims, ar: Arithmetic = INT,
+                xla: XlaCommit | str | None = None) -> Form:
     """LinearIndexForNestedTiling as ``lin(V, W)``: the final indices and dims."""
     m2m = shape.layout.minor_to_major
     W = [dims[d] for d in reversed(m2m)]
     V = [index[d] for d in reversed(m2m)]
     if not m2m:
         return Form((), ())
-    check_tile_ranks(shape)
+    check_tile_ranks(shape, xla)
     for t in _no_combine(shape):
         k = len(t)
+        if k > len(W):      # since 1f375f52d4: unit dims, index 0, in front
+            V = [0] * (k - len(W)) + V
+            W = [1] * (k - len(W)) + W
         start = len(W) - k
         for j, tj in enumerate(t):
             d = start + j
@@ -152,87 +231,102 @@ def nested_form(shape: Shape, index, dims, ar: Arithmetic = INT) -> Form:
     return Form(tuple(V), tuple(W))
 
 
-def xla_nested_linear_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):
-    """LayoutUtil::LinearIndexForNestedTiling (works on numpy columns too)."""
+def xla_nested_linear_index(shape: Shape, index, dims=None, ar: Arithmetic = INT,
+                            xla: XlaCommit | str | None = None):
+    """LayoutUtil::LinearIndexForNestedTiling at ``xla`` (works on numpy columns too)."""
     no_split_configs(shape)
     dims = concrete_dims(shape) if dims is None else tuple(dims)
-    return nested_form(shape, index, dims, ar).offset(ar)
+    return nested_form(shape, index, dims, ar, xla).offset(ar)
 
 
 def _final_dims(shape: Shape, dims, ar) -> tuple[list, list]:
-    """The final dims (major to minor) and each tile's start."""
+    """The final dims (major to minor) and each tile's dims before it
+    (padded with unit dims where the tile is longer)."""
     W = [dims[d] for d in reversed(shape.layout.minor_to_major)]
     steps = []
     for t in _no_combine(shape):
         k = len(t)
+        if k > len(W):
+            W = [1] * (k - len(W)) + W
+        steps.append((len(W), t))
         start = len(W) - k
         for j, tj in enumerate(t):
             W.append(tj)
             W[start + j] = ar.ceildiv(W[start + j], tj)
-        steps.append((start, t))
     return W, steps
 
 
-def xla_nested_delinearize(shape: Shape, position, dims=None, ar: Arithmetic = INT) -> tuple:
-    """LayoutUtil::DelinearizeIndexForNestedTiling: the element at ``position``
-    (for a padding position, the indices the splits give, which may lie
-    outside the dims).  A tile longer than the dims is undefined behaviour
-    (a read before ``current_shape``): :class:`~.cpp.XlaGivesNoValue`."""
+def xla_nested_delinearize(shape: Shape, position, dims=None, ar: Arithmetic = INT,
+                           xla: XlaCommit | str | None = None) -> tuple:
+    """LayoutUtil::DelinearizeIndexForNestedTiling at ``xla``: the element
+    at ``position`` (for a padding position, the indices the splits give,
+    which may lie outside the dims).  Before 1f375f52d4 a tile longer than
+    the dims is undefined behaviour (a read before ``current_shape``):
+    :class:`~.cpp.XlaGivesNoValue`."""
     no_split_configs(shape)
     if shape.rank == 0:
         return ()
-    _delinearize_reads_in_bounds(shape)
+    _delinearize_reads_in_bounds(shape, xla)
     dims = concrete_dims(shape) if dims is None else tuple(dims)
     W, steps = _final_dims(shape, dims, ar)
     return _reassemble(shape, list(delinearise(position, tuple(W), ar)), steps, ar)
 
 
 def _reassemble(shape: Shape, V: list, steps, ar) -> tuple:
-    for start, t in reversed(steps):
+    """Each split undone from the last tile back, as XLA indexes it: the
+    tile's dims at ``len(shape_before) - k`` from the vector's start, the
+    prefix kept, anything after the tile's inner indices dropped."""
+    for before, t in reversed(steps):
         k = len(t)
-        within = V[len(V) - k:]
-        del V[len(V) - k:]
-        for j, tj in enumerate(t):
-            V[start + j] = ar.add(ar.mul(V[start + j], tj), within[j])
+        start = before - k
+        V = V[:start] + [ar.add(ar.mul(V[start + j], tj), V[start + k + j])
+                         for j, tj in enumerate(t)]
     m2m = shape.layout.minor_to_major
+    pad = len(V) - len(m2m)
     out = [None] * len(m2m)
     for p, d in enumerate(reversed(m2m)):
-        out[d] = V[p]
+        out[d] = V[pad + p]
     return tuple(out)
 
 
-def _delinearize_reads_in_bounds(shape: Shape) -> None:
+def _delinearize_reads_in_bounds(shape: Shape, xla: XlaCommit | str | None = None) -> None:
     long = _first_long_tile(shape)
-    if long is not None:
+    if long is not None and not pads_long_tiles(xla):
         level, t, n = long
         raise XlaGivesNoValue(XlaBehaviour(
             UNDEFINED, DELINEARIZE,
             f"tile {level} has {len(t)} entries, the dims {n}: there is no CHECK, "
             f"suffix_start is {n - len(t)} and current_shape[suffix_start + i] reads "
-            "before the vector (out of bounds)", None, SOURCE))
+            "before the vector (out of bounds)", None, source_at(xla)))
 
 
 # --- int64, as the binary computes -------------------------------------------------------
 
-def nested_linear_index_int64(shape: Shape, index) -> tuple[int, Int64]:
-    """LinearIndexForNestedTiling in ``int64_t`` on concrete dims: the value
-    (wrapped) and the evaluation (its first overflow, if any).
+def nested_linear_index_int64(shape: Shape, index,
+                              xla: XlaCommit | str | None = None) -> tuple[int, Int64]:
+    """LinearIndexForNestedTiling at ``xla`` in ``int64_t`` on concrete
+    dims: the value (wrapped) and the evaluation (its first overflow, if
+    any).  ``*`` is INT64_MIN at every version modelled (33fa87f1cf too):
+    ``CeilOfRatio(d, INT64_MIN)`` and a multiplier that overflows.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> v, c = nested_linear_index_int64(shape("f32[3,5]{1,0:T(*,2)}"), (1, 4))
     >>> v, c.overflow is not None
     (2, True)
     """
-    c = Int64(LINEAR, SOURCE)
+    c = Int64(LINEAR, source_at(xla))
     if shape.rank == 0:
         return 0, c
-    check_tile_ranks(shape)
+    check_tile_ranks(shape, xla)
     dims = concrete_dims(shape)
     m2m = shape.layout.minor_to_major
     W = [dims[d] for d in reversed(m2m)]
     V = [int(index[d]) for d in reversed(m2m)]
     for t in shape.layout.tiles:
         k = len(t.sizes)
+        if k > len(W):
+            V = [0] * (k - len(W)) + V
+            W = [1] * (k - len(W)) + W
         start = len(W) - k
         W = (W[:start] + [c.ceil_of_ratio(W[start + j], x, "CeilOfRatio(d, t)")
                           for j, x in enumerate(t.sizes)] + list(t.sizes))
@@ -246,49 +340,52 @@ def nested_linear_index_int64(shape: Shape, index) -> tuple[int, Int64]:
     return value, c
 
 
-def nested_delinearize_int64(shape: Shape, position: int) -> tuple[tuple, Int64]:
-    """DelinearizeIndexForNestedTiling in ``int64_t`` on concrete dims.
+def nested_delinearize_int64(shape: Shape, position: int,
+                             xla: XlaCommit | str | None = None) -> tuple[tuple, Int64]:
+    """DelinearizeIndexForNestedTiling at ``xla`` in ``int64_t`` on concrete dims.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> s = shape("f32[3]{0:T(2)}")
     >>> nested_delinearize_int64(s, 3)[0], nested_delinearize_int64(s, 4)[0]
     ((3,), (0,))
     """
-    c = Int64(DELINEARIZE, SOURCE)
+    c = Int64(DELINEARIZE, source_at(xla))
     if shape.rank == 0:
         return (), c
-    _delinearize_reads_in_bounds(shape)
+    _delinearize_reads_in_bounds(shape, xla)
     dims = concrete_dims(shape)
     W = [dims[d] for d in reversed(shape.layout.minor_to_major)]
     steps: list[tuple[int, tuple[int, ...]]] = []
     for t in shape.layout.tiles:
         k = len(t.sizes)
+        if k > len(W):
+            W = [1] * (k - len(W)) + W
+        steps.append((len(W), t.sizes))
         start = len(W) - k
         W = (W[:start] + [c.ceil_of_ratio(W[start + j], x, "CeilOfRatio(d, t)")
                           for j, x in enumerate(t.sizes)] + list(t.sizes))
-        steps.append((start, t.sizes))
     V = [0] * len(W)
     rest = int(position)
     for i in range(len(W) - 1, -1, -1):
         V[i] = c.rem(rest, W[i], "remaining_index % current_shape[i]")
         rest = c.div(rest, W[i], "remaining_index /= current_shape[i]")
-    for start, sizes in reversed(steps):
+    for before, sizes in reversed(steps):
         k = len(sizes)
-        within = V[len(V) - k:]
-        del V[len(V) - k:]
-        for j, x in enumerate(sizes):
-            V[start + j] = c.add(c.mul(V[start + j], x, "outer_idx * tile_dim"), within[j],
-                                 "+ inner_idx")
+        start = before - k
+        V = V[:start] + [c.add(c.mul(V[start + j], x, "outer_idx * tile_dim"),
+                               V[start + k + j], "+ inner_idx")
+                         for j, x in enumerate(sizes)]
     m2m = shape.layout.minor_to_major
+    pad = len(V) - len(m2m)
     out = [0] * len(m2m)
     for p, d in enumerate(reversed(m2m)):
-        out[d] = V[p]
+        out[d] = V[pad + p]
     return tuple(out), c
 
 
 # --- checks ---------------------------------------------------------------------------
 
-def _offsets_agree(shape: Shape, timeout, whole: bool, label: str):
+def _offsets_agree(shape: Shape, timeout, whole: bool, label: str, xla: XlaCommit):
     """A setup stating that LinearIndexForNestedTiling equals the spec's
     offset for every element (per fact, or ``whole`` as one equation); both
     checks start from it.  Returns the setup, the element, its box and XLA's
@@ -297,56 +394,71 @@ def _offsets_agree(shape: Shape, timeout, whole: bool, label: str):
     ar, dims = S.ar, S.dims[0]
     e = tuple(z3.Int(internal_symbol(f"element{i}"), S.ctx) for i in range(shape.rank))
     box = S.box(e, dims)
-    A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar)
+    A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar, xla)
     if whole or not add_same_offset(S.facts, A, B, box, ar):
         S.facts.fact(label, z3.And(box, ar.term(A.offset(ar)) != ar.term(B.offset(ar))))
     return S, e, box, B
 
 
-def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> Result:
-    """LinearIndexForNestedTiling = the spec's offset, for every element.
-    Where XLA aborts (a tile longer than the dims) or overflows (a ``*``
-    entry), the result says so (:attr:`Result.xla`)."""
+def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT,
+                              xla: XlaCommit | str | None = None, **_) -> Result:
+    """LinearIndexForNestedTiling at ``xla`` = the spec's offset, for every
+    element.  Where XLA aborts (a tile longer than the dims, before
+    1f375f52d4) or overflows (a ``*`` entry, at every version), the result
+    says so (:attr:`Result.xla`); it names the version it is about."""
+    at = resolve(xla)
+    return dataclasses.replace(_check_linear(shape, timeout, at), xla_version=at)
+
+
+def _check_linear(shape: Shape, timeout, at: XlaCommit) -> Result:
     start = time.perf_counter()
     no_split_configs(shape)
     try:
-        check_tile_ranks(shape)
+        check_tile_ranks(shape, at)
     except XlaGivesNoValue as stop:
         zero = (0,) * shape.rank
         return behaviour_result("linear_index_nested", [shape], stop.behaviour, start, (
             Side("xla", shape=format_shape(shape)),
             Side("spec", element=zero, offset=0, shape=format_shape(shape))))
     if any(t.combines for t in shape.layout.tiles):
-        return int64_check("linear_index_nested", shape, nested_linear_index_int64, start)
+        return int64_check("linear_index_nested", shape,
+                           functools.partial(nested_linear_index_int64, xla=at), start)
 
     def setup(whole: bool) -> Setup:
         return _offsets_agree(shape, timeout, whole, "LinearIndexForNestedTiling = "
-                              "the spec's offset for every element")[0]
+                              "the spec's offset for every element", at)[0]
 
     def concrete(shapes):
         (s,) = shapes
-        return _index_counterexample(s)
+        return _index_counterexample(s, at)
 
     return run("linear_index_nested", [shape], setup(False), concrete, start,
                whole=lambda: setup(True))
 
 
-def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> Result:
+def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT,
+                             xla: XlaCommit | str | None = None, **_) -> Result:
     """DelinearizeIndexForNestedTiling(the spec's offset of e) = e, for every
     element e: the spec's offset (= LinearIndexForNestedTiling, facts as in
     :func:`check_nested_linear_index`) has the final indices V as its digits
     in the final dims W (the mixed-radix lemma, V in the box of W), and
     undoing the splits of V gives e back (division by constants).  A tile
     longer than the dims (an out-of-bounds read) and a ``*`` entry (``% 0``)
-    are undefined behaviour for every size: the result says so."""
+    are undefined behaviour for every size: the result says so.  The result
+    names the version ``xla`` it is about."""
+    at = resolve(xla)
+    return dataclasses.replace(_check_delinearize(shape, timeout, at), xla_version=at)
+
+
+def _check_delinearize(shape: Shape, timeout, at: XlaCommit) -> Result:
     start = time.perf_counter()
     no_split_configs(shape)
     text = format_shape(shape)
     try:
-        _delinearize_reads_in_bounds(shape)
+        _delinearize_reads_in_bounds(shape, at)
         if any(t.combines for t in shape.layout.tiles) and shape.rank:
             ones = shape.instantiate({n: 1 for n in shape.names})
-            nested_delinearize_int64(ones, 0)
+            nested_delinearize_int64(ones, 0, at)
             raise ProverBug(f"DelinearizeIndexForNestedTiling divides by a nonzero "
                             f"'*' count on {text}")
     except XlaGivesNoValue as stop:
@@ -357,7 +469,7 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
 
     def setup(whole: bool) -> Setup:
         S, e, box, B = _offsets_agree(shape, timeout, whole, "the spec's offset = "
-                                      "LinearIndexForNestedTiling for every element")
+                                      "LinearIndexForNestedTiling for every element", at)
         ar = S.ar
         S.facts.cite(len(B.dims))
         inside = [z3.And(ar.term(0) <= ar.term(v), ar.term(ar.lt(v, w)))
@@ -374,37 +486,37 @@ def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT, **_) -> R
 
     def concrete(shapes):
         (s,) = shapes
-        return _delinearize_counterexample(s)
+        return _delinearize_counterexample(s, at)
 
     return run("delinearize_nested", [shape], setup(False), concrete, start,
                whole=lambda: setup(True))
 
 
-def _index_counterexample(s: Shape):
+def _index_counterexample(s: Shape, at: XlaCommit):
     grid = element_grid(s)
     if grid is None:
         return None
     cols = tuple(grid[:, i] for i in range(grid.shape[1]))
-    xla = np.broadcast_to(np.asarray(xla_nested_linear_index(s, cols), dtype=np.int64),
+    xla = np.broadcast_to(np.asarray(xla_nested_linear_index(s, cols, xla=at), dtype=np.int64),
                           grid.shape[:1])
     bad = np.flatnonzero(xla != offsets(s, grid))
     if not bad.size:
         return None
     element = tuple(int(x) for x in grid[bad[0]])
-    xla_v, spec_v = int(xla_nested_linear_index(s, element)), offset(s, element)
+    xla_v, spec_v = int(xla_nested_linear_index(s, element, xla=at)), offset(s, element)
     if xla_v == spec_v:
         raise ProverBug(f"nested linear index witness {element} does not replay")
     return offsets_differ(s, element, xla_v, spec_v)
 
 
-def _delinearize_counterexample(s: Shape):
+def _delinearize_counterexample(s: Shape, at: XlaCommit):
     grid = element_grid(s)
     if grid is None:
         return None
     for row in grid[:4096]:
         element = tuple(int(x) for x in row)
         o = offset(s, element)
-        back = tuple(int(x) for x in xla_nested_delinearize(s, o))
+        back = tuple(int(x) for x in xla_nested_delinearize(s, o, xla=at))
         if back != element:
             text = format_shape(s)
             return Counterexample(

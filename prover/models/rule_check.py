@@ -44,6 +44,7 @@ from ..core import (
     user_symbol,
 )
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from .versions import Holds, XlaCommit, resolve
 
 
 class RuleNotApplicable(TilespecError):
@@ -168,6 +169,8 @@ class Condition:
     #: the condition said of given shapes (shapes -> str), where ``text``'s
     #: general wording would name other values than theirs
     said_of: Callable | None = None
+    #: the XLA versions where the condition is asked (a behaviour of one range)
+    applies: Holds = Holds()
 
     def holds_for(self, *shapes) -> bool:
         """The layout condition on these shapes."""
@@ -199,8 +202,14 @@ class Rule:
     #: where the model was read: file, function and commit of openxla/xla
     source: str = ""
 
-    def layout_conditions(self, shapes) -> list[tuple[str, bool]]:
-        return [(c.text_for(*shapes), c.holds_for(*shapes)) for c in self.conditions
+    def conditions_at(self, xla: XlaCommit | str | None = None) -> tuple[Condition, ...]:
+        """The conditions asked of XLA at ``xla`` (default the newest modelled)."""
+        at = resolve(xla)
+        return tuple(c for c in self.conditions if c.applies.holds_at(at))
+
+    def layout_conditions(self, shapes, xla: XlaCommit | str | None = None
+                          ) -> list[tuple[str, bool]]:
+        return [(c.text_for(*shapes), c.holds_for(*shapes)) for c in self.conditions_at(xla)
                 if c.kind == "layout"]
 
 

@@ -59,6 +59,8 @@ by pair (and, for untiled layouts, exhaustively on small shapes in the tests).
 
 from __future__ import annotations
 
+import dataclasses
+
 from ...spec import Layout, Shape, Tile, TilespecError, format_shape
 from ..bitcast import memory_space_violation
 from ..core import DEFAULT_TIMEOUT
@@ -92,12 +94,14 @@ from .nested_tiling import (
     SOURCE as NESTED_SOURCE,
     check_nested_delinearize,
     check_nested_linear_index,
+    later_tiles_fit,
     tile_ranks_fit,
     xla_nested_delinearize,
     xla_nested_linear_index,
 )
 from .rule_check import Condition, Rule, RuleNotApplicable, level_conditions
 from .untiled import check_is_untiled_layout
+from .versions import ABORTS_ON_LONG_TILES, PADS_NESTED_TILES, XlaCommit, resolve
 
 # XLA's functions are reached through this catalogue as well as their own modules.
 __all__ = ["RULES", "Condition", "Rule", "RuleNotApplicable", "check", "condition_family",
@@ -222,14 +226,16 @@ RULES: dict[str, Rule] = {
         "CHECK_LE(tile_rank, current_shape.size()) per tile; int64",
         1,
         (Condition("every tile no longer than the dims it splits (else XLA aborts: "
-                   "CHECK_LE(tile_rank, current_shape.size()))", "layout", tile_ranks_fit),
+                   "CHECK_LE(tile_rank, current_shape.size())); since 1f375f52d4 unit "
+                   "dims pad a longer tile", "layout", tile_ranks_fit,
+                   applies=ABORTS_ON_LONG_TILES),
          Condition("no '*' in any tile (INT64_MIN: the linearisation's products "
                    "overflow, undefined behaviour)", "layout", _no_combine_any)),
         agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
                "bf16[256]{0:T(128)(2,1)}", "f32[a,m,n]{0,2,1:T(2,8,128)(2,1,1)}",
-               "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}"),
-        disagree=("f32[200]{0:T(8,128)}", "bf16[16]{0:T(8,128)(2,1)}",
-                  "u8[1000]{0:T(32,128)(4,1)}", "f32[3,5]{1,0:T(*,2)}"),
+               "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}", "f32[200]{0:T(8,128)}",
+               "bf16[16]{0:T(8,128)(2,1)}", "u8[1000]{0:T(32,128)(4,1)}"),
+        disagree=("f32[3,5]{1,0:T(*,2)}",),
         source=f"{NESTED_SOURCE} LayoutUtil::LinearIndexForNestedTiling"),
     "delinearize_nested": Rule(
         "delinearize_nested",
@@ -238,15 +244,19 @@ RULES: dict[str, Rule] = {
         "no CHECK on the tile rank",
         1,
         (Condition("every tile no longer than the dims it splits (else an out-of-bounds "
-                   "read: undefined behaviour)", "layout", tile_ranks_fit),
+                   "read: undefined behaviour)", "layout", tile_ranks_fit,
+                   applies=ABORTS_ON_LONG_TILES),
+         Condition("no tile after the first longer than the dims before it (since "
+                   "1f375f52d4 its unit dims shift the indices an earlier tile's split "
+                   "is undone from)", "layout", later_tiles_fit, applies=PADS_NESTED_TILES),
          Condition("no '*' in any tile (a final dim of 0: remaining_index % 0, "
                    "undefined behaviour)", "layout", _no_combine_any),
          Condition("offsets of elements only: a padding offset gives indices outside "
                    "the dims and an offset past the padded size wraps around, "
                    "without a word", "layout", lambda s: True, required=False)),
         agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
-               "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}"),
-        disagree=("f32[200]{0:T(8,128)}", "f32[3,5]{1,0:T(*,2)}"),
+               "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}", "f32[200]{0:T(8,128)}"),
+        disagree=("f32[8,8]{1,0:T(2,2)(2,2,2,2,2)}", "f32[3,5]{1,0:T(*,2)}"),
         source=f"{NESTED_SOURCE} LayoutUtil::DelinearizeIndexForNestedTiling"),
     "array_data_size": Rule(
         "array_data_size",
@@ -384,7 +394,7 @@ def condition_family(name: str) -> list[Shape]:
                 for L in (1, 1024):
                     s = Shape("bf16", dims, Layout(m2m, tiles=tuple(Tile(t) for t in tiles),
                                                    tail_padding_alignment_in_elements=L))
-                    if all(c.holds_for(s) for c in rule.conditions
+                    if all(c.holds_for(s) for c in rule.conditions_at()
                            if c.kind == "layout" and c.required):
                         out.append(s)
     return out
@@ -416,11 +426,24 @@ def _same_tiled_tail(a: Shape, b: Shape) -> bool:
 
 
 def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT,
-          assume_conditions: bool = False, ignore_element_type: bool = False) -> Result:
-    """Check rule ``name`` against the spec on ``shapes`` (one or two).
+          assume_conditions: bool = False, ignore_element_type: bool = False,
+          xla: XlaCommit | str | None = None) -> Result:
+    """Check rule ``name`` against the spec on ``shapes`` (one or two), with
+    XLA as it is at ``xla`` (a commit prefix, a date, ``jaxlib-X.Y.Z``;
+    default the newest modelled); the result names that version
+    (:attr:`Result.xla_version`).
 
     ``ignore_element_type`` is the bitcast rules' argument of that name in
     XLA (default false: element types must be the same, not only as wide)."""
+    at = resolve(xla)
+    return dataclasses.replace(
+        _check(name, shapes, transpose=transpose, timeout=timeout,
+               assume_conditions=assume_conditions,
+               ignore_element_type=ignore_element_type, xla=at), xla_version=at)
+
+
+def _check(name: str, shapes, *, transpose, timeout: float, assume_conditions: bool,
+           ignore_element_type: bool, xla: XlaCommit) -> Result:
     if name not in RULES:
         raise TilespecError(f"unknown rule {name!r}; choose from {', '.join(RULES)}")
     rule = RULES[name]
@@ -439,9 +462,9 @@ def check(name: str, shapes, *, transpose=None, timeout: float = DEFAULT_TIMEOUT
         return check_linear_index(shapes[0], timeout=timeout,
                                   assume_conditions=assume_conditions)
     if name == "linear_index_nested":
-        return check_nested_linear_index(shapes[0], timeout=timeout)
+        return check_nested_linear_index(shapes[0], timeout=timeout, xla=xla)
     if name == "delinearize_nested":
-        return check_nested_delinearize(shapes[0], timeout=timeout)
+        return check_nested_delinearize(shapes[0], timeout=timeout, xla=xla)
     if name == "array_data_size":
         return check_array_data_size(shapes[0])
     if name == "is_untiled_layout":

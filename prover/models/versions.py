@@ -15,11 +15,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...spec import NEWEST_XLA, XLA_HISTORY, Holds, UnknownXlaVersion, XlaCommit
-from ...spec import resolve_xla as resolve
+from ...spec import (
+    NEWEST_XLA,
+    XLA_HISTORY,
+    Holds,
+    UnknownXlaVersion,
+    XlaCommit,
+    resolve_xla as resolve,
+)
 
 __all__ = ["NEWEST_XLA", "XLA_HISTORY", "Holds", "UnknownXlaVersion", "XlaCommit",
            "XlaModel", "model_at", "resolve"]
+
+#: The commits the models were read at or changed at (``tilespec xla-versions``
+#: says what each changed).
+ABSL_MACROS = resolve("22eee29e01")             # layout_util.cc, shape_util.cc read
+ABSL_MACROS_SIMPLIFIER = resolve("b09bf132e8")  # algebraic_simplifier.cc read
+NESTED_PADDING = resolve("1f375f52d4")
+SPLIT_VALIDATION = resolve("cbb23d1d64")
+NEWEST_READ = NEWEST_XLA
+
+#: Every version modelled (a model read once, unchanged since, as far as the
+#: history read shows).
+EVERY_VERSION = Holds()
+#: Nested tiling: a tile longer than the dims CHECK-fails, then unit dims pad it.
+ABORTS_ON_LONG_TILES = Holds(until=NESTED_PADDING)
+PADS_NESTED_TILES = Holds(since=NESTED_PADDING)
+#: ValidateLayoutForShape: tile dims < 0 other than '*' pass, then are rejected.
+NEGATIVE_TILES_PASS = Holds(until=NESTED_PADDING)
+NEGATIVE_TILES_REJECTED = Holds(since=NESTED_PADDING)
+#: ValidateLayoutForShape: split configs unchecked, then checked.
+SPLIT_CONFIGS_UNCHECKED = Holds(until=SPLIT_VALIDATION)
+SPLIT_CONFIGS_CHECKED = Holds(since=SPLIT_VALIDATION)
 
 
 @dataclass(frozen=True)
