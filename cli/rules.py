@@ -7,7 +7,14 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-from ..prover.bitcast import decompose, describe, describe_decomposition, is_bitcast
+from ..prover.bitcast import (
+    DECOMPOSE_BITCAST,
+    GET_BITCAST_MAP,
+    decompose,
+    describe,
+    describe_decomposition,
+    is_bitcast,
+)
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import EXIT_STATUS, counterexample_lines
 from ..spec import TilespecError, format_shape
@@ -39,10 +46,18 @@ def cmd_bitcast(args) -> int:
     subject: dict = {"source": src, "target": dst}
     if perm is not None:
         subject["transpose"] = list(perm)
+    if args.as_ == "get-bitcast-map" and (perm is not None or args.reshape):
+        raise TilespecError("--as get-bitcast-map is XLA's order of readings: "
+                            "no --transpose or --reshape")
     if perm is None and not args.reshape:
-        # No reading asked: decided as XLA's DecomposeBitcast does; the
-        # record of that decision says which readings were tried.
-        d = decompose(src, dst, timeout=args.timeout)
+        # No reading asked: decided as XLA's DecomposeBitcast does (or its
+        # indexing analysis, GetBitcastMap); the record of that decision says
+        # which readings were tried.
+        order = GET_BITCAST_MAP if args.as_ == "get-bitcast-map" else DECOMPOSE_BITCAST
+        if order == GET_BITCAST_MAP:
+            subject["as"] = "get-bitcast-map"
+        d = decompose(src, dst, timeout=args.timeout, order=order,
+                      xla=getattr(args, "xla", None))
         data = {"kind": d.kind, "permutations": [list(p) for p in d.permutations],
                 "xla_permutation": None if d.xla_permutation is None
                 else list(d.xla_permutation),
@@ -264,10 +279,11 @@ def register(command) -> None:
     c.add_argument("--reshape", action="store_true",
                    help="only the reshape (without --transpose or --reshape: the "
                    "reshape, transpose or TRT that XLA's DecomposeBitcast would take)")
-    c.add_argument("--as", dest="as_", choices=("pjrt-buffer",),
+    c.add_argument("--as", dest="as_", choices=("pjrt-buffer", "get-bitcast-map"),
                    help="pjrt-buffer: PjRt's Buffer::Bitcast, which checks only that the "
                    "byte sizes are equal; does every element stay where DST's reader "
-                   "expects it?")
+                   "expects it?  get-bitcast-map: in the order of XLA's indexing analysis "
+                   "(a transpose before a reshape since XLA 5d1dc54c5f)")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 

@@ -65,3 +65,12 @@ def test_get_bitcast_map_prefers_the_transpose_since_5d1dc54c5f(src, dst):
 def test_a_pair_that_is_no_transpose_is_read_as_before():
     a, b = shape("f32[2,3]{1,0}"), shape("f32[6]{0}")
     assert decompose(a, b, order=GET_BITCAST_MAP).kind == "reshape"
+
+
+def test_the_command_reads_in_get_bitcast_maps_order(capsys):
+    from tilespec.cli import main
+    assert main(["bitcast", "f32[1,250]{0,1}", "f32[250,1]{1,0}",
+                 "--as", "get-bitcast-map"]) == 0
+    assert "proved as a transpose" in capsys.readouterr().out
+    assert main(["bitcast", "f32[1,250]{0,1}", "f32[250,1]{1,0}"]) == 0
+    assert "proved as a reshape" in capsys.readouterr().out
