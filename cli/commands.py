@@ -7,7 +7,21 @@ fill in; a new command is a new row here, and no branch anywhere else.
 
 from __future__ import annotations
 
-from . import codegen, cute, hlo, padding, prove, query, regress, rules, teach, tile, tpu, xla
+from . import (
+    codegen,
+    cute,
+    hlo,
+    padding,
+    prove,
+    query,
+    regress,
+    rules,
+    stablehlo,
+    teach,
+    tile,
+    tpu,
+    xla,
+)
 
 REGISTER = (
     query.register,     # explain, offset, locate
@@ -22,4 +36,5 @@ REGISTER = (
     padding.register,   # padding: why a buffer is bigger, and smaller layouts
     cute.register,      # cute: CuTe layouts both ways
     tile.register,      # tile, untile: an array as a layout's exact bytes, and back
+    stablehlo.register,  # stablehlo-tiling: a custom_call's result_tilings as XLA shapes
 )

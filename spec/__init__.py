@@ -138,6 +138,15 @@ from .size import (
     round_up as round_up,
     storage_sizes as storage_sizes,
 )
+from .stablehlo import (
+    StablehloError as StablehloError,
+    custom_call_attribute as custom_call_attribute,
+    custom_call_attributes as custom_call_attributes,
+    custom_call_shapes as custom_call_shapes,
+    print_result_tilings as print_result_tilings,
+    read_custom_call as read_custom_call,
+    read_result_tilings as read_result_tilings,
+)
 from .text import (
     read_shape as read_shape,
 )

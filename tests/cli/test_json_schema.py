@@ -50,6 +50,10 @@ RUNS = {
     "cute": [(["cute", "f32[24,256]{1,0:T(8,128)}"], 0),
              (["cute", "--compare", "f32[24,256]{1,0}", "((8,3),(128,2)):((128,2048),(1,1024))"], 1),
              (["cute", "--from", "((8,3),(128,2)):((128,2048),(1,1024))", "f32[24,256]"], 0)],
+    "stablehlo-tiling": [(["stablehlo-tiling", "result_layouts = [dense<[1, 0]> : "
+                           "tensor<2xindex>], result_tilings = [[dense<[8, 128]> : "
+                           "tensor<2xindex>]] -> tensor<8x128xf32>"], 0),
+                          (["stablehlo-tiling", "--shape", "f32[8,128]{1,0:T(8,128)}"], 0)],
     "tile": [(["tile", str(DATA / "bytes" / "s4_3x5.npy"), "s4[3,5]{1,0:T(2,2)E(4)}",
                "-o", "{tmp}/a.bin", "--pad", "-1"], 0)],
     "untile": [(["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), "s4[3,5]{1,0:T(2,2)E(4)}",
