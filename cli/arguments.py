@@ -212,6 +212,15 @@ def xla_version(text: str):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def xla_line(commit) -> str:
+    """The line every version-dependent verdict prints.
+
+    >>> xla_line(resolve_xla("2026-05-22"))
+    'XLA: 2c731115ef (2026-05-22)'
+    """
+    return f"XLA: {commit.label}"
+
+
 def xla_version_argument(command) -> None:
     """The one ``--xla`` option, on every command whose verdict depends on
     XLA's version (default: the newest XLA modelled)."""

@@ -20,6 +20,7 @@ from . import (
     teach,
     tile,
     tpu,
+    versions,
     xla,
 )
 
@@ -36,5 +37,6 @@ REGISTER = (
     padding.register,   # padding: why a buffer is bigger, and smaller layouts
     cute.register,      # cute: CuTe layouts both ways
     tile.register,      # tile, untile: an array as a layout's exact bytes, and back
+    versions.register,  # xla-versions: the XLA commits modelled
     stablehlo.register,  # stablehlo-tiling: a custom_call's result_tilings as XLA shapes
 )

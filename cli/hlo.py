@@ -32,7 +32,7 @@ from ..prover.names import DEFAULT_TIMEOUT, DUMP_GLOB
 from ..prover.result import EXIT_STATUS, counterexample_lines
 from ..render import entries, write_sarif, write_text
 from ..spec import TilespecError, format_shape
-from .arguments import parse_shape_arg, seconds
+from .arguments import parse_shape_arg, seconds, xla_version_argument
 from .envelope import Entry, emit, output
 
 
@@ -130,7 +130,8 @@ def check_paths(args) -> list:
         jobs = default_jobs()
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts,
-                          backend=args.backend, strict_tiles=args.strict_tiles)
+                          backend=args.backend, strict_tiles=args.strict_tiles,
+                          xla=args.xla)
     unread = [r for r in results if r.error is not None]
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)
@@ -184,6 +185,7 @@ def register(command) -> None:
     c = command("check-hlo", "check every bitcast, copy and padded buffer of an HLO dump",
                 cmd_check_hlo)
     add_corpus_arguments(c)
+    xla_version_argument(c)
     c.add_argument("--format", choices=("text", "sarif"), default="text",
                    help="output format (default %(default)s; --json for JSON)")
     c.add_argument("--meant", action="append", metavar="NAME=P",

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 
 from ..prover.hlo import read_text
-from ..spec import Shape, TilespecError, parse_array_shape, storage_sizes
-from .arguments import parse_shape_arg, seconds
+from ..spec import Shape, TilespecError, parse_array_shape, resolve_xla, storage_sizes
+from .arguments import parse_shape_arg, seconds, xla_line, xla_version_argument
 from .envelope import Entry, emit
 
 
@@ -23,8 +23,8 @@ def _bytes(n: int) -> str:
     return f"{n} bytes ({human_bytes(n)})"
 
 
-def format_advice(a, entry=None) -> str:
-    """The advice in plain text."""
+def format_advice(a, entry=None, xla=None) -> str:
+    """The advice in plain text (``xla``: the XLA whose storage sizes it names)."""
     lines = [f"shape          {a.shape}"]
     if entry is not None:
         lines.append(f"XLA printed    Size: {entry.size}, Unpadded size: {entry.unpadded}"
@@ -32,7 +32,7 @@ def format_advice(a, entry=None) -> str:
     lines += [f"XLA size       {_bytes(a.xla_bytes)} (ArraySize, first tile)",
               f"spec size      {_bytes(a.spec_bytes)} (padded, spec/size.py)",
               f"unpadded       {_bytes(a.unpadded_bytes)} (elements x bits stored each)",
-              *(f"storage        {line}" for line in storage_sizes(parse_array_shape(a.shape))),
+              *(f"storage        {line}" for line in storage_sizes(parse_array_shape(a.shape), xla)),
               f"factor         {a.factor:.3g}x",
               f"why            {a.sentence}"]
     for p in a.breakdown:
@@ -62,6 +62,9 @@ def cmd_padding(args) -> int:
             items.append((parse_array_shape(entry.shape), entry))
     if args.hlo:
         items += [(s, None) for s in largest_buffers(read_text(args.hlo), args.top)]
+    # ArraySize, ByteSizeOf and the bitcast rules the advice asks read the
+    # same at every modelled commit (tools/xla_model_history.py)
+    at = resolve_xla(args.xla)
     advices = [(advise(s, args.limit, timeout=args.timeout), e) for s, e in items]
     shapes = [s for s, _ in items]
     if args.plot:
@@ -73,13 +76,15 @@ def cmd_padding(args) -> int:
     entries = []
     for shape, (a, e) in zip(shapes, advices):
         d = a.to_json()
-        if storage_sizes(shape):
-            d["storage_sizes"] = list(storage_sizes(shape))
+        d["xla_version"] = at.to_json()
+        if storage_sizes(shape, at):
+            d["storage_sizes"] = list(storage_sizes(shape, at))
         if e is not None:
             d["report"] = {"size": e.size, "unpadded": e.unpadded, "extra": e.extra,
                            "expansion": e.expansion, "label": e.label}
         entries.append(Entry.answer("padding", {"shape": shape}, d))
-    emit(args, entries, "\n\n".join(format_advice(a, e) for a, e in advices))
+    emit(args, entries, "\n\n".join(format_advice(a, e, at) for a, e in advices)
+         + "\n" + xla_line(at))
     return 0
 
 
@@ -102,6 +107,7 @@ def register(command) -> None:
     c = command("padding", "why a buffer is bigger than its data: XLA's and the "
                 "spec's bytes, where the padding comes from, and smaller layouts "
                 "or reshapes (bitcast proved, or a copy)", cmd_padding)
+    xla_version_argument(c)
     c.add_argument("shapes", nargs="*", metavar="SHAPE",
                    help="shape text, e.g. 's32[8388608,8,4]{2,1,0:T(8,128)}'")
     c.add_argument("--report", metavar="FILE",

@@ -3,9 +3,15 @@ layout, answered by the spec (no verdict: they exit 0, 2 or 4)."""
 
 from __future__ import annotations
 
-from ..spec import TilespecError, bit_range, format_shape, locate, offset
+from ..spec import TilespecError, bit_range, format_shape, locate, offset, resolve_xla
 from ..teach import explain, format_explain, text_map
-from .arguments import array_size_wrap_note, ints, parse_shape_arg
+from .arguments import (
+    array_size_wrap_note,
+    ints,
+    parse_shape_arg,
+    xla_line,
+    xla_version_argument,
+)
 from .envelope import Entry, emit
 
 
@@ -15,13 +21,17 @@ def cmd_explain(args) -> int:
     # A padded size past int64 is a valid layout whose ArraySize wraps in
     # XLA: explain answers it (the spec's size beside XLA's wrapped one).
     shape = parse_shape_arg(args.shape, int64_size=False)
+    # XLA's ArraySize reads the same at every modelled commit
+    # (tools/xla_model_history.py): the version is named, not chosen among
+    at = resolve_xla(args.xla)
     info = explain(shape, xla_model=xla_array_bytes)
+    info["xla_version"] = at.to_json()
     wraps = array_size_wrap_note(shape)
     if wraps is not None:
         info["xla_array_size_note"] = wraps
     drawing = text_map(shape)
     info["text_map"] = drawing
-    text = format_explain(info)
+    text = format_explain(info) + "\n" + xla_line(at)
     if drawing:
         text += "\n\n" + drawing
     elif shape.rank <= 2:
@@ -59,6 +69,7 @@ def cmd_locate(args) -> int:
 def register(command) -> None:
     c = command("explain", "show how a layout places a shape in memory", cmd_explain)
     c.add_argument("shape", help="shape with layout, e.g. 'f32[3,5]{1,0:T(2,2)}'")
+    xla_version_argument(c)
     c = command("offset", "the linear offset of an element", cmd_offset)
     c.add_argument("shape")
     c.add_argument("element", help="logical index, e.g. 2,3")

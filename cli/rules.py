@@ -17,8 +17,14 @@ from ..prover.bitcast import (
 )
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..spec import TilespecError, format_shape
-from .arguments import check_bounded, parse_shape_arg, seconds, xla_version_argument
+from ..spec import TilespecError, format_shape, resolve_xla
+from .arguments import (
+    check_bounded,
+    parse_shape_arg,
+    seconds,
+    xla_line,
+    xla_version_argument,
+)
 from .envelope import Entry, emit
 
 
@@ -40,8 +46,9 @@ def _perm(text):
 
 def cmd_bitcast(args) -> int:
     src, dst = _shape(args.src), _shape(args.dst)
+    at = resolve_xla(args.xla)
     if args.as_ == "pjrt-buffer":
-        return _pjrt_buffer_bitcast(args, src, dst)
+        return _pjrt_buffer_bitcast(args, src, dst, at)
     perm = _perm(args.transpose)
     subject: dict = {"source": src, "target": dst}
     if perm is not None:
@@ -56,29 +63,32 @@ def cmd_bitcast(args) -> int:
         order = GET_BITCAST_MAP if args.as_ == "get-bitcast-map" else DECOMPOSE_BITCAST
         if order == GET_BITCAST_MAP:
             subject["as"] = "get-bitcast-map"
-        d = decompose(src, dst, timeout=args.timeout, order=order,
-                      xla=getattr(args, "xla", None))
+        d = decompose(src, dst, timeout=args.timeout, order=order, xla=at)
         data = {"kind": d.kind, "permutations": [list(p) for p in d.permutations],
                 "xla_permutation": None if d.xla_permutation is None
                 else list(d.xla_permutation),
                 "trt": None if d.trt is None else d.trt.to_json(),
-                "tried": [{"as": n, **r.to_json()} for n, r in d.tried]}
+                "tried": [{"as": n, **r.to_json()} for n, r in d.tried],
+                "xla_version": at.to_json()}
         emit(args, [Entry(subject, "bitcast", d.status, d.verdict.scope, d.seconds,
-                          d.counterexample, d.reason, data=data)], describe_decomposition(d))
+                          d.counterexample, d.reason, data=data)],
+             describe_decomposition(d) + "\n" + xla_line(at))
         return EXIT_STATUS[d.status]
-    r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout)
-    emit(args, [Entry.of(r, subject)], describe(r))
+    r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout, xla=at)
+    emit(args, [Entry.of(r, subject, {"xla_version": at.to_json()})],
+         describe(r) + "\n" + xla_line(at))
     return EXIT_STATUS[r.status]
 
 
-def _pjrt_buffer_bitcast(args, src, dst) -> int:
+def _pjrt_buffer_bitcast(args, src, dst, at) -> int:
     from ..prover.models import pjrt_buffer_bitcast  # the solver boundary
     if args.transpose is not None or args.reshape:
         raise TilespecError("--as pjrt-buffer reads the target as PjRt's reader does: "
                             "no --transpose or --reshape")
-    r = pjrt_buffer_bitcast(src, dst, timeout=args.timeout)
-    emit(args, [Entry.of(r, {"source": src, "target": dst, "as": "pjrt-buffer"})],
-         describe(r))
+    r = pjrt_buffer_bitcast(src, dst, timeout=args.timeout, xla=at)
+    emit(args, [Entry.of(r, {"source": src, "target": dst, "as": "pjrt-buffer"},
+                         {"xla_version": at.to_json()})],
+         describe(r) + "\n" + xla_line(at))
     return EXIT_STATUS[r.status]
 
 
@@ -272,6 +282,7 @@ def cmd_equivalent(args) -> int:
 def register(command) -> None:
     c = command("bitcast", "is a reshape (or transpose) from SRC to DST a bitcast?",
                 cmd_bitcast)
+    xla_version_argument(c)
     c.add_argument("src", help="source shape, e.g. 'f32[m,n]{1,0:T(8,128)}'")
     c.add_argument("dst", help="destination shape, same element count")
     c.add_argument("--transpose", metavar="P",

@@ -35,6 +35,8 @@ def module_text(report: Report, verbose: bool = False) -> str:
     lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
+    if report.xla_version is not None:
+        lines.append(f"  XLA: {report.xla_version.label}")
     for f in report.findings:
         if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
                                                               "layout-change")):
@@ -136,7 +138,9 @@ def module_entry(path: str, report: Report, check: str) -> Entry:
                        "largest": [buffer_json(b) for b in report.largest()],
                        "worst_padding": [buffer_json(b) for b in report.worst()],
                        "buffers": [buffer_json(b) for b in report.buffers],
-                       "suppressed_errors": report.suppressed_errors})
+                       "suppressed_errors": report.suppressed_errors,
+                       **({} if report.xla_version is None
+                          else {"xla_version": report.xla_version.to_json()})})
 
 
 def finding_entry(path: str, module: str, f: Finding) -> Entry:
@@ -239,7 +243,9 @@ def write_sarif(out: IO[str], results: Sequence, exit_status: int) -> None:
                else {"file": r.path, "module": r.report.module, "status": r.report.status,
                      "reported_status": r.report.reported_status,
                      "suppressed_errors": r.report.suppressed_errors,
-                     "counts": r.report.counts} for r in results]
+                     "counts": r.report.counts,
+                     "xla_version": r.report.xla_version and r.report.xla_version.sha}
+               for r in results]
     rest = {"artifacts": artifacts,
             "invocations": [{"executionSuccessful": exit_status in (0, 1, 3),
                              "exitCode": exit_status, "toolExecutionNotifications": notes}],

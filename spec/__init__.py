@@ -151,6 +151,7 @@ from .text import (
     read_shape as read_shape,
 )
 from .versions import (
+    JAXLIB_XLA as JAXLIB_XLA,
     NEWEST_XLA as NEWEST_XLA,
     XLA_HISTORY as XLA_HISTORY,
     Holds as Holds,

@@ -91,6 +91,11 @@ PJRT_C_BITCAST = _commit(
     "6c46adfda9cbb64eb2381112f93962031ad645c2", "2026-03-03",
     "[PJRT C] Add `PJRT_Buffer_Bitcast` and implement `PjRtBuffer::Bitcast()`",
     "PJRT_Buffer_Bitcast in the C API, the same byte-size check")
+NESTED_TILING_ADDED = _commit(
+    "435f2535cad2652c72e2d74aff2e2136370f9cca", "2026-03-05",
+    "Adds [de]linearization functionality to correctly compute linear indices for shapes "
+    "with nested tiles",
+    "LayoutUtil::LinearIndexForNestedTiling and DelinearizeIndexForNestedTiling added")
 PREFER_TRANSPOSE = _commit(
     "5d1dc54c5fc3ef9b4bb26a2284206251ba3805ca", "2026-03-27",
     "Prefer transpose bitcasts over reshape bitcasts",
@@ -154,7 +159,7 @@ NEWEST_READ = _commit(
 
 #: Every commit modelled, oldest first (their order on openxla/xla's main).
 XLA_HISTORY: tuple[XlaCommit, ...] = (
-    PJRT_BITCAST, PJRT_C_BITCAST, PREFER_TRANSPOSE, BITCAST_MEMORY_SPACE, UNPINNED_HOST,
+    PJRT_BITCAST, PJRT_C_BITCAST, NESTED_TILING_ADDED, PREFER_TRANSPOSE, BITCAST_MEMORY_SPACE, UNPINNED_HOST,
     ABSL_MACROS, ABSL_MACROS_SIMPLIFIER, FORK_END, NESTED_PADDING, SPLIT_VALIDATION, F6_TYPES,
     RESULT_TILINGS, JAXLIB_0_10_2, IFRT_F6, STAR_UNHANDLED, NEWEST_READ)
 

@@ -41,11 +41,15 @@ import re
 import time
 
 from ...spec import (
+    Holds,
     Shape,
     TilespecError,
     TupleShape,
+    UnknownXlaVersion,
+    XlaCommit,
     byte_size,
     format_shape,
+    resolve_xla,
     unpadded_bytes,
 )
 from ..bitcast import (
@@ -455,14 +459,42 @@ def _ce_text(ce: Counterexample | None) -> str:
 
 
 
+#: The XLA versions check-hlo's verdicts model: since cbb23d1d64 XLA's
+#: validator checks split configs as the spec's layouts do.
+SPLIT_VALIDATION = resolve_xla("cbb23d1d64")
+CHECK_HLO_HOLDS = Holds(since=SPLIT_VALIDATION)
+
+
+def judged_xla(xla: XlaCommit | str | None) -> XlaCommit:
+    """The XLA commit check-hlo judges by, if its verdicts model it.
+
+    >>> judged_xla("jaxlib-0.10.2").short
+    '5a9e73cbd9'
+    >>> judged_xla("2026-05-22")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.versions.UnknownXlaVersion: check-hlo at XLA 2c731115ef (2026-05-22): before cbb23d1d64 (2026-06-01) XLA's validator accepts split configs the spec rejects (and before 8a84ad7ef7 its verifier lets a bitcast join memory spaces); those versions are not modelled in check-hlo
+    """
+    at = resolve_xla(xla)
+    if not CHECK_HLO_HOLDS.holds_at(at):
+        raise UnknownXlaVersion(
+            f"check-hlo at XLA {at.label}: before {SPLIT_VALIDATION.label} XLA's validator "
+            "accepts split configs the spec rejects (and before 8a84ad7ef7 its verifier lets "
+            "a bitcast join memory spaces); those versions are not modelled in check-hlo")
+    return at
+
+
 def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
                  meant: dict | None = None, backend: str | None = None,
-                 strict_tiles: bool = False) -> Report:
+                 strict_tiles: bool = False, xla: XlaCommit | str | None = None) -> Report:
     """Check every claim in ``module``; ``meant`` maps a bitcast's name to the
     transpose permutation it stands for (the user's word over op_name);
     ``backend`` (``cpu``, ``gpu``, ``tpu`` or None, unknown) decides whether
     tiles are honoured (:mod:`.backend`); ``strict_tiles`` keeps a bitcast
-    that moves bytes only by tiles the CPU backend ignores an error."""
+    that moves bytes only by tiles the CPU backend ignores an error.
+    ``xla`` is the XLA judged by (a commit prefix, a date, ``jaxlib-X.Y.Z``;
+    default the newest modelled), named in the report."""
+    at = judged_xla(xla)
     start = time.perf_counter()
     c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
     for s in module.skipped:
@@ -485,4 +517,4 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     c.run()
     findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
     return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
-                  c.counts, time.perf_counter() - start)
+                  c.counts, time.perf_counter() - start, xla_version=at)

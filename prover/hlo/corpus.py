@@ -38,13 +38,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ...spec import TilespecError
+from ...spec import TilespecError, XlaCommit
 from ..bitcast import remembering
 from ..core import DEFAULT_TIMEOUT
 from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
-from .check import check_module
+from .check import check_module, judged_xla
 from .findings import Report
 from .module import parse_hlo
 
@@ -156,7 +156,7 @@ def read_text(path: str) -> str:
 
 def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                meant: dict | None = None, backend: str | None = None,
-               strict_tiles: bool = False) -> ModuleResult:
+               strict_tiles: bool = False, xla: XlaCommit | None = None) -> ModuleResult:
     """Check the module in ``path`` (or ``text``, read from it already):
     bad input becomes the result's ``error``, any other exception is a bug
     and propagates.  ``backend`` None: the one the file name names
@@ -166,7 +166,7 @@ def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_T
             text = read_text(path)
         report = check_module(parse_hlo(text), timeout=timeout, meant=meant,
                               backend=backend or backend_of(path),
-                              strict_tiles=strict_tiles)
+                              strict_tiles=strict_tiles, xla=xla)
     except TilespecError as e:
         return ModuleResult(path, error=str(e))
     return ModuleResult(path, report=report)
@@ -191,16 +191,18 @@ def corpus_status(statuses: Iterable[str]) -> str:
 
 
 def _unit(timeout: float, meant: dict | None, backend: str | None = None,
-          strict_tiles: bool = False) -> Callable[..., ModuleResult]:
+          strict_tiles: bool = False, xla: XlaCommit | None = None
+          ) -> Callable[..., ModuleResult]:
     """``check_file`` with its options bound (picklable, for other processes)."""
     return partial(check_file, timeout=timeout, meant=meant, backend=backend,
-                   strict_tiles=strict_tiles)
+                   strict_tiles=strict_tiles, xla=xla)
 
 
 def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = None,
                 timeout: float = DEFAULT_TIMEOUT, meant: dict | None = None,
                 texts: dict[str, str] | None = None, backend: str | None = None,
-                strict_tiles: bool = False) -> list[ModuleResult]:
+                strict_tiles: bool = False,
+                xla: XlaCommit | str | None = None) -> list[ModuleResult]:
     """:func:`check_file` on every path, in the order of ``paths``.
 
     ``jobs > 1``: in that many processes (each file read by its worker).
@@ -212,7 +214,7 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs < 1:
         raise TilespecError(f"--jobs {jobs}: expected at least 1")
     texts = dict(texts or {})
-    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles)
+    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles, judged_xla(xla))
     if scheduler is not None:
         return _on_dask(scheduler, list(paths), unit, texts)
     if jobs == 1 or len(paths) <= 1:

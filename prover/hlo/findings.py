@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-from ...spec import Shape, TilespecError, format_shape
+from ...spec import Shape, TilespecError, XlaCommit, format_shape
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, Side
 
 #: What a finding means for its module's verdict (:func:`verdict_of`): it
@@ -245,6 +245,8 @@ class Report:
     against_baseline: bool = False
     updated: tuple[Finding, ...] = ()
     absent: tuple[Known, ...] = ()
+    #: the XLA the module was judged by (``--xla``; default the newest modelled)
+    xla_version: XlaCommit | None = None
 
     @property
     def reported_status(self) -> str:

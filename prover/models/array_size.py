@@ -60,6 +60,15 @@ from .rule_check import (
     prove_loop_identity,
     run,
 )
+from .versions import ABSL_MACROS, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("ShapeUtil::ArraySize", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("ShapeUtil::ByteSizeOfElements", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("LayoutUtil::MaxSplitSize", "xla/layout_util.cc", ABSL_MACROS, EVERY_VERSION),
+)
 
 SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArraySize, ByteSizeOfElements) and "
           "xla/layout_util.cc (LayoutUtil::MaxSplitSize), commit 22eee29e01 (2026-05-20)")

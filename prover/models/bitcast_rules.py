@@ -52,6 +52,15 @@ from ..result import (
     Result,
     Side,
 )
+from .versions import ABSL_MACROS, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("ShapeUtil::ReshapeIsBitcast", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("ShapeUtil::TransposeIsBitcast", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("ShapeUtil::ByteSizeOf", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+)
 
 
 def xla_untiled_index(shape: Shape, index, dims=None, ar: Arithmetic = INT):

@@ -48,6 +48,16 @@ from ..core import DEFAULT_TIMEOUT
 from ..result import PROVED, UNKNOWN, Result
 from .cpp import check
 from .rule_check import require_concrete, yes_no_verdict
+from .versions import ABSL_MACROS_SIMPLIFIER, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("AlgebraicSimplifierVisitor::ComputeBitcastDimMap",
+             "xla/hlo/transforms/simplifiers/algebraic_simplifier.cc", ABSL_MACROS_SIMPLIFIER, EVERY_VERSION),
+    XlaModel("ValidateTilingOfBitcast",
+             "xla/hlo/transforms/simplifiers/algebraic_simplifier.cc", ABSL_MACROS_SIMPLIFIER, EVERY_VERSION),
+)
 
 SOURCE = ("openxla/xla xla/hlo/transforms/simplifiers/algebraic_simplifier.cc "
           "ComputeBitcastDimMap and ValidateTilingOfBitcast, commit b09bf132e8 (2026-05-21)")

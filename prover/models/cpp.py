@@ -19,6 +19,14 @@ from __future__ import annotations
 
 from ...spec import TilespecError
 from ..result import ABORTS, UNDEFINED, XlaBehaviour
+from .versions import EVERY_VERSION, NEWEST_READ, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("tsl::MathUtil::CeilOrFloorOfRatio (CeilOfRatio)",
+             "xla/tsl/lib/math/math_util.h", NEWEST_READ, EVERY_VERSION),
+)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

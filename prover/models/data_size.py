@@ -39,6 +39,14 @@ from ..result import PROVED, REFUTED, Counterexample, Result, Side
 from .cpp import Int64, XlaGivesNoValue
 from .linear_index import linear_index_int64
 from .rule_check import RuleNotApplicable, behaviour_result, require_concrete
+from .versions import ABSL_MACROS, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("ShapeUtil::ArrayDataSize", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("LayoutUtil::LinearIndex", "xla/layout_util.cc", ABSL_MACROS, EVERY_VERSION),
+)
 
 SOURCE = ("openxla/xla xla/shape_util.cc (ShapeUtil::ArrayDataSize) and xla/layout_util.cc "
           "(LayoutUtil::LinearIndex), commit 22eee29e01 (2026-05-20)")

@@ -34,6 +34,15 @@ import time
 from ...spec import Shape, concrete_dims, format_shape, product
 from ..result import Result
 from .rule_check import require_concrete, yes_no_verdict
+from .versions import ABSL_MACROS, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("ShapeUtil::IsDecomposableBitcast", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("ShapeUtil::DecomposeBitcast", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+    XlaModel("ShapeUtil::DecomposeBitcastToTrt", "xla/shape_util.cc", ABSL_MACROS, EVERY_VERSION),
+)
 
 SOURCE = ("openxla/xla xla/shape_util.cc ShapeUtil::IsDecomposableBitcast and "
           "ShapeUtil::DecomposeBitcast, commit 22eee29e01 (2026-05-20)")

@@ -44,6 +44,13 @@ from .rule_check import (
     prove_loop_identity,
     run,
 )
+from .versions import ABSL_MACROS, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("LayoutUtil::LinearIndex", "xla/layout_util.cc", ABSL_MACROS, EVERY_VERSION),
+)
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 

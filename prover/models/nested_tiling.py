@@ -65,13 +65,6 @@ tilespec.prover.models.cpp.XlaGivesNoValue: XLA aborts: CHECK_LE(tile_rank, curr
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import time
-
-import numpy as np
-import z3
-
 from ...spec import (
     COMBINE,
     INT,
@@ -80,28 +73,16 @@ from ...spec import (
     Shape,
     concrete_dims,
     delinearise,
-    format_shape,
-    offset,
-    offsets,
 )
-from ..core import DEFAULT_TIMEOUT, Form, add_same_offset, element_grid, internal_symbol, spec_form
+from ..core import Form
 from ..result import (
     UNDEFINED,
-    Counterexample,
-    ProverBug,
-    Result,
-    Side,
     XlaBehaviour,
 )
 from .cpp import Int64, XlaGivesNoValue, check
 from .rule_check import (
     RuleNotApplicable,
-    Setup,
-    behaviour_result,
-    int64_check,
     no_split_configs,
-    offsets_differ,
-    run,
 )
 from .versions import (
     ABORTS_ON_LONG_TILES,
@@ -123,7 +104,8 @@ XLA_MODELS = (
     XlaModel(_BOTH, "xla/layout_util.cc", ABSL_MACROS, ABORTS_ON_LONG_TILES),
     XlaModel(_BOTH, "xla/layout_util.cc", NEWEST_READ, PADS_NESTED_TILES),
 )
-SOURCE = XLA_MODELS[0].cites
+#: Where the newest version was read (``source_at`` names each version's).
+SOURCE = XLA_MODELS[-1].cites
 
 
 def pads_long_tiles(xla: XlaCommit | str | None = None) -> bool:
@@ -234,12 +216,13 @@ def nested_form(shape: Shape, index, dims, ar: Arithmetic = INT,
 def xla_nested_linear_index(shape: Shape, index, dims=None, ar: Arithmetic = INT,
                             xla: XlaCommit | str | None = None):
     """LayoutUtil::LinearIndexForNestedTiling at ``xla`` (works on numpy columns too)."""
+    source_at(xla)
     no_split_configs(shape)
     dims = concrete_dims(shape) if dims is None else tuple(dims)
     return nested_form(shape, index, dims, ar, xla).offset(ar)
 
 
-def _final_dims(shape: Shape, dims, ar) -> tuple[list, list]:
+def final_dims(shape: Shape, dims, ar) -> tuple[list, list]:
     """The final dims (major to minor) and each tile's dims before it
     (padded with unit dims where the tile is longer)."""
     W = [dims[d] for d in reversed(shape.layout.minor_to_major)]
@@ -263,16 +246,17 @@ def xla_nested_delinearize(shape: Shape, position, dims=None, ar: Arithmetic = I
     which may lie outside the dims).  Before 1f375f52d4 a tile longer than
     the dims is undefined behaviour (a read before ``current_shape``):
     :class:`~.cpp.XlaGivesNoValue`."""
+    source_at(xla)
     no_split_configs(shape)
     if shape.rank == 0:
         return ()
-    _delinearize_reads_in_bounds(shape, xla)
+    delinearize_reads_in_bounds(shape, xla)
     dims = concrete_dims(shape) if dims is None else tuple(dims)
-    W, steps = _final_dims(shape, dims, ar)
-    return _reassemble(shape, list(delinearise(position, tuple(W), ar)), steps, ar)
+    W, steps = final_dims(shape, dims, ar)
+    return reassemble(shape, list(delinearise(position, tuple(W), ar)), steps, ar)
 
 
-def _reassemble(shape: Shape, V: list, steps, ar) -> tuple:
+def reassemble(shape: Shape, V: list, steps, ar) -> tuple:
     """Each split undone from the last tile back, as XLA indexes it: the
     tile's dims at ``len(shape_before) - k`` from the vector's start, the
     prefix kept, anything after the tile's inner indices dropped."""
@@ -289,7 +273,7 @@ def _reassemble(shape: Shape, V: list, steps, ar) -> tuple:
     return tuple(out)
 
 
-def _delinearize_reads_in_bounds(shape: Shape, xla: XlaCommit | str | None = None) -> None:
+def delinearize_reads_in_bounds(shape: Shape, xla: XlaCommit | str | None = None) -> None:
     long = _first_long_tile(shape)
     if long is not None and not pads_long_tiles(xla):
         level, t, n = long
@@ -352,7 +336,7 @@ def nested_delinearize_int64(shape: Shape, position: int,
     c = Int64(DELINEARIZE, source_at(xla))
     if shape.rank == 0:
         return (), c
-    _delinearize_reads_in_bounds(shape, xla)
+    delinearize_reads_in_bounds(shape, xla)
     dims = concrete_dims(shape)
     W = [dims[d] for d in reversed(shape.layout.minor_to_major)]
     steps: list[tuple[int, tuple[int, ...]]] = []
@@ -381,147 +365,3 @@ def nested_delinearize_int64(shape: Shape, position: int,
     for p, d in enumerate(reversed(m2m)):
         out[d] = V[pad + p]
     return tuple(out), c
-
-
-# --- checks ---------------------------------------------------------------------------
-
-def _offsets_agree(shape: Shape, timeout, whole: bool, label: str, xla: XlaCommit):
-    """A setup stating that LinearIndexForNestedTiling equals the spec's
-    offset for every element (per fact, or ``whole`` as one equation); both
-    checks start from it.  Returns the setup, the element, its box and XLA's
-    form."""
-    S = Setup([shape], timeout)
-    ar, dims = S.ar, S.dims[0]
-    e = tuple(z3.Int(internal_symbol(f"element{i}"), S.ctx) for i in range(shape.rank))
-    box = S.box(e, dims)
-    A, B = spec_form(shape, e, dims, ar), nested_form(shape, e, dims, ar, xla)
-    if whole or not add_same_offset(S.facts, A, B, box, ar):
-        S.facts.fact(label, z3.And(box, ar.term(A.offset(ar)) != ar.term(B.offset(ar))))
-    return S, e, box, B
-
-
-def check_nested_linear_index(shape: Shape, *, timeout=DEFAULT_TIMEOUT,
-                              xla: XlaCommit | str | None = None, **_) -> Result:
-    """LinearIndexForNestedTiling at ``xla`` = the spec's offset, for every
-    element.  Where XLA aborts (a tile longer than the dims, before
-    1f375f52d4) or overflows (a ``*`` entry, at every version), the result
-    says so (:attr:`Result.xla`); it names the version it is about."""
-    at = resolve(xla)
-    return dataclasses.replace(_check_linear(shape, timeout, at), xla_version=at)
-
-
-def _check_linear(shape: Shape, timeout, at: XlaCommit) -> Result:
-    start = time.perf_counter()
-    no_split_configs(shape)
-    try:
-        check_tile_ranks(shape, at)
-    except XlaGivesNoValue as stop:
-        zero = (0,) * shape.rank
-        return behaviour_result("linear_index_nested", [shape], stop.behaviour, start, (
-            Side("xla", shape=format_shape(shape)),
-            Side("spec", element=zero, offset=0, shape=format_shape(shape))))
-    if any(t.combines for t in shape.layout.tiles):
-        return int64_check("linear_index_nested", shape,
-                           functools.partial(nested_linear_index_int64, xla=at), start)
-
-    def setup(whole: bool) -> Setup:
-        return _offsets_agree(shape, timeout, whole, "LinearIndexForNestedTiling = "
-                              "the spec's offset for every element", at)[0]
-
-    def concrete(shapes):
-        (s,) = shapes
-        return _index_counterexample(s, at)
-
-    return run("linear_index_nested", [shape], setup(False), concrete, start,
-               whole=lambda: setup(True))
-
-
-def check_nested_delinearize(shape: Shape, *, timeout=DEFAULT_TIMEOUT,
-                             xla: XlaCommit | str | None = None, **_) -> Result:
-    """DelinearizeIndexForNestedTiling(the spec's offset of e) = e, for every
-    element e: the spec's offset (= LinearIndexForNestedTiling, facts as in
-    :func:`check_nested_linear_index`) has the final indices V as its digits
-    in the final dims W (the mixed-radix lemma, V in the box of W), and
-    undoing the splits of V gives e back (division by constants).  A tile
-    longer than the dims (an out-of-bounds read) and a ``*`` entry (``% 0``)
-    are undefined behaviour for every size: the result says so.  The result
-    names the version ``xla`` it is about."""
-    at = resolve(xla)
-    return dataclasses.replace(_check_delinearize(shape, timeout, at), xla_version=at)
-
-
-def _check_delinearize(shape: Shape, timeout, at: XlaCommit) -> Result:
-    start = time.perf_counter()
-    no_split_configs(shape)
-    text = format_shape(shape)
-    try:
-        _delinearize_reads_in_bounds(shape, at)
-        if any(t.combines for t in shape.layout.tiles) and shape.rank:
-            ones = shape.instantiate({n: 1 for n in shape.names})
-            nested_delinearize_int64(ones, 0, at)
-            raise ProverBug(f"DelinearizeIndexForNestedTiling divides by a nonzero "
-                            f"'*' count on {text}")
-    except XlaGivesNoValue as stop:
-        return behaviour_result("delinearize_nested", [shape], stop.behaviour, start,
-                                (Side("xla", shape=text),
-                                 Side("spec", element=(0,) * shape.rank, offset=0,
-                                      shape=text)))
-
-    def setup(whole: bool) -> Setup:
-        S, e, box, B = _offsets_agree(shape, timeout, whole, "the spec's offset = "
-                                      "LinearIndexForNestedTiling for every element", at)
-        ar = S.ar
-        S.facts.cite(len(B.dims))
-        inside = [z3.And(ar.term(0) <= ar.term(v), ar.term(ar.lt(v, w)))
-                  for v, w in zip(B.vector, B.dims)]
-        S.facts.fact("every final index lies in its final dim (so the offset's digits "
-                     "are the final indices: mixed-radix lemma)",
-                     z3.And(box, z3.Not(z3.And(inside)) if inside else False))
-        _, steps = _final_dims(shape, S.dims[0], ar) if shape.rank else ([], [])
-        back = _reassemble(shape, list(B.vector), steps, ar)
-        differs = [ar.term(x) != ar.term(y) for x, y in zip(back, e)]
-        S.facts.fact("undoing each tile's split of the final indices gives the element",
-                     z3.And(box, z3.Or(differs)) if differs else False)
-        return S
-
-    def concrete(shapes):
-        (s,) = shapes
-        return _delinearize_counterexample(s, at)
-
-    return run("delinearize_nested", [shape], setup(False), concrete, start,
-               whole=lambda: setup(True))
-
-
-def _index_counterexample(s: Shape, at: XlaCommit):
-    grid = element_grid(s)
-    if grid is None:
-        return None
-    cols = tuple(grid[:, i] for i in range(grid.shape[1]))
-    xla = np.broadcast_to(np.asarray(xla_nested_linear_index(s, cols, xla=at), dtype=np.int64),
-                          grid.shape[:1])
-    bad = np.flatnonzero(xla != offsets(s, grid))
-    if not bad.size:
-        return None
-    element = tuple(int(x) for x in grid[bad[0]])
-    xla_v, spec_v = int(xla_nested_linear_index(s, element, xla=at)), offset(s, element)
-    if xla_v == spec_v:
-        raise ProverBug(f"nested linear index witness {element} does not replay")
-    return offsets_differ(s, element, xla_v, spec_v)
-
-
-def _delinearize_counterexample(s: Shape, at: XlaCommit):
-    grid = element_grid(s)
-    if grid is None:
-        return None
-    for row in grid[:4096]:
-        element = tuple(int(x) for x in row)
-        o = offset(s, element)
-        back = tuple(int(x) for x in xla_nested_delinearize(s, o, xla=at))
-        if back != element:
-            text = format_shape(s)
-            return Counterexample(
-                {}, (Side("spec", element=element, offset=o, shape=text),
-                     Side("xla", element=back, offset=o, shape=text)),
-                what=f"XLA delinearizes offset {o} to {back}, not {element}")
-    return None
-

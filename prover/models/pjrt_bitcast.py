@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ...spec import Shape, format_shape
+from ...spec import Holds, Shape, XlaCommit, format_shape, resolve_xla
 from ..bitcast import RESHAPE, is_bitcast
 from ..names import DEFAULT_TIMEOUT
 from ..result import PROVED, REFUTED, Counterexample, Result, Side
@@ -45,18 +45,22 @@ from .array_size import xla_array_bytes
 SOURCE = ("CommonPjRtBufferImpl::Bitcast, xla/pjrt/common_pjrt_client.cc "
           "(ROCm/xla ec6aceceadbcd9759f6bcddd75983c118428cf17, 2026-03-02); "
           "PJRT_Buffer_Bitcast (6c46adfda9, 2026-03-03)")
-#: The first XLA with ``Buffer::Bitcast`` (before it: ``Unimplemented``).
-SINCE = "ec6acecead"
+#: ``Buffer::Bitcast`` exists since ec6acecead (before it:
+#: ``Unimplemented``), unchanged to the newest modelled.
+HOLDS = Holds(since=resolve_xla("ec6acecead"))
 
 PROPERTY = "PjRt Buffer::Bitcast keeps every element"
 
 
-def pjrt_buffer_bitcast(src: Shape, dst: Shape, *,
-                        timeout: float = DEFAULT_TIMEOUT) -> Result:
+def pjrt_buffer_bitcast(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
+                        xla: str | XlaCommit | None = None) -> Result:
     """Does PjRt's ``Buffer::Bitcast`` from ``src`` to ``dst`` keep every
     element where a reader of ``dst`` expects it?  The Result's ``details``
     (in its counterexample) and ``steps`` say what PjRt checks and what
-    tilespec found.
+    tilespec found.  The new buffer stays in the old one's memory space
+    (``MakeDefaultShapeForMemorySpace(memory_space(), ...)``): a memory
+    space written in ``dst`` is replaced by ``src``'s, and no verifier is
+    asked.  ``xla``: a version since ec6acecead (the default, the newest).
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> r = pjrt_buffer_bitcast(shape("f32[4]{0}"), shape("u8[4,4]{1,0}"))
@@ -64,7 +68,12 @@ def pjrt_buffer_bitcast(src: Shape, dst: Shape, *,
     ('proved', 'sizes equal (16 bytes): PjRt accepts the bitcast')
     """
     start = time.perf_counter()
+    resolve_xla(xla)  # every modelled XLA has it: HOLDS starts at the oldest
     text = f"{format_shape(src)} -> {format_shape(dst)}"
+    if dst.layout.memory_space != src.layout.memory_space:
+        dst = Shape(dst.element_type, dst.dims,
+                    dataclasses.replace(dst.layout, memory_space=src.layout.memory_space),
+                    dst.dynamic)
     a, b = xla_array_bytes(src), xla_array_bytes(dst)
     if a != b:
         why = f"sizes differ ({a} bytes against {b}): PjRt refuses the bitcast"

@@ -46,6 +46,10 @@ from ..core import (
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from .versions import Holds, XlaCommit, resolve
 
+#: The shared driver transcribes no XLA function of its own: each rule's
+#: module declares the C++ it models and the versions it holds for.
+XLA_MODELS: tuple = ()
+
 
 class RuleNotApplicable(TilespecError):
     """XLA's code does not handle this layout (it would compute garbage or

@@ -65,6 +65,16 @@ from ...spec import Layout, Shape, Tile, TilespecError, format_shape
 from ..bitcast import memory_space_violation
 from ..core import DEFAULT_TIMEOUT
 from ..result import Result
+from . import (
+    array_size,
+    bitcast_rules,
+    bitcast_tiling,
+    data_size,
+    decomposable,
+    linear_index,
+    nested_tiling,
+    untiled,
+)
 from .array_size import (
     SOURCE as ARRAY_SIZE_SOURCE,
     check_array_size,
@@ -90,10 +100,9 @@ from .linear_index import (
     index_loop_identity,
     xla_linear_index,
 )
+from .nested_check import check_nested_delinearize, check_nested_linear_index
 from .nested_tiling import (
     SOURCE as NESTED_SOURCE,
-    check_nested_delinearize,
-    check_nested_linear_index,
     later_tiles_fit,
     tile_ranks_fit,
     xla_nested_delinearize,
@@ -102,6 +111,11 @@ from .nested_tiling import (
 from .rule_check import Condition, Rule, RuleNotApplicable, level_conditions
 from .untiled import check_is_untiled_layout
 from .versions import ABORTS_ON_LONG_TILES, PADS_NESTED_TILES, XlaCommit, resolve
+
+#: The catalogue's models: those of every module a rule checks.
+XLA_MODELS = tuple(m for module in (array_size, bitcast_rules, bitcast_tiling, data_size,
+                                    decomposable, linear_index, nested_tiling, untiled)
+                   for m in module.XLA_MODELS)
 
 # XLA's functions are reached through this catalogue as well as their own modules.
 __all__ = ["RULES", "Condition", "Rule", "RuleNotApplicable", "check", "condition_family",
@@ -236,7 +250,7 @@ RULES: dict[str, Rule] = {
                "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}", "f32[200]{0:T(8,128)}",
                "bf16[16]{0:T(8,128)(2,1)}", "u8[1000]{0:T(32,128)(4,1)}"),
         disagree=("f32[3,5]{1,0:T(*,2)}",),
-        source=f"{NESTED_SOURCE} LayoutUtil::LinearIndexForNestedTiling"),
+        source=NESTED_SOURCE),
     "delinearize_nested": Rule(
         "delinearize_nested",
         "LayoutUtil::DelinearizeIndexForNestedTiling (openxla/xla xla/layout_util.cc)",
@@ -257,7 +271,7 @@ RULES: dict[str, Rule] = {
         agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
                "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}", "f32[200]{0:T(8,128)}"),
         disagree=("f32[8,8]{1,0:T(2,2)(2,2,2,2,2)}", "f32[3,5]{1,0:T(*,2)}"),
-        source=f"{NESTED_SOURCE} LayoutUtil::DelinearizeIndexForNestedTiling"),
+        source=NESTED_SOURCE),
     "array_data_size": Rule(
         "array_data_size",
         "ShapeUtil::ArrayDataSize (openxla/xla xla/shape_util.cc)",

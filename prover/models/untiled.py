@@ -41,6 +41,13 @@ from .rule_check import (
     require_concrete,
     yes_no_verdict,
 )
+from .versions import ABSL_MACROS, EVERY_VERSION, XlaModel
+
+#: The C++ transcribed here, and the XLA versions it holds for: the
+#: functions' text is the same at every modelled commit (tools/xla_model_history.py).
+XLA_MODELS = (
+    XlaModel("LayoutUtil::IsUntiledLayout", "xla/layout_util.cc", ABSL_MACROS, EVERY_VERSION),
+)
 
 SOURCE = "openxla/xla xla/layout_util.cc, commit 22eee29e01 (2026-05-20)"
 FUNCTION = "LayoutUtil::IsUntiledLayout"

@@ -33,7 +33,10 @@ RUNS = {
                    (["check-rule", "linear_index", "bf16[16,256]{1,0:T(8,128)(2,1)}"], 1),
                    (["check-rule", "array_size", "f32[3]{0:L(4)}"], 1),
                    (["check-rule", "reshape_is_bitcast", "f32[16,256]{1,0:T(8,128)}",
-                     "f32[4096]{0}"], 1)],
+                     "f32[4096]{0}"], 1),
+                   (["check-rule", "linear_index_nested", "f32[200]{0:T(8,128)}", "--xla",
+                     "2026-05-22"], 1)],
+    "xla-versions": [(["xla-versions"], 0)],
     "normalize": [(["normalize", "f32[m,n]{1,0:T(8,128)(1,1)}"], 0)],
     "equivalent": [(["equivalent", "f32[3,5]{1,0}", "f32[3,5]{0,1}"], 1)],
     "regress": [(["regress", "f32[3,5]{1,0:T(2,2)}", "--count", "2"], 0)],
@@ -120,7 +123,8 @@ def test_a_refuted_bitcast_names_both_sides(capsys):
 
 # `tilespec xla` takes bad text as its subject: what XLA and tilespec say of
 # it is the answer, not an error (tests/test_xla_cli.py).
-@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla", "tpu-layout", "check-hlo"}))
+@pytest.mark.parametrize("command", sorted(set(RUNS) - {"xla", "tpu-layout", "check-hlo",
+                                                      "xla-versions"}))
 def test_bad_input_is_json_too(command, capsys, tmp_path):
     argv, _ = RUNS[command][-1] if command != "check-rule" else RUNS[command][1]
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]

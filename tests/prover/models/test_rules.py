@@ -18,6 +18,7 @@ from tilespec.prover.models.linear_index import SOURCE as linear_index_source, l
 from tilespec.prover.models.nested_tiling import (
     nested_delinearize_int64,
     nested_linear_index_int64,
+    xla_nested_delinearize,
 )
 from tilespec.prover.models.rules import (
     MEMORY_SPACES,
@@ -96,6 +97,11 @@ def test_rule_disagrees_with_a_replayed_counterexample(name, example):
         assert xla.element == spec.element
         assert xla_linear_index(s, xla.element) == xla.offset
         assert offset(s, spec.element) == spec.offset != xla.offset
+    elif name == "delinearize_nested":
+        xla, spec = ce.side("xla"), ce.side("spec")
+        s = shape(spec.shape)
+        assert offset(s, spec.element) == spec.offset == xla.offset
+        assert xla_nested_delinearize(s, xla.offset) == xla.element != spec.element
     else:
         a, b = shape(ce.side("source").shape), shape(ce.side("target").shape)
         xla = (xla_reshape_is_bitcast(a, b) if t is None
@@ -404,14 +410,27 @@ def test_nested_rules_say_what_xla_does_with_a_combined_dim(capsys):
 @pytest.mark.parametrize("text", ["f32[200]{0:T(8,128)}", "bf16[16]{0:T(8,128)(2,1)}",
                                   "u8[1000]{0:T(32,128)(4,1)}", "f32[n]{0:T(8,128)}"])
 def test_nested_linear_index_aborts_on_a_tile_longer_than_the_dims(capsys, text):
-    # CHECK_LE(tile_rank, current_shape.size()): XLA prepends no unit dims
-    code, out, _ = run(capsys, "check-rule", "linear_index_nested", text)
+    # CHECK_LE(tile_rank, current_shape.size()): before 1f375f52d4 XLA
+    # prepends no unit dims
+    code, out, _ = run(capsys, "check-rule", "linear_index_nested", text, "--xla", "2026-05-22")
     assert code == 1 and "XLA aborts: CHECK_LE(tile_rank, current_shape.size())" in out
-    assert "agrees" not in out
-    code, out, _ = run(capsys, "check-rule", "linear_index_nested", text, "--json")
+    assert "agrees" not in out and "XLA: 2c731115ef (2026-05-22)" in out
+    code, out, _ = run(capsys, "check-rule", "linear_index_nested", text, "--json",
+                       "--xla", "2026-05-22")
     (doc,) = json.loads(out)["results"]
     assert doc["data"]["xla_behaviour"]["kind"] == "aborts"
     assert "22eee29e01" in doc["data"]["xla_behaviour"]["source"]
+    assert doc["data"]["xla_version"]["sha"].startswith("2c731115ef")
+
+
+@pytest.mark.parametrize("text", ["f32[200]{0:T(8,128)}", "bf16[16]{0:T(8,128)(2,1)}",
+                                  "u8[1000]{0:T(32,128)(4,1)}"])
+def test_nested_linear_index_pads_a_long_tile_since_1f375f52d4(capsys, text):
+    # 1f375f52d4 prepends unit dims (index 0) where a tile is longer than the
+    # dims: the newest XLA agrees with the spec, and says which XLA it is
+    code, out, _ = run(capsys, "check-rule", "linear_index_nested", text)
+    assert code == 0 and "agrees with the spec: proved" in out
+    assert "XLA: 183fa00cb5 (2026-08-22)" in out and "CHECK_LE" not in out
 
 
 def test_every_rule_lists_its_source_commit(capsys):
@@ -424,12 +443,13 @@ def test_every_rule_lists_its_source_commit(capsys):
 def test_nested_check_can_fail(monkeypatch):
     # A test that cannot fail is a defect: with the first-tile-only loop in
     # place of the nested one, the same check refutes, with a replayed witness.
-    from tilespec.prover.models import nested_tiling
+    from tilespec.prover.models import nested_check
     from tilespec.prover.models.linear_index import xla_linear_index_form
     s = shape("bf16[m,n]{1,0:T(8,128)(2,1)}")
-    monkeypatch.setattr(nested_tiling, "nested_form", xla_linear_index_form)
-    monkeypatch.setattr(nested_tiling, "xla_nested_linear_index",
-                        lambda s, e, dims=None, ar=None: xla_linear_index(s, e))
+    monkeypatch.setattr(nested_check, "nested_form",
+                        lambda s, e, dims, ar, xla=None: xla_linear_index_form(s, e, dims, ar))
+    monkeypatch.setattr(nested_check, "xla_nested_linear_index",
+                        lambda s, e, dims=None, ar=None, xla=None: xla_linear_index(s, e))
     r = check("linear_index_nested", [s])
     assert r.status == "refuted"
     assert r.counterexample.side("xla").offset != r.counterexample.side("spec").offset
@@ -453,9 +473,9 @@ def test_nested_linear_index_theorem_on_the_family():
     # pad or reorder, with and without L): proved for every size, and never
     # vacuously (the only condition is on the text)
     # (the 18 layouts of the 120 whose tile is longer than the rank abort
-    # XLA, so the layout conditions leave them out)
+    # XLA before 1f375f52d4; since, unit dims pad them and they agree too)
     results = rules.prove_conditions("linear_index_nested")
-    assert len(results) == 102
+    assert len(results) == 120
     assert {r.status for r in results} == {"proved"}
     assert not any(r.scope.endswith("vacuous)") for r in results)
 
