@@ -40,14 +40,19 @@ from ..bitcast import RESHAPE, is_bitcast
 from ..names import DEFAULT_TIMEOUT
 from ..result import PROVED, REFUTED, Counterexample, Result, Side
 from .array_size import xla_array_bytes
+from .versions import XlaModel
 
 #: Where the check comes from.
 SOURCE = ("CommonPjRtBufferImpl::Bitcast, xla/pjrt/common_pjrt_client.cc "
           "(ROCm/xla ec6aceceadbcd9759f6bcddd75983c118428cf17, 2026-03-02); "
           "PJRT_Buffer_Bitcast (6c46adfda9, 2026-03-03)")
 #: ``Buffer::Bitcast`` exists since ec6acecead (before it:
-#: ``Unimplemented``), unchanged to the newest modelled.
+#: ``Unimplemented``), unchanged to the newest modelled (read at 183fa00cb5).
 HOLDS = Holds(since=resolve_xla("ec6acecead"))
+XLA_MODELS = (
+    XlaModel("CommonPjRtBufferImpl::Bitcast", "xla/pjrt/common_pjrt_client.cc",
+             resolve_xla("183fa00cb5"), HOLDS),
+)
 
 PROPERTY = "PjRt Buffer::Bitcast keeps every element"
 

@@ -51,3 +51,11 @@ def test_the_command_gives_the_three_verdicts(capsys):
     assert "PjRt refuses" in capsys.readouterr().out
     assert main(["bitcast", "f32[8,4]{1,0}", "f32[8,4]{0,1}", "--as", "pjrt-buffer",
                  "--reshape"]) == EXIT_BAD_INPUT
+
+
+def test_the_new_buffer_keeps_the_old_memory_space_and_no_verifier_is_asked():
+    # MakeDefaultShapeForMemorySpace(memory_space(), ...): S(5) written in the
+    # target is the source's space; HandleBitcast's host-memory rule is no part of it
+    src, dst = shape("f32[8,128]{1,0:T(8,128)}"), shape("f32[1024]{0:S(5)}")
+    assert is_bitcast(src, dst).status == "refuted"
+    assert pjrt_buffer_bitcast(src, dst).status == "proved"
