@@ -108,7 +108,7 @@ def cmd_check_hlo(args) -> int:
             write_sarif(out, results, status)
     else:
         with output(args) as out:
-            write_text(out, results, args.verbose)
+            write_text(out, results, args.verbose, args.xla is not None)
     return status
 
 

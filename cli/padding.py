@@ -84,7 +84,7 @@ def cmd_padding(args) -> int:
                            "expansion": e.expansion, "label": e.label}
         entries.append(Entry.answer("padding", {"shape": shape}, d))
     emit(args, entries, "\n\n".join(format_advice(a, e, at) for a, e in advices)
-         + "\n" + xla_line(at))
+         + ("" if args.xla is None else "\n" + xla_line(at)))
     return 0
 
 

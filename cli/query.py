@@ -31,7 +31,7 @@ def cmd_explain(args) -> int:
         info["xla_array_size_note"] = wraps
     drawing = text_map(shape)
     info["text_map"] = drawing
-    text = format_explain(info) + "\n" + xla_line(at)
+    text = format_explain(info) + ("" if args.xla is None else "\n" + xla_line(at))
     if drawing:
         text += "\n\n" + drawing
     elif shape.rank <= 2:

@@ -17,7 +17,7 @@ from ..prover.bitcast import (
 )
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..spec import TilespecError, format_shape, resolve_xla
+from ..spec import Holds, TilespecError, format_shape, resolve_xla
 from .arguments import (
     check_bounded,
     parse_shape_arg,
@@ -44,11 +44,21 @@ def _perm(text):
                             "of dim numbers") from None
 
 
+def _asked(args, at, depends: bool = False) -> str:
+    """The XLA line of a verdict: shown where it depends on the version
+    (``depends``) or when ``--xla`` asked for one (JSON names it always)."""
+    return "" if args.xla is None and not depends else "\n" + xla_line(at)
+
+
 def cmd_bitcast(args) -> int:
     src, dst = _shape(args.src), _shape(args.dst)
     at = resolve_xla(args.xla)
     if args.as_ == "pjrt-buffer":
         return _pjrt_buffer_bitcast(args, src, dst, at)
+    # the verifier's memory-space check (8a84ad7ef7) and GetBitcastMap's
+    # order (5d1dc54c5f) changed; the readings did not
+    depends = (src.layout.memory_space != dst.layout.memory_space
+               or args.as_ == "get-bitcast-map")
     perm = _perm(args.transpose)
     subject: dict = {"source": src, "target": dst}
     if perm is not None:
@@ -72,11 +82,11 @@ def cmd_bitcast(args) -> int:
                 "xla_version": at.to_json()}
         emit(args, [Entry(subject, "bitcast", d.status, d.verdict.scope, d.seconds,
                           d.counterexample, d.reason, data=data)],
-             describe_decomposition(d) + "\n" + xla_line(at))
+             describe_decomposition(d) + _asked(args, at, depends))
         return EXIT_STATUS[d.status]
     r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout, xla=at)
     emit(args, [Entry.of(r, subject, {"xla_version": at.to_json()})],
-         describe(r) + "\n" + xla_line(at))
+         describe(r) + _asked(args, at, depends))
     return EXIT_STATUS[r.status]
 
 
@@ -88,7 +98,7 @@ def _pjrt_buffer_bitcast(args, src, dst, at) -> int:
     r = pjrt_buffer_bitcast(src, dst, timeout=args.timeout, xla=at)
     emit(args, [Entry.of(r, {"source": src, "target": dst, "as": "pjrt-buffer"},
                          {"xla_version": at.to_json()})],
-         describe(r) + "\n" + xla_line(at))
+         describe(r) + _asked(args, at))
     return EXIT_STATUS[r.status]
 
 
@@ -96,6 +106,7 @@ def _rule_list(args) -> int:
     from ..prover.models import RULES  # the solver boundary: XLA's models load z3
     entries = [Entry.answer("rule", {}, {
         "name": r.name, "xla": r.xla, "summary": r.summary, "source": r.source,
+        "changed_at": [c.to_json() for c in r.changed_at],
         "shapes": r.shapes,
         "conditions": [{"text": c.text, "kind": c.kind} for c in r.conditions],
         "agree": [list(x) if isinstance(x, tuple) else x for x in r.agree],
@@ -108,9 +119,13 @@ def _rule_list(args) -> int:
         lines.append(f"{r.name} {shapes}{extra}")
         lines.append(f"    {r.xla}: {r.summary}")
         lines.append(f"    source: {r.source}")
+        if r.changed_at:
+            lines.append("    XLA changed it at: " + ", ".join(c.label for c in r.changed_at)
+                         + " (--xla chooses the version)")
         lines.append("    agrees with the spec when:")
         for c in r.conditions:
-            lines.append(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else ""))
+            lines.append(f"      - {c.text}" + ("  [size condition]" if c.kind == "size" else "")
+                         + ("" if c.applies == Holds() else f"  [XLA {c.applies}]"))
         if not r.disagree:
             lines.append(f"    agrees on every layout tried, e.g. {r.agree[0]}")
             continue
@@ -133,7 +148,7 @@ def _rule_data(rule, result, **extra) -> dict:
     return data
 
 
-def _describe_rule(r, rule, shapes) -> str:
+def _describe_rule(r, rule, shapes, asked_xla: bool = False) -> str:
     head = {"proved": "agrees with the spec: proved",
             "refuted": "disagrees with the spec: refuted",
             "unknown": "unknown"}[r.status]
@@ -146,8 +161,9 @@ def _describe_rule(r, rule, shapes) -> str:
         head = "proved only vacuously (nothing compared: the size conditions hold for no dims)"
     lines = [f"rule {rule.name} ({rule.xla})", f"  {head} ({r.scope}) on {r.shape}"
              f"  [{r.seconds:.3f} s]"]
-    if r.xla_version is not None:
-        lines.append(f"  XLA: {r.xla_version.label}")
+    if r.xla_version is not None and (asked_xla or rule.changed_at):
+        # the verdict names the XLA where it was asked for or could differ
+        lines.append(f"  {xla_line(r.xla_version)}")
     if r.xla is not None and r.xla.source:
         lines.append(f"  source: {r.xla.source}")
     for text, holds in rule.layout_conditions(shapes, r.xla_version):
@@ -200,7 +216,8 @@ def cmd_check_rule(args) -> int:
                             for t, h in rule.layout_conditions(g, r.xla_version)],
                             xla_compiled=compiled or None))
                for r, g in zip(results, groups)]
-    text = "\n\n".join(_describe_rule(r, rule, g) for r, g in zip(results, groups))
+    text = "\n\n".join(_describe_rule(r, rule, g, args.xla is not None)
+                       for r, g in zip(results, groups))
     if compiled:
         text += (f"\n  real XLA (jax {compiled['versions']['jax']}, CPU) compiles it as: "
                  f"{compiled['verdict']} ({', '.join(compiled['ops']) or 'no instructions'})"
@@ -231,11 +248,13 @@ def _against_xla(args, rule, shapes) -> dict:
 def _conditions(args, rule) -> int:
     """The condition theorem over the rule's family of layouts."""
     from ..prover.models import prove_conditions  # the solver boundary (z3)
-    results = prove_conditions(rule.name, timeout=args.timeout)
-    required = [c.text for c in rule.conditions if c.required]
+    results = prove_conditions(rule.name, timeout=args.timeout, xla=args.xla)
+    required = [c.text for c in rule.conditions_at(args.xla) if c.required]
     lines = [f"rule {rule.name}: where " + "; ".join(required) + ",",
              f"it agrees with the spec for every size of the named dims, on each of "
              f"{len(results)} layouts:"]
+    if args.xla is not None or rule.changed_at:
+        lines.insert(1, xla_line(resolve_xla(args.xla)))
     for r in results:
         vacuous = " (conditions never hold: vacuous)" if r.scope.endswith("vacuous)") else ""
         lines.append(f"  {r.status:8} {r.shape}{vacuous}")

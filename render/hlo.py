@@ -27,15 +27,16 @@ INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
 
 # --- text ------------------------------------------------------------------------------
 
-def module_text(report: Report, verbose: bool = False) -> str:
-    """One module's report in words: its verdict, the findings worth reading
-    (every op that moves data with ``verbose``), the worst padding and the
-    largest values."""
+def module_text(report: Report, verbose: bool = False, xla: bool = False) -> str:
+    """One module's report in words: its verdict, the XLA it was judged by
+    (``xla``: when one was asked for), the findings worth reading (every op
+    that moves data with ``verbose``), the worst padding and the largest
+    values."""
     c = report.counts
     lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
-    if report.xla_version is not None:
+    if xla and report.xla_version is not None:
         lines.append(f"  XLA: {report.xla_version.label}")
     for f in report.findings:
         if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
@@ -70,17 +71,18 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def write_text(out: IO[str], results: Sequence, verbose: bool = False) -> None:
+def write_text(out: IO[str], results: Sequence, verbose: bool = False,
+               xla: bool = False) -> None:
     """Each module's report (:func:`module_text`), its first line naming its
     file when there are several; then a line that counts them by status."""
     if len(results) == 1:
-        out.write(module_text(results[0].report, verbose) + "\n")
+        out.write(module_text(results[0].report, verbose, xla) + "\n")
         return
     for r in results:
         if r.report is None:
             out.write(f"{r.path}: not checked: {r.error}\n")
         else:
-            out.write(f"{r.path}: {module_text(r.report, verbose)}\n")
+            out.write(f"{r.path}: {module_text(r.report, verbose, xla)}\n")
     counts = Counter(r.status for r in results)
     seconds = sum(r.report.seconds for r in results if r.report is not None)
     out.write(f"{len(results)} modules: " + ", ".join(

@@ -205,6 +205,8 @@ class Rule:
     options: tuple = field(default=())           # extra arguments it takes
     #: where the model was read: file, function and commit of openxla/xla
     source: str = ""
+    #: the XLA commits where the function changed (so its verdict names the XLA)
+    changed_at: tuple[XlaCommit, ...] = ()
 
     def conditions_at(self, xla: XlaCommit | str | None = None) -> tuple[Condition, ...]:
         """The conditions asked of XLA at ``xla`` (default the newest modelled)."""

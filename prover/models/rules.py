@@ -110,7 +110,7 @@ from .nested_tiling import (
 )
 from .rule_check import Condition, Rule, RuleNotApplicable, level_conditions
 from .untiled import check_is_untiled_layout
-from .versions import ABORTS_ON_LONG_TILES, PADS_NESTED_TILES, XlaCommit, resolve
+from .versions import ABORTS_ON_LONG_TILES, NESTED_PADDING, PADS_NESTED_TILES, XlaCommit, resolve
 
 #: The catalogue's models: those of every module a rule checks.
 XLA_MODELS = tuple(m for module in (array_size, bitcast_rules, bitcast_tiling, data_size,
@@ -237,11 +237,11 @@ RULES: dict[str, Rule] = {
         "linear_index_nested",
         "LayoutUtil::LinearIndexForNestedTiling (openxla/xla xla/layout_util.cc)",
         "offset from every tile in turn, each splitting the previous tile's dims; "
-        "CHECK_LE(tile_rank, current_shape.size()) per tile; int64",
+        "a tile longer than the dims: CHECK_LE(tile_rank, current_shape.size()) fails "
+        "before 1f375f52d4, unit dims pad it since; int64",
         1,
         (Condition("every tile no longer than the dims it splits (else XLA aborts: "
-                   "CHECK_LE(tile_rank, current_shape.size())); since 1f375f52d4 unit "
-                   "dims pad a longer tile", "layout", tile_ranks_fit,
+                   "CHECK_LE(tile_rank, current_shape.size()))", "layout", tile_ranks_fit,
                    applies=ABORTS_ON_LONG_TILES),
          Condition("no '*' in any tile (INT64_MIN: the linearisation's products "
                    "overflow, undefined behaviour)", "layout", _no_combine_any)),
@@ -250,12 +250,13 @@ RULES: dict[str, Rule] = {
                "s8[m,n]{1,0:T(8,128)(4,1)}", "f32[]{:T(128)}", "f32[200]{0:T(8,128)}",
                "bf16[16]{0:T(8,128)(2,1)}", "u8[1000]{0:T(32,128)(4,1)}"),
         disagree=("f32[3,5]{1,0:T(*,2)}",),
-        source=NESTED_SOURCE),
+        source=NESTED_SOURCE, changed_at=(NESTED_PADDING,)),
     "delinearize_nested": Rule(
         "delinearize_nested",
         "LayoutUtil::DelinearizeIndexForNestedTiling (openxla/xla xla/layout_util.cc)",
         "the element at an offset: digits in the final dims, each tile's split undone; "
-        "no CHECK on the tile rank",
+        "no CHECK on the tile rank (before 1f375f52d4 a longer tile reads out of bounds, "
+        "since unit dims pad it)",
         1,
         (Condition("every tile no longer than the dims it splits (else an out-of-bounds "
                    "read: undefined behaviour)", "layout", tile_ranks_fit,
@@ -271,7 +272,7 @@ RULES: dict[str, Rule] = {
         agree=("bf16[m,n]{1,0:T(8,128)(2,1)}", "f32[m,n]{1,0:T(8,128)}",
                "bf16[256]{0:T(128)(2,1)}", "f32[3,5]{1,0:T(2,2)}", "f32[200]{0:T(8,128)}"),
         disagree=("f32[8,8]{1,0:T(2,2)(2,2,2,2,2)}", "f32[3,5]{1,0:T(*,2)}"),
-        source=NESTED_SOURCE),
+        source=NESTED_SOURCE, changed_at=(NESTED_PADDING,)),
     "array_data_size": Rule(
         "array_data_size",
         "ShapeUtil::ArrayDataSize (openxla/xla xla/shape_util.cc)",
@@ -391,7 +392,7 @@ _FAMILY_TILES = (
 )
 
 
-def condition_family(name: str) -> list[Shape]:
+def condition_family(name: str, xla: XlaCommit | str | None = None) -> list[Shape]:
     """Shapes with named dims (ranks 0 to 3, row-major and reversed, the
     tilings above, L(1) and L(1024)) whose layout conditions for rule
     ``name`` hold: the layouts a condition theorem is proved on."""
@@ -408,18 +409,19 @@ def condition_family(name: str) -> list[Shape]:
                 for L in (1, 1024):
                     s = Shape("bf16", dims, Layout(m2m, tiles=tuple(Tile(t) for t in tiles),
                                                    tail_padding_alignment_in_elements=L))
-                    if all(c.holds_for(s) for c in rule.conditions_at()
+                    if all(c.holds_for(s) for c in rule.conditions_at(xla)
                            if c.kind == "layout" and c.required):
                         out.append(s)
     return out
 
 
-def prove_conditions(name: str, *, timeout: float = DEFAULT_TIMEOUT) -> list[Result]:
+def prove_conditions(name: str, *, timeout: float = DEFAULT_TIMEOUT,
+                     xla: XlaCommit | str | None = None) -> list[Result]:
     """The condition theorem of a single-shape rule, layout by layout: on
     every shape of :func:`condition_family`, for every size of its dims
     where the size conditions hold, the rule agrees with the spec."""
-    return [check(name, [s], timeout=timeout, assume_conditions=True)
-            for s in condition_family(name)]
+    return [check(name, [s], timeout=timeout, assume_conditions=True, xla=xla)
+            for s in condition_family(name, xla)]
 
 
 def _same_tiled_tail(a: Shape, b: Shape) -> bool:
