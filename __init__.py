@@ -98,6 +98,13 @@ def check_rule(name: str, *shapes, transpose=None, dims=None, **options):
     >>> r = check_rule("reshape_is_bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}")
     >>> r.status, r.counterexample.details["xla_says_bitcast"]
     ('refuted', True)
+
+    ``xla=`` is the XLA judged by (a commit prefix, a date, ``jaxlib-X.Y.Z``;
+    default the newest modelled), named in ``r.xla_version``:
+
+    >>> r = check_rule("linear_index_nested", "f32[200]{0:T(8,128)}", xla="2026-05-22")
+    >>> r.xla.kind, r.xla_version.label
+    ('aborts', '2c731115ef (2026-05-22)')
     """
     from .prover.models import check
     return check(name, [as_shape(s, dims) for s in shapes],  # noqa: F405

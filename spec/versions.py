@@ -74,7 +74,7 @@ class XlaCommit:
         """The commit's place in :data:`XLA_HISTORY` (older is smaller)."""
         return XLA_HISTORY.index(self)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str]:
         return {"sha": self.sha, "date": self.date.isoformat(), "title": self.title,
                 "changed": self.changed}
 
@@ -201,21 +201,18 @@ class Holds:
                 and (self.until is None or n < self.until.order))
 
     def __str__(self) -> str:
-        if self.since is None and self.until is None:
-            return "every version modelled"
-        if self.since is None:
-            return f"before {self.until.label}"   # type: ignore[union-attr]
-        if self.until is None:
-            return f"since {self.since.label}"
-        return f"since {self.since.label}, before {self.until.label}"
+        parts = ([] if self.since is None else [f"since {self.since.label}"]) + (
+            [] if self.until is None else [f"before {self.until.label}"])
+        return ", ".join(parts) or "every version modelled"
 
     def __repr__(self) -> str:
         def show(c: XlaCommit | None) -> str:
             return "None" if c is None else c.short
         return f"Holds(since={show(self.since)}, until={show(self.until)})"
 
-    def to_json(self) -> dict:
-        return {"since": self.since and self.since.sha, "until": self.until and self.until.sha}
+    def to_json(self) -> dict[str, str | None]:
+        return {"since": None if self.since is None else self.since.sha,
+                "until": None if self.until is None else self.until.sha}
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
