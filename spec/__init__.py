@@ -114,6 +114,11 @@ from .layout import (
     BufferShape as BufferShape,
     Dim as Dim,
 )
+from .memory import (
+    HOST_MEMORY_SPACE as HOST_MEMORY_SPACE,
+    UNPINNED_HOST_MEMORY_SPACE as UNPINNED_HOST_MEMORY_SPACE,
+    memory_space_name as memory_space_name,
+)
 from .naming import (
     Names as Names,
     names as names,

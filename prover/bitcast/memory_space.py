@@ -17,7 +17,7 @@ pair passes (:data:`CHECKED`, :data:`UNCHECKED`).
 since c56c6be6b8 (2026-05-15); the verifier's rule compares with ``S(5)``
 only, so it lets a bitcast join unpinned host memory ``S(6)`` with device
 memory ``S(0)``, and rejects ``S(5)`` against ``S(6)``
-(:func:`memory_space_name`).
+(``tilespec.spec.memory.memory_space_name`` says what each is).
 
 Bytes that stay in place are the readings' question; this is the other half
 of "is SRC -> DST a bitcast": :func:`memory_space_violation` is asked first
@@ -34,17 +34,24 @@ True
 
 from __future__ import annotations
 
-from ...spec import Holds, Shape, XlaCommit, format_shape, resolve_xla
+from ...spec import (
+    HOST_MEMORY_SPACE,
+    UNPINNED_HOST_MEMORY_SPACE,
+    Holds,
+    Shape,
+    XlaCommit,
+    format_shape,
+    memory_space_name,
+    resolve_xla,
+)
 from ..result import Counterexample, Side
 
-#: ``Layout::kHostMemorySpace`` (xla/layout.h).
-HOST_MEMORY_SPACE = 5
-#: ``Layout::kUnpinnedHostMemorySpace`` (xla/layout.h, since c56c6be6b8).
-UNPINNED_HOST_MEMORY_SPACE = 6
+#: ``S(5)``, ``S(6)`` and their names come from :mod:`tilespec.spec.memory`.
+__all__ = ["HOST_MEMORY_SPACE", "UNPINNED_HOST_MEMORY_SPACE", "memory_space_name",
+           "memory_space_violation", "memory_spaces_note"]
 
-#: The commit that added the check, and the one that named ``S(6)``.
+#: The commit that added the check.
 BITCAST_MEMORY_SPACE = resolve_xla("8a84ad7ef7")
-UNPINNED_HOST = resolve_xla("c56c6be6b8")
 #: The verifier compares host memory on both sides of a bitcast; before, nothing.
 CHECKED = Holds(since=BITCAST_MEMORY_SPACE)
 UNCHECKED = Holds(until=BITCAST_MEMORY_SPACE)
@@ -53,31 +60,6 @@ UNCHECKED = Holds(until=BITCAST_MEMORY_SPACE)
 SOURCE = ("ShapeVerifier::HandleBitcast, xla/service/hlo_verifier.cc "
           "(since 8a84ad7ef7954874745731a7e16a53cecaf24338; read at ROCm/xla "
           "183fa00cb5d82384463a1a7aed1ab06bc9026974)")
-
-
-def memory_space_name(space: int, xla: str | XlaCommit | None = None) -> str:
-    """What XLA's ``xla/layout.h`` calls memory space ``S(space)`` at ``xla``
-    (default the newest modelled).
-
-    >>> memory_space_name(5), memory_space_name(6)
-    ('host memory (Layout::kHostMemorySpace, pinned)', 'unpinned host memory (Layout::kUnpinnedHostMemorySpace, since c56c6be6b8 (2026-05-15))')
-    >>> memory_space_name(6, xla="2026-05-01")
-    'memory space 6 (no name in XLA before c56c6be6b8 (2026-05-15); its verifier treats it as a space other than host memory)'
-    """
-    commit = resolve_xla(xla)
-    if space == 0:
-        return "device memory (Layout::kDefaultMemorySpace)"
-    if space == 1:
-        return "fast memory (Layout::kGenericFastMemorySpace)"
-    if space == HOST_MEMORY_SPACE:
-        return "host memory (Layout::kHostMemorySpace, pinned)"
-    if space == UNPINNED_HOST_MEMORY_SPACE:
-        if Holds(since=UNPINNED_HOST).holds_at(commit):
-            return ("unpinned host memory (Layout::kUnpinnedHostMemorySpace, "
-                    f"since {UNPINNED_HOST.label})")
-        return (f"memory space 6 (no name in XLA before {UNPINNED_HOST.label}; its "
-                "verifier treats it as a space other than host memory)")
-    return f"memory space {space} (a backend's own; no name in xla/layout.h)"
 
 
 def memory_space_violation(src: Shape, dst: Shape, *, constant_operand: bool = False,

@@ -74,3 +74,11 @@ def test_the_command_reads_in_get_bitcast_maps_order(capsys):
     assert "proved as a transpose" in capsys.readouterr().out
     assert main(["bitcast", "f32[1,250]{0,1}", "f32[250,1]{1,0}"]) == 0
     assert "proved as a reshape" in capsys.readouterr().out
+
+
+def test_explain_names_s6_by_version(capsys):
+    from tilespec.cli import main
+    assert main(["explain", "f32[8]{0:S(6)}"]) == 0
+    assert "memory space     S(6): unpinned host memory" in capsys.readouterr().out
+    assert main(["explain", "f32[8]{0:S(6)}", "--xla", "2026-05-14"]) == 0
+    assert "S(6): memory space 6 (no name in XLA before c56c6be6b8" in capsys.readouterr().out
