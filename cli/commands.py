@@ -17,6 +17,7 @@ from . import (
     query,
     regress,
     rules,
+    stablehlo,
     teach,
     tile,
     tpu,
@@ -41,4 +42,5 @@ REGISTER = (
     versions.register,  # xla-versions: the XLA commits modelled
     triton.register,    # triton: Triton's linear layouts both ways
     pallas.register,    # pallas: will a Pallas TPU kernel compile, and Mosaic's layouts
+    stablehlo.register,  # stablehlo-tiling: a custom_call's result_tilings as XLA shapes
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..prover.hlo import read_text
-from ..spec import Shape, TilespecError, parse_array_shape, resolve_xla
+from ..spec import Shape, TilespecError, parse_array_shape, resolve_xla, storage_sizes
 from .arguments import parse_shape_arg, seconds, xla_line, xla_version_argument
 from .envelope import Entry, emit
 
@@ -23,8 +23,8 @@ def _bytes(n: int) -> str:
     return f"{n} bytes ({human_bytes(n)})"
 
 
-def format_advice(a, entry=None) -> str:
-    """The advice in plain text."""
+def format_advice(a, entry=None, xla=None) -> str:
+    """The advice in plain text (``xla``: the XLA whose storage sizes it names)."""
     lines = [f"shape          {a.shape}"]
     if entry is not None:
         lines.append(f"XLA printed    Size: {entry.size}, Unpadded size: {entry.unpadded}"
@@ -32,6 +32,7 @@ def format_advice(a, entry=None) -> str:
     lines += [f"XLA size       {_bytes(a.xla_bytes)} (ArraySize, first tile)",
               f"spec size      {_bytes(a.spec_bytes)} (padded, spec/size.py)",
               f"unpadded       {_bytes(a.unpadded_bytes)} (elements x bits stored each)",
+              *(f"storage        {line}" for line in storage_sizes(parse_array_shape(a.shape), xla)),
               f"factor         {a.factor:.3g}x",
               f"why            {a.sentence}"]
     for p in a.breakdown:
@@ -76,11 +77,13 @@ def cmd_padding(args) -> int:
     for shape, (a, e) in zip(shapes, advices):
         d = a.to_json()
         d["xla_version"] = at.to_json()
+        if storage_sizes(shape, at):
+            d["storage_sizes"] = list(storage_sizes(shape, at))
         if e is not None:
             d["report"] = {"size": e.size, "unpadded": e.unpadded, "extra": e.extra,
                            "expansion": e.expansion, "label": e.label}
         entries.append(Entry.answer("padding", {"shape": shape}, d))
-    emit(args, entries, "\n\n".join(format_advice(a, e) for a, e in advices)
+    emit(args, entries, "\n\n".join(format_advice(a, e, at) for a, e in advices)
          + ("" if args.xla is None else "\n" + xla_line(at)))
     return 0
 

@@ -24,7 +24,7 @@ def cmd_explain(args) -> int:
     # XLA's ArraySize reads the same at every modelled commit
     # (tools/xla_model_history.py): the version is named, not chosen among
     at = resolve_xla(args.xla)
-    info = explain(shape, xla_model=xla_array_bytes)
+    info = explain(shape, xla_model=xla_array_bytes, xla=at)
     info["xla_version"] = at.to_json()
     wraps = array_size_wrap_note(shape)
     if wraps is not None:

@@ -7,10 +7,17 @@ input, 3 unknown.
 
 from __future__ import annotations
 
-from ..prover.bitcast import decompose, describe, describe_decomposition, is_bitcast
+from ..prover.bitcast import (
+    DECOMPOSE_BITCAST,
+    GET_BITCAST_MAP,
+    decompose,
+    describe,
+    describe_decomposition,
+    is_bitcast,
+)
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..spec import Holds, TilespecError, UnknownXlaVersion, format_shape, resolve_xla
+from ..spec import Holds, TilespecError, format_shape, resolve_xla
 from .arguments import (
     check_bounded,
     parse_shape_arg,
@@ -37,38 +44,36 @@ def _perm(text):
                             "of dim numbers") from None
 
 
-def _asked(args, at) -> str:
-    """The XLA line of a verdict the same at every modelled version: shown
-    when ``--xla`` asked for one (JSON names it always)."""
-    return "" if args.xla is None else "\n" + xla_line(at)
-
-
-def _bitcast_xla(src, dst, version):
-    """The XLA a bitcast verdict is about.  XLA's bitcast rules read the
-    same at every modelled commit (tools/xla_model_history.py); its verifier
-    checks a bitcast's memory spaces since 8a84ad7ef7, so across memory
-    spaces an older XLA is one tilespec does not model."""
-    at = resolve_xla(version)
-    since = resolve_xla("8a84ad7ef7")
-    if (src.layout.memory_space != dst.layout.memory_space
-            and not Holds(since=since).holds_at(at)):
-        raise UnknownXlaVersion(
-            f"bitcast across memory spaces at XLA {at.label}: its verifier checks memory "
-            f"spaces only since {since.label}, and the older verifier is not modelled")
-    return at
+def _asked(args, at, depends: bool = False) -> str:
+    """The XLA line of a verdict: shown where it depends on the version
+    (``depends``) or when ``--xla`` asked for one (JSON names it always)."""
+    return "" if args.xla is None and not depends else "\n" + xla_line(at)
 
 
 def cmd_bitcast(args) -> int:
     src, dst = _shape(args.src), _shape(args.dst)
-    at = _bitcast_xla(src, dst, args.xla)
+    at = resolve_xla(args.xla)
+    if args.as_ == "pjrt-buffer":
+        return _pjrt_buffer_bitcast(args, src, dst, at)
+    # the verifier's memory-space check (8a84ad7ef7) and GetBitcastMap's
+    # order (5d1dc54c5f) changed; the readings did not
+    depends = (src.layout.memory_space != dst.layout.memory_space
+               or args.as_ == "get-bitcast-map")
     perm = _perm(args.transpose)
     subject: dict = {"source": src, "target": dst}
     if perm is not None:
         subject["transpose"] = list(perm)
+    if args.as_ == "get-bitcast-map" and (perm is not None or args.reshape):
+        raise TilespecError("--as get-bitcast-map is XLA's order of readings: "
+                            "no --transpose or --reshape")
     if perm is None and not args.reshape:
-        # No reading asked: decided as XLA's DecomposeBitcast does; the
-        # record of that decision says which readings were tried.
-        d = decompose(src, dst, timeout=args.timeout)
+        # No reading asked: decided as XLA's DecomposeBitcast does (or its
+        # indexing analysis, GetBitcastMap); the record of that decision says
+        # which readings were tried.
+        order = GET_BITCAST_MAP if args.as_ == "get-bitcast-map" else DECOMPOSE_BITCAST
+        if order == GET_BITCAST_MAP:
+            subject["as"] = "get-bitcast-map"
+        d = decompose(src, dst, timeout=args.timeout, order=order, xla=at)
         data = {"kind": d.kind, "permutations": [list(p) for p in d.permutations],
                 "xla_permutation": None if d.xla_permutation is None
                 else list(d.xla_permutation),
@@ -77,10 +82,22 @@ def cmd_bitcast(args) -> int:
                 "xla_version": at.to_json()}
         emit(args, [Entry(subject, "bitcast", d.status, d.verdict.scope, d.seconds,
                           d.counterexample, d.reason, data=data)],
-             describe_decomposition(d) + _asked(args, at))
+             describe_decomposition(d) + _asked(args, at, depends))
         return EXIT_STATUS[d.status]
-    r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout)
+    r = is_bitcast(src, dst, perm or "reshape", timeout=args.timeout, xla=at)
     emit(args, [Entry.of(r, subject, {"xla_version": at.to_json()})],
+         describe(r) + _asked(args, at, depends))
+    return EXIT_STATUS[r.status]
+
+
+def _pjrt_buffer_bitcast(args, src, dst, at) -> int:
+    from ..prover.models import pjrt_buffer_bitcast  # the solver boundary
+    if args.transpose is not None or args.reshape:
+        raise TilespecError("--as pjrt-buffer reads the target as PjRt's reader does: "
+                            "no --transpose or --reshape")
+    r = pjrt_buffer_bitcast(src, dst, timeout=args.timeout, xla=at)
+    emit(args, [Entry.of(r, {"source": src, "target": dst, "as": "pjrt-buffer"},
+                         {"xla_version": at.to_json()})],
          describe(r) + _asked(args, at))
     return EXIT_STATUS[r.status]
 
@@ -292,6 +309,11 @@ def register(command) -> None:
     c.add_argument("--reshape", action="store_true",
                    help="only the reshape (without --transpose or --reshape: the "
                    "reshape, transpose or TRT that XLA's DecomposeBitcast would take)")
+    c.add_argument("--as", dest="as_", choices=("pjrt-buffer", "get-bitcast-map"),
+                   help="pjrt-buffer: PjRt's Buffer::Bitcast, which checks only that the "
+                   "byte sizes are equal; does every element stay where DST's reader "
+                   "expects it?  get-bitcast-map: in the order of XLA's indexing analysis "
+                   "(a transpose before a reshape since XLA 5d1dc54c5f)")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")
 

@@ -114,6 +114,11 @@ from .layout import (
     BufferShape as BufferShape,
     Dim as Dim,
 )
+from .memory import (
+    HOST_MEMORY_SPACE as HOST_MEMORY_SPACE,
+    UNPINNED_HOST_MEMORY_SPACE as UNPINNED_HOST_MEMORY_SPACE,
+    memory_space_name as memory_space_name,
+)
 from .naming import (
     Names as Names,
     names as names,
@@ -133,8 +138,19 @@ from .shapes import (
 )
 from .size import (
     bytes_of as bytes_of,
+    ifrt_compact_byte_size as ifrt_compact_byte_size,
     padded_count as padded_count,
     round_up as round_up,
+    storage_sizes as storage_sizes,
+)
+from .stablehlo import (
+    StablehloError as StablehloError,
+    custom_call_attribute as custom_call_attribute,
+    custom_call_attributes as custom_call_attributes,
+    custom_call_shapes as custom_call_shapes,
+    print_result_tilings as print_result_tilings,
+    read_custom_call as read_custom_call,
+    read_result_tilings as read_result_tilings,
 )
 from .text import (
     read_shape as read_shape,

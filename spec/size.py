@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .arith import INT, Arithmetic
-from .dtypes import NON_ARRAY_TYPES, storage_bits
+from .dtypes import IFRT_BIT_SIZES, NON_ARRAY_TYPES, ifrt_bit_size, storage_bits
 from .index import (
     concrete_dims,
     dims_through,
@@ -43,6 +43,7 @@ from .index import (
     shape_pipeline,
 )
 from .layout import Shape
+from .versions import Holds, XlaCommit, resolve
 
 
 def num_elements(shape: Shape) -> int:
@@ -123,3 +124,61 @@ def padding_fraction(shape: Shape) -> float:
     """The share of the allocated elements that are padding."""
     total = aligned_elements(shape)
     return 0.0 if total == 0 else 1 - num_elements(shape) / total
+
+
+#: XLA's 6-bit floats (xla_data.proto ``F6E2M3FN``/``F6E3M2FN``), and the
+#: IFRT kinds for them.
+F6_TYPES = ("f6e2m3fn", "f6e3m2fn")
+XLA_HAS_F6 = Holds(since=resolve("1e42a8527c"))
+IFRT_HAS_F6 = Holds(since=resolve("70fe66213b"))
+
+
+def ifrt_compact_byte_size(shape: Shape) -> int:
+    """IFRT's ``CompactLayout::ByteSize`` (xla/python/ifrt/layout.cc): the
+    elements packed at IFRT's ``DType::bit_size``, ``ceil(N * bits / 8)``,
+    whatever XLA's layout pads or packs.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> ifrt_compact_byte_size(shape("f6e2m3fn[8]{0}")), byte_size(shape("f6e2m3fn[8]{0}"))
+    (6, 8)
+    """
+    return -(-num_elements(shape) * ifrt_bit_size(shape.element_type) // 8)
+
+
+def storage_sizes(shape: Shape, xla: str | XlaCommit | None = None) -> tuple[str, ...]:
+    """Where XLA and IFRT count one buffer of ``shape`` differently, at XLA
+    version ``xla`` (default the newest modelled): lines saying which size is
+    which, or none.  Only the 6-bit floats differ, and only in bytes.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> for line in storage_sizes(shape("f6e2m3fn[8]{0}")): print(line)
+    XLA stores each f6e2m3fn element in 8 bits (primitive_util::BitWidth: sizeof(tsl::float6_e2m3fn) * 8, since 1e42a8527c (2026-06-03)): 8 bytes, tilespec's byte size
+    IFRT counts 6 bits (DType::bit_size, since 70fe66213b (2026-07-15)): CompactLayout::ByteSize is 6 bytes where XLA's elements take 8 without padding; they disagree
+    >>> storage_sizes(shape("f6e2m3fn[8]{0}"), xla="2026-06-01")
+    ('f6e2m3fn is no XLA type before 1e42a8527c (2026-06-03): its parser rejects it',)
+    >>> storage_sizes(shape("f32[8]{0}"))
+    ()
+    """
+    t = shape.element_type
+    if t not in F6_TYPES:
+        return ()
+    commit = resolve(xla)
+    if not XLA_HAS_F6.holds_at(commit):
+        return (f"{t} is no XLA type before {XLA_HAS_F6.since.label}: "  # type: ignore[union-attr]
+                "its parser rejects it",)
+    bits = shape.element_bits
+    how = (f"in {bits} bits (E({bits}))" if shape.layout.element_size_in_bits
+           else f"in {bits} bits (primitive_util::BitWidth: sizeof(tsl::float6_{t[2:]}) * 8, "
+           f"since {XLA_HAS_F6.since.label})")  # type: ignore[union-attr]
+    ours = byte_size(shape)
+    lines = [f"XLA stores each {t} element {how}: {ours} bytes, tilespec's byte size"]
+    if not IFRT_HAS_F6.holds_at(commit):
+        lines.append(f"IFRT has no {t} kind before {IFRT_HAS_F6.since.label}")  # type: ignore[union-attr]
+        return tuple(lines)
+    # IFRT's compact layout has no tiles: compare it with XLA's dense bytes
+    ifrt, dense = ifrt_compact_byte_size(shape), unpadded_bytes(shape)
+    agree = ("they agree" if ifrt == dense else "they disagree")
+    lines.append(f"IFRT counts {IFRT_BIT_SIZES[t]} bits (DType::bit_size, since "
+                 f"{IFRT_HAS_F6.since.label}): CompactLayout::ByteSize is {ifrt} bytes "  # type: ignore[union-attr]
+                 f"where XLA's elements take {dense} without padding; {agree}")
+    return tuple(lines)

@@ -31,10 +31,12 @@ from ..spec import (
     dims_through,
     format_shape,
     locate_many,
+    memory_space_name,
     num_elements,
     padding_fraction,
     product,
     shape_pipeline,
+    storage_sizes,
 )
 
 #: Largest padded size drawn as a text map.
@@ -60,19 +62,23 @@ def levels(shape: Shape) -> list[dict]:
     return out
 
 
-def explain(shape: Shape, xla_model=None) -> dict:
+def explain(shape: Shape, xla_model=None, xla=None) -> dict:
     """A summary of the layout of ``shape`` as plain data (for JSON).
 
     ``byte_size`` is the spec's padded size.  Given ``xla_model``, a function
     from a shape to XLA's ``ShapeUtil::ArraySize`` in bytes as tilespec models
     it (``tilespec.prover.models.rules.xla_array_bytes``; the spec imports no
     prover), ``xla_array_size`` holds its answer beside it, or ``None`` with
-    ``xla_array_size_note`` saying why there is none.
+    ``xla_array_size_note`` saying why there is none.  A memory space other
+    than 0 is named as XLA ``xla`` (default the newest modelled) names it,
+    and the f6 types' two sizes (XLA's, IFRT's) are given.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> info = explain(shape("f32[3]{0:L(4)}"), xla_model=lambda s: 12)
     >>> info["byte_size"], info["xla_array_size"]
     (16, 12)
+    >>> explain(shape("f32[8]{0:S(6)}"))["memory_space"]
+    'S(6): unpinned host memory (Layout::kUnpinnedHostMemorySpace, since c56c6be6b8 (2026-05-15))'
     """
     order = shape.physical_order
     elements = num_elements(shape)
@@ -92,6 +98,13 @@ def explain(shape: Shape, xla_model=None) -> dict:
         "byte_size": byte_size(shape),
         "padding_fraction": padding_fraction(shape),
     }
+    if shape.layout.memory_space:
+        info["memory_space"] = (f"S({shape.layout.memory_space}): "
+                                + memory_space_name(shape.layout.memory_space, xla))
+    sizes = storage_sizes(shape, xla)
+    if sizes:
+        # one buffer, two sizes: XLA's bytes and IFRT's (the 6-bit floats)
+        info["storage_sizes"] = list(sizes)
     if xla_model is not None:
         try:
             info["xla_array_size"], info["xla_array_size_note"] = xla_model(shape), None
@@ -122,6 +135,8 @@ def format_explain(info: dict) -> str:
         f"aligned elements {info['aligned_elements']}",
         f"element bits     {info['element_bits']}",
         f"byte size        {info['byte_size']}",
+        *([f"memory space     {info['memory_space']}"] if info.get("memory_space") else []),
+        *(f"storage          {line}" for line in info.get("storage_sizes", ())),
         *([f"XLA ArraySize    {info['xla_array_size']}  " + (
             info.get("xla_array_size_note")
             or "(as tilespec models XLA's ShapeUtil::ArraySize)")]

@@ -34,7 +34,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ...spec import Shape, TilespecError, parse_array_shape
+from ...spec import Holds, Shape, TilespecError, XlaCommit, parse_array_shape, resolve_xla
 from ..core import DEFAULT_TIMEOUT, crosscheck, first_refutation, probe_values, scope
 from ..result import (
     PROVED,
@@ -62,6 +62,18 @@ from .xla_reading import (
 )
 
 RESHAPE = "reshape"
+#: Whose order of readings: ``ShapeUtil::DecomposeBitcast`` (xla/shape_util.cc:
+#: reshape, then transpose, then TRT, at every version modelled) or the
+#: indexing analysis's ``GetBitcastMap`` (xla/hlo/analysis/indexing_analysis.cc),
+#: which since 5d1dc54c5f (2026-03-27) tries XLA's deduced transpose before the
+#: reshape (for a source of rank >= 1), a pair that is both then read as a
+#: transpose; before it, ``GetBitcastMap`` took ``DecomposeBitcast``'s answer.
+DECOMPOSE_BITCAST = "DecomposeBitcast"
+GET_BITCAST_MAP = "GetBitcastMap"
+ORDERS = (DECOMPOSE_BITCAST, GET_BITCAST_MAP)
+PREFER_TRANSPOSE = resolve_xla("5d1dc54c5f")
+#: Where ``GetBitcastMap`` reads a transpose first.
+TRANSPOSE_FIRST = Holds(since=PREFER_TRANSPOSE)
 #: Dims tried for named dims, beyond the readings' own counterexamples.
 MAX_CANDIDATES = 12
 
@@ -308,11 +320,22 @@ def _check_pair(src: Shape, dst: Shape) -> None:
 
 
 def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
-              constant_operand: bool = False) -> Decomposition:
+              constant_operand: bool = False, xla: str | XlaCommit | None = None,
+              order: str = DECOMPOSE_BITCAST) -> Decomposition:
     """:func:`is_bitcast` in XLA's order, with the record of every reading.
-    A pair XLA's verifier rejects for its memory spaces
-    (:func:`~.memory_space.memory_space_violation`) is refuted before any
-    reading is tried.
+    A pair XLA's verifier at ``xla`` (default the newest modelled) rejects
+    for its memory spaces (:func:`~.memory_space.memory_space_violation`) is
+    refuted before any reading is tried.  ``order``: :data:`DECOMPOSE_BITCAST`
+    (reshape first) or :data:`GET_BITCAST_MAP` (at ``xla`` since
+    5d1dc54c5f, XLA's transpose first; the verdict is the same, the reading
+    named may differ).
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> a, b = shape("f32[1,250]{0,1}"), shape("f32[250,1]{1,0}")
+    >>> decompose(a, b).kind, decompose(a, b, order=GET_BITCAST_MAP).kind
+    ('reshape', 'transpose')
+    >>> decompose(a, b, order=GET_BITCAST_MAP, xla="2026-03-20").kind
+    'reshape'
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> d = decompose(shape("f32[4,8]{1,0}"), shape("f32[8,4]{0,1}"))
@@ -322,12 +345,17 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
     >>> d.status, d.tried
     ('refuted', ())
     """
-    return _remembered(_decompose, src, dst, timeout, constant_operand)
+    if order not in ORDERS:
+        raise TilespecError(f"order {order!r} is not one of {', '.join(ORDERS)}")
+    return _remembered(_decompose, src, dst, timeout, constant_operand, resolve_xla(xla),
+                       order)
 
 
 def _decompose(src: Shape, dst: Shape, timeout: float,
-               constant_operand: bool = False) -> Decomposition:
+               constant_operand: bool = False, xla: XlaCommit | None = None,
+               order: str = DECOMPOSE_BITCAST) -> Decomposition:
     start = time.perf_counter()
+    xla = resolve_xla(xla)
     _check_pair(src, dst)
     text = f"{shape_text(src)} -> {shape_text(dst)}"
     where = _where(src, dst)
@@ -343,7 +371,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
         if kind == "transpose":
             prop = f"bitcast ({reading_name(perms[0])})"
         if status == PROVED:
-            steps = _with_memory_spaces(src, dst, steps, constant_operand)
+            steps = _with_memory_spaces(src, dst, steps, constant_operand, xla)
             if src.element_type != dst.element_type:
                 steps = (*steps, f"the element types {src.element_type} and "
                          f"{dst.element_type} differ: the reading pairs element "
@@ -354,7 +382,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
                              tried=tuple(tried), src=src, dst=dst,
                              xla_permutation=xla_permutation)
 
-    rejected = memory_space_violation(src, dst, constant_operand=constant_operand)
+    rejected = memory_space_violation(src, dst, constant_operand=constant_operand, xla=xla)
     if rejected is not None:
         return done(REFUTED, ce=rejected, reason=rejected.what)
     if not (src.is_symbolic or dst.is_symbolic) and changes_size(src, dst):
@@ -370,6 +398,15 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
     if src.element_bits != dst.element_bits:
         return done(REFUTED, ce=one_reading.width_counterexample(src, dst), reason="no reshape, transpose or TRT pairs the "
                     "elements: element widths differ")
+    if order == GET_BITCAST_MAP and TRANSPOSE_FIRST.holds_at(xla) and src.rank \
+            and xla_permutation is not None:
+        p = xla_permutation
+        rp = decide_reading(src, dst, p, timeout=timeout)
+        tried.append((reading_name(p), rp))
+        if rp.status == PROVED:
+            return done(PROVED, "transpose", (p,), steps=(
+                *rp.steps, f"GetBitcastMap reads XLA's transpose before the reshape "
+                f"(since {PREFER_TRANSPOSE.label}; XLA {xla.label})"))
     r = decide_reading(src, dst, RESHAPE, timeout=timeout)
     tried.append((RESHAPE, r))
     if r.status == PROVED:
@@ -403,7 +440,7 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
         return done(REFUTED, trt=trt, ce=ce.with_details(readings=readings),
                     reason="no reshape, transpose or TRT keeps every byte in place")
     # Named dims: a counterexample must refute every reading at the same dims.
-    found, tried_dims = _all_readings_fail(src, dst, tried, timeout)
+    found, tried_dims = _all_readings_fail(src, dst, tried, timeout, xla, order)
     if found is not None:
         values, d = found
         return done(REFUTED, trt=trt, ce=_refuting(d.verdict).at(values),
@@ -440,7 +477,7 @@ def _show(values: dict) -> str:
     return "{" + ", ".join(f"{k}={v}" for k, v in values.items()) + "}"
 
 
-def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
+def _all_readings_fail(src: Shape, dst: Shape, tried, timeout, xla, order):
     """Dims where the concrete bitcast is refuted -- every reading XLA would
     try there fails, each with a replayed counterexample -- and the dims
     tried: the readings' own counterexamples' dims first, then probes, at
@@ -451,7 +488,8 @@ def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
     candidates += list(probe_values(names))
 
     def refute(values):
-        d = decompose(src.instantiate(values), dst.instantiate(values), timeout=timeout)
+        d = decompose(src.instantiate(values), dst.instantiate(values), timeout=timeout,
+                      xla=xla, order=order)
         return (values, d) if d.status == REFUTED else None
 
     return first_refutation(candidates, refute, limit=MAX_CANDIDATES)
@@ -460,7 +498,8 @@ def _all_readings_fail(src: Shape, dst: Shape, tried, timeout):
 # --- the one question ------------------------------------------------------------------------
 
 def is_bitcast(src: Shape, dst: Shape, reading=None, *,
-               timeout: float = DEFAULT_TIMEOUT, constant_operand: bool = False) -> Result:
+               timeout: float = DEFAULT_TIMEOUT, constant_operand: bool = False,
+               xla: str | XlaCommit | None = None) -> Result:
     """Is SRC -> DST a bitcast?  ``reading`` None: in XLA's order (reshape,
     transpose, TRT); ``"reshape"``: only as a reshape; a permutation: only as
     that transpose (DST dim i is SRC dim ``reading[i]``).
@@ -469,7 +508,9 @@ def is_bitcast(src: Shape, dst: Shape, reading=None, *,
     spaces (host memory ``S(5)`` on one side only,
     :func:`~.memory_space.memory_space_violation`) is refuted, however its
     bytes lie; ``constant_operand``: the operand is a constant (through
-    copies), which the verifier lets change memory space.
+    copies), which the verifier lets change memory space; ``xla``: the XLA
+    whose verifier is asked (default the newest modelled; before 8a84ad7ef7
+    it compared no memory spaces).
 
     The counterexample is a :class:`~tilespec.prover.result.Counterexample`:
     sides ``source`` and ``target`` (element, offset in elements, byte and
@@ -484,10 +525,11 @@ def is_bitcast(src: Shape, dst: Shape, reading=None, *,
     ('refuted', True)
     """
     if reading is None:
-        return decompose(src, dst, timeout=timeout, constant_operand=constant_operand).verdict
+        return decompose(src, dst, timeout=timeout, constant_operand=constant_operand,
+                         xla=xla).verdict
     transpose = None if reading == RESHAPE else tuple(reading)
     q = one_reading.question(src, dst, transpose)
-    rejected = memory_space_violation(src, dst, constant_operand=constant_operand)
+    rejected = memory_space_violation(src, dst, constant_operand=constant_operand, xla=xla)
     if rejected is not None:
         return Result(q.text, f"bitcast ({reading_name(transpose)})", REFUTED, 0.0,
                       _where(src, dst),
@@ -498,12 +540,13 @@ def is_bitcast(src: Shape, dst: Shape, reading=None, *,
     if r.status != PROVED:
         return r
     return dataclasses.replace(r, steps=_with_memory_spaces(src, dst, r.steps,
-                                                            constant_operand))
+                                                            constant_operand, xla))
 
 
-def _with_memory_spaces(src: Shape, dst: Shape, steps, constant_operand: bool) -> tuple:
+def _with_memory_spaces(src: Shape, dst: Shape, steps, constant_operand: bool,
+                        xla: str | XlaCommit | None) -> tuple:
     """A proof's steps, with what the verifier says of different memory spaces."""
-    note = memory_spaces_note(src, dst, constant_operand=constant_operand)
+    note = memory_spaces_note(src, dst, constant_operand=constant_operand, xla=xla)
     return tuple(steps) + ((note,) if note else ())
 
 

@@ -9,12 +9,14 @@ These are models, not XLA: the real XLA (from jaxlib) is :mod:`tilespec.xla`.
 
 The door for the rooms above: XLA's size of a buffer (:func:`xla_array_bytes`)
 and whether XLA's verifier lets a bitcast join two buffers
-(:func:`same_byte_size`)."""
+(:func:`same_byte_size`); whether PjRt's ``Buffer::Bitcast`` keeps every
+element (:func:`pjrt_buffer_bitcast`)."""
 
 from .array_size import xla_array_bytes
 from .bitcast_rules import same_byte_size
+from .pjrt_bitcast import pjrt_buffer_bitcast
 
-__all__ = ["same_byte_size", "xla_array_bytes"]
+__all__ = ["pjrt_buffer_bitcast", "same_byte_size", "xla_array_bytes"]
 
 # What other packages ask of this one (`x as x`: re-exported for mypy).
 from .array_size import (

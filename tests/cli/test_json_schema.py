@@ -27,7 +27,9 @@ RUNS = {
     "prove": [(["prove", "--quiet", "--property", "injective", "f32[m,n]{1,0:T(8,128)}"], 0),
               (["prove", "--quiet", "--property", "packing", "s4[3]{0:E(4)}"], None)],
     "bitcast": [(["bitcast", "f32[16,256]{1,0:T(8,128)}", "f32[4096]{0}"], 1),
-                (["bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}", "--transpose", "1,0"], 0)],
+                (["bitcast", "f32[8,256]{1,0}", "f32[256,8]{0,1}", "--transpose", "1,0"], 0),
+                (["bitcast", "f32[8,4]{1,0}", "f32[8,4]{0,1}", "--as", "pjrt-buffer"], 1),
+                (["bitcast", "f32[1,8]{1,0}", "f32[8,1]{0,1}", "--as", "get-bitcast-map"], 0)],
     "check-rule": [(["check-rule", "--list"], 0),
                    (["check-rule", "linear_index", "bf16[16,256]{1,0:T(8,128)(2,1)}"], 1),
                    (["check-rule", "array_size", "f32[3]{0:L(4)}"], 1),
@@ -63,6 +65,10 @@ RUNS = {
                             0 if triton_real.available() else 2,
                             marks=pytest.mark.integration),  # asks the real Triton
                (["triton", "f32[8,16]{1,0:T(2,4)}"], 0)],
+    "stablehlo-tiling": [(["stablehlo-tiling", "result_layouts = [dense<[1, 0]> : "
+                           "tensor<2xindex>], result_tilings = [[dense<[8, 128]> : "
+                           "tensor<2xindex>]] -> tensor<8x128xf32>"], 0),
+                          (["stablehlo-tiling", "--shape", "f32[8,128]{1,0:T(8,128)}"], 0)],
     "tile": [(["tile", str(DATA / "bytes" / "s4_3x5.npy"), "s4[3,5]{1,0:T(2,2)E(4)}",
                "-o", "{tmp}/a.bin", "--pad", "-1"], 0)],
     "untile": [(["untile", str(DATA / "bytes" / "s4_3x5_T22E4.bin"), "s4[3,5]{1,0:T(2,2)E(4)}",

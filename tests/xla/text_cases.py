@@ -184,11 +184,20 @@ def evidence(text: str, leaves) -> list[str]:
     return [stand_in(a) for a in leaves.get(text, [text])]
 
 
-def verdicts(texts, leaves, python=None):
+def asked(texts, leaves) -> list[str]:
+    """Every text :func:`verdicts` asks XLA about: the texts, then the
+    arrays standing in for theirs."""
+    return list(texts) + sorted({a for t in texts for a in evidence(t, leaves)} - set(texts))
+
+
+def verdicts(texts, leaves, python=None, answered=None):
     """Each text's class: 'agree', 'allowed' or a description of a difference,
-    and XLA's answers (``python``: the interpreter whose jaxlib answers)."""
-    alone = sorted({a for t in texts for a in evidence(t, leaves)} - set(texts))
-    answers = dict(zip(texts + alone, real.ask(texts + alone, measure=False, python=python)))
+    and XLA's answers (``python``: the interpreter whose jaxlib answers;
+    ``answered``: answers recorded before, text -> ``real.Answer``, instead
+    of asking)."""
+    every = asked(texts, leaves)
+    answers = (dict(zip(every, real.ask(every, measure=False, python=python)))
+               if answered is None else {t: answered[t] for t in every})
     out = {}
     for text in texts:
         x = answers[text]
