@@ -122,7 +122,7 @@ def test_a_directory_with_a_malformed_module_reports_the_others(capsys, tmp_path
     code, out, err = run(capsys, "check-hlo", d, *jobs)
     assert (code, err) == (1, "")              # a refuted module outranks one not read
     assert f"{bad}: not checked: line 4: transpose t: dimensions={{1,x}}" in out
-    assert out.splitlines()[-1].startswith("3 modules: 1 proved, 1 refuted, 1 error")
+    assert out.splitlines()[-1].startswith("3 modules: 1 proved, 1 refuted, 1 not read")
     code, out, _ = run(capsys, "check-hlo", d, "--json", *jobs)
     doc = json.loads(out)
     assert code == doc["exit_status"] == 1
