@@ -43,13 +43,15 @@ def inputs(**given: str) -> dict[str, str]:
 
 
 def run_step(name: str, values: dict[str, str], *, cwd: Path, path: str | None = None,
+             env: dict[str, str] | None = None,
              timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the ``run:`` of the action's step ``name`` as GitHub does: the
     inputs substituted in its ``env`` and ``run``, ``bash -e -o pipefail``,
-    ``GITHUB_ACTION_PATH`` the action's checkout; ``path`` first on PATH."""
+    ``GITHUB_ACTION_PATH`` the action's checkout; ``path`` first on PATH,
+    ``env`` added to the environment."""
     s = step(name)
     assert s["shell"] == "bash" and "run" in s
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **(env or {})}
     env["GITHUB_ACTION_PATH"] = str(ROOT)
     if path is not None:
         env["PATH"] = f"{path}{os.pathsep}{env.get('PATH', '')}"
