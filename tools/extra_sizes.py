@@ -28,9 +28,11 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def closure(requirements: list[str], extras: dict[str, list[str]]) -> set[str]:
+def closure(requirements: list[str], extras: dict[str, list[str]],
+            missing: set[str] | None = None) -> set[str]:
     """The installed distributions ``requirements`` reach (a requirement of
-    ``tilespec[x]`` stands for the extra x's own)."""
+    ``tilespec[x]`` stands for the extra x's own); those not installed are
+    added to ``missing``."""
     seen: set[str] = set()
     todo = [(Requirement(r), "") for r in requirements]
     while todo:
@@ -52,7 +54,9 @@ def closure(requirements: list[str], extras: dict[str, list[str]]) -> set[str]:
         try:
             dist = metadata.distribution(name)
         except metadata.PackageNotFoundError:
-            raise SystemExit(f"{req} is not installed in this environment") from None
+            if missing is not None:
+                missing.add(name)
+            continue
         seen.add(name)
         todo += [(Requirement(r), "") for r in dist.requires or []]
     return seen
@@ -71,10 +75,16 @@ def size(names: set[str]) -> int:
 def main(argv: list[str]) -> int:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    base = closure(project["dependencies"], extras)
-    print(f"| (base) | {len(base)} distributions | {size(base) / 2**20:.0f} MiB |")
+    absent: set[str] = set()
+    base = closure(project["dependencies"], extras, absent)
+    print(f"| (base) | {len(base)} distributions | {size(base) / 2**20:.0f} MiB |"
+          + (f" (not installed here: {', '.join(sorted(absent))})" if absent else ""))
     for extra in argv or list(extras):
-        more = closure([f"tilespec[{extra}]"], extras) - base
+        missing: set[str] = set()
+        more = closure([f"tilespec[{extra}]"], extras, missing) - base - absent
+        if missing - absent:
+            print(f"| `{extra}` | not installed here: {', '.join(sorted(missing - absent))} |")
+            continue
         top = sorted(canonical(Requirement(r).name) for r in extras[extra]
                      if not r.startswith("tilespec"))
         print(f"| `{extra}` | {', '.join(top) or '-'}; {len(more)} distributions beyond "

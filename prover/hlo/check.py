@@ -401,6 +401,16 @@ class _Checker:
                      f"{what} keeps each byte's place in the layout but moves the data "
                      f"from memory space S({a}) to S({b}): no bitcast could stand for it",
                      about=(src, dst), result=rj)
+        elif r.status == PROVED and inst.computation in self.fused:
+            # BufferAssigner skips fusion computations: their values have no
+            # buffers, so a bitcast here would save no copy; a change of
+            # memory space is the fusion's data movement
+            a, b = src.layout.memory_space, dst.layout.memory_space
+            self.add("moves-data" if a != b else "layout-change", "note", inst,
+                     f"{what} keeps every byte in place inside the fused computation "
+                     f"{inst.computation}, whose values have no buffers of their own"
+                     + (f"; the fusion moves the data from S({a}) to S({b})" if a != b
+                        else ": no copy to save"), about=(src, dst), result=rj)
         elif r.status == PROVED and (inst.computation, inst.name) in self.copied:
             self.add("layout-change", "note", inst,
                      f"{what} keeps every byte in place; the copy that follows moves "

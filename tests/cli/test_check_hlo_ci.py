@@ -166,3 +166,25 @@ def test_one_byte_is_singular(capsys, tmp_path):
     _, out, _ = run(capsys, "check-hlo", m, "--tables")
     assert "  line 3: p u8[1]{0}: 1 byte (1 byte of elements)" in out
     assert "1 bytes" not in out
+
+
+def test_a_real_tpu_dump_gives_one_line_per_module_and_no_finding_that_is_not_real(
+        capsys, tmp_path):
+    # Real modules of the TPU compiler (libtpu, v4 to v6e), laid out as
+    # --xla_dump_to names them: the recorded corpus has no error and nothing
+    # unknown (tests/xla/test_tpu_corpus.py), and the copies, reshapes and
+    # transposes that keep their bytes are all inside fused computations,
+    # where values have no buffers: nothing to report but each module's line.
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    modules = sorted((DATA / "tpu_reader").glob("*.hlo"))
+    for i, m in enumerate(modules):
+        shutil.copy(m, dump / f"module_{i:04}.jit_{m.stem}.tpu_after_optimizations.txt")
+    code, out, _ = run(capsys, "check-hlo", dump)
+    lines = out.splitlines()
+    assert code == 0
+    assert len(lines) == len(modules) + 1
+    assert all(": proved -- " in x for x in lines[:-1])
+    assert counted(out) == {"proved": len(modules)}
+    code, out, _ = run(capsys, "check-hlo", dump, "--quiet")
+    assert (code, len(out.splitlines())) == (0, 1)
