@@ -3,9 +3,13 @@
 
 Output: text, ``--json``, or SARIF 2.1.0
 (``--format sarif``) with the HLO line of each finding as its region.
+Findings below ``--min-level`` are left out: by default notes in text and
+SARIF (what CI acts on is warnings and errors), none in ``--json`` (every
+decision, for tools).
 Exit status: 1 if an error-level finding remains after ``--select``,
 ``--ignore``, ``--min-level`` and ``--baseline``; 3 if something is unknown;
-2 bad input; 0 otherwise.
+2 bad input; 0 otherwise: the status the text's last line counts
+(:class:`~tilespec.prover.hlo.corpus.Tally`).
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from dataclasses import replace
 from ..codegen import closed_form, numpy_source
 from ..prover.hlo import (
     STDIN,
+    Tally,
     baseline_names,
     check_files,
-    corpus_status,
     default_jobs,
     module_paths,
     read_baseline,
@@ -77,7 +81,7 @@ def lint_filter(args, results):
             by_file.setdefault(k.file, {})[k.key] = k
         return [r if r.report is None else replace(r, report=select_findings(
             r.report, select=_codes(args.select, "--select"),
-            ignore=_codes(args.ignore, "--ignore"), min_level=args.min_level,
+            ignore=_codes(args.ignore, "--ignore"), min_level=min_level(args),
             baseline=None if baseline is None else by_file.get(names[r.path], {}),
             file=names[r.path])) for r in results]
 
@@ -96,11 +100,20 @@ def lint_filter(args, results):
     return each(baseline), None
 
 
+def min_level(args) -> str:
+    """The level ``--min-level`` names, else the format's: every decision
+    (notes) for ``--json``, warnings and errors for text and SARIF."""
+    return args.min_level or ("note" if args.json else "warning")
+
+
 def cmd_check_hlo(args) -> int:
     results, written = lint_filter(args, check_paths(args))
     if written is not None:
         print(written, file=sys.stderr)
     status = corpus_exit_status(results)
+    if args.sarif:
+        with output(argparse.Namespace(report_output=args.sarif)) as out:
+            write_sarif(out, results, status)
     if args.json:
         emit(args, entries(results, args.command))
     elif args.format == "sarif":
@@ -108,7 +121,8 @@ def cmd_check_hlo(args) -> int:
             write_sarif(out, results, status)
     else:
         with output(args) as out:
-            write_text(out, results, args.verbose, args.xla is not None)
+            write_text(out, results, args.verbose, tables=args.tables, quiet=args.quiet,
+                       xla=args.xla is not None)
     return status
 
 
@@ -155,8 +169,9 @@ def _naming_the_file(result) -> str:
 def corpus_exit_status(results) -> int:
     """1 if a module is refuted by a finding the options keep, else 3 if one
     is unknown or not read, else 0 (a baselined refutation does not fail CI,
-    but its module stays refuted in the report)."""
-    return EXIT_STATUS[corpus_status(r.reported_status for r in results)]
+    but its module stays refuted in the report): the status of the tally the
+    text's last line prints."""
+    return EXIT_STATUS[Tally.of(results).status]
 
 
 def cmd_convert(args) -> int:
@@ -188,16 +203,26 @@ def register(command) -> None:
     xla_version_argument(c)
     c.add_argument("--format", choices=("text", "sarif"), default="text",
                    help="output format (default %(default)s; --json for JSON)")
+    c.add_argument("--sarif", metavar="FILE",
+                   help="also write the findings reported as a SARIF log to FILE (one "
+                        "run: text for the CI log, SARIF for code scanning)")
     c.add_argument("--meant", action="append", metavar="NAME=P",
                    help="bitcast NAME stands for the transpose P (repeatable)")
     c.add_argument("--verbose", action="store_true",
                    help="also list every op that moves data")
+    c.add_argument("--tables", action="store_true",
+                   help="text: also list each module's values with the most padding "
+                        "and its largest values")
+    c.add_argument("--quiet", "-q", action="store_true",
+                   help="text: only the findings (FILE:LINE: level: ...) and the last "
+                        "line; nothing else when there is no finding")
     c.add_argument("--select", metavar="RULES",
                    help="report only these rule codes (comma-separated)")
     c.add_argument("--ignore", metavar="RULES",
                    help="do not report these rule codes (comma-separated)")
-    c.add_argument("--min-level", choices=("note", "warning", "error"), default="note",
-                   help="report findings at this level or above (default %(default)s)")
+    c.add_argument("--min-level", choices=("note", "warning", "error"),
+                   help="report findings at this level or above (default: warning; "
+                        "note with --json, which keeps every decision)")
     c.add_argument("--baseline", metavar="FILE",
                    help="report only findings not in FILE; if FILE does not exist, "
                         "write the current findings to it")

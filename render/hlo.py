@@ -12,12 +12,11 @@ cannot disagree.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path, PurePath
 from typing import IO, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
-from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, verdict_of
+from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, Tally, byte_count, verdict_of
 from ..prover.result import REFUTED, UNKNOWN
 from .envelope import Entry
 
@@ -27,26 +26,89 @@ INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
 
 # --- text ------------------------------------------------------------------------------
 
-def module_text(report: Report, verbose: bool = False, xla: bool = False) -> str:
-    """One module's report in words: its verdict, the XLA it was judged by
-    (``xla``: when one was asked for), the findings worth reading (every op
-    that moves data with ``verbose``), the worst padding and the largest
-    values."""
+#: Findings the text leaves to ``--verbose``: data movement nobody acts on.
+VERBOSE_ONLY = ("moves-data", "layout-change")
+
+
+def fact_lines(finding: Finding, indent: str = "    ") -> list[str]:
+    """A finding's facts, one per line under its headline, as ``tilespec
+    bitcast`` prints a counterexample: its lines, less what the headline
+    says already, and each mapping of its details one entry per line.
+
+    >>> from tilespec.prover.result import Counterexample, Side
+    >>> ce = Counterexample({}, (Side("source", shape="f32[4]{0}", offset=1),),
+    ...                     what="the offsets differ",
+    ...                     details={"sizes": {"source": {"byte_size": 16}}})
+    >>> f = Finding("bitcast-refuted", "error", 3, "b", "b moves bytes: the offsets differ",
+    ...             counterexample=ce)
+    >>> print("\\n".join(fact_lines(f, "")))
+    source: f32[4]{0}, offset 1
+    sizes:
+      source: byte_size 16
+    """
+    ce = finding.counterexample
+    if ce is None:
+        return []
+    lines = ce.lines()
+    lines = lines[:len(lines) - len(ce.details)]
+    if ce.what and ce.what in finding.message:
+        lines = [x for x in lines if x != f"what: {ce.what}"]
+    for key, value in ce.details.items():
+        if isinstance(value, dict):
+            lines.append(f"{key}:")
+            lines += [f"  {k}: {_plain(v)}" for k, v in value.items()]
+        else:
+            lines.append(f"{key}: {_plain(value)}")
+    return [indent + x for x in lines]
+
+
+def _plain(value) -> str:
+    """A detail's value in words: a mapping as ``key value`` pairs.
+
+    >>> _plain({"byte_size": 16, "element_bits": 32}), _plain([1, 2])
+    ('byte_size 16, element_bits 32', '[1, 2]')
+    """
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def shown(report: Report, verbose: bool = False) -> list[Finding]:
+    """The findings a text report prints: those the options keep, less the
+    padding (``--tables``) and, without ``verbose``, the data movement."""
+    return [f for f in report.findings
+            if f.rule != "padding" and (verbose or f.rule not in VERBOSE_ONLY)]
+
+
+def module_text(report: Report, verbose: bool = False, tables: bool = False,
+                xla: bool = False) -> str:
+    """One module's report in words: its verdict and counts on one line,
+    then the XLA it was judged by (``xla``: when one was asked for), each
+    finding the options keep as a headline with its facts indented below
+    (every op that moves data with ``verbose``); with ``tables``, the worst
+    padding and the largest values."""
     c = report.counts
     lines = [f"module {report.module}: {report.verdict()} -- {c['bitcasts']} bitcast(s), "
              f"{c['instructions']} instruction(s), {c['proofs']} decision(s), "
              f"{c['reused']} reused, {c['skipped']} skipped  [{report.seconds:.2f} s]"]
     if xla and report.xla_version is not None:
         lines.append(f"  XLA: {report.xla_version.label}")
-    for f in report.findings:
-        if f.rule != "padding" and (verbose or f.rule not in ("moves-data",
-                                                              "layout-change")):
-            lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
+    for f in shown(report, verbose):
+        lines.append(f"  line {f.line}: {f.level}: [{f.rule}] {f.message}")
+        lines += fact_lines(f)
+    if tables:
+        lines += table_lines(report)
+    return "\n".join(lines)
+
+
+def table_lines(report: Report) -> list[str]:
+    """The values with the most padding and the largest values."""
+    lines = []
     worst = report.worst()
     if worst:
         lines.append("padding, the worst values:")
         for b in worst:
-            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {b.bytes} bytes, "
+            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {byte_count(b.bytes)}, "
                          f"{b.waste} padding ({100 * b.waste / b.bytes:.1f}%)")
     else:
         lines.append("padding: none")
@@ -56,38 +118,57 @@ def module_text(report: Report, verbose: bool = False, xla: bool = False) -> str
         for b in largest:
             lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {_bytes(b.bytes)}"
                          f" ({_bytes(b.element_bytes)} of elements)")
-    return "\n".join(lines)
+    return lines
 
 
 def _bytes(n: int) -> str:
     """``n`` bytes, and in KiB/MiB/GiB when that is shorter to read.
 
-    >>> _bytes(65536), _bytes(100)
-    ('65536 bytes = 64.0 KiB', '100 bytes')
+    >>> _bytes(65536), _bytes(100), _bytes(1)
+    ('65536 bytes = 64.0 KiB', '100 bytes', '1 byte')
     """
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
-            return f"{n} bytes = {n / size:.1f} {unit}"
-    return f"{n} bytes"
+            return f"{byte_count(n)} = {n / size:.1f} {unit}"
+    return byte_count(n)
+
+
+def tally_line(tally: Tally) -> str:
+    """The run in one line, counting what the exit status follows
+    (:class:`~tilespec.prover.hlo.corpus.Tally`).
+
+    >>> tally_line(Tally(proved=1, suppressed=2, seconds=0.5))
+    '3 modules: 1 proved, 2 refuted with every error suppressed  [0.50 s of checking]'
+    """
+    n = tally.modules
+    parts = [f"{count} {what}" for count, what in (
+        (tally.proved, "proved"), (tally.refuted, "refuted"),
+        (tally.suppressed, "refuted with every error suppressed"),
+        (tally.unknown, "unknown"), (tally.unread, "not read")) if count]
+    return (f"{n} module{'s' * (n != 1)}: {', '.join(parts)}"
+            f"  [{tally.seconds:.2f} s of checking]")
 
 
 def write_text(out: IO[str], results: Sequence, verbose: bool = False,
-               xla: bool = False) -> None:
+               tables: bool = False, quiet: bool = False, xla: bool = False) -> None:
     """Each module's report (:func:`module_text`), its first line naming its
-    file when there are several; then a line that counts them by status."""
-    if len(results) == 1:
-        out.write(module_text(results[0].report, verbose, xla) + "\n")
-        return
+    file when there are several; then a line that counts them by what the
+    exit status follows (:func:`tally_line`).  ``quiet``: only the findings,
+    each headline naming its file and line (``FILE:LINE: level: [rule] ...``,
+    as compilers print them), files not read, and that last line."""
+    several = len(results) > 1
     for r in results:
+        name = "standard input" if r.path == "-" else r.path
         if r.report is None:
-            out.write(f"{r.path}: not checked: {r.error}\n")
+            out.write(f"{name}: not checked: {r.error}\n")
+        elif quiet:
+            for f in shown(r.report, verbose):
+                out.write(f"{name}:{f.line}: {f.level}: [{f.rule}] {f.message}\n")
+                out.writelines(x + "\n" for x in fact_lines(f))
         else:
-            out.write(f"{r.path}: {module_text(r.report, verbose, xla)}\n")
-    counts = Counter(r.status for r in results)
-    seconds = sum(r.report.seconds for r in results if r.report is not None)
-    out.write(f"{len(results)} modules: " + ", ".join(
-        f"{counts[s]} {s}" for s in ("proved", "refuted", "unknown", "error") if counts[s])
-        + f"  [{seconds:.2f} s of checking]\n")
+            out.write((f"{r.path}: " if several else "")
+                      + module_text(r.report, verbose, tables, xla) + "\n")
+    out.write(tally_line(Tally.of(results)) + "\n")
 
 
 # --- the JSON envelope -----------------------------------------------------------------
@@ -196,7 +277,7 @@ def sarif_results(report: Report, uri: str, index: int) -> Iterator[dict]:
     updated = {id(f) for f in report.updated}
     for f, known in marked:
         result = {"ruleId": f.rule, "ruleIndex": _RULE_INDEX[f.rule], "level": f.level,
-                  "message": {"text": f.message},
+                  "message": {"text": "\n".join([f.message, *fact_lines(f, "  ")])},
                   "locations": [{"physicalLocation": {
                       "artifactLocation": {"uri": uri, "index": index},
                       "region": {"startLine": max(f.line, 1)}}}]}

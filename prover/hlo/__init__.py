@@ -16,6 +16,7 @@ from .check import (
 )
 from .corpus import (
     STDIN as STDIN,
+    Tally as Tally,
     check_files as check_files,
     corpus_status as corpus_status,
     default_jobs as default_jobs,
@@ -30,6 +31,7 @@ from .findings import (
     Finding as Finding,
     Known as Known,
     Report as Report,
+    byte_count as byte_count,
     select_findings as select_findings,
     verdict_of as verdict_of,
 )

@@ -66,10 +66,9 @@ from ..result import (
     REFUTED,
     UNKNOWN,
     Counterexample,
-    counterexample_lines,
 )
 from .backend import checked_backend, ignores_tiles, untiled
-from .findings import Buffer, Finding, Report, status_of, violation
+from .findings import Buffer, Finding, Report, byte_count, status_of, violation
 from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
 
@@ -125,7 +124,6 @@ class _Checker:
         self.buffers: list[Buffer] = []
         self.cache: dict = {}
         self.texts: dict = {}
-        self.ce_texts: dict = {}
         self.sizes: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
@@ -226,7 +224,7 @@ class _Checker:
         if d.status == REFUTED and sizes:
             # XLA's own rule (ShapeVerifier::HandleBitcast): no reading is asked
             return self.add("bitcast-size-mismatch", "error", inst,
-                            f"{what}: {_ce_text(d.counterexample)}",
+                            f"{what}: {_what(d.counterexample)}",
                             about=(src, dst), counterexample=d.counterexample, **data)
         if d.status == PROVED:
             how = d.kind + (" " + "; ".join(",".join(map(str, p)) for p in d.permutations)
@@ -236,10 +234,8 @@ class _Checker:
             self.add("bitcast-proved", "note", inst, f"{what} is a {how}: proved",
                      about=(src, dst), **data)
         elif d.status == REFUTED:
-            moved = self.ce_texts.get(key)
-            if moved is None:     # one rendering per question, however often it recurs
-                moved = self.ce_texts[key] = _ce_text(d.counterexample)
-            self.add("bitcast-refuted", "error", inst, f"{what} moves bytes: {moved}",
+            self.add("bitcast-refuted", "error", inst,
+                     f"{what} moves bytes: {_what(d.counterexample)}",
                      about=(src, dst), counterexample=d.counterexample, **data)
         else:
             self.add("bitcast-unknown", "warning", inst, f"{what}: unknown ({d.reason})",
@@ -260,7 +256,7 @@ class _Checker:
             return False
         self.add("bitcast-tiles-ignored", "error" if self.strict_tiles else "warning", inst,
                  f"bitcast {inst.name}: {d.text} moves bytes by its tiles "
-                 f"({_ce_text(d.counterexample)}); the {self.backend} backend stores "
+                 f"({_what(d.counterexample)}); the {self.backend} backend stores "
                  f"arrays by minor_to_major whatever the tiles say, and untiled it is "
                  f"a {u.kind}: proved", about=(src, dst), counterexample=d.counterexample,
                  **data)
@@ -318,7 +314,7 @@ class _Checker:
             level = wrong if r.status == REFUTED else "warning"
             self.add("meant-reshape-not-bitcast", level, inst,
                      f"{what}: the reshape {d.text} is {r.status}"
-                     + (f" ({_ce_text(r.counterexample)})"
+                     + (f" ({_what(r.counterexample)})"
                         if r.counterexample else ""), decided=r.status == REFUTED,
                      about=(src, dst), counterexample=r.counterexample, result=r.to_json())
             return
@@ -345,7 +341,7 @@ class _Checker:
                     "no transpose maps the dims of {0} to those of {1}")
             self.add("meant-transpose-not-bitcast", wrong, inst,
                      f"{what}: {none.format(self.text(src), self.text(dst))}; the bitcast is {legal}"
-                     + (f" ({_ce_text(ce)})" if ce else ""),
+                     + (f" ({_what(ce)})" if ce else ""),
                      permutations_tried=[list(p) for p, _ in tried], about=(src, dst),
                      counterexample=ce if ce else violation(
                          none.format(self.text(src), self.text(dst)), src, dst))
@@ -363,7 +359,7 @@ class _Checker:
         level = wrong if r.status == REFUTED else "warning"
         self.add("meant-transpose-not-bitcast", level, inst,
                  f"{what}: the transpose {','.join(map(str, perm))} is {r.status}"
-                 + (f" ({_ce_text(r.counterexample)})"
+                 + (f" ({_what(r.counterexample)})"
                     if r.counterexample else "")
                  + (f"; the bitcast is legal only as a {d.kind}" if d.status == PROVED else ""),
                  decided=r.status == REFUTED, about=(src, dst),
@@ -409,6 +405,16 @@ class _Checker:
                      f"{what} keeps each byte's place in the layout but moves the data "
                      f"from memory space S({a}) to S({b}): no bitcast could stand for it",
                      about=(src, dst), result=rj)
+        elif r.status == PROVED and inst.computation in self.fused:
+            # BufferAssigner skips fusion computations: their values have no
+            # buffers, so a bitcast here would save no copy; a change of
+            # memory space is the fusion's data movement
+            a, b = src.layout.memory_space, dst.layout.memory_space
+            self.add("moves-data" if a != b else "layout-change", "note", inst,
+                     f"{what} keeps every byte in place inside the fused computation "
+                     f"{inst.computation}, whose values have no buffers of their own"
+                     + (f"; the fusion moves the data from S({a}) to S({b})" if a != b
+                        else ": no copy to save"), about=(src, dst), result=rj)
         elif r.status == PROVED and (inst.computation, inst.name) in self.copied:
             self.add("layout-change", "note", inst,
                      f"{what} keeps every byte in place; the copy that follows moves "
@@ -419,8 +425,8 @@ class _Checker:
                      about=(src, dst), result=rj)
         elif r.status == REFUTED:
             self.add("moves-data", "note", inst,
-                     f"{what} moves data ({_ce_text(r.counterexample)})",
-                     about=(src, dst), result=rj)
+                     f"{what} moves data ({_what(r.counterexample)})",
+                     about=(src, dst), counterexample=r.counterexample, result=rj)
         else:
             self.add("moves-data", "note", inst, f"{what}: whether it moves data is "
                      f"unknown ({r.reason})", about=(src, dst), result=rj)
@@ -441,7 +447,7 @@ class _Checker:
             self.buffers.append(b)
             if b.waste > 0:
                 self.add("padding", "note", inst,
-                         f"{inst.name}: {format_shape(s)} takes {b.bytes} bytes, "
+                         f"{inst.name}: {format_shape(s)} takes {byte_count(b.bytes)}, "
                          f"{b.waste} of them padding "
                          f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
                          waste=b.waste)
@@ -453,9 +459,11 @@ def _leaves(shape) -> list[Shape]:
     return [x for e in shape.elements for x in _leaves(e)]
 
 
-def _ce_text(ce: Counterexample | None) -> str:
-    """The counterexample on one line: its lines (the one text rendering)."""
-    return "" if ce is None else "; ".join(counterexample_lines(ce, ""))
+def _what(ce: Counterexample | None) -> str:
+    """What a counterexample says differs, for a finding's one-line message:
+    the facts themselves are the finding's ``counterexample``, which text,
+    JSON and SARIF write out each in their own form."""
+    return "" if ce is None else ce.what or "a counterexample"
 
 
 

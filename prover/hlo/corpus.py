@@ -45,7 +45,7 @@ from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
 from .check import check_module, judged_xla
-from .findings import Report
+from .findings import Finding, Report, with_finding
 from .module import parse_hlo
 
 #: The path that stands for standard input.
@@ -53,6 +53,13 @@ STDIN = "-"
 
 #: A file not read or not an HLO module (bad input).
 ERROR = "error"
+
+#: The byte order mark a UTF-8 file may start with.
+BOM = "\ufeff"
+
+#: How XLA's dump names a module before its passes run (``DumpHloModuleIfEnabled``
+#: with "before_optimizations"), beside ``*after_optimizations.txt``.
+BEFORE_OPTIMIZATIONS = "before_optimizations.txt"
 
 
 @dataclass(frozen=True)
@@ -137,14 +144,17 @@ def refuse_endless(path: str) -> None:
 
 
 def read_text(path: str) -> str:
-    """The text of ``path`` (``-``: standard input); bad input as one line."""
+    """The text of ``path`` (``-``: standard input), without a UTF-8 byte
+    order mark (editors on Windows write one; XLA's lexer rejects it as a
+    character); bad input as one line."""
     name = "standard input" if path == STDIN else path
     if path != STDIN:
         refuse_endless(path)
     try:
         if path == STDIN:
-            return sys.stdin.read()
-        with open(path, encoding="utf-8") as f:
+            return sys.stdin.read().removeprefix(BOM)
+        # utf-8-sig: a byte order mark is the file's encoding, not its text
+        with open(path, encoding="utf-8-sig") as f:
             return f.read()
     except OSError as e:
         raise TilespecError(f"cannot read {name}: {e.strerror or e}") from None
@@ -169,7 +179,28 @@ def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_T
                               strict_tiles=strict_tiles, xla=xla)
     except TilespecError as e:
         return ModuleResult(path, error=str(e))
+    if path.endswith(BEFORE_OPTIMIZATIONS):
+        report = with_finding(report, Finding("pre-layout-module", "warning", 1, "",
+                                              pre_layout_note(path)))
     return ModuleResult(path, report=report)
+
+
+def pre_layout_note(path: str) -> str:
+    """What a module dumped before optimizations is, and the file to check
+    instead: the same module after them, beside it in the dump.  Layout
+    assignment runs among the optimizations, so the layouts before are
+    defaults nothing runs with, and every reshape there is a reshape.
+
+    >>> pre_layout_note("d/module_0004.jit_f.before_optimizations.txt")
+    'the module before optimizations, before layout assignment: its layouts are \
+not the ones that run; check d/module_0004.jit_f.*after_optimizations.txt instead'
+    """
+    stem = path[:-len(BEFORE_OPTIMIZATIONS)]
+    after = sorted(p for p in Path(stem).parent.glob(Path(stem).name + DUMP_GLOB)
+                   if p.is_file()) if Path(stem).parent.is_dir() else []
+    instead = (str(after[0]) if len(after) == 1 else stem + DUMP_GLOB)
+    return ("the module before optimizations, before layout assignment: its layouts are "
+            f"not the ones that run; check {instead} instead")
 
 
 def corpus_status(statuses: Iterable[str]) -> str:
@@ -188,6 +219,53 @@ def corpus_status(statuses: Iterable[str]) -> str:
     if seen & {ERROR, UNKNOWN}:
         return UNKNOWN
     return PROVED
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A run's modules counted by what the exit status follows (the
+    findings the options keep), so a report's last line and the exit status
+    cannot disagree: ``refuted`` counts modules refuted by a finding kept;
+    ``suppressed`` those refuted only by findings the options or the baseline
+    suppress (still refuted, never called proved); ``unknown`` those with a
+    question not decided; ``unread`` files not read.
+
+    >>> Tally(proved=1, suppressed=2).status, Tally(refuted=1, unknown=1).status
+    ('proved', 'refuted')
+    """
+
+    proved: int = 0
+    refuted: int = 0
+    suppressed: int = 0
+    unknown: int = 0
+    unread: int = 0
+    seconds: float = 0.0
+
+    @classmethod
+    def of(cls, results: Iterable[ModuleResult]) -> "Tally":
+        counts = dict.fromkeys(("proved", "refuted", "suppressed", "unknown", "unread"), 0)
+        seconds = 0.0
+        for r in results:
+            if r.report is None:
+                counts["unread"] += 1
+                continue
+            seconds += r.report.seconds
+            kept = r.report.reported_status
+            counts[kept if kept != PROVED else
+                   "proved" if r.report.status == PROVED else "suppressed"] += 1
+        return cls(**counts, seconds=seconds)
+
+    @property
+    def modules(self) -> int:
+        return self.proved + self.refuted + self.suppressed + self.unknown + self.unread
+
+    @property
+    def status(self) -> str:
+        """The run's status, what the exit status is: refuted if a finding
+        kept refutes, else unknown if a question is undecided or a file not
+        read, else proved (:func:`corpus_status` of the kept statuses)."""
+        return corpus_status([REFUTED] * self.refuted + [UNKNOWN] * self.unknown
+                             + [ERROR] * self.unread)
 
 
 def _unit(timeout: float, meant: dict | None, backend: str | None = None,

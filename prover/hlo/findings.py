@@ -96,6 +96,9 @@ RULES = {r.id: r for r in (
     Rule("moves-data", ("note",), NONE, "a copy, transpose or reshape that moves data"),
     Rule("padding", ("note",), NONE, "an array value whose layout pads it"),
     Rule("skipped", ("note", "warning"), NONE, "an instruction not checked, and why"),
+    Rule("pre-layout-module", ("warning",), NONE,
+         "the module before optimizations (XLA's dump before layout assignment): its "
+         "layouts are not the ones that run; check its after_optimizations file"),
 )}
 
 
@@ -290,6 +293,23 @@ class Report:
     def largest(self, n: int = 3) -> list[Buffer]:
         """The ``n`` values that take the most bytes (padding included)."""
         return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
+
+
+def with_finding(report: Report, finding: Finding) -> Report:
+    """``report`` with one more finding, in line order, and the status of
+    them all."""
+    every = tuple(sorted(report.findings + (finding,), key=lambda f: (f.line, f.rule)))
+    return replace(report, findings=every,
+                   status=status_of(every + report.filtered + report.baselined))
+
+
+def byte_count(n: int) -> str:
+    """``n`` bytes in words, one byte singular.
+
+    >>> byte_count(1), byte_count(0), byte_count(4096)
+    ('1 byte', '0 bytes', '4096 bytes')
+    """
+    return f"{n} byte{'s' * (n != 1)}"
 
 
 def status_of(findings) -> str:

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from action_steps import inputs, run_step
 from locations import ROOT
 
 pytestmark = [pytest.mark.wheel, pytest.mark.integration]
@@ -112,15 +113,29 @@ def test_installed_wheel_smoke(wheel, tmp_path):
                 cwd=tmp_path).stdout.strip()
     here = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
     Path(site, "tilespec_test_parent.pth").write_text("\n".join(sorted(here)) + "\n")
-    _run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
-         "--no-index", wheel, cwd=tmp_path, timeout=120)
     work = tmp_path / "work"      # away from the source tree, so nothing
     work.mkdir()                  # is imported from it by accident
+    # The GitHub Action's install step, on the wheel with the test extra: pip
+    # resolves every requirement (the extras' included) offline, against the
+    # packages this environment makes visible, and installs the wheel.
+    installed = run_step("Install tilespec", inputs(install=f"{wheel}[test]"), cwd=work,
+                         path=str(bindir), env={"PIP_NO_INDEX": "1"})
+    assert installed.returncode == 0, installed.stderr
     where = _run(python, "-c", "import tilespec; print(tilespec.__file__)", cwd=work)
     assert str(env) in where.stdout and "site-packages" in where.stdout
     version = _run(tilespec, "--version", cwd=work).stdout.strip()
     assert re.fullmatch(r"tilespec \d+\.\d+\S*", version)
     assert _run(python, "-m", "tilespec", "offset", FIG1, "2,3", cwd=work).stdout.strip() == "17"
+    # one proof by Z3 in the installed package
+    proof = _run(tilespec, "prove", FIG1, "--property", "injective", cwd=work).stdout
+    assert "1 checks: 1 proved, 0 refuted, 0 unknown" in proof
+    # the action's check step with the installed tilespec, on a dump directory
+    shutil.copytree(ROOT / "tests" / "data" / "dump", work / "dump")
+    checked = run_step("Check the dump", inputs(strict_tiles="true"), cwd=work,
+                       path=str(bindir))
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stdout.splitlines()[-1].startswith("2 modules: 1 proved, 1 refuted  [")
+    assert (work / "tilespec.sarif").is_file()
     check = ('\nassert offset("f32[3,5]{1,0:T(2,2)}", (2, 3)) == 17'
              '\nassert locate("f32[3,5]{1,0:T(2,2)}", 9) is None\n')
     _run(python, "-c", _readme_python() + check, cwd=work)

@@ -205,9 +205,10 @@ def test_counterexample_is_typed_with_bytes_and_bits():
     ("f32[m,n]{1,0:T(8,128)}", "f32[m,n,1]{2,1,0:T(8,128)}", "reshape"),  # named dims
 ])
 def test_bitcast_text_and_json_show_the_same_counterexample(src, dst, reading):
-    """describe, describe_decomposition, check-hlo's message and --json all
-    render the one typed counterexample: its lines appear in each text, and
-    the JSON is its to_json."""
+    """describe, describe_decomposition, check-hlo's finding and --json all
+    render the one typed counterexample: its lines appear in each text (in
+    check-hlo's, what differs in the headline, the other facts below it),
+    and the JSON is its to_json."""
     from tilespec.prover.bitcast import describe, describe_decomposition
     s, d = shape(src), shape(dst)
     r = is_bitcast(s, d, reading)
@@ -221,9 +222,14 @@ def test_bitcast_text_and_json_show_the_same_counterexample(src, dst, reading):
     assert r.to_json()["counterexample"] == ce.to_json()
     if reading is None:
         report = check_module(parse_hlo(_hlo_module([(src, dst)])))
-        message = next(f.message for f in report.findings
+        from tilespec.render.hlo import fact_lines
+        finding = next(f for f in report.findings
                        if f.rule in ("bitcast-refuted", "bitcast-size-mismatch"))
-        assert "; ".join(ce.lines()) in message
+        assert finding.counterexample.to_json() == ce.to_json()
+        assert finding.message.endswith(ce.what)
+        facts = fact_lines(finding, "")
+        for line in ce.lines()[:len(ce.lines()) - len(ce.details)]:
+            assert line == f"what: {ce.what}" or line in facts
 
 
 def test_a_byte_sized_element_has_no_bit_offset():

@@ -122,7 +122,7 @@ def test_a_directory_with_a_malformed_module_reports_the_others(capsys, tmp_path
     code, out, err = run(capsys, "check-hlo", d, *jobs)
     assert (code, err) == (1, "")              # a refuted module outranks one not read
     assert f"{bad}: not checked: line 4: transpose t: dimensions={{1,x}}" in out
-    assert out.splitlines()[-1].startswith("3 modules: 1 proved, 1 refuted, 1 error")
+    assert out.splitlines()[-1].startswith("3 modules: 1 proved, 1 refuted, 1 not read")
     code, out, _ = run(capsys, "check-hlo", d, "--json", *jobs)
     doc = json.loads(out)
     assert code == doc["exit_status"] == 1
@@ -143,7 +143,7 @@ def test_without_a_refuted_module_a_malformed_one_keeps_the_corpus_unknown(tmp_p
     results = check_files(sorted(str(p) for p in d.iterdir()), jobs=jobs)
     assert [r.status for r in results] == ["proved", "error"]
     code, out, err = run(capsys, "check-hlo", d, "--jobs", jobs)
-    assert code == 3 and err == "" and "1 proved, 1 error" in out
+    assert code == 3 and err == "" and "1 proved, 1 not read" in out
 
 
 def test_a_malformed_module_alone_is_bad_input_naming_file_and_line(capsys, tmp_path):
