@@ -192,7 +192,7 @@ def wrapped(lines, width: float, font: float) -> list[str]:
     them): a caption never runs past the picture.  A clause after ``; ``
     starts its own line when the whole does not fit.
 
-    >>> wrapped(["tile (2,2): 2 along dim 0 (rows); vermillion lines = tile (2,1)"], 200, 10)
+    >>> wrapped(["tile (2,2): 2 along dim 0 (rows); vermillion lines = tile (2,1)"], 220, 10)
     ['tile (2,2): 2 along dim 0 (rows);', 'vermillion lines = tile (2,1)']
     >>> wrapped(["short"], 200, 10)
     ['short']
