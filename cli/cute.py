@@ -1,8 +1,11 @@
 """``tilespec cute``: an XLA layout as a CuTe layout, and back.
 
-- ``tilespec cute SHAPE``: the exact CuTe layout of SHAPE (proved equal to
-  the spec by :func:`tilespec.cute.proofs.prove_cute`), or, where none is
-  exact, the reason (one line, exit status 2).
+- ``tilespec cute SHAPE``: the exact CuTe layout of SHAPE's padded shape
+  (proved equal to the spec by :func:`tilespec.cute.proofs.prove_cute`),
+  with a line saying it is the padded one; ``--logical``: the layout of the
+  logical tensor (:func:`tilespec.cute.logical_layout`, proved by
+  :func:`~tilespec.cute.proofs.compare_cute`); where none is exact, the
+  reason (one line, exit status 2).
 - ``tilespec cute --compare SHAPE CUTE``: is the CuTe layout equal to
   SHAPE's on every element (:func:`tilespec.cute.proofs.compare_cute`)?
   Exit status 0 proved, 1 refuted (the first differing element), 3 unknown.
@@ -15,9 +18,9 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 
 from __future__ import annotations
 
-from ..cute import as_layout, cute_layout
+from ..cute import as_layout, cute_layout, dim_modes, logical_layout
 from ..prover.names import DEFAULT_TIMEOUT
-from ..spec import TilespecError, format_shape
+from ..spec import LayoutError, TilespecError, format_shape, product
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import Entry, emit
 from .prove import describe
@@ -47,13 +50,38 @@ def _export(args, shape) -> int:
         raise TilespecError(f"cute: a CuTe layout has fixed sizes; give {shape.names[0]!r} "
                             "and the other named dims a size with --dims (or prove the "
                             "export for every size with tilespec.prove_cute)")
-    layout = cute_layout(shape)      # no exact layout: LayoutError, exit 2
-    r = prove_cute(shape, timeout=args.timeout)
-    lines = [layout.cute_text()]
+    padded = cute_layout(shape)      # no exact layout: LayoutError, exit 2
+    tensor = "x".join(map(str, shape.dims))
+    if args.logical:
+        from ..cute.proofs import compare_cute  # the solver boundary: the proofs load z3
+        layout = logical_layout(shape)   # none exact: LayoutError naming the dim, exit 2
+        r = compare_cute(shape, layout, timeout=args.timeout)
+        domain = "logical"
+        note = (f"logical: the {tensor} tensor's layout ({layout.size} elements); "
+                "the padded shape's: without --logical")
+    else:
+        layout = padded
+        r = prove_cute(shape, timeout=args.timeout)
+        domain = "padded"
+        try:
+            offer = f"the tensor's own, {logical_layout(shape).cute_text()}: --logical"
+        except LayoutError as e:
+            offer = ("the tensor has no exact CuTe layout of its own: "
+                     + str(e).split(": ", 1)[1].split(" (the padded")[0])
+        note = (f"padded: the layout of the padded {_domain(padded, shape.rank)} shape "
+                f"({padded.size} elements) holding the {tensor} tensor; {offer}")
+        if padded.size == product(shape.dims):
+            note = f"padded and logical: the {tensor} tensor has no padding"
+    lines = [layout.cute_text(), note]
     if r.status != "proved":
         lines.append(describe(r, scope=False))
-    emit(args, [_entry(r, shape, layout)], "\n".join(lines))
+    emit(args, [_entry(r, shape, layout, domain=domain)], "\n".join(lines))
     return EXIT_STATUS[r.status]
+
+
+def _domain(layout, rank) -> str:
+    """The padded shape a CuTe layout of an XLA shape covers, ``8x128``."""
+    return "x".join(str(m.size) for m in dim_modes(layout, rank))
 
 
 def _compare(args, shape, cute) -> int:
@@ -99,5 +127,8 @@ def register(command) -> None:
     c.add_argument("--from", dest="source", metavar="CUTE",
                    help="the XLA layout of SHAPE's dims that equals this CuTe layout "
                    "(its padded size the CuTe cosize: extra coordinates keep their place)")
+    c.add_argument("--logical", action="store_true",
+                   help="the layout of the logical tensor (each mode as long as its dim), "
+                   "not of the padded shape; proved equal on every element")
     c.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                    help="seconds per solver call (default %(default)s)")

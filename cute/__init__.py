@@ -37,13 +37,14 @@ from .algebra import (
 from .int_tuple import CuteError, IntTuple, LawError, crd2idx, idx2crd
 from .layout import Layout, as_layout, make_layout, parse_cute
 from .swizzle import Swizzle, SwizzledLayout
-from .xla import cute_layout, dim_modes, xla_tilings
+from .xla import cute_layout, dim_modes, logical_layout, xla_tilings
 
 __all__ = ["CuteError", "IntTuple", "LawError", "Layout", "Swizzle", "SwizzledLayout",
            "as_layout", "coalesce", "complement", "composition", "crd2idx", "cute_layout",
            "dim_modes",
-           "idx2crd", "left_inverse", "logical_divide", "logical_product", "make_layout",
-           "parse_cute", "right_inverse", "xla_tilings", "zipped_divide", "zipped_product"]
+           "idx2crd", "left_inverse", "logical_divide", "logical_layout", "logical_product",
+           "make_layout", "parse_cute", "right_inverse", "xla_tilings", "zipped_divide",
+           "zipped_product"]
 
 # What other packages ask of this one (`x as x`: re-exported for mypy).
 from .int_tuple import (

@@ -83,6 +83,45 @@ def dim_modes(layout: Layout, rank: int) -> list[Layout]:
     return [layout] if rank == 1 else list(layout.modes())
 
 
+def logical_layout(shape: ShapeLike, *, dims: DimValues | None = None) -> Layout:
+    """The CuTe layout of ``shape``'s logical tensor: :func:`cute_layout`
+    (the padded shape's) with each dim's mode cut to the dim's size, the
+    pieces past it dropped.  Exact where each dim ends at a piece boundary
+    (it is a multiple of the pieces below its last one); a
+    :class:`~tilespec.spec.errors.LayoutError` says where it does not.
+
+    >>> print(logical_layout("f32[8,16]{1,0:T(8,128)}"))
+    (8, 16):(128, 1)
+    >>> print(logical_layout("f32[16,100]{1,0:T(8,128)}"))
+    ((8, 2), 100):((128, 1024), 1)
+    >>> logical_layout("f32[24,300]{1,0:T(8,128)}")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.LayoutError: no exact CuTe layout of the logical tensor of f32[24,300]{1,0:T(8,128)}: dim 1 (300) is no multiple of 128, the pieces its tiles cut below its last (the padded layout is exact: tilespec cute without --logical)
+    """
+    shape = as_shape(shape, dims)
+    padded = cute_layout(shape)
+    modes = []
+    for dim, (n, mode) in enumerate(zip(concrete_dims(shape), dim_modes(padded, shape.rank))):
+        kept: list[tuple[int, int]] = []
+        below = 1
+        for size, stride in mode.flat():
+            if below * size >= n:
+                if n % below:
+                    raise LayoutError(
+                        f"no exact CuTe layout of the logical tensor of {shape}: dim {dim} "
+                        f"({n}) is no multiple of {below}, the pieces its tiles cut below "
+                        "its last (the padded layout is exact: tilespec cute without --logical)")
+                kept.append((n // below, stride))
+                break
+            kept.append((size, stride))
+            below *= size
+        kept = [k for k in kept if k[0] != 1] or kept[-1:]
+        modes.append(Layout(tuple(k[0] for k in kept), tuple(k[1] for k in kept))
+                     if len(kept) > 1 else Layout(*kept[0]))
+    return modes[0] if len(modes) == 1 else make_layout(*modes)
+
+
 class _Digit:
     """A piece of one logical dim; ``top`` marks its dim's most major
     piece, the only one that may pad."""

@@ -29,6 +29,7 @@ Within one run, this process or a ``jobs`` worker asks each bitcast question onc
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import stat
 import sys
@@ -298,7 +299,10 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs == 1 or len(paths) <= 1:
         with remembering():
             return [unit(p, texts.get(p)) for p in paths]
+    # spawn, not fork: a forked child of a process that has started threads
+    # (JAX's, when the caller imported jax) may deadlock, and JAX warns so
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
+                             mp_context=multiprocessing.get_context("spawn"),
                              initializer=remember_in_this_process) as pool:
         return list(pool.map(unit, paths, [texts.get(p) for p in paths]))
 

@@ -9,12 +9,17 @@ bytes go.
 # What other packages ask of this one (`x as x`: re-exported for mypy).
 from .advice import (
     advise as advise,
+    sizes_differ as sizes_differ,
+)
+from .frameworks import (
+    JAX as JAX,
 )
 from .plot import (
     plot as plot,
 )
 from .report import (
     ReportEntry as ReportEntry,
+    disagreements as disagreements,
     human_bytes as human_bytes,
     largest_buffers as largest_buffers,
     read_report as read_report,

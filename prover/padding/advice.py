@@ -49,6 +49,7 @@ from ...spec import (
 from ..bitcast import RESHAPE, is_bitcast, memory_space_violation
 from ..models import same_byte_size, xla_array_bytes
 from ..result import PROVED, REFUTED
+from .frameworks import JAX
 
 #: The TPU tile families: (second-minor, minor) of the first tile.
 TILE_FAMILY = ((8, 128), (4, 128), (2, 128), (1, 128))
@@ -128,11 +129,30 @@ class Alternative:
     proved: bool
     copy_bytes: int
     why: str
+    requestable: bool = True
+
+    @property
+    def sizes_differ(self) -> float | None:
+        """The spec's bytes over XLA's ``ArraySize`` where they differ
+        (``ArraySize`` reads the first tile only), else None."""
+        return sizes_differ(self.spec_bytes, self.xla_bytes)
 
     def to_json(self) -> dict:
         return {"shape": self.shape, "kind": self.kind, "xla_bytes": self.xla_bytes,
                 "spec_bytes": self.spec_bytes, "bitcast": self.bitcast,
-                "proved": self.proved, "copy_bytes": self.copy_bytes, "why": self.why}
+                "proved": self.proved, "copy_bytes": self.copy_bytes, "why": self.why,
+                "requestable": self.requestable, "sizes_differ": self.sizes_differ}
+
+
+def sizes_differ(spec_bytes: int, xla_bytes: int) -> float | None:
+    """``spec_bytes / xla_bytes`` where the two sizes differ, else None.
+
+    >>> sizes_differ(12288, 6144), sizes_differ(64, 64)
+    (2.0, None)
+    """
+    if spec_bytes == xla_bytes:
+        return None
+    return spec_bytes / xla_bytes if xla_bytes else float("inf")
 
 
 @dataclass(frozen=True)
@@ -145,6 +165,9 @@ class Advice:
     unpadded_bytes: int
     breakdown: tuple[Part, ...]
     alternatives: tuple[Alternative, ...] = field(default=())
+    #: Smaller alternatives left out because their tiles or element size are
+    #: not the ones XLA picked (``any_tiles`` False: what a JAX user can request).
+    other_tiles: int = 0
 
     @property
     def factor(self) -> float:
@@ -165,6 +188,8 @@ class Advice:
         return {"shape": self.shape, "xla_bytes": self.xla_bytes,
                 "spec_bytes": self.spec_bytes, "unpadded_bytes": self.unpadded_bytes,
                 "factor": self.factor, "sentence": self.sentence,
+                "sizes_differ": sizes_differ(self.spec_bytes, self.xla_bytes),
+                "other_tiles": self.other_tiles,
                 "breakdown": [p.to_json() for p in self.breakdown],
                 "alternatives": [a.to_json() for a in self.alternatives]}
 
@@ -285,13 +310,13 @@ def _estimate(dims, m2m, tiles, bits) -> int:
     return -(-n * bits // 8)
 
 
-def _candidates(shape: Shape):
+def _candidates(shape: Shape, any_tiles: bool = True):
     dims = tuple(int(d) for d in shape.dims)  # type: ignore[arg-type]
     bits = storage_bits(shape.element_type)
-    element_bits = sorted({shape.element_bits, bits})
+    element_bits = sorted({shape.element_bits, bits}) if any_tiles else [shape.element_bits]
     packed = PACKED_LEVEL.get(bits)
     families: list[tuple[tuple[int, ...], ...]] = [
-        ((a, b),) + ((packed,) if packed else ()) for a, b in TILE_FAMILY]
+        ((a, b),) + ((packed,) if packed else ()) for a, b in TILE_FAMILY] if any_tiles else []
     current_tiles = tuple(t.sizes for t in shape.layout.tiles)
     if current_tiles not in families:
         families.append(current_tiles)
@@ -377,13 +402,16 @@ SAME_SIZE_LIMIT = 1
 
 
 def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = True,
-                 timeout: float = BITCAST_TIMEOUT) -> tuple[Alternative, ...]:
+                 timeout: float = BITCAST_TIMEOUT,
+                 any_tiles: bool = True) -> tuple[Alternative, ...]:
     """The ``limit`` cheapest other layouts and reshapes of ``shape`` by
     XLA's bytes (then the spec's; at equal bytes layouts before reshapes,
     the current tiles first), one per order of the dims; smaller than
     ``shape``, or a reshape of its size that keeps the order and the tiles
     (at most :data:`SAME_SIZE_LIMIT`).
-    A bitcast only where :func:`bitcast_verdict` proved it.  The loop over
+    A bitcast only where :func:`bitcast_verdict` proved it.  ``any_tiles``
+    False: only the tiles and element size ``shape`` has (what a JAX user
+    can request, :data:`~tilespec.prover.padding.frameworks.JAX`).  The loop over
     candidates here is not a search for dims (that is
     :func:`~tilespec.prover.core.search.drive`'s): each candidate is another
     layout of this array, ranked by its size and then asked its own question.
@@ -396,7 +424,8 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
     ranked = sorted(((_estimate(c.dims, c.minor_to_major, c.tiles, c.element_bits),
                       c.kind != "layout", c.tiles != here_tiles,
                       c.element_bits != shape.element_bits, c.minor_to_major != c.order,
-                      n, c) for n, c in enumerate(_candidates(shape))), key=lambda x: x[:6])
+                      n, c) for n, c in enumerate(_candidates(shape, any_tiles))),
+                    key=lambda x: x[:6])
     out: list[Alternative] = []
     seen = {(tuple(shape.dims), shape.layout.minor_to_major)}
     same_size = 0
@@ -417,15 +446,26 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
         same_size += xla == here_xla
         bitcast, proved = bitcast_verdict(shape, alt, decide=decide, timeout=timeout)
         out.append(Alternative(format_shape(alt), c.kind, xla, spec, bitcast, proved,
-                               0 if bitcast else here_xla + xla, c.why or "another layout"))
+                               0 if bitcast else here_xla + xla, c.why or "another layout",
+                               JAX.requestable(shape, alt)))
     return tuple(sorted(out, key=lambda a: (a.xla_bytes, a.spec_bytes, not a.bitcast)))
 
 
 def advise(shape: Shape | str, limit: int = DEFAULT_LIMIT, *, decide: bool = True,
-           timeout: float = BITCAST_TIMEOUT) -> Advice:
+           timeout: float = BITCAST_TIMEOUT, any_tiles: bool = True) -> Advice:
     """Where the bytes of ``shape`` go, and the ``limit`` cheapest
     alternatives (``decide`` False: no solver is asked, and an alternative
-    is a bitcast nowhere, proved only where XLA's verifier rejects it).
+    is a bitcast nowhere, proved only where XLA's verifier rejects it;
+    ``any_tiles`` False: only those a JAX user can request, and
+    ``other_tiles`` counts the smaller ones left out).
+
+    >>> a = advise("bf16[3,1000]{1,0:T(8,128)(2,1)}", decide=False)
+    >>> alt = a.alternatives[0]
+    >>> alt.shape, alt.requestable, alt.sizes_differ
+    ('bf16[3000]{0:T(1,128)(2,1)}', False, 2.0)
+    >>> b = advise("bf16[3,1000]{1,0:T(8,128)(2,1)}", decide=False, any_tiles=False)
+    >>> b.alternatives, b.other_tiles
+    ((), 1)
 
     >>> advise("f32[1024,1024]{1,0:T(8,128)}").factor
     1.0
@@ -438,7 +478,11 @@ def advise(shape: Shape | str, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
         raise ShapeError(f"{format_shape(shape)} has no elements to pad")
     if any(t.combines for t in shape.layout.tiles):
         raise ShapeError(f"{format_shape(shape)}: a '*' tile entry has no size to pad to")
+    if not product(shape.dims):
+        return Advice(format_shape(shape), xla_array_bytes(shape), byte_size(shape),
+                      unpadded_bytes(shape), breakdown(shape))
+    alts = alternatives(shape, limit, decide=decide, timeout=timeout, any_tiles=any_tiles)
+    other = 0 if any_tiles else sum(
+        not a.requestable for a in alternatives(shape, limit, decide=False))
     return Advice(format_shape(shape), xla_array_bytes(shape), byte_size(shape),
-                  unpadded_bytes(shape), breakdown(shape),
-                  alternatives(shape, limit, decide=decide, timeout=timeout)
-                  if product(shape.dims) else ())
+                  unpadded_bytes(shape), breakdown(shape), alts, other)

@@ -3,8 +3,10 @@
 XLA's out-of-memory error lists its largest allocations, each as lines
 ``Size: 32.00G``, ``Shape: s32[8388608,8,4]{2,1,0:T(8,128)}``, ``Unpadded
 size: 1.00G``, ``Extra memory due to padding: 31.00G (32.0x expansion)`` and
-``XLA label: ...`` (a log prefix before each line is ignored).  Sizes are
-printed as :func:`human_bytes` prints them.
+``XLA label: ...``, and where the allocation comes from, ``Operator:
+op_name="..." source_file="..." source_line=N`` (a log prefix before each
+line is ignored).  Sizes are printed as :func:`human_bytes` prints them;
+:func:`disagreements` says where the printed sizes are not the computed ones.
 
 >>> text = '''  1. Size: 6.00G
 ...      Shape: u32[12582912,1]{1,0:T(8,128)}
@@ -55,10 +57,66 @@ class ReportEntry:
     extra: str | None = None
     expansion: float | None = None
     label: str | None = None
+    operator: str | None = None
+
+    @property
+    def source(self) -> str | None:
+        """``file:line`` of the ``Operator:`` line's ``source_file`` and
+        ``source_line``, or None.
+
+        >>> ReportEntry("f32[8]{0}", operator='op_name="jit(f)/mul" '
+        ...             'source_file="/w/model.py" source_line=42').source
+        '/w/model.py:42'
+        """
+        m = re.search(r'source_file="([^"]*)"', self.operator or "")
+        if m is None:
+            return None
+        line = re.search(r"source_line=(\d+)", self.operator or "")
+        return m.group(1) + (f":{line.group(1)}" if line else "")
+
+
+def parse_bytes(text: str) -> float | None:
+    """Bytes of a size as :func:`human_bytes` prints it (to the digits
+    printed), or None where it is no such size.
+
+    >>> parse_bytes("16.00G"), parse_bytes("1.5K"), parse_bytes("12B"), parse_bytes("?")
+    (17179869184.0, 1536.0, 12.0, None)
+    """
+    m = re.fullmatch(r"([\d.]+)\s*([KMGTPE]?)B?", text.strip())
+    if m is None:
+        return None
+    return float(m.group(1)) * 1024 ** " KMGTPE".index(m.group(2) or " ")
+
+
+def disagreements(entry: ReportEntry, xla_bytes: int, unpadded: int) -> tuple[str, ...]:
+    """Where the report's printed ``Size:`` and ``Unpadded size:`` are not
+    the sizes computed for its ``Shape:`` (XLA's ``ArraySize`` and the
+    unpadded bytes), nor its expansion their ratio, each as one sentence
+    with the factor.
+
+    >>> disagreements(ReportEntry("s32[4]{0}", size="32.00G", unpadded="16B"), 16 * 2**30, 16)
+    ('the report prints Size: 32.00G, the shape computes 16.00G: 2x',)
+    """
+    out = []
+    for name, printed, computed in (("Size", entry.size, xla_bytes),
+                                    ("Unpadded size", entry.unpadded, unpadded)):
+        value = parse_bytes(printed or "")
+        if value is None or printed == human_bytes(computed):
+            continue
+        ratio = value / computed if computed else float("inf")
+        out.append(f"the report prints {name}: {printed}, the shape computes "
+                   f"{human_bytes(computed)}: "
+                   + (f"{ratio:.3g}x" if ratio >= 1 else f"1/{1 / ratio:.3g}x"))
+    factor = xla_bytes / unpadded if unpadded else 1.0
+    if entry.expansion is not None and round(factor, 1) != entry.expansion:
+        ratio = entry.expansion / factor
+        out.append(f"the report prints {entry.expansion:g}x expansion, the shape computes "
+                   f"{factor:.3g}x: " + (f"{ratio:.3g}x" if ratio >= 1 else f"1/{1 / ratio:.3g}x"))
+    return tuple(out)
 
 
 _FIELD = re.compile(r"(?:^|\s|\d\.\s)(Size|Shape|Unpadded size|Extra memory due to padding|"
-                    r"XLA label):\s*(.*?)\s*$")
+                    r"XLA label|Operator):\s*(.*?)\s*$")
 
 
 def read_report(text: str) -> tuple[ReportEntry, ...]:
@@ -75,7 +133,7 @@ def read_report(text: str) -> tuple[ReportEntry, ...]:
             entries.append(ReportEntry(shape, fields.get("Size"), fields.get("Unpadded size"),
                                        m.group(1) if m else (extra or None),
                                        float(m.group(2)) if m else None,
-                                       fields.get("XLA label")))
+                                       fields.get("XLA label"), fields.get("Operator")))
         fields.clear()
 
     for line in text.splitlines():

@@ -185,6 +185,39 @@ def legend_lines(scene, lang: str = "en") -> list[str]:
 
 
 
+def wrapped(lines, width: float, font: float) -> list[str]:
+    """``lines`` broken at spaces so that none is wider than ``width`` at
+    ``font`` (same unit; :data:`EM_WIDTH` ems an average character, wide
+    characters as :func:`~tilespec.teach.draw.labels.display_chars` counts
+    them): a caption never runs past the picture.  A clause after ``; ``
+    starts its own line when the whole does not fit.
+
+    >>> wrapped(["tile (2,2): 2 along dim 0 (rows); vermillion lines = tile (2,1)"], 220, 10)
+    ['tile (2,2): 2 along dim 0 (rows);', 'vermillion lines = tile (2,1)']
+    >>> wrapped(["short"], 200, 10)
+    ['short']
+    """
+    room = width / (EM_WIDTH * font)
+    out: list[str] = []
+    for line in lines:
+        if display_chars(line) <= room:
+            out.append(line)
+            continue
+        clauses = [c + ";" for c in line.split("; ")]
+        clauses[-1] = clauses[-1][:-1]
+        for clause in clauses:
+            current = ""
+            for word in clause.split(" "):
+                candidate = f"{current} {word}" if current else word
+                if current and display_chars(candidate) > room:
+                    out.append(current)
+                    current = word
+                else:
+                    current = candidate
+            out.append(current)
+    return out
+
+
 def tile_reach(shape, lang: str = "en") -> str:
     """Which logical dims the first tile's entries run along, in the tile's
     order (physical, major first); in the array panel dim rank-2 is the rows

@@ -33,6 +33,7 @@ from .geometry import (
     slot_positions,
     title_lines,
     word_marks,
+    wrapped,
 )
 from .labels import css_font_family, display_chars, label
 from .palette import (
@@ -63,7 +64,9 @@ def svg(scene, lang: str = "en", fit: bool = False) -> str:
     size in pixels, or with ``fit`` as wide as what holds it (the ``viewBox``
     keeps the proportions), for a page that must fit any window."""
     places, memory_place, span_x, span_y = placement(scene)
-    legend = legend_lines(scene, lang)
+    described = legend_lines(scene, lang)
+    caption = round(0.4 * CELL, 1)
+    legend = wrapped(described, (span_x + 0.1) * CELL, caption)
     height = span_y + 0.8 + 0.7 * len(legend)
     widest = max(len(str(int(p.labels.max()))) for p in (*scene.panels, scene.memory))
     number = _font(widest)
@@ -73,7 +76,7 @@ def svg(scene, lang: str = "en", fit: bool = False) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" {size} '
            f'viewBox="{_n(-0.2)} 0 {_n(span_x + 0.4)} {_n(height)}" '
            f'font-family="{css_font_family(lang)}">',
-           f"<title>{escape(legend[0])}</title><desc>{escape('; '.join(legend[1:]))}</desc>",
+           f"<title>{escape(described[0])}</title><desc>{escape('; '.join(described[1:]))}</desc>",
            '<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" '
            f'patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/>'
            f'<line x1="0" y1="0" x2="0" y2="8" stroke="{PADDING_HATCH}" stroke-width="2"/>'
@@ -89,7 +92,7 @@ def svg(scene, lang: str = "en", fit: bool = False) -> str:
     out += _panel(scene, scene.memory, memory_place, "memory", colours, number, lang)
     for i, line in enumerate(legend):
         out.append(f'<text class="legend" x="0" y="{_n(span_y + 1.1 + 0.7 * i)}" '
-                   f'font-size="{round(0.4 * CELL, 1)}">{escape(line)}</text>')
+                   f'font-size="{caption}">{escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 

@@ -103,8 +103,9 @@ def test_english_words_are_unchanged_by_the_table():
 def test_spanish_uses_the_documents_words():
     words = _texts(picture(parse_array_shape("f32[3,5]{1,0:T(2,2)}"), "es").svg())
     assert "memoria: desplazamiento de cada celda" + "4 por fila; rayado = amortiguado" in words
+    # the caption, wrapped to the picture's width, read as one
     assert ("color + líneas negras = mosaico (2,2): 2 a lo largo de la dim 0 (filas)"
-            " x 2 a lo largo de la dim 1 (columnas)") in words
+            " x 2 a lo largo de la dim 1 (columnas)") in " ".join(words)
 
 
 def test_spanish_padding_words_agree_with_their_noun():
