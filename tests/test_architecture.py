@@ -5,6 +5,7 @@ private names."""
 import ast
 import functools
 import subprocess
+from collections import Counter
 
 import pytest
 from locations import ROOT
@@ -295,3 +296,11 @@ def test_imports_inside_functions_are_only_at_the_boundaries(path):
                 assert root in LAZY_BOUNDARIES, (
                     f"{path}:{node.lineno} imports {root or '(relative)'} inside a function; "
                     f"move it to the top, or name the boundary in LAZY_BOUNDARIES")
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test files by their base name (the tests folder has no
+    ``__init__.py``), so two folders' ``test_corpus.py`` collide: the second
+    is not collected and the run stops with an import-file mismatch."""
+    names = Counter(p.name for p in (ROOT / "tests").rglob("test_*.py"))
+    assert [n for n, k in names.items() if k > 1] == []

@@ -6,7 +6,7 @@ needed, only a described topology) for several chip generations.  Per kernel
 it records whether it compiled, the compiler's message when not, the layouts
 XLA chose for the entry parameters and the custom call's operands and result,
 and the custom call's ``operand_layout_constraints``.
-tests/mosaic/test_corpus.py replays it against tilespec's model without libtpu.
+tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without libtpu.
 
     pip install -e '.[tpu]'
     nice -n 10 python tools/pallas_corpus.py                  # 3,584 kernels: ~15 min
