@@ -155,6 +155,8 @@ def bit_table(layout: LinearLayout) -> list[str]:
 def read_layout(path: Path) -> LinearLayout:
     """A linear layout from a JSON file: ``{"bases": ..., "out_dims": ...}``,
     or a ``--json`` document holding one (its first result's data)."""
+    if "\0" in str(path):  # open() raises ValueError, not OSError, on these
+        raise TilespecError(f"triton --from: {str(path)!r} holds a NUL character")
     try:
         doc = json.loads(path.read_text())
     except OSError as e:

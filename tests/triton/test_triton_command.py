@@ -90,3 +90,11 @@ def test_compare_asks_the_real_triton_and_every_answer_agrees(capsys):
     doc = json.loads(out)
     assert status == 0 and [r["status"] for r in doc["results"]] == ["ok"] * 5
     assert doc["results"][1]["check"] == "apply at 128 inputs equals the real Triton's"
+
+
+@pytest.mark.parametrize("extra", [[], ["--compare"]])
+def test_from_a_file_name_with_a_nul_is_bad_input_not_a_traceback(extra, capsys):
+    """The CLI fuzzer's case: open() raises ValueError (not OSError) on a NUL."""
+    assert main(["triton", "--from", "f1.cc\0", *extra]) == 2
+    err = capsys.readouterr().err
+    assert "NUL" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
