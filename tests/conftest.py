@@ -36,15 +36,23 @@ settings.load_profile("explore" if os.environ.get("TILESPEC_HYPOTHESIS") == "exp
 
 
 def pytest_collection_modifyitems(config, items):
-    """``slow`` tests run only when the ``-m`` expression names them.
+    """``slow`` tests run only when the ``-m`` expression names them, and
+    the integration tests run first.
 
     A ``-m`` on the command line replaces the one in ``addopts`` ("not
     slow"), so without this ``pytest -m "not integration"`` would start the
     long campaigns.
     """
-    if "slow" in (config.option.markexpr or ""):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    if "slow" not in (config.option.markexpr or ""):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    # The modules with integration tests (a real compiler, a subprocess, a
+    # kernel, mypy) are the long ones: run first, they leave the short unit
+    # tests to balance the workers of `-n auto` at the end, instead of one
+    # worker finishing mypy or the XLA tests alone.  Whole modules move, so
+    # a module's fixtures are set up once; the order is otherwise the
+    # collection order (a stable sort), the same in every worker.
+    long = {item.path for item in items if item.get_closest_marker("integration")}
+    items.sort(key=lambda item: item.path not in long)

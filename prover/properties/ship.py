@@ -3,13 +3,17 @@
 ``python -m tilespec.prover.properties.ship`` proves, from nothing (no disk
 cache, no shipped proofs, a fresh process's memory), what every user's
 first proofs cite: the stage theorems and mixed-radix lemma instances of
-:mod:`prover.core.theorems`, and the all-shapes proofs of every property of
-every layout of the catalogue (:mod:`prover.properties.instances`), and
+:mod:`prover.core.theorems` for every stage structure of the class of
+layouts :mod:`prover.properties.covered` lists, and the all-shapes proofs of
+every property of every layout of the catalogue
+(:mod:`prover.properties.instances`), and
 writes them to ``prover/core/shipped_proofs.json``
 (:data:`prover.core.cache.SHIPPED_FILE`), each keyed by the fingerprint of
 the code it is about.  ``--check`` proves them all again the same way and
 compares with the file: exit 0 when the file holds exactly what the code
-that runs proves now, 1 otherwise (a stale or edited file).
+that runs proves now, 1 otherwise (a stale or edited file).  ``--jobs N``
+proves the stage theorems in N processes (each in a cache of its own; the
+records are the same as one process's).
 
 >>> sorted(SHIPPED_RANKS)[:3]
 [0, 1, 2]
@@ -19,25 +23,55 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 from ...spec import parse_array_shape
 from ..core import cache, theorems
 from ..names import PROPERTY_NAMES
+from . import covered
 from .catalogue import CATALOGUE
 from .proof import prove
 
-#: Ranks whose mixed-radix lemma is shipped (XLA's shapes rarely pass 8).
-SHIPPED_RANKS = range(0, 9)
+#: Ranks whose mixed-radix lemma is shipped: every vector length the
+#: covered class's pipelines reach.
+SHIPPED_RANKS = covered.lemma_ranks()
 
 #: Fields compared by ``--check`` (the time and date of a proof differ).
 COMPARED = ("question", "digest", "status", "name")
 
 
-def prove_from_nothing() -> dict[str, dict]:
-    """Every shipped proof, proved now by Z3 in this process: ``{key: record}``."""
+def _prove_structures(root: str, structures) -> None:
+    """A worker of :func:`prove_from_nothing`: the stage theorems of
+    ``structures``, kept in the disk cache under ``root``."""
+    os.environ["TILESPEC_CACHE_DIR"] = root
+    cache.clear_memory()
+    for stage, n in structures:
+        theorems.stage_theorem(stage, n)
+
+
+def _records(root: str) -> dict:
+    os.environ["TILESPEC_CACHE_DIR"] = root
+    cache.clear_memory()
+    path = cache.cache_file()
+    assert path is not None
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def prove_from_nothing(structures=None, jobs: int = 1, catalogue=None) -> dict[str, dict]:
+    """Every shipped proof, proved now by Z3 from nothing: ``{key: record}``.
+
+    ``structures`` (default: all of :func:`prover.properties.covered.stage_structures`)
+    are the stage theorems proved beside the ``catalogue``'s (default: all of
+    :data:`prover.properties.catalogue.CATALOGUE`); ``jobs`` processes prove
+    them."""
+    if structures is None:
+        structures = covered.stage_structures()
+    if catalogue is None:
+        catalogue = CATALOGUE
     saved = {k: os.environ.get(k) for k in ("TILESPEC_CACHE_DIR", "TILESPEC_CACHE",
                                              "TILESPEC_SHIPPED")}
     with tempfile.TemporaryDirectory(prefix="tilespec-ship-") as root:
@@ -47,13 +81,20 @@ def prove_from_nothing() -> dict[str, dict]:
         try:
             for rank in SHIPPED_RANKS:
                 theorems.mixed_radix(rank)
-            for text, _ in CATALOGUE:
+            for text, _ in catalogue:
                 shape = parse_array_shape(text)
                 for prop in PROPERTY_NAMES:
                     prove(shape, prop)
-            path = cache.cache_file()
-            assert path is not None
-            records = json.loads(path.read_text()) if path.exists() else {}
+            records = _records(root)
+            roots = [str(Path(root, f"job{i}")) for i in range(max(1, jobs))]
+            chunks = [list(structures)[i::len(roots)] for i in range(len(roots))]
+            if len(roots) == 1:
+                _prove_structures(roots[0], chunks[0])
+            else:
+                with multiprocessing.get_context("fork").Pool(len(roots)) as pool:
+                    pool.starmap(_prove_structures, zip(roots, chunks))
+            for r in roots:
+                records.update(_records(r))
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -80,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
                     help="prove everything again and compare with the shipped file")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="processes proving the stage theorems (default 1)")
     args = ap.parse_args(argv)
-    now = prove_from_nothing()
+    now = prove_from_nothing(jobs=args.jobs)
     if args.check:
         try:
             shipped = json.loads(cache.SHIPPED_FILE.read_text())

@@ -47,6 +47,15 @@ def facts(a: real.Answer) -> tuple:
 
 
 def test_an_answer_is_the_same_alone_and_in_shuffled_batches():
+    same_alone_and_in_shuffled_batches(alone_from_batch=1)
+
+
+@pytest.mark.slow
+def test_more_answers_are_the_same_alone_and_in_shuffled_batches():
+    same_alone_and_in_shuffled_batches(alone_from_batch=4)
+
+
+def same_alone_and_in_shuffled_batches(alone_from_batch: int) -> None:
     batch = texts(18, 250)
     answers = {t: facts(a) for t, a in zip(batch, real.validate(batch))}
     shuffled = batch[:]
@@ -55,7 +64,7 @@ def test_an_answer_is_the_same_alone_and_in_shuffled_batches():
     again = {t: facts(a) for t, a in zip(shuffled, real.validate(shuffled))}
     alone = {}
     # each text alone is a worker of its own (a jax start): a few suffice
-    for t in batch[:4] + ["pred[]{:L(2)}", "s1[]{:#(u8)}", "u1[]{:*(u8)}"]:
+    for t in batch[:alone_from_batch] + ["pred[]{:L(2)}", "s1[]{:#(u8)}", "u1[]{:*(u8)}"]:
         real.forget()
         alone[t] = facts(real.validate([t])[0])
     assert answers == again

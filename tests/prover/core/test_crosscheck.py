@@ -30,10 +30,19 @@ from tilespec.testing import shapes_with_layout
 
 def test_sampled_differential_verdicts_are_confirmed_by_cvc5():
     """Every answer cvc5 re-checks agrees, the verdicts match enumeration,
-    and over the sample cvc5 did re-check answers."""
+    and over the sample cvc5 did re-check answers (30 more, -m slow)."""
+    _cross_checked_sample(12)
+
+
+@pytest.mark.slow
+def test_a_larger_sample_of_differential_verdicts_is_confirmed_by_cvc5():
+    _cross_checked_sample(30)
+
+
+def _cross_checked_sample(examples: int) -> None:
     seen: Counter = Counter()
 
-    @settings(max_examples=30, deadline=None, database=None,
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(s=shapes_with_layout(max_rank=3, max_dim=7, max_tiles=2, max_elements=256),
            kind=st.sampled_from([None, "off_by_one", "floor", "swap"]),

@@ -6,8 +6,10 @@ an edit of the source; a kept proof about other definitions is not cited."""
 from __future__ import annotations
 
 import ast
+import compileall
 import json
 import os
+import py_compile
 import shutil
 import subprocess
 import sys
@@ -218,6 +220,11 @@ def _copy_package(root: Path) -> Path:
     copy = root / "tilespec"
     shutil.copytree(here, copy, ignore=shutil.ignore_patterns(
         ".*", "__pycache__", "tests", "notebooks", "benchmarks", "docs", "*.egg-info"))
+    # Byte-compiled once, checked against each source's hash on every import
+    # (not its time stamp, which an edit within the same second keeps): an
+    # edited module is compiled from its text, every other one is loaded.
+    compileall.compile_dir(str(copy), quiet=1,
+                           invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
     return copy
 
 

@@ -54,7 +54,7 @@ def check_against_enumeration(shape, kind, timeout) -> Counter:
     return counts
 
 
-@settings(max_examples=40, deadline=None, database=None,
+@settings(max_examples=20, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(shape=SHAPES, kind=KINDS)
 def test_prover_matches_enumeration(shape, kind):
