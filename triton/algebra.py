@@ -275,16 +275,27 @@ def _image_bits(layout: LinearLayout, dims: Iterable[str]) -> int:
 
 def invert_and_compose(layout: LinearLayout, outer: LinearLayout) -> LinearLayout:
     """A ``C`` with ``outer(C(x)) = layout(x)`` (Triton's
-    ``invertAndCompose``): ``outer`` surjective, the out-dims equal (order
-    aside), each of ``outer``'s no smaller.  An in-dim both name with equal
-    bases, whose output bits no other in-dim of either touches, maps by the
-    identity (as Triton 3.9.0 answers); the rest is Triton's least-squares
-    solution with free variables 0.
+    ``invertAndCompose``): the out-dims equal (order aside), each of
+    ``outer``'s no smaller, and ``outer``'s image holding this layout's;
+    ``outer`` need not be surjective (Triton 3.9.0's least squares return
+    nothing, and it asserts "outer layout does not cover this layout's
+    image", only where a pivot falls in this layout's columns).  An in-dim
+    both name with equal bases, whose output bits no other in-dim of either
+    touches, maps by the identity (as Triton 3.9.0 answers); the rest is
+    Triton's least-squares solution with free variables 0.
 
     >>> R = LinearLayout.from_bases([("r", [[1], [2]])], ["x"])
     >>> S = LinearLayout.from_bases([("s", [[2], [1]])], ["x"])
     >>> invert_and_compose(R, S).bases
     (('r', ((2,), (1,))),)
+    >>> half = LinearLayout.from_bases([("s", [[4], [0]])], ["x"], [16], False)
+    >>> invert_and_compose(LinearLayout.from_bases([("r", [[4], [0]])], ["x"], [16], False),
+    ...                    half).bases
+    (('r', ((1,), (0,))),)
+    >>> invert_and_compose(LinearLayout.from_bases([("r", [[1]])], ["x"], [16], False), half)
+    Traceback (most recent call last):
+    ...
+    tilespec.triton.layout.TritonLayoutError: not in the image: invert_and_compose: the layout reaches outputs the outer layout does not
     """
     outs = layout.out_dim_names
     _same_set(outs, outer.out_dim_names, "invert_and_compose")
@@ -294,7 +305,6 @@ def invert_and_compose(layout: LinearLayout, outer: LinearLayout) -> LinearLayou
             raise TritonLayoutError("size", f"invert_and_compose: out-dim {d!r} has size "
                                     f"{b.out_dim_size(d)} here and only {a.out_dim_size(d)} "
                                     "in the outer layout")
-    a.refuse_unless_surjective("invert_and_compose: the outer layout's ")
     b_flat = LinearLayout(b.bases, a.out_dims) if b.out_dims != a.out_dims else b
     same = []
     for d in a.in_dim_names:
@@ -307,11 +317,10 @@ def invert_and_compose(layout: LinearLayout, outer: LinearLayout) -> LinearLayou
                 same.append(d)
     a_rest = [d for d in a.in_dim_names if d not in same]
     b_rest = [d for d in b.in_dim_names if d not in same]
-    if bool(a_rest) != bool(b_rest):
-        raise TritonLayoutError("dims", "invert_and_compose: after the in-dims that map by "
-                                "the identity, one layout has in-dims left and the other none")
+    # where one side has no in-dims left, the least squares still answer (as
+    # Triton 3.9.0 does): zeros into the outer's rest, or "not in the image"
     result = _lstsq(sublayout(a, a_rest, outs), sublayout(b_flat, b_rest, outs)) \
-        if a_rest else LinearLayout([], [])
+        if a_rest or b_rest else LinearLayout([], [])
     for d in same:
         result = product(result, LinearLayout.identity_1d(a.in_dim_size(d), d, d))
     return transpose_outs(transpose_ins(result, b.in_dim_names), a.in_dim_names)
