@@ -21,7 +21,7 @@ expanded extent but the most major is a power of two (padding is fine):
 >>> print(linear_or_refutation("f32[3,5]{1,0:T(2,2)}"))
 f32[3,5]{1,0:T(2,2)} is not F2-linear: offset(a ^ b) != offset(a) ^ offset(b) for a = (0, 2), b = (2, 0): offset((2, 2)) = 16, but 4 ^ 12 = 8
 
-:func:`to_xla` goes back: the XLA layout (row-major or one tile level) of
+:func:`to_xla` goes back: the XLA layout (row-major, one or two tile levels) of
 the dims whose offsets are the linear layout's, or a reason (a basis that
 XORs two offset bits is a swizzle XLA cannot write).
 """
@@ -131,6 +131,21 @@ def _bases(shape: Shape) -> list[list[int]]:
         unit[k] = 0
         out.append(vs)
     return out
+
+
+def _has_bases(shape: Shape, want: list[list[int]]) -> bool:
+    """``_bases(shape) == want``, stopping at the first basis that differs
+    (to_xla's search tries many shapes; most differ at a low bit)."""
+    dims = concrete_dims(shape)
+    if [max(d - 1, 0).bit_length() for d in dims] != [len(vs) for vs in want]:
+        return False
+    order = sorted(((i, k) for k, vs in enumerate(want) for i in range(len(vs))))
+    for i, k in order:
+        unit = [0] * len(dims)
+        unit[k] = 1 << i
+        if offset(shape, unit) != want[k][i]:
+            return False
+    return True
 
 
 def basis_layout(shape: ShapeLike, dims: DimValues | None = None) -> LinearLayout:
@@ -247,12 +262,15 @@ def to_xla(layout: LinearLayout, element_type: str = "f32",
            dims: tuple[int, ...] | None = None) -> Shape:
     """The XLA shape (``element_type``, ``dims``: by default each in-dim's
     size) whose offsets equal ``layout``'s on every element: row-major
-    order of a ``minor_to_major`` and at most one tile level, found by
-    search and checked by :func:`from_xla`.  In-dim ``k`` is dim ``k``; the
-    one out-dim is the offset in elements.
+    order of a ``minor_to_major`` and at most one tile level, else two tile
+    levels whose tiles end where the bases change dim (:func:`tile_bits`),
+    found by search and checked by :func:`from_xla`.  In-dim ``k`` is dim
+    ``k``; the one out-dim is the offset in elements.
 
     >>> print(format_shape(to_xla(from_xla("f32[8,4]{1,0:T(2,2)}"))))
     f32[8,4]{1,0:T(2,2)}
+    >>> print(format_shape(to_xla(from_xla("bf16[16,256]{1,0:T(8,128)(2,1)}"), "bf16")))
+    bf16[16,256]{1,0:T(8,128)(2,1)}
     >>> to_xla(LinearLayout.from_bases([("dim0", [[1], [2]]), ("dim1", [[4], [9]])],
     ...                                ["offset"]))
     Traceback (most recent call last):
@@ -273,13 +291,64 @@ def to_xla(layout: LinearLayout, element_type: str = "f32",
                                 f"{[f'{d} (size {s})' for d, s in layout.in_dims]}")
     want = [[v for (v,) in vs] for _, vs in layout.bases]
     for shape in _candidates(element_type, sizes, layout.total_out_bits):
-        if _bases(shape) == want:
+        if _has_bases(shape, want):
             r = linear_or_refutation(shape)
             if isinstance(r, LinearLayout) and [[v for (v,) in vs] for _, vs in r.bases] \
                     == want:
                 return shape
-    raise TritonLayoutError("no XLA layout", "no row-major order with at most one tile "
-                            f"level of dims {list(sizes)} has these offsets")
+    for shape in _two_level_candidates(element_type, sizes, tile_bits(layout)):
+        if _has_bases(shape, want):
+            r = linear_or_refutation(shape)
+            if isinstance(r, LinearLayout) and [[v for (v,) in vs] for _, vs in r.bases] \
+                    == want:
+                return shape
+    raise TritonLayoutError("no XLA layout", "no row-major order with at most two tile "
+                            f"levels of dims {list(sizes)} has these offsets")
+
+
+def tile_bits(layout: LinearLayout) -> list[list[int]]:
+    """For each in-dim, how many of its low bits can end a tile: the counts
+    of its bits below each offset bit where the in-dim changes (reading the
+    offset bits from the minor end), since a tile holds the low bits of
+    each of its dims and its last offset bit ends a run.
+
+    >>> tile_bits(from_xla("bf16[16,256]{1,0:T(8,128)(2,1)}"))
+    [[0, 1, 3, 4], [0, 7, 8]]
+    """
+    owner = sorted((v.bit_length() - 1, k) for k, (_, vs) in enumerate(layout.bases)
+                   for (v,) in vs)
+    counts = [{0, len(vs)} for _, vs in layout.bases]
+    below = [0] * len(layout.bases)
+    for at, (_, k) in enumerate(owner):
+        if at and owner[at - 1][1] != k:
+            for j, n in enumerate(below):
+                counts[j].add(n)
+        below[k] += 1
+    return [sorted(c) for c in counts]
+
+
+def _two_level_candidates(element_type: str, sizes: tuple[int, ...], bits: list[list[int]]):
+    """XLA shapes of these dims with two tile levels: a first tile over the
+    last 1..rank physical dims, then a second over the last dims of the
+    first (each entry no larger), every tile entry ``2**j`` for a ``j`` of
+    :func:`tile_bits` (where the bases allow a tile to end)."""
+    rank = len(sizes)
+    dims = ",".join(map(str, sizes))
+    for perm in itertools.permutations(range(rank - 1, -1, -1)):     # row-major first
+        m2m = ",".join(map(str, perm))
+        physical = list(reversed(perm))                              # major to minor
+        for width in range(1, rank + 1):
+            for first in itertools.product(*([1 << j for j in bits[d]]
+                                              for d in physical[rank - width:])):
+                for width2 in range(1, width + 1):
+                    for second in itertools.product(*([1 << j for j in bits[d] if 1 << j <= t]
+                                                       for d, t in zip(physical[rank - width2:],
+                                                                       first[width - width2:]))):
+                        if all(t == 1 for t in second) or all(t == 1 for t in first):
+                            continue
+                        t1, t2 = ",".join(map(str, first)), ",".join(map(str, second))
+                        yield parse_array_shape(f"{element_type}[{dims}]{{{m2m}:T({t1})"
+                                                f"({t2})}}")
 
 
 def _candidates(element_type: str, sizes: tuple[int, ...], out_bits: int):
