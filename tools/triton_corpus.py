@@ -20,7 +20,11 @@ Three kinds of query, each a JSON object the worker takes:
   apply of the per-bit bases at the refutation's ``a ^ b``;
 - ``swizzle``: Triton's linear layout of ``SwizzledSharedEncodingAttr(vec,
   perPhase, maxPhase, order)`` on 2-D shapes;
-- ``constructor``: identity_1d, strided_1d and zeros_1d.
+- ``constructor``: identity_1d, strided_1d and zeros_1d;
+- ``edge``: invert_and_compose where the random layouts seldom go: an
+  outer layout larger or smaller than this one, not surjective, or with
+  no in-dims left (or only this one with some) after the in-dims that map
+  by the identity.
 
     pip install -e '.[triton]'
     nice python tools/triton_corpus.py                  # ~5 minutes on one core
@@ -236,6 +240,28 @@ def constructor_queries() -> list[dict]:
     return out
 
 
+def edge_queries() -> list[dict]:
+    """invert_and_compose's corners, each (this, outer) as bases and
+    out-dims."""
+    def ll(bases, out_dims):
+        return {"bases": bases, "out_dims": out_dims}
+    pairs = [
+        (ll([["r", [[1], [2]]]], [["x", 4]]), ll([["s", [[4], [1], [2]]]], [["x", 8]])),
+        (ll([["s", [[4], [1], [2]]]], [["x", 8]]), ll([["r", [[1], [2]]]], [["x", 4]])),
+        (ll([["r", [[1], [2]]]], [["x", 8]]), ll([["r", [[1], [2]]], ["s", [[4]]]], [["x", 8]])),
+        (ll([["r", [[1], [2]]]], [["x", 4]]), ll([["r", [[1], [2]]]], [["y", 4]])),
+        (ll([["r", [[1]]], ["t", [[1]]]], [["x", 2]]), ll([["r", [[1]]]], [["x", 2]])),
+        (ll([["r", [[1], [2]]], ["t", [[0]]]], [["x", 4]]), ll([["r", [[1], [2]]]], [["x", 4]])),
+        (ll([["r", [[1]]], ["t", [[2]]]], [["x", 4]]), ll([["r", [[1]]]], [["x", 4]])),
+        (ll([["r", [[1]]]], [["x", 8]]), ll([["r", [[1]]], ["s", [[0]]]], [["x", 8]])),
+        (ll([["r", [[4]]]], [["x", 8]]), ll([["s", [[4], [4]]]], [["x", 8]])),
+        (ll([["r", [[2]]]], [["x", 8]]), ll([["s", [[4], [4]]]], [["x", 8]])),
+        (ll([["r", [[1, 0]]]], [["x", 2], ["y", 2]]), ll([["s", [[0, 1], [1, 0]]]],
+                                                          [["y", 2], ["x", 2]])),
+    ]
+    return [{"op": "invert_and_compose", "layout": a, "other": b} for a, b in pairs]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python tools/triton_corpus.py",
                                 description=__doc__.split("\n\n")[0])
@@ -249,7 +275,8 @@ def main(argv=None) -> int:
     queries = ([("random", q) for q in random_queries(rng, args.layouts)]
                + [("xla", q) for q in xla_queries(rng, args.shapes)]
                + [("swizzle", q) for q in swizzle_queries()]
-               + [("constructor", q) for q in constructor_queries()])
+               + [("constructor", q) for q in constructor_queries()]
+               + [("edge", q) for q in edge_queries()])
     start = time.perf_counter()
     replies = real.ask([q for _, q in queries])
     seconds = time.perf_counter() - start
