@@ -358,11 +358,11 @@ def test_invert_and_compose_answers_as_triton_where_the_outer_layout_only_covers
     # Triton 3.9.0 answers where the outer layout is not surjective but its
     # image holds this layout's: tilespec's answer is Triton's, and the law
     # outer(C(x)) == A(x) is proved for it on every input (here for every
-    # fourth case, to keep the suite fast; the slow test below proves all)
+    # eighth case, to keep the suite fast; the slow test below proves all)
     found = covered_not_surjective()
     for k, (a, outer, answer) in enumerate(found):
         assert invert_and_compose(a, outer) == answer, (a, outer)
-        if k % 4 == 0:
+        if k % 8 == 0:
             assert prove_law("invert_and_compose", a, outer,
                              result=answer).status == "proved", (a, outer)
     assert len(found) >= 20
