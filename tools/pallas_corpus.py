@@ -95,6 +95,10 @@ def layout_grid(chips):
 #: follows (-> boundary.json.gz).
 BOUNDARY_ROWS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 128)
 BOUNDARY_COLS = (128, 256, 512, 1024, 2048, 3072)
+#: Columns between those, at 16 rows, to place the boundary exactly.
+BOUNDARY_FINE_COLS = (640, 768, 896, 1152, 1280, 1536, 1792, 2304, 4096)
+#: Rows around 32 (and multiples of it) for the bool adds.
+BOUNDARY_FINE_ROWS = (31, 33, 40, 56, 96, 160, 256)
 BOUNDARY_DTYPES = ("s8", "f8e4m3fn", "s4", "pred", "bf16")
 
 
@@ -104,15 +108,16 @@ def boundary_grid(chips):
     out = []
     for chip in chips:
         for dtype in BOUNDARY_DTYPES:
-            for r in BOUNDARY_ROWS:
-                for c in BOUNDARY_COLS:
-                    out.append({"kernel": "reshape", "chip": chip, "dtype": dtype,
-                                "shape": [r, c], "block": [r, c]})
-        for r in (8, 16, 24, 32, 48, 64, 128):
-            for c in BOUNDARY_COLS:
-                for kernel in ("add", "copy"):
-                    out.append({"kernel": kernel, "chip": chip, "dtype": "pred",
-                                "shape": [r, c], "block": [8, 128]})
+            cells = [(r, c) for r in BOUNDARY_ROWS for c in BOUNDARY_COLS]
+            cells += [(16, c) for c in BOUNDARY_FINE_COLS]
+            for r, c in cells:
+                out.append({"kernel": "reshape", "chip": chip, "dtype": dtype,
+                            "shape": [r, c], "block": [r, c]})
+        cells = [(r, c) for r in (8, 16, 24, 32, 48, 64, 128) for c in BOUNDARY_COLS]
+        for r, c in cells + [(r, 128) for r in BOUNDARY_FINE_ROWS]:
+            for kernel in ("add", "copy"):
+                out.append({"kernel": kernel, "chip": chip, "dtype": "pred",
+                            "shape": [r, c], "block": [8, 128]})
     return out
 
 
