@@ -155,3 +155,25 @@ def test_a_block_check_names_the_nearest_blocks_that_compile(capsys):
     data = doc["results"][0]["data"]
     assert status == 1 and data["check"] == "pallas-block-shape"
     assert data["nearest_blocks"][0] == [8, 128]
+
+
+@pytest.mark.tpu
+@pytest.mark.slow
+@pytest.mark.integration
+def test_the_compiler_still_answers_the_issue_record():
+    pytest.importorskip("libtpu")
+    import os
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import pallas_corpus
+
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    recorded = [k for k in json.load(gzip.open(DATA / "issues.json.gz", "rt"))["kernels"]
+                if k["chip"] == "v5e"]
+    fields = ("kernel", "chip", "dtype", "shape", "block")
+    answers = pallas_corpus._run_chip("v5e", [{f: k[f] for f in fields} for k in recorded],
+                                      sys.stderr)
+    for k, a in zip(recorded, answers):
+        assert a["accepted"] == k["accepted"], (k["kernel"], a)
+        if not a["accepted"]:
+            assert check_of(a["message"]) == check_of(k["message"])
