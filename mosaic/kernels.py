@@ -168,7 +168,7 @@ def flatten_failure(element_type: str, columns: int, chip: str) -> tuple[str, st
 
     This follows the compiler, not the open source: read off
     tests/data/pallas/boundary.json.gz (whole-block reshapes of 1 to 128
-    rows and 128 to 4096 columns on v4 and v5p; the row count past 1 does
+    rows and 128 to 4096 columns on v4, v5e and v5p; the row count past 1 does
     not matter).  A row of a bool block (an i1 vector, one element per
     32-bit word) flattens when it is whole vregs; a row that divides one
     vreg aborts (``tilesPerVreg``: ``rem == 0``), any other is a shape cast

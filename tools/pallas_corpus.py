@@ -11,7 +11,7 @@ tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without l
     pip install -e '.[tpu]'
     nice -n 10 python tools/pallas_corpus.py                  # 3,584 kernels: ~15 min
     nice -n 10 python tools/pallas_corpus.py --grid layouts --chips v4 v5e v6e   # 324: ~20 min
-    nice -n 10 python tools/pallas_corpus.py --grid boundary --chips v4 v5p  # 886: ~30 min
+    nice -n 10 python tools/pallas_corpus.py --grid boundary --chips v4 v5e v5p  # 1,329: ~45 min
     nice -n 10 python tools/pallas_corpus.py --grid issues --chips v4 v5e v6e # 18: ~2 min
     python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
 
