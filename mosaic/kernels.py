@@ -25,8 +25,8 @@ from ..spec import TilespecError
 from .blocks import block_sizes, misaligned_block, pallas_block_failure
 from .memref import GENERATIONS, SUBLANES, memref_bitwidth, memref_tiling, xla_layout_text
 
-__all__ = ["KINDS", "Kernel", "Operand", "Verdict", "body_failure", "kernel_operands",
-           "predict"]
+__all__ = ["KINDS", "Kernel", "Operand", "Verdict", "body_failure", "flatten_failure",
+           "kernel_operands", "predict", "xla_failure"]
 
 KINDS = ("copy", "add", "reduce", "transpose", "reshape")
 
@@ -153,9 +153,77 @@ def body_failure(kind: str, element_type: str, block, chip: str) -> tuple[str, s
         # 8 bits from v5 on
         return "masking", (f"a rank-1 block of {sizes[0]} {bits}-bit elements ends inside a "
                            f"packed word; {chip} cannot mask {bits}-bit sub-elements")
-    if kind == "reshape" and element_type == "pred":
-        # observed: libtpu 0.0.42.1 aborts in tilesPerVreg (rem == 0) on an i1 vector
-        return "abort", "flattening a bool block aborts the compiler (Check failed: rem == 0)"
+    if kind == "reshape" and len(sizes) == 2 and sizes[0] > 1:
+        return flatten_failure(element_type, sizes[1], chip)
+    return None
+
+
+#: 32-bit words in a vreg (8 sublanes x 128 lanes).
+VREG_WORDS = 8 * 128
+
+
+def flatten_failure(element_type: str, columns: int, chip: str) -> tuple[str, str] | None:
+    """The check flattening a block of two or more rows of ``columns``
+    (a multiple of 128) into one vector fails in libtpu 0.0.42.1, and why.
+
+    This follows the compiler, not the open source: read off
+    tests/data/pallas/boundary.json.gz (whole-block reshapes of 1 to 128
+    rows and 128 to 4096 columns on v4, v5e and v5p; the row count past 1 does
+    not matter).  A row of a bool block (an i1 vector, one element per
+    32-bit word) flattens when it is whole vregs; a row that divides one
+    vreg aborts (``tilesPerVreg``: ``rem == 0``), any other is a shape cast
+    Mosaic does not do.  A row of a packed type flattens when it divides
+    the vreg's 1,024 words; other rows are a shape cast for 4 bits, and for
+    8 bits on v4 a packed word to mask in part ("Expected mask vector
+    type"), unless the row is whole vregs (4,096 elements).
+
+    >>> flatten_failure("s8", 3072, "v4")[0], flatten_failure("s8", 3072, "v5e")
+    ('masking', None)
+    >>> flatten_failure("pred", 512, "v5e")[0], flatten_failure("pred", 2048, "v5e")
+    ('abort', None)
+    """
+    bits = memref_bitwidth(element_type) if element_type != "pred" else 1
+    if element_type == "pred":
+        if columns % VREG_WORDS == 0:
+            return None
+        if VREG_WORDS % columns == 0:
+            return "abort", (f"flattening bool rows of {columns} (less than the vreg's "
+                             f"{VREG_WORDS} words) aborts the compiler (Check failed: rem == 0)")
+        return "shape-cast", (f"flattening bool rows of {columns} (not whole vregs of "
+                              f"{VREG_WORDS}) is a shape cast Mosaic does not do")
+    if bits >= 16 or VREG_WORDS % columns == 0:
+        return None
+    if bits == 4:
+        return "shape-cast", (f"flattening rows of {columns} 4-bit elements (not dividing a "
+                              f"vreg's {VREG_WORDS} words) is a shape cast Mosaic does not do")
+    if bits == 8 and GENERATIONS[chip] < 5 and columns % (VREG_WORDS * 32 // bits):
+        return "masking", (f"flattening rows of {columns} 8-bit elements ends rows inside "
+                           f"packed words; {chip} cannot mask 8-bit sub-elements")
+    return None
+
+
+def xla_failure(kernel: Kernel) -> str | None:
+    """Why XLA's TPU compiler aborts on the program around the kernel, before
+    Mosaic sees it; None when it does not.
+
+    Read off libtpu 0.0.42.1 (tests/data/pallas/boundary.json.gz): on v5p,
+    the two bool -> int32 converts before an ``add`` of two bool arrays of
+    32, 96 or 160 rows abort in ``fusion_emitter.cc`` ("Cannot find a valid
+    window"), whatever the columns and blocks; 8 to 64, 128 and 256 rows do
+    not, nor does v4, v5e or v6e, nor a copy of one bool array.  The rule
+    below (an odd number of 32-row groups) fits every row count recorded,
+    up to 256.
+
+    >>> xla_failure(Kernel("add", (Operand((96, 128), "pred", (8, 128)),), "v5p"))[:21]
+    "XLA's convert of bool"
+    >>> xla_failure(Kernel("add", (Operand((64, 128), "pred", (8, 128)),), "v5p")) is None
+    True
+    """
+    x = kernel.inputs[0]
+    if (kernel.kind == "add" and x.element_type == "pred" and kernel.chip == "v5p"
+            and len(x.shape) == 2 and x.shape[0] % 64 == 32):
+        return (f"XLA's convert of bool {x.text} to int32 before the kernel aborts on v5p "
+                f"(fusion_emitter.cc: Cannot find a valid window)")
     return None
 
 
@@ -222,6 +290,9 @@ def predict(kernel: Kernel) -> Verdict:
         if why:
             check = "pallas-block-shape" if len(o.shape) >= 2 else "pallas-block-shape-1d"
             return Verdict(False, check, why, layouts, o.text, copies)
+    why = xla_failure(kernel)
+    if why:
+        return Verdict(False, "abort", why, layouts, kernel.inputs[0].text, copies)
     for o in ins:
         if o.tiling is not None:
             failure, _, _ = given_tiling(o)

@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CHECKS", "Message", "check_of", "read_message"]
+from .vector_layout import ImplicitDim, MosaicCheckFailure, VectorLayout
+
+__all__ = ["CHECKS", "Message", "check_of", "layout_note", "operand_layouts", "read_message"]
 
 #: Each check a kernel can fail, in the order the compiler meets them, and
 #: how its message begins (a regular expression over the text).
@@ -131,3 +133,71 @@ def read_message(text: str) -> Message:
         return Message("misaligned-block-E2002", text, int(op.group(1)) if op else None,
                        tiling=_ints(m.group(2)), block=_ints(m.group(3)))
     return Message(check, text)
+
+
+_VPAD = re.compile(r'#tpu\.vpad<"(\d+),\{([\d*]+),([\d*]+)\},\((\d+),(\d+)\)(?:,(-\d(?:,-\d)?))?">')
+_OPERANDS = re.compile(r" : \(([^)]*)\)\s*->")
+_VECTOR = re.compile(r"vector<((?:\d+x)*)\w+>")
+
+
+def operand_layouts(text: str) -> list[tuple[VectorLayout, tuple[int, ...]]]:
+    """The ``in_layout`` of the MLIR operation a Mosaic message shows, each
+    with the shape of the vector operand it lays out.
+
+    >>> op = ('"vector.broadcast"(%76) {in_layout = [#tpu.vpad<"32,{*,128},(8,128)">]} : '
+    ...       '(vector<1x128xi32>) -> vector<8x128xi32>')
+    >>> [(str(v), s) for v, s in operand_layouts(op)]
+    [('32,{*,128},(8,128)', (1, 128))]
+    """
+    ins = re.search(r"in_layout = \[([^\]]*)\]", text)
+    ops = _OPERANDS.search(text)
+    if not ins or not ops:
+        return []
+    shapes = [tuple(int(d) for d in m.group(1).split("x") if d)
+              for m in _VECTOR.finditer(ops.group(1))]
+    layouts = []
+    for m in _VPAD.finditer(ins.group(1)):
+        bits, o0, o1, t0, t1, implicit = m.groups()
+        offsets = tuple(None if o == "*" else int(o) for o in (o0, o1))
+        layouts.append(VectorLayout(int(bits), (offsets[0], offsets[1]), (int(t0), int(t1)),
+                                    ImplicitDim(implicit) if implicit else ImplicitDim.NONE))
+    return list(zip(layouts, shapes))
+
+
+def layout_note(text: str) -> str | None:
+    """Why Mosaic's message is what it is, from the layouts it names: an
+    "Invalid input layout" names the operand layout ``VectorLayout::isValid``
+    refuses and why; the CHECK of ``getImplicitTiledVals`` is a rank-1 value
+    under a layout that covers two dims (jax-ml/jax#39366, reproduced with
+    libtpu 0.0.42.1: tests/data/pallas/issues.json.gz).
+
+    >>> layout_note('Invalid input layout ... in_layout = [#tpu.vpad<"32,{*,128},(8,128)">] '
+    ...             '} : (vector<1x128xi32>) -> vector<8x128xi32>')
+    'operand 0 (vector<1x128>) has layout 32,{*,128},(8,128): its lane offset 128 is not below the vreg slice of 128 lanes'
+    """
+    if check_of(text) == "invalid-input-layout":
+        for i, (layout, shape) in enumerate(operand_layouts(text)):
+            if layout.is_valid(shape=shape):
+                continue
+            what = f"operand {i} (vector<{'x'.join(map(str, shape))}>) has layout {layout}: "
+            if len(shape) < layout.layout_rank:
+                return what + (f"it covers {layout.layout_rank} dims of a rank-{len(shape)} "
+                               f"value (no implicit dim)")
+            try:
+                rows, lanes = layout.vreg_slice()
+            except MosaicCheckFailure:
+                return what + "its tiling does not fit a vreg"
+            for name, o, n in (("sublane", layout.offsets[0], rows),
+                               ("lane", layout.offsets[1], lanes)):
+                if o is not None and not 0 <= o < n:
+                    return what + (f"its {name} offset {o} is not below the vreg slice of "
+                                   f"{n} {name}s")
+            return what + "its tiling is not a whole number of sublanes dividing the vreg's"
+    m = re.search(r"arr\.size\(\) >= layout_rank\(implicit_dim\) \((\d+) vs\. (\d+)\)",
+                  text)
+    if m:
+        return (f"a rank-{m.group(1)} value under a vector layout that covers {m.group(2)} dims "
+                f"(no implicit dim): getImplicitTiledVals's CHECK aborts the compiler (reached "
+                f"from inferReshape in libtpu 0.0.42.1, from VectorLayout::join in "
+                f"jax-ml/jax#39366); keep the value rank 2, e.g. (1, n)")
+    return None

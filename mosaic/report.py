@@ -20,7 +20,7 @@ from ..spec import Shape, concrete_dims, format_shape, parse_array_shape
 from .compare import LayoutMatch, compare_layouts
 from .kernels import Kernel, Operand, Verdict, predict
 from .memref import memref_bitwidth, memref_tiling, xla_layout_text
-from .messages import Message, read_message
+from .messages import Message, layout_note, read_message
 
 __all__ = ["PallasReport", "layouts_in_module", "nearest_blocks", "pallas_report"]
 
@@ -127,6 +127,9 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
                                                        xla.layout.memory_space))
             pairs.append(compare_layouts(xla, mosaic))
     notes = []
+    why = layout_note(error) if error else None
+    if why:
+        notes.append(why)
     if message is not None and message.xla_layout and message.mosaic_layout:
         xla, mosaic = (parse_array_shape(message.xla_layout),
                        parse_array_shape(message.mosaic_layout))

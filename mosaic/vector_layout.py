@@ -186,9 +186,18 @@ class VectorLayout:
         """``vregSlice``: the (rows, columns) of the value one vreg covers."""
         return (self.tiling[0], self.tiles_per_vreg(target) * self.tiling[1])
 
-    def is_valid(self, target=TARGET_SHAPE) -> bool:
+    def is_valid(self, target=TARGET_SHAPE, shape=None) -> bool:
         """``isValid``: offsets inside the vreg slice, and each tile a whole
-        number of sublanes that divides the vreg's sublanes."""
+        number of sublanes that divides the vreg's sublanes; for a value of
+        ``shape``, also no more dims covered than the value has (libtpu
+        0.0.42.1 answers "Invalid input layout" for a rank-1 vector laid out
+        with no implicit dim: tests/data/pallas/issues.json.gz).
+
+        >>> VectorLayout(32, (0, 0), (8, 128)).is_valid(shape=(256,))
+        False
+        """
+        if shape is not None and len(tuple(shape)) < self.layout_rank:
+            return False
         try:
             vs = self.vreg_slice(target)
         except MosaicCheckFailure:
@@ -200,9 +209,21 @@ class VectorLayout:
 
     def implicit_tiled_dims(self, shape, implicit_value: int = 1) -> tuple[int, int]:
         """``getImplicitTiledDims``: the two minor dims of ``shape`` with the
-        implicit ones inserted as ``implicit_value``."""
+        implicit ones inserted as ``implicit_value``.  A value of fewer dims
+        than the layout covers fails ``getImplicitTiledVals``'s CHECK, which
+        aborts the compiler (libtpu 0.0.42.1 on a rank-1 gather, recorded in
+        tests/data/pallas/issues.json.gz; jax-ml/jax#39366).
+
+        >>> VectorLayout(32, (0, 0), (8, 128)).implicit_tiled_dims((256,))
+        Traceback (most recent call last):
+        ...
+        tilespec.mosaic.vector_layout.MosaicCheckFailure: Check failed: arr.size() >= layout_rank(implicit_dim) (1 vs. 2)
+        """
         second, minor = self.implicit_dim.implicit
         dims = list(shape)
+        if len(dims) < self.layout_rank:
+            raise MosaicCheckFailure(f"Check failed: arr.size() >= layout_rank(implicit_dim) "
+                                     f"({len(dims)} vs. {self.layout_rank})")
         if second and minor:
             return (implicit_value, implicit_value)
         if second:

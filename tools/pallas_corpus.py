@@ -11,6 +11,8 @@ tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without l
     pip install -e '.[tpu]'
     nice -n 10 python tools/pallas_corpus.py                  # 3,584 kernels: ~15 min
     nice -n 10 python tools/pallas_corpus.py --grid layouts --chips v4 v5e v6e   # 324: ~20 min
+    nice -n 10 python tools/pallas_corpus.py --grid boundary --chips v4 v5e v5p  # 1,329: ~45 min
+    nice -n 10 python tools/pallas_corpus.py --grid issues --chips v4 v5e v6e # 18: ~2 min
     python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
 
 Each chip's kernels are compiled in a worker process (this file with
@@ -90,6 +92,88 @@ def layout_grid(chips):
     return out
 
 
+#: The boundary grid: neighbours of the kernels the first model got wrong,
+#: one dim, block or type varied at a time, to find the rule the compiler
+#: follows (-> boundary.json.gz).
+BOUNDARY_ROWS = (1, 2, 4, 8, 16, 24, 32, 48, 64, 128)
+BOUNDARY_COLS = (128, 256, 512, 1024, 2048, 3072)
+#: Columns between those, at 16 rows, to place the boundary exactly.
+BOUNDARY_FINE_COLS = (640, 768, 896, 1152, 1280, 1536, 1792, 2304, 4096)
+#: Rows around 32 (and multiples of it) for the bool adds.
+BOUNDARY_FINE_ROWS = (31, 33, 40, 56, 96, 160, 256)
+BOUNDARY_DTYPES = ("s8", "f8e4m3fn", "s4", "pred", "bf16")
+
+
+def boundary_grid(chips):
+    """Whole-array reshapes of packed and bool types over rows x columns, and
+    bool adds of (8,128) blocks over array shapes (v5p's XLA aborts on some)."""
+    out = []
+    for chip in chips:
+        for dtype in BOUNDARY_DTYPES:
+            cells = [(r, c) for r in BOUNDARY_ROWS for c in BOUNDARY_COLS]
+            cells += [(16, c) for c in BOUNDARY_FINE_COLS]
+            for r, c in cells:
+                out.append({"kernel": "reshape", "chip": chip, "dtype": dtype,
+                            "shape": [r, c], "block": [r, c]})
+        cells = [(r, c) for r in (8, 16, 24, 32, 48, 64, 128) for c in BOUNDARY_COLS]
+        for r, c in cells + [(r, 128) for r in BOUNDARY_FINE_ROWS]:
+            for kernel in ("add", "copy"):
+                out.append({"kernel": kernel, "chip": chip, "dtype": "pred",
+                            "shape": [r, c], "block": [8, 128]})
+    return out
+
+
+#: Kernels after the reports jax-ml/jax#39366 (a gather in a rank-1 block)
+#: and jax-ml/jax#34001 (a (1,128) slice of a row broadcast to (8,128)
+#: lanes, then a take_along_axis), rebuilt from the issues' text (their
+#: exact scripts are not reproduced here) -> issues.json.gz.
+ISSUE_KERNELS = ("jax-39366-take", "jax-39366-flat-take", "jax-34001-iota", "jax-34001-max",
+                 "jax-34001-argmax", "jax-34001-row")
+
+
+def issue_grid(chips):
+    """The kernels of :data:`ISSUE_KERNELS` on each chip."""
+    shapes = {"jax-39366-take": [128], "jax-39366-flat-take": [32, 128]}
+    return [{"kernel": k, "chip": chip, "dtype": "f32" if "34001" in k else "s32",
+             "shape": shapes.get(k, [128, 256]), "block": shapes.get(k, [128, 256])}
+            for chip in chips for k in ISSUE_KERNELS]
+
+
+def _build_issue(k):
+    """An issue's kernel: 39366's gathers of a rank-1 f32 payload of 256 by
+    s32 offsets of ``shape``; 34001's gathers of (8,128) lanes of an f32
+    (n,b) block by a (1,128) slice of a row broadcast to 8 sublanes."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+    name, shape = k["kernel"], tuple(k["shape"])
+    if name.startswith("jax-39366"):
+        def body(off_ref, pay_ref, o_ref):
+            offsets = off_ref[...]
+            if name == "jax-39366-flat-take":
+                offsets = offsets.reshape(-1)
+            got = jnp.take_along_axis(pay_ref[...], offsets, axis=0)
+            o_ref[...] = got.reshape(shape)
+        f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(shape, jnp.float32))
+        return f, [(shape, jnp.dtype("int32")), ((256,), jnp.dtype("float32"))]
+    n, b = shape
+    row = {"jax-34001-iota": lambda x: jax.lax.broadcasted_iota(jnp.int32, (1, b), 1),
+           "jax-34001-max": lambda x: jnp.max(x, axis=0, keepdims=True).astype(jnp.int32),
+           "jax-34001-argmax": lambda x: jnp.argmax(x, axis=0, keepdims=True).astype(jnp.int32),
+           "jax-34001-row": lambda x: x[0:1, :].astype(jnp.int32)}[name]
+
+    def body(x_ref, o_ref):
+        x = x_ref[...]
+        r = row(x)
+        for j in range(b // 128):
+            lanes = slice(j * 128, (j + 1) * 128)
+            idx = jnp.broadcast_to(r[:, lanes], (8, 128)) % 128
+            o_ref[0:8, lanes] = jnp.take_along_axis(x[0:8, lanes], idx, axis=1)
+    f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(shape, jnp.float32))
+    return f, [(shape, jnp.dtype("float32"))]
+
+
 def grid(chips):
     """Every kernel of the corpus, as the dicts the worker takes."""
     out = []
@@ -117,6 +201,8 @@ def _build(k):
     import jax.numpy as jnp
     from jax.experimental import pallas as pl
 
+    if k["kernel"].startswith("jax-"):
+        return _build_issue(k)
     dtype = jnp.dtype(DTYPES[k["dtype"]])
     shape, block = tuple(k["shape"]), tuple(k["block"])
     sizes = tuple(1 if b is None else b for b in block)
@@ -278,17 +364,20 @@ def main(argv=None) -> int:
     p.add_argument("--chips", nargs="+", default=["v4", "v5e", "v6e", "v5p"],
                    choices=sorted(CHIPS))
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels per chip")
-    p.add_argument("--grid", choices=("kernels", "layouts"), default="kernels",
+    p.add_argument("--grid", choices=("kernels", "layouts", "boundary", "issues"), default="kernels",
                    help="kernels: the five kernels over shapes, types and blocks; layouts: "
-                        "copies whose input XLA is given a tiling (-> layouts.json.gz)")
+                        "copies whose input XLA is given a tiling (-> layouts.json.gz); "
+                        "boundary: neighbours of the model's old misses (-> boundary.json.gz); "
+                        "issues: kernels after jax-ml/jax#39366 and #34001 (-> issues.json.gz)")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     if args.out is None:
-        args.out = OUT if args.grid == "kernels" else OUT.with_name("layouts.json.gz")
+        args.out = OUT if args.grid == "kernels" else OUT.with_name(f"{args.grid}.json.gz")
     start = time.perf_counter()
     records = []
     for chip in args.chips:
-        kernels = (layout_grid if args.grid == "layouts" else grid)([chip])
+        kernels = {"layouts": layout_grid, "boundary": boundary_grid, "issues": issue_grid,
+                   "kernels": grid}[args.grid]([chip])
         if args.limit:
             kernels = kernels[:args.limit]
         for k, a in zip(kernels, _run_chip(chip, kernels, sys.stderr)):

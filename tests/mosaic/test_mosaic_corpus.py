@@ -3,7 +3,8 @@ tests/data/pallas/corpus.json.gz holds ~3,600 Pallas TPU kernels (copy, add,
 reduce, transpose, reshape over shapes, element types and block shapes) that
 libtpu 0.0.42.1 compiled for v4, v5e, v6e and v5p, with its verdict, its
 message and the layouts XLA gave the custom call's operands and result;
-layouts.json.gz holds copies whose input XLA was given a tiling of its own.
+layouts.json.gz holds copies whose input XLA was given a tiling of its own;
+boundary.json.gz the neighbours that place each rule of the body's lowering.
 tools/pallas_corpus.py regenerates both; the replay needs no libtpu.
 """
 
@@ -77,33 +78,29 @@ def test_the_corpus_is_the_grid_the_issue_asks_for():
                               if not k["accepted"] and not check_of(k["message"])][:3]
 
 
-#: Kernels the model gets wrong today, on the chips listed, and why: the
-#: compiler's rule is not known yet.  The test fails when one is fixed.
-KNOWN = {
-    ("reshape", "s8", (16, 3072), (16, 3072)): ({"v4"}, "v4 masks the flattened 16-row s8 "
-                                                "block ('Expected mask vector type')"),
-    ("reshape", "f8e4m3fn", (16, 3072), (16, 3072)): ({"v4"}, "as s8"),
-    ("reshape", "f8e5m2", (16, 3072), (16, 3072)): ({"v4"}, "as s8"),
-    ("reshape", "s4", (16, 3072), (16, 3072)): ({"v4", "v5e", "v6e", "v5p"},
-                                                "an unsupported shape cast of 16 s4 rows"),
-    ("reshape", "pred", (16, 3072), (16, 3072)): ({"v4", "v5e", "v6e", "v5p"},
-                                                  "flattening bool blocks aborts for 8 or 64 "
-                                                  "rows but not for 16"),
-    ("reshape", "pred", (1, 128), (1, 128)): ({"v4", "v5e", "v6e", "v5p"}, "as above, 1 row"),
-    ("add", "pred", (32, 512), (16, 128)): ({"v5p"}, "v5p's XLA aborts on the bool -> s32 "
-                                           "convert before the kernel (fusion_emitter.cc)"),
-    ("add", "pred", (32, 512), (32, 128)): ({"v5p"}, "as above"),
-}
-
-
 def test_the_model_predicts_every_verdict_check_and_layout_of_the_corpus():
     bad = disagreements(recorded()["kernels"])
-    unexplained = [b for b in bad if b[1] not in KNOWN.get(
-        (b[0], b[2], tuple(b[3]), tuple(b[4])), (set(), ""))[0]]
-    assert len(KNOWN) < 10   # a handful of 3,584, each named
-    assert not unexplained, f"{len(unexplained)} disagreements, first: {unexplained[:5]}"
-    # every known case is still wrong on every chip listed (strict)
-    assert len(bad) == sum(len(chips) for chips, _ in KNOWN.values())
+    assert not bad, f"{len(bad)} disagreements, first: {bad[:5]}"
+
+
+def test_the_model_places_each_boundary_the_compiler_draws():
+    # neighbours of the kernels the first model got wrong, one dim or type
+    # varied at a time (tools/pallas_corpus.py --grid boundary): flattening
+    # 8-bit rows masks on v4 unless a row divides a vreg's 1,024 words or is
+    # whole vregs; 4-bit rows are a shape cast unless they divide it; bool
+    # rows abort below a vreg and are a shape cast between whole vregs; v5p's
+    # XLA aborts on the converts before a bool add of 32, 96 or 160 rows
+    kernels = recorded("boundary.json.gz")["kernels"]
+    assert {k["chip"] for k in kernels} >= {"v4", "v5p"}
+    checks = Counter((k["kernel"], k["dtype"], k["accepted"] or check_of(k["message"]))
+                     for k in kernels)
+    for kernel, dtype, sides in (("reshape", "s8", {True, "masking"}),
+                                 ("reshape", "s4", {True, "shape-cast"}),
+                                 ("reshape", "pred", {True, "abort", "shape-cast"}),
+                                 ("add", "pred", {True, "abort"})):
+        assert {c for (k, t, c) in checks if (k, t) == (kernel, dtype)} == sides
+    bad = disagreements(kernels)
+    assert not bad, f"{len(bad)} disagreements, first: {bad[:5]}"
 
 
 def test_the_model_predicts_what_mosaic_makes_of_a_tiling_xla_gives():
