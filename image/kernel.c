@@ -57,12 +57,30 @@ static void put(char *p, int size, uint64_t v) {
         }                                                                    \
     }
 
+/* The same, sign-extending each field of BITS bits to the code (SC: the
+ * code's signed type; the shifts are of ints, arithmetic to the right). */
+#define ROW_LOAD_SIGNED(NAME, W, C, SC, G, BITS)                             \
+    static void NAME(const W *restrict in, C *const *out, int64_t n) {      \
+        C *restrict a[G];                                                    \
+        for (int s = 0; s < G; s++) a[s] = out[s];                           \
+        for (int64_t i = 0; i < n; i++) {                                    \
+            W w = in[i];                                                     \
+            for (int s = 0; s < G; s++)                                      \
+                a[s][i] = (C)(SC)((SC)((C)(w >> (s * BITS))                  \
+                                       << (8 * sizeof(C) - BITS))            \
+                                  >> (8 * sizeof(C) - BITS));                \
+        }                                                                    \
+    }
+
 ROW_STORE(store_u32_u8_4, uint32_t, uint8_t, 4, 8)
 ROW_STORE(store_u32_u16_2, uint32_t, uint16_t, 2, 16)
 ROW_STORE(store_u8_u8_2, uint8_t, uint8_t, 2, 4)
 ROW_LOAD(load_u32_u8_4, uint32_t, uint8_t, 4, 8)
 ROW_LOAD(load_u32_u16_2, uint32_t, uint16_t, 2, 16)
 ROW_LOAD(load_u8_u8_2, uint8_t, uint8_t, 2, 4)
+ROW_LOAD_SIGNED(load_s8_s8_2, uint8_t, uint8_t, int8_t, 2, 4)
+ROW_LOAD_SIGNED(load_s32_s8_4, uint32_t, uint8_t, int8_t, 4, 8)
+ROW_LOAD_SIGNED(load_s32_s16_2, uint32_t, uint16_t, int16_t, 2, 16)
 
 typedef struct {
     int ndim, g, wsize, csize, bits;
@@ -91,6 +109,11 @@ static void row(const Geometry *q, char *w, char **p, uint64_t mask, int width,
         if (wz == 4 && cs == 1 && g == 4 && bits == 8) { load_u32_u8_4((const uint32_t *)w, (uint8_t *const *)p, n, mask); return; }
         if (wz == 4 && cs == 2 && g == 2 && bits == 16) { load_u32_u16_2((const uint32_t *)w, (uint16_t *const *)p, n, mask); return; }
         if (wz == 1 && cs == 1 && g == 2 && bits == 4) { load_u8_u8_2((const uint8_t *)w, (uint8_t *const *)p, n, mask); return; }
+    }
+    if (contiguous && !storing && sign && width == bits) {
+        if (wz == 4 && cs == 1 && g == 4 && bits == 8) { load_s32_s8_4((const uint32_t *)w, (uint8_t *const *)p, n); return; }
+        if (wz == 4 && cs == 2 && g == 2 && bits == 16) { load_s32_s16_2((const uint32_t *)w, (uint16_t *const *)p, n); return; }
+        if (wz == 1 && cs == 1 && g == 2 && bits == 4) { load_s8_s8_2((const uint8_t *)w, (uint8_t *const *)p, n); return; }
     }
     for (int64_t i = 0; i < n; i++) {
         char *wp = w + i * ws;

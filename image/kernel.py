@@ -114,8 +114,8 @@ def _geometry(words: np.ndarray, parts: list[np.ndarray]) -> tuple[Any, ...]:
     wstrides = (ctypes.c_int64 * nd)(*(words.strides or (0,)))
     flat = [s for p in parts for s in (p.strides or (0,))]
     pstrides = (ctypes.c_int64 * len(flat))(*flat)
-    pointers = (ctypes.c_void_p * len(parts))(*(p.ctypes.data for p in parts))
-    return (nd, dims, ctypes.c_void_p(words.ctypes.data), wstrides,
+    pointers = (ctypes.c_void_p * len(parts))(*(p.__array_interface__["data"][0] for p in parts))
+    return (nd, dims, ctypes.c_void_p(words.__array_interface__["data"][0]), wstrides,
             words.itemsize, len(parts), pointers, pstrides, parts[0].itemsize)
 
 
