@@ -108,14 +108,19 @@ def kernel_status() -> str:
     return _library()[1] if enabled() else "numpy (TILESPEC_KERNEL=off)"
 
 
+def _address(a: np.ndarray) -> int:
+    address: int = a.__array_interface__["data"][0]
+    return address
+
+
 def _geometry(words: np.ndarray, parts: list[np.ndarray]) -> tuple[Any, ...]:
     nd = max(words.ndim, 1)
     dims = (ctypes.c_int64 * nd)(*(words.shape or (1,)))
     wstrides = (ctypes.c_int64 * nd)(*(words.strides or (0,)))
     flat = [s for p in parts for s in (p.strides or (0,))]
     pstrides = (ctypes.c_int64 * len(flat))(*flat)
-    pointers = (ctypes.c_void_p * len(parts))(*(p.__array_interface__["data"][0] for p in parts))
-    return (nd, dims, ctypes.c_void_p(words.__array_interface__["data"][0]), wstrides,
+    pointers = (ctypes.c_void_p * len(parts))(*(_address(p) for p in parts))
+    return (nd, dims, ctypes.c_void_p(_address(words)), wstrides,
             words.itemsize, len(parts), pointers, pstrides, parts[0].itemsize)
 
 
