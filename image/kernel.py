@@ -4,7 +4,8 @@
 the fields of machine words and take them out: in numpy that costs a few
 passes per word (a cast, a shift, an or per field), in C one.  The C file
 ships in the package; the first call compiles it with the system's C
-compiler (``$CC``, else the compiler Python was built with, else ``cc``)
+compiler (``$CC``, else the first installed of the compiler Python was built
+with, ``cc``, ``gcc`` and ``clang``)
 into the cache directory (``$TILESPEC_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/tilespec``, else ``~/.cache/tilespec``), named after a
 hash of the source and the platform, written atomically (``os.replace``),
@@ -26,6 +27,7 @@ import hashlib
 import os
 import platform
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -37,8 +39,9 @@ import numpy as np
 
 SOURCE = Path(__file__).with_name("kernel.c")
 
-_I64 = ctypes.POINTER(ctypes.c_int64)
-_PTRS = ctypes.POINTER(ctypes.c_void_p)
+#: Flags after the compiler's name: optimised (the rows' loops run in SIMD),
+#: position-independent, a shared library.
+FLAGS = ("-O3", "-std=c99", "-shared", "-fPIC")
 
 
 def enabled() -> bool:
@@ -55,8 +58,17 @@ def _cache_dir() -> Path:
 
 
 def _compiler() -> list[str]:
-    given = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    return shlex.split(str(given))
+    """``$CC`` when set; else the first of Python's own compiler, ``cc``,
+    ``gcc`` and ``clang`` that is installed (Python's may name a compiler of
+    the machine it was built on)."""
+    given = os.environ.get("CC")
+    if given:
+        return shlex.split(given)
+    for name in (sysconfig.get_config_var("CC"), "cc", "gcc", "clang"):
+        words = shlex.split(str(name or ""))
+        if words and shutil.which(words[0]):
+            return words
+    return ["cc"]
 
 
 def _build() -> tuple[ctypes.CDLL | None, str]:
@@ -66,8 +78,9 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
     except OSError as e:
         return None, f"numpy (no kernel source: {e.strerror})"
     suffix = ".dll" if sys.platform == "win32" else ".so"
+    command = _compiler() + list(FLAGS)
     tag = hashlib.sha256(source + platform.platform().encode()
-                         + " ".join(_compiler()).encode()).hexdigest()[:16]
+                         + " ".join(command).encode()).hexdigest()[:16]
     target = _cache_dir() / f"kernel-{tag}{suffix}"
     try:
         if not target.exists():
@@ -76,8 +89,7 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
             os.close(fd)
             try:
                 out = subprocess.run(
-                    _compiler() + ["-O3", "-std=c99", "-shared", "-fPIC", "-o", tmp,
-                                   str(SOURCE)],
+                    command + ["-o", tmp, str(SOURCE)],
                     capture_output=True, text=True, timeout=120)
                 if out.returncode != 0:
                     return None, "numpy (the C compiler failed)"
