@@ -13,10 +13,14 @@ so a loaded machine slows them alike; the figures are medians of ``--runs``
 rounds and the ratios are copy time / tilespec time (the share of the
 copy's bandwidth reached; the goal is 0.5 or more against ``a.copy()``).
 
-tilespec runs large images on the cores this process may use
-(:func:`tilespec.image.blocks.threads`), numpy's copy on one: each layout is
-timed both ways, with the default threads and with ``TILESPEC_THREADS=1``.
-The machine's load is printed beside them.
+One core (the default): the process pins itself to one CPU
+(``os.sched_setaffinity``, as ``taskset -c N`` would) and runs tilespec with
+``TILESPEC_THREADS=1``; ``--cores all`` leaves it on every core it may use
+(numpy's copy is one thread either way).  Each layout is timed with both
+implementations of the word interleave (:mod:`tilespec.image.kernel`): the C
+kernel, and numpy (``TILESPEC_KERNEL=off``); the header says whether the
+kernel was built (else both columns are numpy).  The machine's load is
+printed beside them.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import numpy as np
 
 import tilespec
 from tilespec.image.blocks import threads
+from tilespec.image.kernel import kernel_status
 
 CASES = [
     ("f32", "{1,0:T(8,128)}", np.float32, 4),
@@ -40,6 +45,21 @@ CASES = [
 ]
 
 
+def _with_env(name: str, value: str | None, fn):
+    saved = os.environ.get(name)
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+    try:
+        return fn()
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
 def one_round(shape: str, a: np.ndarray, b: np.ndarray, image: np.ndarray) -> dict[str, float]:
     """Seconds for each, one after the other."""
     def timed(fn) -> float:
@@ -47,17 +67,21 @@ def one_round(shape: str, a: np.ndarray, b: np.ndarray, image: np.ndarray) -> di
         fn()
         return time.perf_counter() - start
 
-    def single(fn) -> float:
-        os.environ["TILESPEC_THREADS"] = "1"
-        try:
-            return timed(fn)
-        finally:
-            del os.environ["TILESPEC_THREADS"]
+    def numpy(fn) -> float:
+        return _with_env("TILESPEC_KERNEL", "off", lambda: timed(fn))
     to = lambda: tilespec.to_bytes(shape, a)  # noqa: E731
     back = lambda: tilespec.from_bytes(shape, image)  # noqa: E731
     return {"copy": timed(lambda: a.copy()),
             "into": timed(lambda: b.__setitem__(Ellipsis, a)),
-            "to": timed(to), "from": timed(back), "to1": single(to), "from1": single(back)}
+            "to": timed(to), "from": timed(back), "to_np": numpy(to), "from_np": numpy(back)}
+
+
+def pin_one_core() -> int:
+    """Run this process on one of the CPUs it may use (the last); its number."""
+    cpu = max(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})
+    os.environ["TILESPEC_THREADS"] = "1"
+    return cpu
 
 
 def main() -> None:
@@ -65,17 +89,22 @@ def main() -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mib", type=int, default=256, help="array size (default %(default)s)")
     p.add_argument("--runs", type=int, default=5, help="rounds (default %(default)s)")
+    p.add_argument("--cores", choices=("one", "all"), default="one",
+                   help="pin to one CPU (default) or use all this process may")
     args = p.parse_args()
     os.environ.pop("TILESPEC_THREADS", None)
+    where = f"pinned to CPU {pin_one_core()}" if args.cores == "one" else "not pinned"
     n = threads()
-    print(f"Milliseconds, medians of {args.runs} rounds. copy: numpy's a.copy() (one thread, "
-          "allocating as to_bytes does);\nb[...]=a: numpy's copy into memory already "
-          "touched. ratio: a.copy()'s time over tilespec's\n(the share of the copy's "
-          f"bandwidth; the goal is 0.5 or more). tilespec runs on {n} thread(s), the cores\n"
-          "this process may use, then on one (TILESPEC_THREADS=1).\n")
-    print(f"{'':36} {'':7} {'':8} {f'tilespec, {n} thread(s)':^35}   {'tilespec, 1 thread':^26}")
-    print(f"{'layout':36} {'copy':>7} {'b[...]=a':>8} {'to_bytes':>8} {'ratio':>5} "
-          f"{'from_bytes':>10} {'ratio':>5}   {'to':>6} {'ratio':>5} {'from':>6} {'ratio':>5}")
+    kernel = kernel_status()
+    print(f"Milliseconds, medians of {args.runs} rounds; {where}, tilespec on {n} thread(s).\n"
+          "copy: numpy's a.copy() (allocating as to_bytes does); b[...]=a: numpy's copy into "
+          "memory\nalready touched. ratio: a.copy()'s time over tilespec's (the share of the "
+          "copy's bandwidth;\nthe goal is 0.5 or more). Word interleave: "
+          f"{kernel}, then numpy (TILESPEC_KERNEL=off).\n")
+    first = "C kernel" if kernel == "C kernel" else "numpy (no kernel)"
+    print(f"{'':36} {'':7} {'':8} {first:^29}   {'numpy':^29}")
+    print(f"{'layout':36} {'copy':>7} {'b[...]=a':>8} "
+          + "   ".join([f"{'to':>7} {'ratio':>5} {'from':>7} {'ratio':>5}"] * 2))
     for element, layout, dtype, width in CASES:
         rows = 8192
         cols = args.mib * 2**20 // width // rows
@@ -85,14 +114,15 @@ def main() -> None:
         a = rng.integers(-8, 8, (rows, cols), dtype=np.int8).astype(dtype)
         b = np.empty_like(a)
         image = tilespec.to_bytes(shape, a)
-        back = tilespec.from_bytes(shape, image)
-        assert (back == (a.astype(np.int8) if element == "s4" else a)).all()
+        expect = a.astype(np.int8) if element == "s4" else a
+        assert (tilespec.from_bytes(shape, image) == expect).all()
+        slow = _with_env("TILESPEC_KERNEL", "off", lambda s=shape, x=a: tilespec.to_bytes(s, x))
+        assert (slow == image).all()
         rounds = [one_round(shape, a, b, image) for _ in range(args.runs)]
         m = {k: statistics.median(r[k] for r in rounds) * 1000 for k in rounds[0]}
-        print(f"{shape:36} {m['copy']:7.1f} {m['into']:8.1f} {m['to']:8.1f} "
-              f"{m['copy'] / m['to']:5.2f} {m['from']:10.1f} {m['copy'] / m['from']:5.2f}   "
-              f"{m['to1']:6.1f} {m['copy'] / m['to1']:5.2f} {m['from1']:6.1f} "
-              f"{m['copy'] / m['from1']:5.2f}")
+        cells = [f"{m[t]:7.1f} {m['copy'] / m[t]:5.2f} {m[f]:7.1f} {m['copy'] / m[f]:5.2f}"
+                 for t, f in (("to", "from"), ("to_np", "from_np"))]
+        print(f"{shape:36} {m['copy']:7.1f} {m['into']:8.1f} " + "   ".join(cells))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from . import kernel
 from .blocks import BLOCK_ELEMENTS, each_block
 
 #: The unsigned integer sizes numpy computes with.
@@ -160,6 +161,14 @@ def store(buf: np.ndarray, x: np.ndarray, bits: int, mask: int | None, g: int) -
     """
     rows = _rows(x)
     words, parts = _words(buf, rows, g, bits)
+    lib = kernel.library()
+    if lib is not None and kernel.fits(words, parts, bits):
+        field = (1 << bits) - 1 if mask is None else mask
+        each_block(words.shape, BLOCK_ELEMENTS, lambda: None,
+                   lambda index, _: kernel.store(lib, words[index + (...,)],
+                                                 [p[index + (...,)] for p in parts], bits, field),
+                   words.nbytes)
+        return
     if g > 1 and bits % 8 == 0:
         _store_fields(words, parts, bits, mask)
         return
@@ -204,6 +213,14 @@ def load(buf: np.ndarray, x: np.ndarray, bits: int, g: int, width: int,
     """
     rows = _rows(x)
     words, parts = _words(buf, rows, g, bits)
+    lib = kernel.library()
+    if lib is not None and kernel.fits(words, parts, bits) and 1 <= width <= bits:
+        each_block(words.shape, BLOCK_ELEMENTS, lambda: None,
+                   lambda index, _: kernel.load(lib, words[index + (...,)],
+                                                [p[index + (...,)] for p in parts], bits,
+                                                width, signed),
+                   words.nbytes)
+        return
     truncates = rows.itemsize * 8 == width  # the cast to the code drops the rest
     fields = g > 1 and bits % 8 == 0 and truncates
     word_bits = words.dtype.itemsize * 8

@@ -69,7 +69,8 @@ def test_the_wheel_holds_only_the_tilespec_namespace(wheel):
     assert top == {"tilespec", re.sub(r"-py3.*", "", wheel.name) + ".dist-info"}, top
     for needed in ("tilespec/__init__.py", "tilespec/__main__.py", "tilespec/py.typed",
                    "tilespec/spec/index.py", "tilespec/prover/properties/proof.py",
-                   "tilespec/cli/main.py", "tilespec/cli/schema.json"):
+                   "tilespec/cli/main.py", "tilespec/cli/schema.json",
+                   "tilespec/image/kernel.c"):
         assert needed in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "tilespec = tilespec.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
@@ -146,6 +147,20 @@ def test_installed_wheel_smoke(wheel, tmp_path):
              " capture_output=True, text=True).stdout\n"
              "jsonschema.validate(json.loads(out), schema())\n")
     _run(python, "-c", check, cwd=work)
+    # The C word interleave builds from the installed package's source where
+    # a compiler is (into a fresh cache directory) and gives numpy's bytes.
+    check = ("import os, tempfile, numpy as np, tilespec\n"
+             "os.environ['TILESPEC_CACHE_DIR'] = tempfile.mkdtemp()\n"
+             "from tilespec.image.kernel import kernel_status\n"
+             "t = 's8[64,256]{1,0:T(32,128)(4,1)}'\n"
+             "a = np.arange(64 * 256).reshape(64, 256).astype(np.int8)\n"
+             "c = tilespec.to_bytes(t, a)\n"
+             "os.environ['TILESPEC_KERNEL'] = 'off'\n"
+             "assert (c == tilespec.to_bytes(t, a)).all()\n"
+             "del os.environ['TILESPEC_KERNEL']\n"
+             "print(kernel_status())\n")
+    built = _run(python, "-c", check, cwd=work).stdout.strip()
+    assert built == "C kernel" or not any(map(shutil.which, ("cc", "gcc", "clang"))), built
     # Every README command, in one process (each would pay the imports); the
     # README's HLO, dump and out-of-memory examples are files of the
     # repository's test data.
