@@ -1,7 +1,9 @@
 """Claims about Mosaic's vector layouts proved for every layout and every
 shape with Z3: ``equivalentTo`` is an equivalence (reflexive, symmetric,
 transitive) and a relayout between equivalent valid layouts moves no data
-(every element sits at the same vreg, sublane position and lane in both).
+(every element sits at the same vreg, sublane position and lane in both),
+asked of layouts with no replicated offset and the same implicit dims
+(:func:`claim_scope` says what each claim covers).
 Each claim is decided on the one definition :func:`.vector_layout.generalizes_in`
 runs in Python, here over Z3 terms; ``unsat`` of the negation is "proved",
 a model is replayed on the Python layouts before it is called "refuted".
@@ -26,7 +28,7 @@ from .vector_layout import (
     implicit_tiled,
 )
 
-__all__ = ["CLAIMS", "prove_claim"]
+__all__ = ["CLAIMS", "claim_scope", "prove_claim"]
 
 #: Bit widths Mosaic lays out in vregs.
 BITWIDTHS = (1, 2, 4, 8, 16, 32)
@@ -146,6 +148,22 @@ CLAIMS = ("equivalence is reflexive", "equivalence is symmetric", "equivalence i
           "a relayout between equivalent layouts moves no data")
 
 
+def claim_scope(name: str) -> str:
+    """What claim ``name`` was proved for: the hypotheses its negation was
+    asked under, beyond validity.
+
+    >>> claim_scope("equivalence is symmetric")
+    'all valid vector layouts and all shapes'
+    """
+    if name == "a relayout between equivalent layouts moves no data":
+        # the negation asks only these (without them Z3 answers unknown in 60 s)
+        return ("all valid vector layouts with no replicated offset and the same "
+                "implicit dims, and all shapes")
+    if name == "equivalence is transitive on one implicit dim":
+        return "all valid vector layouts with the same implicit dims, and all shapes"
+    return "all valid vector layouts and all shapes"
+
+
 def _concrete(model, sym: _Symbolic, z3) -> VectorLayout:
     f = sym.fields
     v = lambda t: model.eval(t, model_completion=True)  # noqa: E731
@@ -181,7 +199,7 @@ def prove_claim(name: str, timeout: float = DEFAULT_TIMEOUT) -> Result:
     negation, layouts, dims = _claim_formula(z3, ctx, name)
     answer, detail = search(negation, ctx, timeout)
     seconds = time.perf_counter() - start
-    scope = "all valid vector layouts and all shapes"
+    scope = claim_scope(name)
     if answer == "unsat":
         return Result("VectorLayout", name, PROVED, seconds, scope=scope)
     if answer == "unknown":

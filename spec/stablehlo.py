@@ -12,9 +12,13 @@ of tiles, each a rank-1 ``index`` tensor, as MLIR prints them:
 ``LayoutConstraint``).  XLA's exporter (``SetLayout``/``SetTiling`` in
 xla/hlo/translate/mhlo_to_hlo/mlir_hlo_to_hlo.cc) takes each result's
 ``minor_to_major`` from ``result_layouts`` and replaces its tiles by the
-tiling's, in order; an empty ``result_tilings`` (``[]``) sets no tiles, and
-a count that differs from the results' fails its ``CHECK_EQ`` (here
-:class:`StablehloError`).  The importer (``ExtractTilingsFromShapes``,
+tiling's, in order; an empty ``result_tilings`` (``[]``) sets no tiles.
+For several results (a tuple) a count that differs from the results' fails
+its ``CHECK_EQ`` (here :class:`StablehloError`); a single result takes the
+first tiling and no count is checked (the non-tuple branch of
+``SetLayout``; ``CustomCallOp::verify`` counts the layouts, not the
+tilings).  A target XLA wraps in a tuple (``CustomCallOpReturnTuple``) is
+not modelled.  The importer (``ExtractTilingsFromShapes``,
 xla/hlo/translate/hlo_to_mhlo/attribute_importer.cc) writes them back, one
 ``[]`` for a result that is no array.
 
@@ -216,19 +220,23 @@ def custom_call_shapes(result_types: str | Sequence[str], result_layouts: str,
     ...     ["tensor<8x128xf32>"], "[dense<[1, 0]> : tensor<2xindex>]",
     ...     "[[dense<[8, 128]> : tensor<2xindex>]]")]
     ['(8,128)']
-    >>> custom_call_shapes("tensor<8xf32>", "[dense<0> : tensor<1xindex>]",
-    ...                    "[[], []]")
+    >>> one = "dense<0> : tensor<1xindex>"
+    >>> custom_call_shapes(["tensor<8xf32>"] * 2, f"[{one}, {one}]", "[[], [], []]")
     Traceback (most recent call last):
     ...
-    tilespec.spec.stablehlo.StablehloError: 2 result tilings for 1 results: XLA's exporter fails CHECK_EQ(tilings->size(), ...)
+    tilespec.spec.stablehlo.StablehloError: 3 result tilings for 2 results: XLA's exporter fails CHECK_EQ(tilings->size(), ...)
     """
     types = [result_types] if isinstance(result_types, str) else list(result_types)
     layouts = read_result_layouts(result_layouts)
     tilings = read_result_tilings(result_tilings)
     if len(layouts) != len(types):
         raise StablehloError(f"{len(layouts)} result layouts for {len(types)} results: "
-                             "XLA's exporter fails CHECK_EQ(layouts.size(), ...)")
-    if tilings and len(tilings) != len(types):
+                             "XLA's CustomCallOp::verify rejects it (number of results "
+                             f"must match the number of result layouts, {len(types)} != "
+                             f"{len(layouts)})")
+    if len(types) == 1:
+        tilings = tilings[:1]   # a single result reads (*tilings)[0], no count checked
+    elif tilings and len(tilings) != len(types):
         raise StablehloError(f"{len(tilings)} result tilings for {len(types)} results: "
                              "XLA's exporter fails CHECK_EQ(tilings->size(), ...)")
     shapes = []

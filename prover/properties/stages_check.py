@@ -34,7 +34,9 @@ class StageError(TilespecError):
 
 
 def _ints(values, what, where, minimum):
-    values = tuple(values)
+    if not isinstance(values, tuple):
+        # proofs are kept and cited by the stages' values: a list is unhashable
+        raise StageError(f"{where}: {what} {values!r} must be a tuple")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
             raise StageError(f"{where}: {what} {values} must be whole numbers >= {minimum}")

@@ -8,7 +8,7 @@ import pytest
 
 from tilespec.mosaic import ImplicitDim, VectorLayout
 from tilespec.mosaic.memref import memref_tiling, tiling_factor
-from tilespec.mosaic.proofs import CLAIMS, prove_claim
+from tilespec.mosaic.proofs import CLAIMS, claim_scope, prove_claim
 from tilespec.mosaic.vector_layout import MosaicCheckFailure
 
 F32 = VectorLayout(32, (0, 0), (8, 128))
@@ -85,7 +85,17 @@ def test_a_refuted_claim_replays():
     assert r.counterexample.details == {"a": str(a), "b": str(b), "c": str(c)}
 
 
+def test_a_claim_proved_under_hypotheses_names_them_in_its_scope():
+    # the relayout claim's negation assumes no replicated offset and the same
+    # implicit dims in both layouts; a scope of "all valid vector layouts"
+    # would claim more than Z3 was asked
+    scope = claim_scope("a relayout between equivalent layouts moves no data")
+    assert "no replicated offset" in scope and "the same implicit dims" in scope
+    assert "the same implicit dims" in claim_scope("equivalence is transitive on one implicit dim")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c != "equivalence is transitive"])
 def test_the_claims_about_equivalent_layouts_are_proved(claim):
-    assert prove_claim(claim, timeout=300).status == "proved"
+    r = prove_claim(claim, timeout=300)
+    assert r.status == "proved" and r.scope == claim_scope(claim)

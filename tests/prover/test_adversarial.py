@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import pytest
 
 from tilespec.prover.properties.proof import prove
+from tilespec.prover.properties.stages_check import StageError
 from tilespec.spec.errors import TilespecError
-from tilespec.spec.index import concrete_dims, evaluate, shape_pipeline
+from tilespec.spec.index import Pad, Permute, Split, concrete_dims, evaluate, shape_pipeline
 from tilespec.spec.text import parse_array_shape as shape
 
 LONG = 60
@@ -417,3 +418,14 @@ def test_packed_bitcast_with_equal_bytes(src, dst, perm):
         f = tuple(e[p] for p in perm) if perm else e
         assert offset(a, e) == offset(b, f)
     assert prove_reading(a, b, transpose=perm, timeout=LONG).status == "proved"
+
+
+@pytest.mark.parametrize("stages", [
+    (Permute([1, 0]),),
+    (Permute((1, 0)), Pad([2]), Split((2,))),
+    (Permute((1, 0)), Pad((2,)), Split([2])),
+])
+def test_a_spec_stage_with_a_list_parameter_is_bad_input_not_a_traceback(stages):
+    # the citation cache keys on the stages: a list inside one is unhashable
+    with pytest.raises(StageError, match="tuple"):
+        prove(shape("f32[2,3]{1,0}"), "injective", stages=stages)

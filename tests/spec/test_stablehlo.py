@@ -54,8 +54,7 @@ def test_the_custom_calls_of_the_tests_read_as_xla_shapes():
 
 
 @pytest.mark.parametrize("layouts,tilings,why", [
-    ("[dense<[1, 0]> : tensor<2xindex>]", "[[], []]", "CHECK_EQ(tilings"),
-    ("[]", "[]", "CHECK_EQ(layouts"),
+    ("[]", "[]", "1 != 0"),
     ("[dense<[1, 0]> : tensor<3xindex>]", "[]", "3xindex"),
     ("[dense<[1, 0]> : tensor<2xindex>]", "[[dense<[8, 0]> : tensor<2xindex>]]", "tile (8,0)"),
     ("[dense<[1, 1]> : tensor<2xindex>]", "[]", "result 0"),
@@ -63,6 +62,22 @@ def test_the_custom_calls_of_the_tests_read_as_xla_shapes():
 def test_bad_attributes_are_one_line_errors(layouts, tilings, why):
     with pytest.raises(StablehloError, match=re.escape(why)):
         custom_call_shapes("tensor<8x128xf32>", layouts, tilings)
+
+
+def test_one_result_takes_the_first_tiling_and_xla_checks_no_count():
+    # mlir_hlo_to_hlo.cc (ROCm/xla 183fa00cb5), SetLayout of a non-tuple
+    # result: tiling = (*tilings)[0] when tilings is non-empty, no CHECK on
+    # the count (CHECK_EQ(tilings->size(), ...) is in the tuple branch only);
+    # CustomCallOp::verify compares the layouts' count, not the tilings'.
+    one = "[dense<[1, 0]> : tensor<2xindex>]"
+    (s,) = custom_call_shapes("tensor<8x128xf32>", one, "[[], []]")
+    assert format_shape(s) == "f32[8,128]{1,0}"
+    (s,) = custom_call_shapes("tensor<8x128xf32>", one,
+                              "[[dense<[8, 128]> : tensor<2xindex>], []]")
+    assert format_shape(s) == "f32[8,128]{1,0:T(8,128)}"
+    with pytest.raises(StablehloError, match=re.escape("CHECK_EQ(tilings")):
+        custom_call_shapes(["tensor<8x128xf32>"] * 2, f"[{one[1:-1]}, {one[1:-1]}]",
+                           "[[], [], []]")
 
 
 @settings(max_examples=40, deadline=None)

@@ -22,6 +22,8 @@ def test_triton_s_swizzle_is_cute_s_for_all_parameters_up_to_2_to_the_12():
     r = prove_translation(max_bits=12)
     assert r.proved, r
     assert "k + R <= 12" in r.scope and "every offset" in r.scope
+    # the steps name the vectors Z3 decided on (width(12) bits), not another width
+    assert all(f"on {width(12)}-bit vectors" in step for step in r.steps[:-1]), r.steps
 
 
 @pytest.mark.slow

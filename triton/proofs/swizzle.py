@@ -163,7 +163,8 @@ def prove_translation(max_bits: int = MAX_BITS, timeout: float = DEFAULT_TIMEOUT
     S)) & (2^B - 1)) << M)`` proved so by Z3 for all ``x, y, B, M, S``.  Two
     linear maps are equal when they are equal on each power of two, which
     Z3 proves with the bit, the shape and the parameters symbolic.  Each
-    step is an ``unsat`` of its negation on 64-bit vectors.
+    step is an ``unsat`` of its negation on :func:`width` ``(max_bits)``-bit
+    vectors (no term wraps there).
 
     >>> r = prove_translation(max_bits=6)
     >>> r.status, len(r.steps)
@@ -200,7 +201,7 @@ def prove_translation(max_bits: int = MAX_BITS, timeout: float = DEFAULT_TIMEOUT
                           reason=f"{what}: {detail}", steps=tuple(steps))
         if answer == "sat":
             raise ProverBug(f"{what} fails at {detail}")
-        steps.append(f"Z3: {what} (unsat of the negation)")
+        steps.append(f"Z3: {what} (unsat of the negation on {w}-bit vectors)")
     steps.append("so CuTe's swizzle x ^ (((x >> (M + S)) & (2^B - 1)) << M) is F2-linear, "
                  "as Triton's is by construction: two linear maps equal on every power of "
                  "two are equal at every offset")
