@@ -351,6 +351,58 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
              f"{ratios['dask LocalCluster(2)']:.2f}x" if dask is not None else
              "Dask not installed (the dask extra): NOT MEASURED")
           + f"  (target >= 1.7x each)  {_verdict(results[-1])}")
+    corpus_phases(corpus)
+
+
+def corpus_phases(corpus: Path, sample: int = 4) -> None:
+    """Where check-hlo's time goes on the corpus, in CPU seconds of this
+    process (``time.process_time``: less sensitive to the load of a shared
+    machine than wall time), per 10,000 instructions over ``sample`` modules,
+    after one warm-up module: reading and parsing, checking, the result's
+    pickle round trip (what a ``--jobs`` worker sends the parent), and
+    writing ``--json`` (done in the parent, whatever ``--jobs`` is); and the
+    projection to the whole corpus on 2 cores."""
+    import contextlib
+    import io
+    import pickle
+
+    from tilespec.cli.main import main as cli
+    from tilespec.prover.hlo import check_module, module_paths, parse_hlo
+    paths = module_paths([str(corpus)])
+    if not paths:
+        return
+    _, instructions_all = corpus_instructions(subprocess.run(
+        [PY, "-m", "tilespec", "check-hlo", str(corpus), "--jobs", "2"],
+        capture_output=True, text=True).stdout)
+    phases = dict.fromkeys(("parse", "check", "pickle", "json"), 0.0)
+    instructions = 0
+    for n, path in enumerate(paths[:sample + 1]):
+        text = Path(path).read_text()
+        a = time.process_time()
+        module = parse_hlo(text)
+        b = time.process_time()
+        report = check_module(module)
+        c = time.process_time()
+        pickle.loads(pickle.dumps(report))
+        d = time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli(["check-hlo", path])
+            e = time.process_time()
+            cli(["check-hlo", path, "--json"])
+        f = time.process_time()
+        if n == 0:
+            continue                      # imports and first proofs
+        instructions += report.counts["instructions"]
+        for k, t in zip(phases, (b - a, c - b, d - c, (f - e) - (e - d))):
+            phases[k] += t
+    per = {k: t / instructions * 10_000 for k, t in phases.items()}
+    whole = {k: t * instructions_all / 10_000 for k, t in per.items()}
+    workers = whole["parse"] + whole["check"] + whole["pickle"]
+    print(f"   CPU s per 10,000 instructions ({sample} modules): "
+          + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
+          + f"; for {instructions_all:,} instructions on 2 cores: text/SARIF >= "
+          f"{workers / 2:.0f} s, --json >= {workers / 2 + whole['json']:.0f} s "
+          "(the JSON is written by the parent alone)")
 
 
 # --- 0 ------------------------------------------------------------------------
