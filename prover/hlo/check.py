@@ -170,12 +170,12 @@ class _Checker:
         return shapes[0], inst.shape
 
     def run(self) -> None:
+        handlers = {"bitcast": self.bitcast, "bitcast-convert": self.bitcast_convert,
+                    "copy": self.data_op, "transpose": self.data_op, "reshape": self.data_op}
         for inst in self.m.instructions:
             self.counts["instructions"] += 1
             self.buffer(inst)
-            handler = {"bitcast": self.bitcast, "bitcast-convert": self.bitcast_convert,
-                       "copy": self.data_op, "transpose": self.data_op,
-                       "reshape": self.data_op}.get(inst.opcode)
+            handler = handlers.get(inst.opcode)
             if handler is None:
                 continue
             try:
@@ -447,7 +447,7 @@ class _Checker:
             self.buffers.append(b)
             if b.waste > 0:
                 self.add("padding", "note", inst,
-                         f"{inst.name}: {format_shape(s)} takes {byte_count(b.bytes)}, "
+                         f"{inst.name}: {b.shape} takes {byte_count(b.bytes)}, "
                          f"{b.waste} of them padding "
                          f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
                          waste=b.waste)
