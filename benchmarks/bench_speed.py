@@ -22,7 +22,9 @@ T6. ``tilespec explain`` of a legal tile of 5,001 entries: under 1 s (the
 T7. (issue 35) The first all-shapes proof of a covered layout: under 50 ms.
 T8. (issue 35) A corpus of real TPU modules, 1,000,000 instructions in 100
     modules (benchmarks/make_tpu_corpus.py writes it; ``--corpus DIR``,
-    default $TILESPEC_TPU_CORPUS), ``tilespec check-hlo DIR --jobs 2``: under
+    default $TILESPEC_TPU_CORPUS, else ``tilespec-tpu-corpus`` in the
+    system's temporary directory; measured by benchmarks/bench_corpus.py),
+    ``tilespec check-hlo DIR --jobs 2``: under
     30 s in text, ``--json`` and ``--format sarif``.
 T9. (issue 35) On that corpus, ``--jobs 2`` and a two-worker Dask
     LocalCluster (``--scheduler``) at least 1.7x one process.  T8 and T9
@@ -75,7 +77,16 @@ from tilespec.spec.index import evaluate, padded_elements, shape_pipeline  # noq
 from tilespec.spec.text import parse_array_shape  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_corpus import CORPUS_DIR, CORPUS_REPEATS, tpu_corpus_figures  # noqa: E402
 from bench_prove import IslArithmetic  # noqa: E402
+from command_runs import (  # noqa: E402
+    fresh_cache_dir,
+    fresh_env,
+    interleaved,
+    median_run,
+    run_seconds,
+    verdict,
+)
 
 REPEATS = 7
 PY = sys.executable
@@ -110,44 +121,6 @@ def us(seconds: float) -> str:
 
 # --- the targets ----------------------------------------------------------------
 
-def _fresh_cache_dir() -> str:
-    return tempfile.mkdtemp(prefix="tilespec-bench-fresh-")
-
-
-def _run(cmd, env=None) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, check=False, env=env)
-    return time.perf_counter() - start
-
-
-def _median_run(cmd, repeats, fresh=False) -> float:
-    times = []
-    for _ in range(repeats):
-        env = dict(os.environ, TILESPEC_CACHE_DIR=_fresh_cache_dir()) if fresh else None
-        times.append(_run(cmd, env))
-    return statistics.median(times)
-
-
-def _interleaved(runs, repeats) -> list[float]:
-    """Median wall time of each ``(cmd, env)``, run in turn ``repeats``
-    times: on a shared machine the load changes from second to second, and
-    a ratio is only fair between runs made side by side.  ``env`` may be a
-    function giving each run its environment."""
-    times: list[list[float]] = [[] for _ in runs]
-    for _ in range(repeats):
-        for t, (cmd, env) in zip(times, runs):
-            t.append(_run(cmd, env() if callable(env) else env))
-    return [statistics.median(t) for t in times]
-
-
-def _fresh_env() -> dict:
-    return dict(os.environ, TILESPEC_CACHE_DIR=_fresh_cache_dir())
-
-
-def _verdict(ok: bool) -> str:
-    return "met" if ok else "NOT MET"
-
-
 def compile_tree() -> None:
     """Byte-compile tilespec as an install does (pip writes the .pyc files),
     so that a fresh process is timed loading code, not compiling it (stale
@@ -157,7 +130,7 @@ def compile_tree() -> None:
         compileall.compile_dir(str(ROOT / folder), quiet=1)
 
 
-def targets() -> bool:
+def targets(corpus: Path = CORPUS_DIR, corpus_repeats: int = CORPUS_REPEATS) -> bool:
     """Every target of issue 19, measured in this run; True when all are met."""
     import contextlib
     import io
@@ -167,21 +140,21 @@ def targets() -> bool:
     compile_tree()
     print("Targets (issue 19), medians; every ratio against a bare import measured now")
     results = []
-    bare = _median_run([PY, "-c", "import numpy, z3"], 7)
+    bare = median_run([PY, "-c", "import numpy, z3"], 7)
     print(f"   bare python -c 'import numpy, z3'                {bare:7.3f} s")
 
     shape = "bf16[m,n]{1,0:T(8,128)(2,1)}"
-    base, first = _interleaved([([PY, "-c", "import numpy, z3"], None),
-                                (tilespec + ["prove", "--quiet", shape], _fresh_env)], 7)
+    base, first = interleaved([([PY, "-c", "import numpy, z3"], None),
+                                (tilespec + ["prove", "--quiet", shape], fresh_env)], 7)
     results.append(first <= 3 * base)
     print(f"T1 first prove, fresh install (empty user cache)   {first:7.3f} s  "
           f"{first / base:5.2f}x bare ({base:.3f} s beside it)  (target <= 3x)  "
-          f"{_verdict(results[-1])}")
+          f"{verdict(results[-1])}")
 
-    catalogue = _median_run(tilespec + ["prove", "--quiet"], 3, fresh=True)
+    catalogue = median_run(tilespec + ["prove", "--quiet"], 3, fresh=True)
     results.append(catalogue < 2.0)
     print(f"T2 README catalogue, fresh install                 {catalogue:7.3f} s  "
-          f"(target < 2 s)  {_verdict(results[-1])}")
+          f"(target < 2 s)  {verdict(results[-1])}")
 
     try:
         import islpy  # noqa: F401
@@ -198,32 +171,32 @@ def targets() -> bool:
         results.append(min(ratios) >= 10)
         print(f"T3 warm in_bounds + injective vs islpy, {len(LAYOUTS)} layouts: "
               f"min {min(ratios):.1f}x, median {statistics.median(ratios):.1f}x "
-              f"(target >= 10x on every one)  {_verdict(results[-1])}")
+              f"(target >= 10x on every one)  {verdict(results[-1])}")
     except ImportError:
         results.append(False)
         print("T3 islpy not installed (pip install -e '.[bench]'): NOT MEASURED")
 
-    warm_dir = _fresh_cache_dir()
+    warm_dir = fresh_cache_dir()
     env = dict(os.environ, TILESPEC_CACHE_DIR=warm_dir)
     shape = "bf16[1024,1024]{1,0:T(8,128)(2,1)}"
-    _run(tilespec + ["prove", "--quiet", shape], env)
-    base, fresh = _interleaved([([PY, "-c", "import numpy, z3"], None),
+    run_seconds(tilespec + ["prove", "--quiet", shape], env)
+    base, fresh = interleaved([([PY, "-c", "import numpy, z3"], None),
                                 (tilespec + ["prove", "--quiet", shape], env)], 9)
     results.append(fresh <= 2 * base)
     print(f"T4 fresh process, tilespec prove {shape}  {fresh:7.3f} s  "
           f"{fresh / base:5.2f}x bare ({base:.3f} s beside it)  (target <= 2x)  "
-          f"{_verdict(results[-1])}")
+          f"{verdict(results[-1])}")
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_hlo import module_text
     hlo = Path(warm_dir) / "bench.hlo"
     hlo.write_text(module_text(10000, 200))
-    cold_hlo = _run(tilespec + ["check-hlo", str(hlo)], env)
-    warm_hlo = statistics.median(_run(tilespec + ["check-hlo", str(hlo)], env)
+    cold_hlo = run_seconds(tilespec + ["check-hlo", str(hlo)], env)
+    warm_hlo = statistics.median(run_seconds(tilespec + ["check-hlo", str(hlo)], env)
                                  for _ in range(3))
     results.append(warm_hlo < 3.0)
     print(f"T5 check-hlo, 10,000 instructions: warm {warm_hlo:.2f} s, first {cold_hlo:.2f} s "
-          f"(target warm < 3 s)  {_verdict(results[-1])}")
+          f"(target warm < 3 s)  {verdict(results[-1])}")
 
     tile = f"f32[3,5,7,9,11]{{4,3,2,1,0:T({','.join(['1'] * 5001)})}}"
     with contextlib.redirect_stdout(io.StringIO()):
@@ -234,12 +207,12 @@ def targets() -> bool:
             code = cli(["explain", tile])
             times.append(time.perf_counter() - start)
     inside = statistics.median(times)
-    wall = _median_run(tilespec + ["explain", tile], 3)
+    wall = median_run(tilespec + ["explain", tile], 3)
     results.append(inside < 1.0 and code == 0)
     print(f"T6 explain, a tile of 5,001 entries: {inside:.3f} s (exit {code}); a fresh "
-          f"process {wall:.2f} s wall  (target < 1 s)  {_verdict(results[-1])}")
+          f"process {wall:.2f} s wall  (target < 1 s)  {verdict(results[-1])}")
     first_all_shapes(results)
-    tpu_corpus_figures(results, CORPUS_DIR, CORPUS_REPEATS)
+    tpu_corpus_figures(results, corpus, corpus_repeats)
     print(f"   {sum(results)} of {len(results)} targets met\n")
     return all(results)
 
@@ -267,142 +240,18 @@ def first_all_shapes(results: list) -> None:
     worst = 0.0
     for text in COVERED:
         out = subprocess.run([PY, "-c", code, text], capture_output=True, text=True,
-                             env=_fresh_env(), check=True).stdout.split()
+                             env=fresh_env(), check=True).stdout.split()
         for prop, status, secs in zip(out[::3], out[1::3], out[2::3]):
             assert status == "proved", (text, prop, status)
             worst = max(worst, float(secs))
     tilespec = [PY, "-m", "tilespec", "prove", "--quiet", COVERED[0], "--property", "bijective"]
-    base, fresh = _interleaved([([PY, "-c", "import numpy, z3"], None),
-                                (tilespec, _fresh_env)], 5)
+    base, fresh = interleaved([([PY, "-c", "import numpy, z3"], None),
+                                (tilespec, fresh_env)], 5)
     results.append(worst < 0.05)
     print(f"T7 first all-shapes proof, empty cache, {len(COVERED)} covered layouts x "
           f"bijective/inverse/injective: slowest {worst * 1e3:.1f} ms (target < 50 ms); "
           f"fresh `tilespec prove {COVERED[0]} --property bijective` {fresh:.3f} s "
-          f"({fresh / base:.2f}x bare import {base:.3f} s)  {_verdict(results[-1])}")
-
-
-#: Where benchmarks/make_tpu_corpus.py wrote the corpus of T8/T9 (--corpus).
-CORPUS_DIR = Path(os.environ.get("TILESPEC_TPU_CORPUS", "/tmp/tilespec-tpu-corpus"))
-#: Runs of each corpus command (medians); --corpus-repeats.
-CORPUS_REPEATS = 3
-
-
-def corpus_instructions(text_output: str) -> tuple[int, int]:
-    """(modules, instructions) from check-hlo's text: each module's line says
-    ``N instruction(s)``.
-
-    >>> corpus_instructions("module a: proved -- 2 bitcast(s), 10 instruction(s)\\n"
-    ...                     "module b: proved -- 0 bitcast(s), 5 instruction(s)\\n")
-    (2, 15)
-    """
-    import re
-    counts = [int(n) for n in re.findall(r"(\d+) instruction\(s\)", text_output)]
-    return len(counts), sum(counts)
-
-
-def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
-    """T8 and T9 (issue 35): check-hlo over a corpus of real TPU modules,
-    ``--jobs 2`` in each output format, one process, and a two-worker Dask
-    LocalCluster, run in turn (medians of ``repeats``) so that each ratio
-    compares runs made side by side on the shared machine."""
-    if not corpus.is_dir():
-        results += [False, False]
-        print(f"T8/T9 corpus {corpus} absent: python benchmarks/make_tpu_corpus.py {corpus} "
-              "(libtpu, the tpu extra) writes it, or --corpus DIR  NOT MEASURED")
-        return
-    check = [PY, "-m", "tilespec", "check-hlo", str(corpus)]
-    env = dict(os.environ, TILESPEC_CACHE_DIR=_fresh_cache_dir())
-    text = subprocess.run(check + ["--jobs", "2"], capture_output=True, text=True,
-                          env=env).stdout        # also fills the cache, as a user's first run
-    modules, instructions = corpus_instructions(text)
-    load_before = os.getloadavg()
-    runs = {"text": check + ["--jobs", "2"], "--json": check + ["--jobs", "2", "--json"],
-            "--format sarif": check + ["--jobs", "2", "--format", "sarif"],
-            "one process": check + ["--jobs", "1"]}
-    dask = None
-    try:
-        import distributed
-        dask = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                        host="127.0.0.1", dashboard_address=None)
-        runs["dask LocalCluster(2)"] = check + ["--scheduler", dask.scheduler_address]
-    except ImportError:
-        pass
-    try:
-        times = dict(zip(runs, _interleaved([(cmd, env) for cmd in runs.values()], repeats)))
-    finally:
-        if dask is not None:
-            dask.close()
-    load_after = os.getloadavg()
-    cores = os.cpu_count()
-    formats = {k: v for k, v in times.items() if k in ("text", "--json", "--format sarif")}
-    results.append(max(formats.values()) < 30.0 and instructions >= 1_000_000
-                   and modules >= 100)
-    print(f"T8 check-hlo --jobs 2, {modules} real TPU modules, {instructions:,} instructions "
-          f"({cores} cores, load {load_before[0]:.1f} before / {load_after[0]:.1f} after): "
-          + ", ".join(f"{k} {v:.1f} s" for k, v in formats.items())
-          + f"; {instructions / times['text']:,.0f} instructions/s  (target < 30 s each, "
-          f"1,000,000 in 100 modules)  {_verdict(results[-1])}")
-    one = times["one process"]
-    ratios = {k: one / times[k] for k in ("text", "dask LocalCluster(2)") if k in times}
-    results.append(len(ratios) == 2 and min(ratios.values()) >= 1.7)
-    print(f"T9 parallel vs one process ({one:.1f} s, {cores} cores): --jobs 2 "
-          f"{ratios['text']:.2f}x, "
-          + (f"Dask LocalCluster(2 workers) {times['dask LocalCluster(2)']:.1f} s = "
-             f"{ratios['dask LocalCluster(2)']:.2f}x" if dask is not None else
-             "Dask not installed (the dask extra): NOT MEASURED")
-          + f"  (target >= 1.7x each)  {_verdict(results[-1])}")
-    corpus_phases(corpus)
-
-
-def corpus_phases(corpus: Path, sample: int = 4) -> None:
-    """Where check-hlo's time goes on the corpus, in CPU seconds of this
-    process (``time.process_time``: less sensitive to the load of a shared
-    machine than wall time), per 10,000 instructions over ``sample`` modules,
-    after one warm-up module: reading and parsing, checking, the result's
-    pickle round trip (what a ``--jobs`` worker sends the parent), and
-    writing ``--json`` (done in the parent, whatever ``--jobs`` is); and the
-    projection to the whole corpus on 2 cores."""
-    import contextlib
-    import io
-    import pickle
-
-    from tilespec.cli.main import main as cli
-    from tilespec.prover.hlo import check_module, module_paths, parse_hlo
-    paths = module_paths([str(corpus)])
-    if not paths:
-        return
-    _, instructions_all = corpus_instructions(subprocess.run(
-        [PY, "-m", "tilespec", "check-hlo", str(corpus), "--jobs", "2"],
-        capture_output=True, text=True).stdout)
-    phases = dict.fromkeys(("parse", "check", "pickle", "json"), 0.0)
-    instructions = 0
-    for n, path in enumerate(paths[:sample + 1]):
-        text = Path(path).read_text()
-        a = time.process_time()
-        module = parse_hlo(text)
-        b = time.process_time()
-        report = check_module(module)
-        c = time.process_time()
-        pickle.loads(pickle.dumps(report))
-        d = time.process_time()
-        with contextlib.redirect_stdout(io.StringIO()):
-            cli(["check-hlo", path])
-            e = time.process_time()
-            cli(["check-hlo", path, "--json"])
-        f = time.process_time()
-        if n == 0:
-            continue                      # imports and first proofs
-        instructions += report.counts["instructions"]
-        for k, t in zip(phases, (b - a, c - b, d - c, (f - e) - (e - d))):
-            phases[k] += t
-    per = {k: t / instructions * 10_000 for k, t in phases.items()}
-    whole = {k: t * instructions_all / 10_000 for k, t in per.items()}
-    workers = whole["parse"] + whole["check"] + whole["pickle"]
-    print(f"   CPU s per 10,000 instructions ({sample} modules): "
-          + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
-          + f"; for {instructions_all:,} instructions on 2 cores: text/SARIF >= "
-          f"{workers / 2:.0f} s, --json >= {workers / 2 + whole['json']:.0f} s "
-          "(the JSON is written by the parent alone)")
+          f"({fresh / base:.2f}x bare import {base:.3f} s)  {verdict(results[-1])}")
 
 
 # --- 0 ------------------------------------------------------------------------
@@ -590,7 +439,7 @@ def cold():
     tilespec = [PY, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
                 "from tilespec.cli.main import main; sys.exit(main(sys.argv[1:]))"]
 
-    base, prove_all, version, bad = _interleaved(
+    base, prove_all, version, bad = interleaved(
         [([PY, "-c", "import numpy, z3"], None),
          (tilespec + ["prove", "--quiet", shape], None),
          (tilespec + ["--version"], None), (tilespec + ["prove", "f32[3"], None)], 5)
@@ -680,12 +529,11 @@ if __name__ == "__main__":
     ap.add_argument("--corpus-repeats", type=int, default=CORPUS_REPEATS)
     ap.add_argument("--corpus-only", action="store_true", help="only T8 and T9")
     args = ap.parse_args()
-    CORPUS_DIR, CORPUS_REPEATS = args.corpus, args.corpus_repeats
     if args.corpus_only:
         corpus_results: list = []
-        tpu_corpus_figures(corpus_results, CORPUS_DIR, CORPUS_REPEATS)
+        tpu_corpus_figures(corpus_results, args.corpus, args.corpus_repeats)
         sys.exit(0 if all(corpus_results) else 1)
-    met = targets()
+    met = targets(args.corpus, args.corpus_repeats)
     if args.targets_only:
         sys.exit(0 if met else 1)
     fill_cache()

@@ -13,8 +13,8 @@ not copies of each other.  The files are named as XLA's dump names them
 them out of the directory; they go OUTSIDE git (tens of MB).
 
     pip install -e '.[tpu]'
-    ALLOW_MULTIPLE_LIBTPU_LOAD=1 python benchmarks/make_tpu_corpus.py /tmp/tpu-corpus
-    python benchmarks/make_tpu_corpus.py /tmp/tpu-corpus --modules 10 --instructions 100000
+    ALLOW_MULTIPLE_LIBTPU_LOAD=1 python benchmarks/make_tpu_corpus.py DIR
+    python benchmarks/make_tpu_corpus.py DIR --modules 10 --instructions 100000
 """
 
 from __future__ import annotations

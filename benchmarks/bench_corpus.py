@@ -1,0 +1,156 @@
+"""check-hlo over a corpus of real TPU modules (issue 35's T8 and T9), the
+corpus that benchmarks/make_tpu_corpus.py writes: ``--jobs 2`` in every
+output format, one process and a two-worker Dask LocalCluster, side by side,
+and where the time goes.  bench_speed.py prints these with its targets.
+
+Run alone: python benchmarks/bench_corpus.py [--corpus DIR] [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from command_runs import fresh_cache_dir, interleaved, verdict
+
+PY = sys.executable
+
+#: Where benchmarks/make_tpu_corpus.py wrote the corpus of T8/T9 (--corpus).
+CORPUS_DIR = Path(os.environ.get("TILESPEC_TPU_CORPUS")
+                  or Path(tempfile.gettempdir()) / "tilespec-tpu-corpus")
+#: Runs of each corpus command (medians); --corpus-repeats.
+CORPUS_REPEATS = 3
+
+
+def corpus_instructions(text_output: str) -> tuple[int, int]:
+    """(modules, instructions) from check-hlo's text: each module's line says
+    ``N instruction(s)``.
+
+    >>> corpus_instructions("module a: proved -- 2 bitcast(s), 10 instruction(s)\\n"
+    ...                     "module b: proved -- 0 bitcast(s), 5 instruction(s)\\n")
+    (2, 15)
+    """
+    import re
+    counts = [int(n) for n in re.findall(r"(\d+) instruction\(s\)", text_output)]
+    return len(counts), sum(counts)
+
+
+def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
+    """T8 and T9 (issue 35): check-hlo over a corpus of real TPU modules,
+    ``--jobs 2`` in each output format, one process, and a two-worker Dask
+    LocalCluster, run in turn (medians of ``repeats``) so that each ratio
+    compares runs made side by side on the shared machine."""
+    if not corpus.is_dir():
+        results += [False, False]
+        print(f"T8/T9 corpus {corpus} absent: python benchmarks/make_tpu_corpus.py {corpus} "
+              "(libtpu, the tpu extra) writes it, or --corpus DIR  NOT MEASURED")
+        return
+    check = [PY, "-m", "tilespec", "check-hlo", str(corpus)]
+    env = dict(os.environ, TILESPEC_CACHE_DIR=fresh_cache_dir())
+    text = subprocess.run(check + ["--jobs", "2"], capture_output=True, text=True,
+                          env=env).stdout        # also fills the cache, as a user's first run
+    modules, instructions = corpus_instructions(text)
+    load_before = os.getloadavg()
+    runs = {"text": check + ["--jobs", "2"], "--json": check + ["--jobs", "2", "--json"],
+            "--format sarif": check + ["--jobs", "2", "--format", "sarif"],
+            "one process": check + ["--jobs", "1"]}
+    dask = None
+    try:
+        import distributed
+        dask = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                        host="127.0.0.1", dashboard_address=None)
+        runs["dask LocalCluster(2)"] = check + ["--scheduler", dask.scheduler_address]
+    except ImportError:
+        pass
+    try:
+        times = dict(zip(runs, interleaved([(cmd, env) for cmd in runs.values()], repeats)))
+    finally:
+        if dask is not None:
+            dask.close()
+    load_after = os.getloadavg()
+    cores = os.cpu_count()
+    formats = {k: v for k, v in times.items() if k in ("text", "--json", "--format sarif")}
+    results.append(max(formats.values()) < 30.0 and instructions >= 1_000_000
+                   and modules >= 100)
+    print(f"T8 check-hlo --jobs 2, {modules} real TPU modules, {instructions:,} instructions "
+          f"({cores} cores, load {load_before[0]:.1f} before / {load_after[0]:.1f} after): "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in formats.items())
+          + f"; {instructions / times['text']:,.0f} instructions/s  (target < 30 s each, "
+          f"1,000,000 in 100 modules)  {verdict(results[-1])}")
+    one = times["one process"]
+    ratios = {k: one / times[k] for k in ("text", "dask LocalCluster(2)") if k in times}
+    results.append(len(ratios) == 2 and min(ratios.values()) >= 1.7)
+    print(f"T9 parallel vs one process ({one:.1f} s, {cores} cores): --jobs 2 "
+          f"{ratios['text']:.2f}x, "
+          + (f"Dask LocalCluster(2 workers) {times['dask LocalCluster(2)']:.1f} s = "
+             f"{ratios['dask LocalCluster(2)']:.2f}x" if dask is not None else
+             "Dask not installed (the dask extra): NOT MEASURED")
+          + f"  (target >= 1.7x each)  {verdict(results[-1])}")
+    corpus_phases(corpus)
+
+
+def corpus_phases(corpus: Path, sample: int = 4) -> None:
+    """Where check-hlo's time goes on the corpus, in CPU seconds of this
+    process (``time.process_time``: less sensitive to the load of a shared
+    machine than wall time), per 10,000 instructions over ``sample`` modules,
+    after one warm-up module: reading and parsing, checking, the result's
+    pickle round trip (what a ``--jobs`` worker sends the parent), and
+    writing ``--json`` (done in the parent, whatever ``--jobs`` is); and the
+    projection to the whole corpus on 2 cores."""
+    import contextlib
+    import io
+    import pickle
+
+    from tilespec.cli.main import main as cli
+    from tilespec.prover.hlo import check_module, module_paths, parse_hlo
+    paths = module_paths([str(corpus)])
+    if not paths:
+        return
+    _, instructions_all = corpus_instructions(subprocess.run(
+        [PY, "-m", "tilespec", "check-hlo", str(corpus), "--jobs", "2"],
+        capture_output=True, text=True).stdout)
+    phases = dict.fromkeys(("parse", "check", "pickle", "json"), 0.0)
+    instructions = 0
+    for n, path in enumerate(paths[:sample + 1]):
+        text = Path(path).read_text()
+        a = time.process_time()
+        module = parse_hlo(text)
+        b = time.process_time()
+        report = check_module(module)
+        c = time.process_time()
+        pickle.loads(pickle.dumps(report))
+        d = time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli(["check-hlo", path])
+            e = time.process_time()
+            cli(["check-hlo", path, "--json"])
+        f = time.process_time()
+        if n == 0:
+            continue                      # imports and first proofs
+        instructions += report.counts["instructions"]
+        for k, t in zip(phases, (b - a, c - b, d - c, (f - e) - (e - d))):
+            phases[k] += t
+    per = {k: t / instructions * 10_000 for k, t in phases.items()}
+    whole = {k: t * instructions_all / 10_000 for k, t in per.items()}
+    workers = whole["parse"] + whole["check"] + whole["pickle"]
+    print(f"   CPU s per 10,000 instructions ({sample} modules): "
+          + ", ".join(f"{k} {v:.2f}" for k, v in per.items())
+          + f"; for {instructions_all:,} instructions on 2 cores: text/SARIF >= "
+          f"{workers / 2:.0f} s, --json >= {workers / 2 + whole['json']:.0f} s "
+          "(the JSON is written by the parent alone)")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", type=Path, default=CORPUS_DIR,
+                    help="the corpus benchmarks/make_tpu_corpus.py wrote")
+    ap.add_argument("--repeats", type=int, default=CORPUS_REPEATS)
+    args = ap.parse_args()
+    results: list = []
+    tpu_corpus_figures(results, args.corpus, args.repeats)
+    sys.exit(0 if all(results) else 1)
