@@ -9,15 +9,9 @@ the triton extra is).
 
 from __future__ import annotations
 
-import json
-import sys
-
-import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
 from locations import ROOT
-from nbclient import NotebookClient
+from notebook_kernels import printed, run_with_boot, stream
 
 # Starts a Jupyter kernel.
 pytestmark = pytest.mark.integration
@@ -34,21 +28,9 @@ HIDE_TRITON = (
     "from ipykernel import kernelapp; kernelapp.launch_new_instance()")
 
 
-def _stream(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-
-
 def test_notebook_11_runs_without_triton(tmp_path):
-    (tmp_path / KERNEL).mkdir()
-    (tmp_path / KERNEL / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-c", HIDE_TRITON, "-f", "{connection_file}"],
-        "display_name": "Python (tilespec tests, no triton)", "language": "python"}))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    manager = KernelManager(kernel_name=KERNEL,
-                            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(tmp_path)]))
-    NotebookClient(nb, km=manager, timeout=120,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    printed = "\n".join(_stream(c) for c in nb.cells if c.cell_type == "code")
-    assert "recorded with triton 3.9.0" in printed
-    assert "asking the real Triton" not in printed
-    assert "all checks passed" in _stream(nb.cells[-1])
+    nb = run_with_boot(NOTEBOOK, HIDE_TRITON, tmp_path, tmp_path, KERNEL)
+    out = printed(nb)
+    assert "recorded with triton 3.9.0" in out
+    assert "asking the real Triton" not in out
+    assert "all checks passed" in stream(nb.cells[-1])
