@@ -23,6 +23,7 @@ from .vector_layout import (
     TARGET_SHAPE,
     Fields,
     ImplicitDim,
+    SolverOps,
     VectorLayout,
     generalizes_in,
     implicit_tiled,
@@ -32,25 +33,6 @@ __all__ = ["CLAIMS", "claim_scope", "prove_claim"]
 
 #: Bit widths Mosaic lays out in vregs.
 BITWIDTHS = (1, 2, 4, 8, 16, 32)
-
-
-class Z3Ops:
-    """The operations of :func:`generalizes_in` on Z3 terms."""
-
-    def __init__(self, z3):
-        self.z3 = z3
-
-    def and_(self, *xs):
-        return self.z3.And(*xs)
-
-    def or_(self, *xs):
-        return self.z3.Or(*xs)
-
-    def not_(self, x):
-        return self.z3.Not(x)
-
-    def if_(self, c, a, b):
-        return self.z3.If(c, a, b)
 
 
 @dataclass(frozen=True)
@@ -102,7 +84,7 @@ def _place(z3, f: Fields, tpv, packing, r, c, target=TARGET_SHAPE):
 
 def _claim_formula(z3, ctx, name: str):
     """(the negation of claim ``name``, the symbolic layouts, the dims)."""
-    ops = Z3Ops(z3)
+    ops = SolverOps(z3)
     a, b, c = (_layout(z3, ctx, n) for n in ("a", "b", "c"))
     d2, d1 = z3.Int("rows", ctx), z3.Int("cols", ctx)
     dims = (d2, d1)
