@@ -61,7 +61,8 @@ from .memref import (
 )
 from .vector_layout import PLAIN, SolverOps
 
-__all__ = ["OPERAND_CLAIMS", "OperandOrder", "OrderWitness", "mosaic_layout", "prove_operand_order",
+__all__ = ["OPERAND_CLAIMS", "NotInFamily", "OperandOrder", "OrderAnswer", "OrderWitness",
+           "mosaic_layout", "operand_order", "prove_operand_order",
            "prove_order_lemma", "witness"]
 
 
@@ -367,3 +368,43 @@ OPERAND_CLAIMS = (
     OperandOrder("f32", "T(8,128)", "v3", "m >= 5 or n <= 128"),
     OperandOrder("f32", "T(128)", "v5e", "m == 1 or n <= 128"),
 )
+
+
+@dataclass(frozen=True)
+class OrderAnswer:
+    """What :func:`operand_order` says of one operand layout: the lemma for
+    its tiling (for every shape), the claim of ``condition`` if one was
+    given, and, for concrete dims, the element the layouts place apart
+    there (None: every element at one offset), run on the concrete evaluator."""
+
+    claim: OperandOrder
+    lemma: Result
+    condition: Result | None
+    dims: tuple[int, int] | None
+    here: OrderWitness | None
+
+
+def operand_order(operand: Shape, chip: str, condition: str | None = None,
+                  timeout: float = DEFAULT_TIMEOUT) -> OrderAnswer:
+    """Whether XLA's layout ``operand`` (a rank-2 row-major ``TYPE[m,n]``
+    tiled ``T(a,128)``; dims concrete or named) puts its elements in the
+    order of Mosaic's memref layout on ``chip``: the lemma for every shape,
+    ``condition`` (in ``m``, ``n``) proved or refuted as the exact one, and
+    the answer at the operand's dims.
+
+    >>> from tilespec.spec import parse_array_shape
+    >>> a = operand_order(parse_array_shape("f32[16,3072]{1,0:T(128)}"), "v5e")
+    >>> a.lemma.status, a.here.element, a.here.xla_offset, a.here.mosaic_offset
+    ('proved', (0, 128), 128, 1024)
+    """
+    if operand.rank != 2 or not operand.layout or tuple(operand.layout.minor_to_major) != (1, 0):
+        raise NotInFamily(f"{format_shape(operand)}: the claims cover rank-2 row-major "
+                          f"operands ({{1,0:T(...)}})")
+    text = format_shape(operand)
+    tiling = text[text.index(":") + 1:text.rindex("}")]
+    claim = OperandOrder(operand.element_type, tiling, chip, condition or "n <= 128")
+    lemma = prove_order_lemma(claim, timeout)
+    proved = prove_operand_order(claim, timeout) if condition else None
+    dims = None if operand.is_symbolic else tuple(int(d) for d in operand.dims)
+    here = None if dims is None else witness(claim.element_type, tiling, chip, dims)
+    return OrderAnswer(claim, lemma, proved, dims, here)  # type: ignore[arg-type]
