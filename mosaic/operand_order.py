@@ -103,7 +103,9 @@ def _rows(xla: Shape) -> int:
     a = 1 if ok and len(tiles[0]) == 1 else tiles[0][0] if ok else 0
     if not ok or a < 1 or (bits < 32 and (len(tiles[0]) == 1 or a % packing)):
         want = "T(a,128)" + ("" if bits == 32 else f"({packing},1) with a a multiple of {packing}")
-        raise NotInFamily(f"XLA tiling {xla.layout} of {xla.element_type}: the claims cover "
+        text = format_shape(xla)
+        raise NotInFamily(f"XLA tiling {text[text.index(':') + 1:text.rindex('}')]} of "
+                          f"{xla.element_type}: the claims cover "
                           f"{want}" + (" or T(128)" if bits == 32 else ""))
     return a
 
@@ -400,7 +402,8 @@ def operand_order(operand: Shape, chip: str, condition: str | None = None,
     if operand.rank != 2 or not operand.layout or tuple(operand.layout.minor_to_major) != (1, 0):
         raise NotInFamily(f"{format_shape(operand)}: the claims cover rank-2 row-major "
                           f"operands ({{1,0:T(...)}})")
-    text = format_shape(operand)
+    text = format_shape(operand.with_layout(operand.layout.replace(memory_space=0)))
+    # the memory space moves no element: the claims are about the tiling
     tiling = text[text.index(":") + 1:text.rindex("}")]
     claim = OperandOrder(operand.element_type, tiling, chip, condition or "n <= 128")
     lemma = prove_order_lemma(claim, timeout)
