@@ -185,8 +185,11 @@ class OperandOrder:
         return (f"XLA's {self.element_type}[m,n]{{1,0:{self.tiling}}} is in Mosaic's order on "
                 f"{self.chip} exactly when {self.condition}")
 
+    def xla_shape_text(self) -> str:
+        return f"{self.element_type}[m,n]{{1,0:{self.tiling}}}"
+
     def xla_shape(self) -> Shape:
-        return parse_array_shape(f"{self.element_type}[m,n]{{1,0:{self.tiling}}}")
+        return parse_array_shape(self.xla_shape_text())
 
     def holds(self, m, n, ops=PLAIN):
         """The condition at ``m``, ``n`` (ints, or solver terms with ``ops``)."""
