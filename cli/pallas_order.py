@@ -50,7 +50,8 @@ def register(command) -> None:
 
 
 def _verdict(r) -> str:
-    text = f"{r.status} ({r.scope})"
+    text = (f"proved for {r.scope}" if r.status == "proved"
+            else f"{r.status} (the claim is about {r.scope})")
     if r.status == "unknown" and r.reason:
         text += f": {r.reason}"
     return text
@@ -88,19 +89,23 @@ def cmd_order(args) -> int:
     answer = operand_order(shape, args.chip, args.condition, args.timeout)
     claim, lemma = answer.claim, answer.lemma
     lines = [f"operand    {args.layout} on {args.chip} (TPU generation {GENERATIONS[args.chip]})",
-             f"lemma      {lemma.property}: {_verdict(lemma)}"]
+             f"lemma      {lemma.property}",
+             f"           {_verdict(lemma)}"]
     results = [lemma]
     if answer.condition is not None:
         c = answer.condition
         results.append(c)
-        lines.append(f"claim      {claim.name}: {c.status}")
+        lines.append(f"claim      {claim.name}")
+        lines.append(f"           {_verdict(c)}")
         if c.counterexample is not None:
             lines += counterexample_lines(c.counterexample, "           ")
     drawn = None
     if answer.dims is not None:
         w = answer.here
         m, n = answer.dims
-        lines.append(f"Mosaic     {format_shape(mosaic_layout(claim.element_type, (m, n), args.chip))}")
+        mosaic = mosaic_layout(claim.element_type, (m, n), args.chip)
+        rows = mosaic.layout.tiles[0].sizes[0]
+        lines.append(f"Mosaic     {format_shape(mosaic)}: its rule tiles {rows} row{'' if rows == 1 else 's'} here")
         if w is None:
             lines.append(f"here       every element of [{m},{n}] is at one offset in XLA's layout "
                          f"and in Mosaic's (replayed on every element)")

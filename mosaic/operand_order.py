@@ -110,6 +110,10 @@ def _rows(xla: Shape) -> int:
     return a
 
 
+def _row_count(a: int) -> str:
+    return f"{a} row" + ("" if a == 1 else "s")
+
+
 def mosaic_layout(element_type: str, dims, chip: str) -> Shape:
     """The layout Mosaic's rule gives a kernel argument of ``dims``.
 
@@ -177,8 +181,8 @@ class OperandOrder:
 
     @property
     def lemma(self) -> str:
-        return (f"XLA's {self.tiling} is in Mosaic's order exactly when its rows are Mosaic's "
-                f"or n <= 128")
+        return (f"XLA's {self.tiling} is in Mosaic's order exactly when Mosaic's rule tiles "
+                f"{_row_count(_rows(self.xla_shape()))} or n <= 128")
 
     @property
     def name(self) -> str:
@@ -259,7 +263,7 @@ def _refuted(claim: OperandOrder, w: OrderWitness, what: str, seconds: float, sc
     ce = Counterexample({"m": w.dims[0], "n": w.dims[1]},
                         (_side("source", w.xla, w.element, w.xla_offset, bits),
                          _side("target", w.mosaic, w.element, w.mosaic_offset, bits)),
-                        what=what, details={"xla": w.xla, "mosaic": w.mosaic})
+                        what=what)
     return Result(claim.subject, prop, REFUTED, seconds, scope=scope, counterexample=ce)
 
 
@@ -285,7 +289,8 @@ def prove_order_lemma(claim: OperandOrder, timeout: float = DEFAULT_TIMEOUT) -> 
     scope = claim.scope
     for formula, holds in ((differs, True), (same_at_witness, False)):
         answer, detail = search(formula, ctx, timeout)
-        what = "the condition a == r or n <= 128 " + ("holds" if holds else "fails")
+        what = (f"the condition (Mosaic's rule tiles {_row_count(t.a)} or n <= 128) "
+                + ("holds" if holds else "fails"))
         if answer == "unknown":
             return Result(claim.subject, claim.lemma, UNKNOWN, time.perf_counter() - start,
                           scope=scope, reason=f"{what}: {detail}")

@@ -3,6 +3,8 @@ element placed apart, and its figure."""
 
 from html import unescape
 
+from locations import DATA
+
 from tilespec.cli import main
 from tilespec.teach.draw.contrast import marked
 
@@ -33,3 +35,11 @@ def test_layouts_in_one_order_exit_0_and_draw_nothing(tmp_path, capsys):
     assert main(["pallas-order", "bf16[64,1000]{1,0:T(8,128)(2,1)}", "--draw",
                  str(tmp_path / "x.svg")]) == 2
     assert "nothing to draw" in capsys.readouterr().err
+
+
+def test_the_figure_in_the_docs_is_what_the_command_draws(tmp_path, capsys):
+    # docs/pallas.md shows tests/data/figures/pallas_8732.svg; the figures-fit
+    # test measures its texts in a browser
+    out = tmp_path / "8732.svg"
+    main(["pallas-order", "f32[16,3072]{1,0:T(128)S(1)}", "--draw", str(out)])
+    assert out.read_text() == (DATA / "figures" / "pallas_8732.svg").read_text()
