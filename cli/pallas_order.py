@@ -15,13 +15,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..mosaic import GENERATIONS
-from ..mosaic.operand_order import mosaic_layout, operand_order
-from ..mosaic.proofs import OPERAND_CLAIMS, VECTOR_CLAIMS, prove_claim
+from ..mosaic import (
+    GENERATIONS,
+    OPERAND_CLAIMS,
+    VECTOR_CLAIMS,
+    mosaic_layout,
+    operand_order,
+    prove_claim,
+)
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import counterexample_lines
 from ..spec import TilespecError, bit_width, format_shape, parse_array_shape
-from ..teach.draw.contrast import contrast
+from ..teach import contrast
 from .arguments import output_file, seconds
 from .envelope import Entry, emit
 
@@ -99,7 +104,7 @@ def cmd_order(args) -> int:
         lines.append(f"           {_verdict(c)}")
         if c.counterexample is not None:
             lines += counterexample_lines(c.counterexample, "           ")
-    drawn = None
+    drawn: tuple | None = None
     if answer.dims is not None:
         w = answer.here
         m, n = answer.dims
@@ -123,7 +128,8 @@ def cmd_order(args) -> int:
         sides = {s.name: s for s in ce.sides}
         if "source" in sides:
             src, dst = sides["source"], sides["target"]
-            drawn = ([parse_array_shape(src.shape), parse_array_shape(dst.shape)], src.element,
+            drawn = ([parse_array_shape(str(src.shape)), parse_array_shape(str(dst.shape))],
+                     src.element,
                      [f"{src.shape} (XLA, above) against {dst.shape} (Mosaic, below)",
                       f"element {src.element}: offset {src.offset} in XLA's layout, "
                       f"{dst.offset} in Mosaic's (outlined)"])

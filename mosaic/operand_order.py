@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ..prover.core import DEFAULT_TIMEOUT, Encoding, search
 from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
@@ -44,6 +45,7 @@ from ..spec import (
     TilespecError,
     all_offsets,
     bit_width,
+    concrete_dims,
     evaluate,
     format_shape,
     parse_array_shape,
@@ -224,7 +226,8 @@ class _Terms:
         self.z3, self.ctx = z3, ctx
         xla = claim.xla_shape()
         self.enc = Encoding(xla, ctx)
-        self.m, self.n = self.enc.dims
+        self.m: Any = self.enc.dims[0]
+        self.n: Any = self.enc.dims[1]
         self.a = _rows(xla)
         self.ops = SolverOps(z3)
         self.claim = claim
@@ -298,10 +301,10 @@ def prove_order_lemma(claim: OperandOrder, timeout: float = DEFAULT_TIMEOUT) -> 
             dims = _dims(detail, t)
             w = witness(claim.element_type, claim.tiling, claim.chip, dims)
             seconds = time.perf_counter() - start
-            if holds and w is None:
-                raise ProverBug(f"the lemma's counterexample {dims} for {claim.name!r} does not "
-                                f"replay: every element is at one offset")
             if holds:
+                if w is None:
+                    raise ProverBug(f"the lemma's counterexample {dims} for {claim.name!r} does "
+                                    f"not replay: every element is at one offset")
                 return _refuted(claim, w, f"{what}, yet the orders differ", seconds, scope,
                                 claim.lemma)
             if w is None:
@@ -416,6 +419,6 @@ def operand_order(operand: Shape, chip: str, condition: str | None = None,
     claim = OperandOrder(operand.element_type, tiling, chip, condition or "n <= 128")
     lemma = prove_order_lemma(claim, timeout)
     proved = prove_operand_order(claim, timeout) if condition else None
-    dims = None if operand.is_symbolic else tuple(int(d) for d in operand.dims)
+    dims = None if operand.is_symbolic else concrete_dims(operand)
     here = None if dims is None else witness(claim.element_type, tiling, chip, dims)
     return OrderAnswer(claim, lemma, proved, dims, here)  # type: ignore[arg-type]
