@@ -20,7 +20,7 @@ from ..mosaic import (
     OPERAND_CLAIMS,
     VECTOR_CLAIMS,
     mosaic_layout,
-    operand_order,
+    pallas_order,
     prove_claim,
 )
 from ..prover.names import DEFAULT_TIMEOUT
@@ -91,7 +91,7 @@ def cmd_order(args) -> int:
     if args.draw and Path(args.draw).suffix.lower() != ".svg":
         raise TilespecError(f"--draw writes an SVG: name the file .svg, not {args.draw!r}")
     shape = parse_array_shape(args.layout)
-    answer = operand_order(shape, args.chip, args.condition, args.timeout)
+    answer = pallas_order(shape, args.chip, args.condition, args.timeout)
     claim, lemma = answer.claim, answer.lemma
     lines = [f"operand    {args.layout} on {args.chip} (TPU generation {GENERATIONS[args.chip]})",
              f"lemma      {lemma.property}",

@@ -34,7 +34,7 @@ from .messages import (
 from .operand_order import (
     OperandOrder as OperandOrder,
     mosaic_layout as mosaic_layout,
-    operand_order as operand_order,
+    pallas_order as pallas_order,
     prove_operand_order as prove_operand_order,
 )
 from .proofs import (

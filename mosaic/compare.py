@@ -95,6 +95,12 @@ def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None,
         sentence = ("every element lies at the same byte in both layouts: no copy"
                     + ("" if equal else " (the layouts are written differently)"))
         copy = 0
+    elif same.counterexample is not None and not any(
+            s.element is not None for s in same.counterexample.sides):
+        # no element is placed apart: only the sizes differ (padding rows)
+        copy = src + dst
+        sentence = (f"XLA's buffer is {src:,} bytes and Mosaic's {dst:,}, so the operand must be "
+                    f"copied into Mosaic's layout ({src:,} bytes read, {dst:,} written)")
     else:
         copy = src + dst
         sentence = (f"{_where(same)}: the elements are in another order, so the operand must "

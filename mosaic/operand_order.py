@@ -64,7 +64,7 @@ from .memref import (
 from .vector_layout import PLAIN, SolverOps
 
 __all__ = ["OPERAND_CLAIMS", "NotInFamily", "OperandOrder", "OrderAnswer", "OrderWitness",
-           "mosaic_layout", "operand_order", "prove_operand_order",
+           "mosaic_layout", "pallas_order", "prove_operand_order",
            "prove_order_lemma", "witness"]
 
 
@@ -397,7 +397,7 @@ class OrderAnswer:
     here: OrderWitness | None
 
 
-def operand_order(operand: Shape, chip: str, condition: str | None = None,
+def pallas_order(operand: Shape, chip: str, condition: str | None = None,
                   timeout: float = DEFAULT_TIMEOUT) -> OrderAnswer:
     """Whether XLA's layout ``operand`` (a rank-2 row-major ``TYPE[m,n]``
     tiled ``T(a,128)``; dims concrete or named) puts its elements in the
@@ -406,7 +406,7 @@ def operand_order(operand: Shape, chip: str, condition: str | None = None,
     the answer at the operand's dims.
 
     >>> from tilespec.spec import parse_array_shape
-    >>> a = operand_order(parse_array_shape("f32[16,3072]{1,0:T(128)}"), "v5e")
+    >>> a = pallas_order(parse_array_shape("f32[16,3072]{1,0:T(128)}"), "v5e")
     >>> a.lemma.status, a.here.element, a.here.xla_offset, a.here.mosaic_offset
     ('proved', (0, 128), 128, 1024)
     """

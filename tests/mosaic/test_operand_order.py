@@ -13,7 +13,7 @@ from tilespec.mosaic.operand_order import (
     OPERAND_CLAIMS,
     NotInFamily,
     OperandOrder,
-    operand_order,
+    pallas_order,
     prove_operand_order,
     witness,
 )
@@ -70,7 +70,7 @@ def test_the_lemma_fails_with_a_wrong_condition(monkeypatch):
 
 
 def test_pytorch_xla_8732_is_element_0_128_at_two_offsets():
-    a = operand_order(parse_array_shape("f32[16,3072]{1,0:T(128)S(1)}"), "v5e")
+    a = pallas_order(parse_array_shape("f32[16,3072]{1,0:T(128)S(1)}"), "v5e")
     assert a.lemma.status == "proved"
     w = a.here
     assert (w.element, w.xla_offset, w.mosaic_offset) == ((0, 128), 128, 1024)
@@ -99,3 +99,15 @@ def test_a_tiling_outside_the_claims_is_refused_in_one_line(element_type, tiling
 def test_a_condition_not_in_m_and_n_is_refused():
     with pytest.raises(NotInFamily, match="is not like"):
         OperandOrder("f32", "T(8,128)", "v5e", "k >= 5")
+
+
+def test_layouts_that_differ_only_in_size_are_not_said_to_differ_in_order():
+    # f32[3,100]: XLA's T(8,128) and Mosaic's T(4,128) place every element
+    # alike (n <= 128, the lemma); only XLA's buffer has 4 more padding rows
+    from tilespec.mosaic import compare_layouts
+    xla, mosaic = (parse_array_shape(t) for t in ("f32[3,100]{1,0:T(8,128)}",
+                                                  "f32[3,100]{1,0:T(4,128)}"))
+    assert witness("f32", "T(8,128)", "v5e", (3, 100)) is None
+    m = compare_layouts(xla, mosaic)
+    assert "another order" not in m.sentence
+    assert m.sentence.startswith("XLA's buffer is 4,096 bytes and Mosaic's 2,048")
