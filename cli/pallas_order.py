@@ -14,10 +14,11 @@ Exit status: 0 every claim proved and the layouts agree at LAYOUT's dims,
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..mosaic import (
     GENERATIONS,
-    OPERAND_CLAIMS,
+    ORDER_CLAIMS,
     VECTOR_CLAIMS,
     mosaic_layout,
     pallas_order,
@@ -63,8 +64,8 @@ def _verdict(r) -> str:
 
 
 def _claims(args) -> int:
-    claims = list(OPERAND_CLAIMS) + ([None] * len(VECTOR_CLAIMS) if args.vector else [])
-    names = [c.name for c in OPERAND_CLAIMS] + (list(VECTOR_CLAIMS) if args.vector else [])
+    claims: list[Any] = list(ORDER_CLAIMS) + ([None] * len(VECTOR_CLAIMS) if args.vector else [])
+    names = [c.name for c in ORDER_CLAIMS] + (list(VECTOR_CLAIMS) if args.vector else [])
     results = [prove_claim(n, args.timeout) for n in names]
     lines = []
     for r in results:
@@ -97,6 +98,8 @@ def cmd_order(args) -> int:
              f"lemma      {lemma.property}",
              f"           {_verdict(lemma)}"]
     results = [lemma]
+    if lemma.counterexample is not None:
+        lines += counterexample_lines(lemma.counterexample, "           ")
     if answer.condition is not None:
         c = answer.condition
         results.append(c)
@@ -107,12 +110,13 @@ def cmd_order(args) -> int:
     drawn: tuple | None = None
     if answer.dims is not None:
         w = answer.here
-        m, n = answer.dims
-        mosaic = mosaic_layout(claim.element_type, (m, n), args.chip)
+        mosaic = mosaic_layout(claim.element_type, answer.dims, args.chip)
         rows = mosaic.layout.tiles[0].sizes[0]
-        lines.append(f"Mosaic     {format_shape(mosaic)}: its rule tiles {rows} row{'' if rows == 1 else 's'} here")
+        lines.append(f"Mosaic     {format_shape(mosaic)}" + (
+            f": its rule tiles {rows} row{'' if rows == 1 else 's'} here"
+            if len(answer.dims) == 2 else ""))
         if w is None:
-            lines.append(f"here       every element of [{m},{n}] is at one offset in XLA's layout "
+            lines.append(f"here       every element of [{','.join(map(str, answer.dims))}] is at one offset in XLA's layout "
                          f"and in Mosaic's (replayed on every element)")
         else:
             bits = bit_width(shape.element_type)
@@ -122,7 +126,7 @@ def cmd_order(args) -> int:
             drawn = ([parse_array_shape(w.xla), parse_array_shape(w.mosaic)], w.element,
                      [f"{w.xla} (XLA, above) against {w.mosaic} (Mosaic, below)",
                       f"element {w.element}: offset {w.xla_offset} in XLA's layout, "
-                      f"{w.mosaic_offset} in Mosaic's (outlined)"])
+                      f"{w.mosaic_offset} in Mosaic's (outlined where a picture shows it)"])
     if drawn is None and answer.condition is not None and answer.condition.counterexample:
         ce = answer.condition.counterexample
         sides = {s.name: s for s in ce.sides}
@@ -132,7 +136,7 @@ def cmd_order(args) -> int:
                      src.element,
                      [f"{src.shape} (XLA, above) against {dst.shape} (Mosaic, below)",
                       f"element {src.element}: offset {src.offset} in XLA's layout, "
-                      f"{dst.offset} in Mosaic's (outlined)"])
+                      f"{dst.offset} in Mosaic's (outlined where a picture shows it)"])
     if args.draw:
         if drawn is None:
             raise TilespecError("nothing to draw: no element lies apart (give concrete dims "

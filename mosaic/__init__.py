@@ -40,6 +40,7 @@ from .operand_order import (
 from .proofs import (
     CLAIMS as CLAIMS,
     OPERAND_CLAIMS as OPERAND_CLAIMS,
+    ORDER_CLAIMS as ORDER_CLAIMS,
     VECTOR_CLAIMS as VECTOR_CLAIMS,
     claim_scope as claim_scope,
     prove_claim as prove_claim,

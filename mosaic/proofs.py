@@ -1,6 +1,7 @@
 """Claims about Mosaic's layouts proved for every shape with Z3: XLA's
 operand layout is in the order of Mosaic's memref layout exactly when a
-condition on the dims holds (:mod:`.operand_order`, :data:`OPERAND_CLAIMS`),
+condition on the dims holds (:mod:`.operand_order`, :data:`OPERAND_CLAIMS`;
+rank 1: for every length, :mod:`.rank_one_order`),
 and, for every vector layout, ``equivalentTo`` is an equivalence (reflexive, symmetric,
 transitive) and a relayout between equivalent valid layouts moves no data
 (every element sits at the same vreg, sublane position and lane in both),
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from ..prover.core import DEFAULT_TIMEOUT, search
 from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result
 from .operand_order import OPERAND_CLAIMS, prove_operand_order
+from .rank_one_order import RANK_ONE_CLAIMS, RankOneOrder, prove_rank_one_order
 from .vector_layout import (
     TARGET_SHAPE,
     Fields,
@@ -32,7 +34,7 @@ from .vector_layout import (
     implicit_tiled,
 )
 
-__all__ = ["CLAIMS", "OPERAND_CLAIMS", "VECTOR_CLAIMS", "claim_scope", "prove_claim"]
+__all__ = ["CLAIMS", "OPERAND_CLAIMS", "ORDER_CLAIMS", "VECTOR_CLAIMS", "claim_scope", "prove_claim"]
 
 #: Bit widths Mosaic lays out in vregs.
 BITWIDTHS = (1, 2, 4, 8, 16, 32)
@@ -133,8 +135,10 @@ VECTOR_CLAIMS = ("equivalence is reflexive", "equivalence is symmetric",
                  "a relayout between equivalent layouts moves no data")
 #: Every claim: those and XLA's operand layouts against Mosaic's memref
 #: layouts (:mod:`.operand_order`), each for every shape.
-CLAIMS = VECTOR_CLAIMS + tuple(c.name for c in OPERAND_CLAIMS)
-_OPERAND = {c.name: c for c in OPERAND_CLAIMS}
+#: The claims about XLA's operand layouts, rank 2 then rank 1.
+ORDER_CLAIMS = OPERAND_CLAIMS + RANK_ONE_CLAIMS
+CLAIMS = VECTOR_CLAIMS + tuple(c.name for c in ORDER_CLAIMS)
+_OPERAND = {c.name: c for c in ORDER_CLAIMS}
 
 
 def claim_scope(name: str) -> str:
@@ -189,8 +193,11 @@ def prove_claim(name: str, timeout: float = DEFAULT_TIMEOUT) -> Result:
 
     if name not in CLAIMS:
         raise KeyError(f"no such claim: {name!r}; one of {', '.join(CLAIMS)}")
-    if name in _OPERAND:
-        return prove_operand_order(_OPERAND[name], timeout)
+    claim = _OPERAND.get(name)
+    if isinstance(claim, RankOneOrder):
+        return prove_rank_one_order(claim, timeout)
+    if claim is not None:
+        return prove_operand_order(claim, timeout)
     start = time.perf_counter()
     ctx = z3.Context()
     negation, layouts, dims = _claim_formula(z3, ctx, name)
