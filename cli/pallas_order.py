@@ -70,7 +70,9 @@ def _claims(args) -> int:
     lines = []
     for r in results:
         lines.append(f"{r.status:<9}{r.property}")
-        lines.append(f"         for {r.scope}")
+        lines.append(f"         for {r.scope}" if r.status == "proved"
+                     else f"         the claim is about {r.scope}"
+                     + (f": {r.reason}" if r.reason else ""))
         if r.counterexample is not None:
             lines += counterexample_lines(r.counterexample, "         ")
     emit(args, [_entry(r, {"shape": c.xla_shape_text()} if c else {}, "pallas-claim",

@@ -37,3 +37,14 @@ def test_layouts_in_one_order_exit_0_and_draw_nothing(tmp_path, capsys):
     assert "every element of [1000] is at one offset" in capsys.readouterr().out
     assert main(["pallas-order", "f32[1000]{0:T(128)}", "--draw", str(tmp_path / "x.svg")]) == 2
     assert "nothing to draw" in capsys.readouterr().err
+
+
+def test_bad_input_is_one_line_and_exit_2(capsys):
+    for argv in (["pallas-order", "--vector"], ["pallas-order", "--claims", "f32[8]{0}"],
+                 ["pallas-order"], ["pallas-order", "f32[2,3,4]{2,1,0:T(8,128)}"],
+                 ["pallas-order", "f32[m,n]{1,0:T(8,128)}", "--condition", "k > 1"],
+                 ["pallas-order", "f32[8]{0:T(128)}", "--condition", "n > 1"],
+                 ["pallas-order", "f32[16,300]{1,0:T(128)}", "--draw", "x.png"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("tilespec: error: ") and err.count("\n") == 1, err
