@@ -84,7 +84,7 @@ _LAZY = {
     "pallas_report": (".mosaic.report", "pallas_report", 0),
     "PallasKernel": (".mosaic.kernels", "Kernel", 0),
     "PallasOperand": (".mosaic.kernels", "Operand", 0),
-    "pallas_order": (".mosaic.operand_order", "pallas_order", 1),
+    "pallas_order": (".mosaic.order", "pallas_order", 1),
     "prove_mosaic_claim": (".mosaic.proofs", "prove_claim", 0),
 }
 

@@ -5,8 +5,8 @@ memref tiling rule: :mod:`.memref`), the checks a kernel passes before it
 runs as predicates (:mod:`.blocks`, :mod:`.kernels`), the compiler's
 messages read (:mod:`.messages`), XLA's layout against Mosaic's
 (:mod:`.compare`), claims proved for every layout and shape (:mod:`.proofs`;
-XLA's operand tiling in Mosaic's order: :mod:`.operand_order`) and the
-one report (:mod:`.report`).  Where libtpu 0.0.42.1 disagrees with the last
+XLA's operand tiling in Mosaic's order: :mod:`.operand_order`, :mod:`.order`) and
+the one report (:mod:`.report`).  Where libtpu 0.0.42.1 disagrees with the last
 open source, the model follows the compiler and says so.  Imports
 :mod:`tilespec.spec`, the solver core and the bitcast decision.
 
@@ -34,9 +34,9 @@ from .messages import (
 from .operand_order import (
     OperandOrder as OperandOrder,
     mosaic_layout as mosaic_layout,
-    pallas_order as pallas_order,
     prove_operand_order as prove_operand_order,
 )
+from .order import OrderAnswer as OrderAnswer, pallas_order as pallas_order
 from .proofs import (
     CLAIMS as CLAIMS,
     OPERAND_CLAIMS as OPERAND_CLAIMS,

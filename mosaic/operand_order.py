@@ -45,7 +45,6 @@ from ..spec import (
     TilespecError,
     all_offsets,
     bit_width,
-    concrete_dims,
     evaluate,
     format_shape,
     parse_array_shape,
@@ -63,8 +62,8 @@ from .memref import (
 )
 from .vector_layout import PLAIN, SolverOps
 
-__all__ = ["OPERAND_CLAIMS", "NotInFamily", "OperandOrder", "OrderAnswer", "OrderWitness",
-           "mosaic_layout", "pallas_order", "prove_operand_order",
+__all__ = ["OPERAND_CLAIMS", "NotInFamily", "OperandOrder", "OrderWitness",
+           "mosaic_layout", "prove_operand_order",
            "prove_order_lemma", "witness"]
 
 
@@ -381,57 +380,3 @@ OPERAND_CLAIMS = (
     OperandOrder("f32", "T(8,128)", "v3", "m >= 5 or n <= 128"),
     OperandOrder("f32", "T(128)", "v5e", "m == 1 or n <= 128"),
 )
-
-
-@dataclass(frozen=True)
-class OrderAnswer:
-    """What :func:`operand_order` says of one operand layout: the lemma for
-    its tiling (for every shape), the claim of ``condition`` if one was
-    given, and, for concrete dims, the element the layouts place apart
-    there (None: every element at one offset), run on the concrete evaluator."""
-
-    claim: Any
-    lemma: Result
-    condition: Result | None
-    dims: tuple[int, ...] | None
-    here: OrderWitness | None
-
-
-def pallas_order(operand: Shape, chip: str, condition: str | None = None,
-                  timeout: float = DEFAULT_TIMEOUT) -> OrderAnswer:
-    """Whether XLA's layout ``operand`` (a rank-2 row-major ``TYPE[m,n]``
-    tiled ``T(a,128)``, or a rank-1 one, :mod:`.rank_one_order`; dims
-    concrete or named) puts its elements in the
-    order of Mosaic's memref layout on ``chip``: the lemma for every shape,
-    ``condition`` (in ``m``, ``n``) proved or refuted as the exact one, and
-    the answer at the operand's dims.
-
-    >>> from tilespec.spec import parse_array_shape
-    >>> a = pallas_order(parse_array_shape("f32[16,3072]{1,0:T(128)}"), "v5e")
-    >>> a.lemma.status, a.here.element, a.here.xla_offset, a.here.mosaic_offset
-    ('proved', (0, 128), 128, 1024)
-    """
-    if operand.rank not in (1, 2) or not operand.layout or tuple(
-            operand.layout.minor_to_major) != tuple(reversed(range(operand.rank))):
-        raise NotInFamily(f"{format_shape(operand)}: the claims cover rank-1 and rank-2 "
-                          f"row-major operands ({{0:T(...)}}, {{1,0:T(...)}})")
-    text = format_shape(operand.with_layout(operand.layout.replace(memory_space=0)))
-    # the memory space moves no element: the claims are about the tiling
-    tiling = text[text.index(":") + 1:text.rindex("}")]
-    dims = None if operand.is_symbolic else concrete_dims(operand)
-    if operand.rank == 1:
-        from .rank_one_order import RankOneOrder, prove_rank_one_order, rank_one_witness
-
-        if condition:
-            raise NotInFamily("a rank-1 operand's claim is for every n: it takes no condition")
-        one = RankOneOrder(operand.element_type, tiling, chip)
-        found = None if dims is None else rank_one_witness(one, dims[0])
-        here = None if found is None or dims is None else OrderWitness(
-            dims, (found[0],), found[1], found[2], format_shape(
-                parse_array_shape(f"{operand.element_type}[{dims[0]}]{{0:{tiling}}}")), found[3])
-        return OrderAnswer(one, prove_rank_one_order(one, timeout), None, dims, here)
-    claim = OperandOrder(operand.element_type, tiling, chip, condition or "n <= 128")
-    lemma = prove_order_lemma(claim, timeout)
-    proved = prove_operand_order(claim, timeout) if condition else None
-    here = None if dims is None else witness(claim.element_type, tiling, chip, dims)
-    return OrderAnswer(claim, lemma, proved, dims, here)

@@ -29,7 +29,14 @@ from typing import Any
 
 from ..prover.core import DEFAULT_TIMEOUT, Encoding, search
 from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
-from ..spec import all_offsets, bit_width, evaluate, parse_array_shape, shape_pipeline
+from ..spec import (
+    all_offsets,
+    bit_width,
+    evaluate,
+    format_shape,
+    parse_array_shape,
+    shape_pipeline,
+)
 from .memref import (
     KERNEL_ARGUMENT_FLAGS,
     LANES,
@@ -89,8 +96,6 @@ class RankOneOrder:
 def rank_one_witness(claim: RankOneOrder, n: int) -> tuple[int, int, int, str] | None:
     """The first element the two layouts of ``TYPE[n]`` place apart: (index,
     XLA's offset, Mosaic's offset, Mosaic's layout), or None."""
-    from ..spec import format_shape
-
     xla = parse_array_shape(f"{claim.element_type}[{n}]{{0:{claim.tiling}}}")
     mosaic = parse_array_shape(xla_layout_text(
         (n,), claim.element_type, memref_tiling((n,), memref_bitwidth(claim.element_type),

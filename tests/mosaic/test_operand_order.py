@@ -13,10 +13,10 @@ from tilespec.mosaic.operand_order import (
     OPERAND_CLAIMS,
     NotInFamily,
     OperandOrder,
-    pallas_order,
     prove_operand_order,
     witness,
 )
+from tilespec.mosaic.order import pallas_order
 from tilespec.mosaic.proofs import CLAIMS, claim_scope, prove_claim
 from tilespec.mosaic.rank_one_order import (
     RANK_ONE_CLAIMS,
