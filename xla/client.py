@@ -92,6 +92,11 @@ class WorkerSetup:
         return self.flags + count + tuple(f for f in self.speed_flags if f in known)
 
 
+#: How XLA ends a process whose XLA_FLAGS name flags it does not know: "flag"
+#: for one, "flags" for more (``ParseFlagsFromEnvAndDieIfUnknown``,
+#: xla/parse_flags_from_env.cc, ROCm/xla ac82760645ef).
+UNKNOWN_FLAGS = ("Unknown flag in XLA_FLAGS", "Unknown flags in XLA_FLAGS")
+
 #: The speed flags each interpreter's XLA knows (older XLAs lack some).
 _SPEED_FLAGS: dict[str, tuple[str, ...]] = {}
 
@@ -149,7 +154,7 @@ class Worker:
         if ended.timed_out:
             return Hung(self.setup.timeout)
         words = last_words(ended.stderr, ended.status)
-        if "Unknown flags in XLA_FLAGS" in words and self._drop_unknown_flags(words):
+        if any(m in words for m in UNKNOWN_FLAGS) and self._drop_unknown_flags(words):
             return None
         if ended.traceback and "Check failed" not in ended.stderr:
             return Crashed(words)
