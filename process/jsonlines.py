@@ -16,7 +16,7 @@ The contract of :class:`JsonLinesWorker`:
   never blocks on a full pipe) and its exit status.
 * **The timeout kills the child and says so.** A request not answered in
   ``timeout`` seconds kills the child; the answer is :class:`Ended` with
-  ``timed_out`` set.
+  ``timed_out`` set.  ``timeout=None`` waits as long as the child lives.
 * **A new child answers the next request.** The child is started on the
   first request, and again on the first request after one ended; the
   command and environment are read at each start, so a change to them
@@ -86,7 +86,7 @@ class JsonLinesWorker(Generic[T]):
     start; ``environment`` a function that gives the child's environment at
     each start (``None``: this process's)."""
 
-    def __init__(self, command: Command, *, timeout: float,
+    def __init__(self, command: Command, *, timeout: float | None,
                  environment: Callable[[], Mapping[str, str]] | None = None,
                  encode: Callable[[Any], str] = json.dumps,
                  decode: Callable[[str], T] = json.loads,
@@ -136,8 +136,10 @@ class JsonLinesWorker(Generic[T]):
         proc = self._proc or self._start()
         assert proc.stdin is not None and proc.stdout is not None  # opened above
         fired = threading.Event()
-        timer = threading.Timer(self.timeout, _kill, (proc, fired))
-        timer.start()
+        timer = None if self.timeout is None else threading.Timer(
+            self.timeout, _kill, (proc, fired))
+        if timer is not None:
+            timer.start()
         try:
             proc.stdin.write(self.encode(request) + "\n")
             proc.stdin.flush()
@@ -149,7 +151,8 @@ class JsonLinesWorker(Generic[T]):
         except OSError:  # the child is gone: its stderr says why
             pass
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
         return self._ended(proc, fired.is_set())
 
     def _ended(self, proc: subprocess.Popen, timed_out: bool) -> Ended:

@@ -12,7 +12,7 @@ import pytest
 from tilespec.process import Ended, JsonLinesWorker
 
 #: Echoes each request with its pid; "abort" writes last words and aborts,
-#: "hang" sleeps, "raise" raises, "chatter" prints a line that is not JSON
+#: "hang" sleeps, "slow" sleeps 0.3 s, "raise" raises, "chatter" prints a line that is not JSON
 #: first, "flood" writes 1 MiB to stderr first, "env" answers $PROBE.
 CHILD = """
 import json, os, sys, time
@@ -24,6 +24,8 @@ for line in sys.stdin:
         os.abort()
     if r == "hang":
         time.sleep(600)
+    if r == "slow":
+        time.sleep(0.3)
     if r == "raise":
         raise KeyError("x")
     if r == "chatter":
@@ -64,6 +66,11 @@ def test_a_child_past_the_timeout_is_killed_and_the_answer_says_so():
         after = worker.ask("after")
     assert isinstance(ended, Ended) and ended.timed_out and ended.status == -9
     assert after["echo"] == "after"
+
+
+def test_without_a_timeout_a_slow_answer_is_waited_for():
+    with child(timeout=None) as worker:
+        assert worker.ask("slow")["echo"] == "slow"
 
 
 def test_a_python_exception_in_the_child_is_ended_with_its_traceback():
