@@ -18,9 +18,9 @@ The contract of :class:`JsonLinesWorker`:
   ``timeout`` seconds kills the child; the answer is :class:`Ended` with
   ``timed_out`` set.  ``timeout=None`` waits as long as the child lives.
 * **A new child answers the next request.** The child is started on the
-  first request, and again on the first request after one ended; the
-  command and environment are read at each start, so a change to them
-  (a flag dropped) reaches the next child.  :meth:`JsonLinesWorker.close`
+  first request, and again on the first request after one ended; its
+  environment is read at each start, so a change to it (a flag dropped)
+  reaches the next child.  :meth:`JsonLinesWorker.close`
   (or leaving the ``with`` block) closes its stdin, which ends it.
 
 >>> import sys
@@ -42,7 +42,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Generic, TypeVar, Union
+from typing import IO, Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -75,18 +75,14 @@ class Ended:
         return "Traceback (most recent call last)" in self.stderr
 
 
-Command = Union[Sequence[str], Callable[[], Sequence[str]]]
-
-
 class JsonLinesWorker(Generic[T]):
     """One child process at a time, answering requests in order (the module's
     docstring states the contract).  Use as a context manager.
 
-    ``command`` is the child's argv, or a function that gives it at each
-    start; ``environment`` a function that gives the child's environment at
-    each start (``None``: this process's)."""
+    ``command`` is the child's argv; ``environment`` a function that gives
+    the child's environment at each start (``None``: this process's)."""
 
-    def __init__(self, command: Command, *, timeout: float | None,
+    def __init__(self, command: Sequence[str], *, timeout: float | None,
                  environment: Callable[[], Mapping[str, str]] | None = None,
                  encode: Callable[[Any], str] = json.dumps,
                  decode: Callable[[str], T] = json.loads,
@@ -107,11 +103,10 @@ class JsonLinesWorker(Generic[T]):
         self.close()
 
     def _start(self) -> subprocess.Popen:
-        argv = self.command() if callable(self.command) else self.command
         env = None if self.environment is None else dict(self.environment())
         self._stderr = tempfile.TemporaryFile("w+")
         self._proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            list(self.command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             text=True, env=env)
         return self._proc
 
