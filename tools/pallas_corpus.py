@@ -28,11 +28,12 @@ import gzip
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
+
+from tilespec.process import Ended, JsonLinesWorker
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "pallas" / "corpus.json.gz"
 
@@ -325,34 +326,23 @@ def _run_chip(chip, kernels, log):
     answers = []
     env = dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1", TPU_ACCELERATOR_TYPE="",
                PYTHONWARNINGS="ignore")
-    i = 0
-    while i < len(kernels):
-        p = subprocess.Popen([sys.executable, __file__, "--worker", CHIPS[chip]],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
-        assert p.stdin and p.stdout and p.stderr
-        while i < len(kernels):
-            p.stdin.write(json.dumps(kernels[i]) + "\n")
-            p.stdin.flush()
-            line = p.stdout.readline()
-            if not line:
-                p.stdin.close()
-                p.wait()
-                err = p.stderr.read().strip().splitlines()
-                words = [ln for ln in err if "Check failed" in ln or "F0000" in ln
-                         or "Fatal" in ln or "abort" in ln.lower()] or err[-3:]
-                answers.append({"accepted": False, "stage": "compile", "error": "abort",
-                                "message": "\n".join(words[-4:])[:1500]})
-                i += 1
-                break
-            answers.append(json.loads(line))
-            i += 1
+    with JsonLinesWorker([sys.executable, __file__, "--worker", CHIPS[chip]], timeout=None,
+                         environment=lambda: env) as worker:
+        for i, kernel in enumerate(kernels, 1):
+            answer = worker.ask(kernel)
+            answers.append(_aborted(answer) if isinstance(answer, Ended) else answer)
             if i % 50 == 0:
                 print(f"{chip}: {i}/{len(kernels)}", file=log, flush=True)
-        else:
-            p.stdin.close()
-            p.wait()
     return answers
+
+
+def _aborted(ended: Ended) -> dict:
+    """The answer of a kernel the compiler aborted on: its last words."""
+    err = ended.stderr.strip().splitlines()
+    words = [ln for ln in err if "Check failed" in ln or "F0000" in ln
+             or "Fatal" in ln or "abort" in ln.lower()] or err[-3:]
+    return {"accepted": False, "stage": "compile", "error": "abort",
+            "message": "\n".join(words[-4:])[:1500]}
 
 
 def main(argv=None) -> int:
