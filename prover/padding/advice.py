@@ -48,6 +48,7 @@ from ...spec import (
 )
 from ..bitcast import RESHAPE, is_bitcast, memory_space_violation
 from ..models import same_byte_size, xla_array_bytes
+from ..names import counted
 from ..result import PROVED, REFUTED
 from .frameworks import JAX
 
@@ -92,11 +93,12 @@ class Part:
         f = f"{self.factor:.3g}x"
         if self.kind == "element":
             return (f"each element takes E({self.padded}) bits for its "
-                    f"{self.extent} bits of storage: {f}")
+                    f"{counted(self.extent, 'bit')} of storage: {f}")
         if self.kind == "tail":
-            return f"L({self.entry}) rounds {self.extent} elements up to {self.padded}: {f}"
+            return (f"L({self.entry}) rounds {counted(self.extent, 'element')} up to "
+                    f"{self.padded}: {f}")
         if self.kind == "other":
-            return f"{self.extent} bytes become {self.padded} for other reasons: {f}"
+            return f"{counted(self.extent, 'byte')} become {self.padded} for other reasons: {f}"
         if self.level > 0:
             which = f"the previous tile's {_ordinal(self.position)} entry"
         else:
