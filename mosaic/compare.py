@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..prover.bitcast import is_bitcast
+from ..prover.names import counted
 from ..prover.result import Result
 from ..spec import Shape, byte_size, concrete_dims, format_shape, parse_array_shape
 
@@ -104,7 +105,8 @@ def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None,
     else:
         copy = src + dst
         sentence = (f"{_where(same)}: the elements are in another order, so the operand must "
-                    f"be copied into Mosaic's layout ({src:,} bytes read, {dst:,} written)")
+                    f"be copied into Mosaic's layout ({counted(src, 'byte', grouped=True)} read, "
+                    f"{dst:,} written)")
     fixes = []
     if not equal:
         if preferred is None:
