@@ -17,12 +17,14 @@ import re
 from dataclasses import dataclass, replace
 
 from ..spec import Shape, concrete_dims, format_shape, parse_array_shape
+from .cases import ReportedCase, reported_case
 from .compare import LayoutMatch, compare_layouts
 from .kernels import Kernel, Operand, Verdict, predict
 from .memref import memref_bitwidth, memref_tiling, xla_layout_text
-from .messages import Message, layout_note, read_message
+from .messages import BODY_CHECKS, Message, layout_note, read_message
 
-__all__ = ["PallasReport", "layouts_in_module", "nearest_blocks", "pallas_report"]
+__all__ = ["PallasReport", "layouts_in_module", "nearest_blocks", "pallas_report",
+           "unmodelled_body"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,21 @@ class PallasReport:
     message: Message | None
     layouts: tuple[LayoutMatch, ...]
     notes: tuple[str, ...] = ()
+    #: why the verdict does not cover the kernel's body ("" when it does):
+    #: then a kernel the block checks pass is not said to compile
+    unknown: str = ""
+    #: the reported case whose message was given, and what the recorded
+    #: compilers said of its kernel (:mod:`.cases`)
+    case: ReportedCase | None = None
+    recorded: tuple[str, ...] = ()
+
+    @property
+    def outcome(self) -> str:
+        """``compiles``, ``does not compile`` or ``unknown`` (the body is not
+        the one modelled, and the block checks pass)."""
+        if not self.verdict.accepted:
+            return "does not compile"
+        return "unknown" if self.unknown else "compiles"
 
 
 def _candidates(dim: int, block: int, steps) -> list[int]:
@@ -141,7 +158,63 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
             preferred = None
         pairs.append(compare_layouts(xla, mosaic, preferred,
                                      lambda view: _rule_gives(view, kernel.chip)))
-    return PallasReport(kernel, verdict, blocks, message, tuple(pairs), tuple(notes))
+    case = reported_case(message)
+    recorded: tuple[str, ...] = ()
+    if case is not None:
+        recorded = case.sentences(kernel.inputs[0].shape)
+        notes.extend(compiler_change(case, kernel.inputs[0].shape))
+    return PallasReport(kernel, verdict, blocks, message, tuple(pairs), tuple(notes),
+                        unmodelled_body(kernel, message), case, recorded)
+
+
+def compiler_change(case: ReportedCase, shape) -> list[str]:
+    """The difference between an older libtpu that refused the reported
+    kernel of ``shape`` and a newer one that compiles it (none when the
+    recorded answers do not change)."""
+    answers = case.answers_for(shape)
+    refused = [a for a in answers if not a.accepted]
+    later = [a for a in answers if a.accepted and refused
+             and _after(a.libtpu, refused[-1].libtpu)]
+    if not refused or not later:
+        return []
+    return [f"the compiler changed: {refused[-1].compiler} refused {case.report}'s kernel of "
+            f"{shape_text(shape)}, {later[0].compiler} compiles it; the model follows "
+            f"libtpu 0.0.42.1, and the message is the older compiler's"]
+
+
+def _after(a: str, b: str) -> bool:
+    return tuple(map(int, a.split("."))) > tuple(map(int, b.split(".")))
+
+
+def shape_text(shape) -> str:
+    """``(128,256)``."""
+    return "(" + ",".join(map(str, shape)) + ")"
+
+
+def unmodelled_body(kernel: Kernel, message: Message | None) -> str:
+    """Why the model's verdict on ``kernel`` is not about the body of the
+    kernel in question ("" when it is): a ``blocks`` kernel has no body
+    modelled, and a compiler message about lowering a body (an operation,
+    an unsupported cast, a CHECK) is about one the modelled body does not
+    have when the model lets that body pass.
+
+    >>> unmodelled_body(Kernel("blocks", (Operand((8, 128), "f32", (8, 128)),), "v5e"), None)
+    'the body is not modelled: only the block checks run (--kernel blocks, the default with --error)'
+    >>> m = read_message('Invalid input layout ... The MLIR operation involved: %1 = "tpu.dynamic_gather"(%0)')
+    >>> unmodelled_body(Kernel("copy", (Operand((128,), "f32", (128,)),), "v5e"), m)
+    "the message is about lowering the kernel's body (tpu.dynamic_gather: invalid-input-layout), which is not a copy: the model does not cover that body"
+    """
+    if kernel.kind == "blocks":
+        return ("the body is not modelled: only the block checks run (--kernel blocks, the "
+                "default with --error)")
+    if message is None or message.check not in BODY_CHECKS:
+        return ""
+    verdict = predict(kernel)
+    if not verdict.accepted and verdict.check == message.check:
+        return ""
+    what = ": ".join(x for x in (message.operation, message.check or "not recognised") if x)
+    return (f"the message is about lowering the kernel's body ({what}), which is not a "
+            f"{kernel.kind}: the model does not cover that body")
 
 
 def _rule_gives(view: Shape, chip: str) -> bool:

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from tilespec.cli.main import main
 from tilespec.mosaic import ImplicitDim, VectorLayout
-from tilespec.mosaic.messages import check_of
+from tilespec.mosaic.cases import CASES, reported_case
+from tilespec.mosaic.messages import check_of, read_message
 from tilespec.mosaic.vector_layout import MosaicCheckFailure
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "pallas"
@@ -65,17 +67,87 @@ def test_jax_34001_a_lane_offset_of_128_is_invalid(tmp_path, capsys):
     status, doc = run(["f32[128,256]@128,256", "--error", str(tmp_path / "e.txt")], capsys)
     head = doc["results"][0]["data"]
     assert head["message_check"] == "invalid-input-layout"
-    assert head["notes"] == ["operand 0 (vector<1x128>) has layout 32,{*,128},(8,128): its lane "
-                             "offset 128 is not below the vreg slice of 128 lanes"]
+    assert head["notes"][0] == ("operand 0 (vector<1x128>) has layout 32,{*,128},(8,128): its "
+                                "lane offset 128 is not below the vreg slice of 128 lanes")
     assert not VectorLayout(32, (None, 128), (8, 128)).is_valid()
     assert VectorLayout(32, (None, 0), (8, 128)).is_valid()
-    # not reproduced with libtpu 0.0.42.1: kernels rebuilt from the issue's
-    # text (a (1,128) lane slice of an iota, a max, an argmax or a row of a
-    # (128,256) block, broadcast to 8 sublanes, then take_along_axis) compile
-    # on every chip; the issue's own script is not in its text as stored here
+    # kernels rebuilt from the issue's text before its script was found (a
+    # (1,128) lane slice broadcast to 8 sublanes, then take_along_axis)
+    # compile with libtpu 0.0.42.1 on every chip
     assert all(k["accepted"] for name in ("jax-34001-iota", "jax-34001-max",
                                           "jax-34001-argmax", "jax-34001-row")
                for k in issue_kernels(name))
+
+
+def topp_records() -> dict:
+    """jax-ml/jax#34001's kernel by (libtpu, (n, b)): the compiler's record
+    (tools/pallas_corpus.py --grid topp, under each jax[tpu]'s venv)."""
+    corpus = json.load(gzip.open(DATA / "topp.json.gz", "rt"))
+    return {(k["versions"]["libtpu"], tuple(k["shape"])): k for k in corpus["kernels"]}
+
+
+def test_jax_34001_is_reproduced_with_the_libtpu_of_its_report(tmp_path, capsys):
+    # jax 0.8.1 (libtpu 0.0.30), v5e: the report's good and bad (n, b), and its
+    # message, word for word but the SSA numbers
+    records = topp_records()
+    good, bad = [(128, 128), (128, 193), (137, 256)], [(128, 256), (128, 384), (256, 256)]
+    assert [records["0.0.30", s]["accepted"] for s in good + bad] == [True] * 3 + [False] * 3
+    for s in bad:
+        message = records["0.0.30", s]["message"]
+        assert records["0.0.30", s]["versions"]["jax"] == "0.8.1"
+        assert re.search(r'"vector\.broadcast"\(%\d+\) \{in_layout = \[#tpu\.vpad<"32,\{\*,128\},'
+                         r'\(8,128\)">\], out_layout = \[#tpu\.vpad<"32,\{\*,128\},\(8,128\)">\]\} : '
+                         r"\(vector<1x128xi32>\) -> vector<8x128xi32>", message), message
+        # tilespec's explanation of the recorded message
+        (tmp_path / "e.txt").write_text(message)
+        status, doc = run([f"f32[{s[0]},{s[1]}]@{s[0]},{s[1]}", "--error",
+                           str(tmp_path / "e.txt")], capsys)
+        head = doc["results"][0]["data"]
+        assert head["message_check"] == "invalid-input-layout"
+        assert head["notes"][0] == ("operand 0 (vector<1x128>) has layout 32,{*,128},(8,128): "
+                                    "its lane offset 128 is not below the vreg slice of 128 "
+                                    "lanes")
+    # today's libtpu compiles all six
+    assert all(records["0.0.42.1", s]["accepted"] for s in good + bad)
+
+
+def test_the_reported_cases_are_the_record():
+    # mosaic.cases, which tilespec pallas reports, says what the compilers said
+    recorded = {(k["kernel"], tuple(k["shape"]), k["chip"], k["versions"]["libtpu"],
+                 k["versions"]["jax"], k["accepted"])
+                for k in json.load(gzip.open(DATA / "topp.json.gz", "rt"))["kernels"]}
+    issues = json.load(gzip.open(DATA / "issues.json.gz", "rt"))
+    recorded |= {(k["kernel"], tuple(k["shape"]), k["chip"], issues["versions"]["libtpu"],
+                  issues["versions"]["jax"], k["accepted"]) for k in issues["kernels"]
+                 if k["kernel"] in {c.kernel for c in CASES}}
+    table = {(c.kernel, a.shape, a.chip, a.libtpu, a.jax, a.accepted)
+             for c in CASES for a in c.answers}
+    assert table == recorded
+    # each case's message is its record's: the refusals match their case
+    for k in json.load(gzip.open(DATA / "topp.json.gz", "rt"))["kernels"] + issues["kernels"]:
+        case = next((c for c in CASES if c.kernel == k["kernel"]), None)
+        if case is not None and not k["accepted"]:
+            assert reported_case(read_message(k["message"])) is case, k["kernel"]
+
+
+def test_pallas_names_both_compilers_of_jax_34001(tmp_path, capsys):
+    # today's chip and compiler compile the kernel of (128, 256); jax 0.8.1's
+    # libtpu refused it with the report's message: tilespec says both
+    (tmp_path / "e.txt").write_text(topp_records()["0.0.30", (128, 256)]["message"])
+    status = main(["pallas", "f32[128,256]@128,256", "--error", str(tmp_path / "e.txt")])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 1
+    assert "reported   jax-ml/jax#34001: a (1,b) row of indices broadcast to (n,b), then a " \
+           "gather of the block's rows by them (jax-34001-topp, tools/pallas_corpus.py)" in lines
+    assert "recorded   libtpu 0.0.30 (jax 0.8.1) on v5e: refused it with this message" in lines
+    assert "recorded   libtpu 0.0.42.1 (jax 0.10.2) on v5e: compiled it" in lines
+    assert ("note       the compiler changed: libtpu 0.0.30 (jax 0.8.1) refused "
+            "jax-ml/jax#34001's kernel of (128,256), libtpu 0.0.42.1 (jax 0.10.2) compiles "
+            "it; the model follows libtpu 0.0.42.1, and the message is the older "
+            "compiler's") in lines
+    # the body is not modelled: the verdict is not "compiles"
+    (verdict,) = [ln for ln in lines if ln.startswith("verdict")]
+    assert verdict.startswith("verdict    unknown: ")
 
 
 def test_jax_39366_a_rank_1_gather_aborts_on_a_layout_of_rank_2(tmp_path, capsys):
