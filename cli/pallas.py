@@ -96,7 +96,7 @@ def cmd_pallas(args) -> int:
               + (" (read from the message; no block given: the whole array)"
                  if from_message else "") for o in operands]
     if report.outcome == "unknown":
-        lines.append(f"verdict    unknown: {report.unknown}; the blocks pass the block checks "
+        lines.append(f"verdict    unknown: {report.unknown}; its blocks pass the block checks "
                      f"(a model; no compiler runs)")
     elif v.accepted:
         lines.append("verdict    compiles: passes the block and body checks (a model; no compiler runs)")

@@ -12,7 +12,7 @@ the model follows 0.0.42.1 and names the difference.
 
 >>> case = CASES[0]
 >>> case.report, [a.accepted for a in case.answers_for((128, 256))]
-('jax-ml/jax#34001', [False, True])
+('jax-ml/jax#34001', [False, False, True])
 """
 
 from __future__ import annotations
@@ -109,6 +109,7 @@ CASES: tuple[ReportedCase, ...] = (
         r'in_layout = \[#tpu\.vpad<"32,\{\*,128\},\(8,128\)">\].*\(vector<1x128xi32>\) -> '
         r"vector<8x128xi32>",
         _answers("0.0.30", "0.8.1", ("v5e",), _TOPP_OLD)
+        + _answers("0.0.34", "0.9.0", ("v5e",), _TOPP_OLD)
         + _answers("0.0.42.1", "0.10.2", ("v5e",), {s: True for s in _TOPP_OLD})),
     ReportedCase(
         "jax-ml/jax#39366", "jax-39366-flat-take",

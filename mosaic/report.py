@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from ..spec import Shape, concrete_dims, format_shape, parse_array_shape
 from .cases import ReportedCase, reported_case
 from .compare import LayoutMatch, compare_layouts
-from .kernels import Kernel, Operand, Verdict, predict
+from .kernels import Kernel, Operand, Verdict, predict  # noqa: F401 (Operand: the doctests)
 from .memref import memref_bitwidth, memref_tiling, xla_layout_text
 from .messages import BODY_CHECKS, Message, layout_note, read_message
 
@@ -83,8 +83,8 @@ def nearest_blocks(kernel: Kernel, most: int = 4) -> tuple[tuple[int, ...], ...]
         block = (*lead, *tail)
         if tuple(block) == tuple(x.block):
             continue
-        trial = replace(kernel, inputs=(Operand(x.shape, x.element_type, block),
-                                        *kernel.inputs[1:]))
+        # the tiling XLA gave the operand stays: only the block changes
+        trial = replace(kernel, inputs=(replace(x, block=block), *kernel.inputs[1:]))
         if predict(trial).accepted:
             cost = sum(abs((b or 1) - (o or 1)) / max(o or 1, 1)
                        for b, o in zip(block, x.block))
@@ -119,11 +119,17 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
     block shapes that compile, and each given XLA layout (a
     :class:`~tilespec.spec.Shape`, or read from the compiler's ``error``
     text) against the layout Mosaic expects."""
-    if xla_layouts:
+    message = read_message(error) if error else None
+    # the verdict is about the kernel the message is about: an operand laid
+    # out as the message says XLA laid it, not as Mosaic's rule would
+    given = list(xla_layouts)
+    if message is not None and message.xla_layout:
+        given.append(parse_array_shape(message.xla_layout))
+    if given:
         # Mosaic takes some tilings XLA gives as they are (kernels.given_tiling)
         inputs = []
         for o in kernel.inputs:
-            match = next((x for x in xla_layouts if tuple(concrete_dims(x)) == o.shape
+            match = next((x for x in given if tuple(concrete_dims(x)) == o.shape
                           and x.element_type == o.element_type), None)
             tiles = (tuple(tuple(t.sizes) for t in match.layout.tiles)
                      if match is not None and match.layout and match.layout.tiles else None)
@@ -131,7 +137,6 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
         kernel = replace(kernel, inputs=tuple(inputs))
     verdict = predict(kernel)
     blocks = () if verdict.accepted else nearest_blocks(kernel)
-    message = read_message(error) if error else None
     pairs = []
     expected = [parse_array_shape(t) for t in verdict.layouts if t]
     for xla in xla_layouts:
@@ -158,6 +163,11 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
             preferred = None
         pairs.append(compare_layouts(xla, mosaic, preferred,
                                      lambda view: _rule_gives(view, kernel.chip)))
+    if (message is not None and message.check and not verdict.accepted
+            and verdict.check != message.check):
+        notes.append(f"the message reports {message.check}, but the model, which follows "
+                     f"libtpu 0.0.42.1, fails the kernel described on {verdict.check} first: "
+                     f"the message comes from another compiler or another kernel")
     case = reported_case(message)
     recorded: tuple[str, ...] = ()
     if case is not None:
@@ -199,14 +209,13 @@ def unmodelled_body(kernel: Kernel, message: Message | None) -> str:
     have when the model lets that body pass.
 
     >>> unmodelled_body(Kernel("blocks", (Operand((8, 128), "f32", (8, 128)),), "v5e"), None)
-    'the body is not modelled: only the block checks run (--kernel blocks, the default with --error)'
+    'the body is not modelled (--kernel blocks, the default with --error)'
     >>> m = read_message('Invalid input layout ... The MLIR operation involved: %1 = "tpu.dynamic_gather"(%0)')
     >>> unmodelled_body(Kernel("copy", (Operand((128,), "f32", (128,)),), "v5e"), m)
     "the message is about lowering the kernel's body (tpu.dynamic_gather: invalid-input-layout), which is not a copy: the model does not cover that body"
     """
     if kernel.kind == "blocks":
-        return ("the body is not modelled: only the block checks run (--kernel blocks, the "
-                "default with --error)")
+        return "the body is not modelled (--kernel blocks, the default with --error)"
     if message is None or message.check not in BODY_CHECKS:
         return ""
     verdict = predict(kernel)

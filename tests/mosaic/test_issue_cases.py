@@ -141,10 +141,16 @@ def test_pallas_names_both_compilers_of_jax_34001(tmp_path, capsys):
            "gather of the block's rows by them (jax-34001-topp, tools/pallas_corpus.py)" in lines
     assert "recorded   libtpu 0.0.30 (jax 0.8.1) on v5e: refused it with this message" in lines
     assert "recorded   libtpu 0.0.42.1 (jax 0.10.2) on v5e: compiled it" in lines
-    assert ("note       the compiler changed: libtpu 0.0.30 (jax 0.8.1) refused "
-            "jax-ml/jax#34001's kernel of (128,256), libtpu 0.0.42.1 (jax 0.10.2) compiles "
-            "it; the model follows libtpu 0.0.42.1, and the message is the older "
-            "compiler's") in lines
+    # the newest libtpu recorded refusing it, and the oldest after it compiling it
+    answers = sorted(((tuple(map(int, v.split("."))), k) for (v, shape), k in
+                      topp_records().items() if shape == (128, 256)), key=lambda x: x[0])
+    last_no = max(i for i, (_, k) in enumerate(answers) if not k["accepted"])
+    first_yes = answers[last_no + 1][1]["versions"]
+    last_no = answers[last_no][1]["versions"]
+    assert (f"note       the compiler changed: libtpu {last_no['libtpu']} (jax {last_no['jax']}) "
+            f"refused jax-ml/jax#34001's kernel of (128,256), libtpu {first_yes['libtpu']} (jax "
+            f"{first_yes['jax']}) compiles it; the model follows libtpu 0.0.42.1, and the "
+            f"message is the older compiler's") in lines
     # the body is not modelled: the verdict is not "compiles"
     (verdict,) = [ln for ln in lines if ln.startswith("verdict")]
     assert verdict.startswith("verdict    unknown: ")

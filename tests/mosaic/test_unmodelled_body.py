@@ -56,10 +56,26 @@ def test_the_python_report_on_a_gather_message_is_unknown(gather):
     assert "tpu.dynamic_gather" in report.unknown
 
 
-def test_a_kernel_read_from_a_message_has_no_body_to_judge(capsys):
+def test_a_kernel_read_from_a_message_is_judged_as_the_message_lays_it_out(capsys):
+    # pytorch/xla#8732: the operand read from the message (no body given: the
+    # block checks only), laid out T(128) as XLA laid it, not by Mosaic's rule;
+    # libtpu 0.0.42.1 aborts on that layout with a whole-array block
+    # (layouts.json.gz), so the model does, and says the message differs
     status, text, entry = pallas(["--error", str(DATA / "8732.txt")], capsys)
-    assert entry["data"]["kernel"] == "blocks" and entry["data"]["outcome"] == "unknown"
+    assert entry["data"]["kernel"] == "blocks"
+    assert entry["data"]["outcome"] == "does not compile" and entry["data"]["check"] == "abort"
     assert status == 1 and "verdict    compiles" not in text
+    assert any(n.startswith("the message reports layout-mismatch, but the model")
+               for n in entry["data"]["notes"])
+
+
+def test_no_block_shape_is_offered_for_a_tiling_no_block_fixes(capsys):
+    # XLA's T(128) of a rank-2 operand is read as (128,128) by libtpu
+    # 0.0.42.1: the nearest blocks keep that tiling, and none passes
+    status, text, entry = pallas(["f32[16,3072]@8,128", "--kernel", "copy", "--error",
+                                  str(DATA / "does_not_match.txt")], capsys)
+    assert entry["data"]["check"] == "layout-mismatch"
+    assert entry["data"]["nearest_blocks"] == []
 
 
 def test_block_checks_alone_are_no_verdict_on_the_body(capsys):
