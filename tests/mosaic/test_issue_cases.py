@@ -246,8 +246,12 @@ def test_the_compiler_still_answers_the_issue_record():
     import pallas_corpus
 
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    from importlib.metadata import version
     recorded = [k for k in json.load(gzip.open(DATA / "issues.json.gz", "rt"))["kernels"]
                 if k["chip"] == "v5e"]
+    # jax-ml/jax#34001's kernel, as this libtpu answered it
+    recorded += [k for k in json.load(gzip.open(DATA / "topp.json.gz", "rt"))["kernels"]
+                 if k["versions"]["libtpu"] == version("libtpu")]
     fields = ("kernel", "chip", "dtype", "shape", "block")
     answers = pallas_corpus._run_chip("v5e", [{f: k[f] for f in fields} for k in recorded],
                                       sys.stderr)
@@ -255,3 +259,25 @@ def test_the_compiler_still_answers_the_issue_record():
         assert a["accepted"] == k["accepted"], (k["kernel"], a)
         if not a["accepted"]:
             assert check_of(a["message"]) == check_of(k["message"])
+
+
+def test_the_docs_walk_through_ends_in_a_block_the_compiler_took(capsys):
+    # docs/pallas.md: from E2002 (the recorded message) to the nearest block,
+    # which libtpu 0.0.42.1 compiled with the layouts tilespec names
+    corpus = json.load(gzip.open(DATA / "corpus.json.gz", "rt"))
+    copies = {tuple(k["block"]): k for k in corpus["kernels"] if k["kernel"] == "copy"
+              and k["chip"] == "v5e" and k["dtype"] == "s8" and k["shape"] == [32, 512]}
+    assert (DATA / "e2002.txt").read_text().strip() == copies[16, 128]["message"].strip()
+    status = main(["pallas", "s8[32,512]@16,128", "--error", str(DATA / "e2002.txt")])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 1
+    assert "verdict    does not compile: misaligned-block-E2002" in lines
+    assert "nearest    (32,128)  (32,256)  (32,384)  (32,512)" in lines
+    status = main(["pallas", "s8[32,512]@32,128", "--kernel", "copy"])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0 and lines[2].startswith("verdict    compiles")
+    took = copies[32, 128]
+    assert took["accepted"]
+    named = "s8[32,512]{1,0:T(32,128)(4,1)}"
+    assert took["operands"] == [named] and took["result"].replace("S(1)", "") == named
+    assert f"Mosaic     in 0   {named}" in lines and f"           out 0  {named}" in lines
