@@ -13,10 +13,13 @@ tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without l
     nice -n 10 python tools/pallas_corpus.py --grid layouts --chips v4 v5e v6e   # 324: ~20 min
     nice -n 10 python tools/pallas_corpus.py --grid boundary --chips v4 v5e v5p  # 1,329: ~45 min
     nice -n 10 python tools/pallas_corpus.py --grid issues --chips v4 v5e v6e # 18: ~2 min
-    # jax-ml/jax#34001 with the libtpu of the report (jax 0.8.1) and today's, one record
-    python3 -m venv /tmp/jax081 && /tmp/jax081/bin/pip install 'jax[tpu]==0.8.1'
-    nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --python /tmp/jax081/bin/python
+    # jax-ml/jax#34001 under the report's jax[tpu] (0.8.1), later ones, and today's
+    # (each ~3 min, one record: topp.json.gz); V: 0.8.1 0.9.0 0.9.2 0.10.0 0.10.1
+    python3 -m venv /tmp/jax-V && /tmp/jax-V/bin/pip install "jax[tpu]==V"
+    nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append --python /tmp/jax-V/bin/python
     nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append
+    # today's libtpu under the report's jax: /tmp/mix with jax==0.8.1 jaxlib==0.8.1, then
+    # pip install --no-deps libtpu==0.0.42.1, and --python /tmp/mix/bin/python as above
     python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
 
 Each chip's kernels are compiled in a worker process (this file with
@@ -129,8 +132,8 @@ def boundary_grid(chips):
 
 #: Kernels after the reports jax-ml/jax#39366 (a gather in a rank-1 block)
 #: and jax-ml/jax#34001 (a (1,128) slice of a row broadcast to (8,128)
-#: lanes, then a take_along_axis), rebuilt from the issues' text (their
-#: exact scripts are not reproduced here) -> issues.json.gz.
+#: lanes, then a take_along_axis), written from the issues' prose ->
+#: issues.json.gz; jax-ml/jax#34001's own kernel is ``--grid topp``.
 ISSUE_KERNELS = ("jax-39366-take", "jax-39366-flat-take", "jax-34001-iota", "jax-34001-max",
                  "jax-34001-argmax", "jax-34001-row")
 
