@@ -17,14 +17,15 @@ import re
 from dataclasses import dataclass, replace
 
 from ..spec import Shape, concrete_dims, format_shape, parse_array_shape
+from .blocks import block_sizes
 from .cases import ReportedCase, reported_case
 from .compare import LayoutMatch, compare_layouts
-from .kernels import Kernel, Operand, Verdict, predict  # noqa: F401 (Operand: the doctests)
+from .kernels import Kernel, Operand, Verdict, kernel_operands, predict  # noqa: F401 (Operand: the doctests)
 from .memref import memref_bitwidth, memref_tiling, xla_layout_text
 from .messages import BODY_CHECKS, Message, layout_note, read_message
 
-__all__ = ["PallasReport", "layouts_in_module", "nearest_blocks", "pallas_report",
-           "unmodelled_body"]
+__all__ = ["PallasReport", "compiler_change", "layouts_in_module", "message_differs",
+           "nearest_blocks", "pallas_report", "unmodelled_body"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,7 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
             preferred = None
         pairs.append(compare_layouts(xla, mosaic, preferred,
                                      lambda view: _rule_gives(view, kernel.chip)))
+    notes.extend(message_differs(kernel, message))
     if (message is not None and message.check and not verdict.accepted
             and verdict.check != message.check):
         notes.append(f"the message reports {message.check}, but the model, which follows "
@@ -175,6 +177,33 @@ def pallas_report(kernel: Kernel, xla_layouts=(), error: str | None = None) -> P
         notes.extend(compiler_change(case, kernel.inputs[0].shape))
     return PallasReport(kernel, verdict, blocks, message, tuple(pairs), tuple(notes),
                         unmodelled_body(kernel, message), case, recorded)
+
+
+def message_differs(kernel: Kernel, message: Message | None) -> list[str]:
+    """Where ``message`` is about another kernel than the one described: an
+    operand of a shape none given has, a block none given has.
+
+    >>> m = read_message("E2002 ... Operand of shape (..., 32, 512) has tiling (32, 128), but "
+    ...                  "its block shape (..., 16, 128) is not divisible")
+    >>> message_differs(Kernel("blocks", (Operand((32, 512), "s8", (8, 128)),), "v5e"), m)
+    ['the message is about a block (..., 16, 128), which no operand given has: the verdict is about the blocks given']
+    """
+    if message is None:
+        return []
+    ins, outs = kernel_operands(kernel)
+    out = []
+    if message.shape:
+        named = parse_array_shape(message.shape)
+        if not any(o.shape == tuple(concrete_dims(named)) and o.element_type == named.element_type
+                   for o in ins + outs):
+            out.append(f"the message is about an operand {message.shape}, which none given is: "
+                       f"the verdict is about the operands given")
+    if message.block:
+        n = len(message.block)
+        if not any(tuple(block_sizes(o.block))[-n:] == message.block for o in ins + outs):
+            out.append(f"the message is about a block (..., {', '.join(map(str, message.block))}),"
+                       f" which no operand given has: the verdict is about the blocks given")
+    return out
 
 
 def compiler_change(case: ReportedCase, shape) -> list[str]:

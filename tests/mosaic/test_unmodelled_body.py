@@ -98,3 +98,18 @@ def test_a_modelled_body_keeps_its_verdict(tmp_path, capsys):
                                   "--error", str(tmp_path / "e.txt")], capsys)
     assert entry["data"]["outcome"] == "does not compile"
     assert entry["data"]["check"] == entry["data"]["message_check"] == "shape-cast"
+
+
+def test_a_message_about_another_operand_or_block_is_named(capsys):
+    # E2002 names block (16,128); the operand given has (8,128): the
+    # verdict is about the blocks given, and tilespec says so
+    status, text, entry = pallas(["s8[32,512]@8,128", "--error", str(DATA / "e2002.txt")], capsys)
+    assert ("the message is about a block (..., 16, 128), which no operand given has: the "
+            "verdict is about the blocks given") in entry["data"]["notes"]
+    status, text, entry = pallas(["f32[16,1024]@8,128", "--error", str(DATA / "8732.txt")], capsys)
+    assert ("the message is about an operand f32[16,3072], which none given is: the verdict "
+            "is about the operands given") in entry["data"]["notes"]
+    # the operand the message is about: no such note
+    status, text, entry = pallas(["s8[32,512]@16,128", "--error", str(DATA / "e2002.txt")],
+                                 capsys)
+    assert not any(n.startswith("the message is about") for n in entry["data"]["notes"])
