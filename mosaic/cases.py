@@ -12,7 +12,7 @@ the model follows 0.0.42.1 and names the difference.
 
 >>> case = CASES[0]
 >>> case.report, [a.accepted for a in case.answers_for((128, 256))]
-('jax-ml/jax#34001', [False, False, False, False, True, True])
+('jax-ml/jax#34001', [False, False, False, False, True, True, True])
 """
 
 from __future__ import annotations
@@ -113,6 +113,7 @@ CASES: tuple[ReportedCase, ...] = (
         + _answers("0.0.34", "0.9.0", ("v5e",), _TOPP_OLD)
         + _answers("0.0.37", "0.9.2", ("v5e",), _TOPP_OLD)
         + _answers("0.0.40", "0.10.0", ("v5e",), _TOPP_OLD)
+        + _answers("0.0.41", "0.10.1", ("v5e",), {s: True for s in _TOPP_OLD})
         + _answers("0.0.42.1", "0.10.2", ("v5e",), {s: True for s in _TOPP_OLD})
         # today's libtpu under the report's jax: the change is the compiler's
         + _answers("0.0.42.1", "0.8.1", ("v5e",), {s: True for s in _TOPP_OLD})),
