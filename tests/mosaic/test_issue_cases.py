@@ -289,3 +289,16 @@ def test_the_docs_walk_through_ends_in_a_block_the_compiler_took(capsys):
     named = "s8[32,512]{1,0:T(32,128)(4,1)}"
     assert took["operands"] == [named] and took["result"].replace("S(1)", "") == named
     assert f"Mosaic     in 0   {named}" in lines and f"           out 0  {named}" in lines
+
+
+def test_the_pallas_corpus_worker_imports_no_tilespec_at_its_top():
+    # tools/pallas_corpus.py --python PY runs this file as the worker under
+    # another venv's jax and libtpu, where tilespec is not installed: only the
+    # parent may import tilespec, inside the function that starts workers
+    import ast
+    tree = ast.parse((Path(__file__).resolve().parents[2] / "tools" / "pallas_corpus.py")
+                     .read_text())
+    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names = [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
+    assert not [n for n in names if n.split(".")[0] == "tilespec"], names
