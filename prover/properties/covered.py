@@ -133,9 +133,19 @@ def level_structures(max_rank: int = MAX_RANK, max_tiles: int = MAX_TILES,
 
 def combine_structures(max_rank: int = MAX_RANK, max_tiles: int = MAX_TILES,
                        max_tile_rank: int = MAX_TILE_RANK) -> list[tuple[Combine, int]]:
-    """``(Combine stage, entries it receives)`` of every level of the class."""
-    return list({(s, n): (s, n) for stages, n, _ in level_structures(
-        max_rank, max_tiles, max_tile_rank) for s in stages if type(s) is Combine})
+    """``(Combine stage, entries it receives)`` of every level of the class
+    (after the level's unit dims, if it prepends any).
+
+    >>> combine_structures(0, 1, 2)
+    [(Combine(groups=(2,), level=1, name='combine'), 2)]
+    """
+    out: dict[tuple, tuple[Combine, int]] = {}
+    for stages, n, _ in level_structures(max_rank, max_tiles, max_tile_rank):
+        through = dims_through(stages, (1,) * n)
+        for s, d in zip(stages, through):
+            if type(s) is Combine:
+                out.setdefault((s, len(d)), (s, len(d)))
+    return list(out.values())
 
 
 def transpose_ranks(max_rank: int = MAX_RANK) -> range:

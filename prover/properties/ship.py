@@ -51,7 +51,8 @@ def level_jobs() -> list[tuple]:
     :func:`_prove_structures` takes them."""
     return ([("transpose", r) for r in covered.transpose_ranks()]
             + [("level", *x) for x in covered.level_structures()]
-            + [("combine", *x) for x in covered.combine_structures()])
+            + [("combine", *x) for x in covered.combine_structures()]
+            + [("packing", aligned) for aligned in (False, True)])
 
 
 def _prove_structures(root: str, structures) -> None:
@@ -67,6 +68,8 @@ def _prove_structures(root: str, structures) -> None:
             level_theorems.level_theorem(*job[1:])
         elif job[0] == "combine":
             level_theorems.combine_theorem(*job[1:])
+        elif job[0] == "packing":
+            level_theorems.packing_theorem(job[1])
         else:
             theorems.stage_theorem(*job)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import tilespec
-from tilespec.prover.core import cache, definitions, theorems
+from tilespec.prover.core import cache, definitions, level_theorems, theorems
 from tilespec.prover.properties import instances
 from tilespec.prover.properties.proof import prove
 from tilespec.spec import dtypes, index, layout, size
@@ -198,12 +198,11 @@ def _other(value) -> str:
 
 _CHILD = """
 import json
-from tilespec.prover.core import cache
-from tilespec.prover.properties import instances
+from tilespec.prover.core import cache, level_theorems
 from tilespec.prover.properties.proof import prove
 from tilespec.spec.text import parse_array_shape as shape
 question, case = {question!r}, {case!r}
-found = cache.lookup(question, instances.fingerprint())
+found = cache.lookup(question, level_theorems.fingerprint())
 steps = []
 if {run_prove!r}:
     try:
@@ -228,11 +227,18 @@ def _copy_package(root: Path) -> Path:
     return copy
 
 
+def _level_question() -> str:
+    """The question of CASE's level theorem, which its formula_equals_prt
+    cites (read from the shipped file: no solver runs)."""
+    stages = index.shape_pipeline(shape(CASE))
+    return level_theorems.level_theorem(stages[1:], 2, (False, False))["name"]
+
+
 def _cites_in_a_new_process(root: Path, run_prove: bool = False) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1",
                TILESPEC_CACHE="off")
     env.pop("TILESPEC_SHIPPED", None)
-    child = _CHILD.format(question=QUESTION, case=CASE, run_prove=run_prove)
+    child = _CHILD.format(question=_level_question(), case=CASE, run_prove=run_prove)
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
                          env=env, cwd=root, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
