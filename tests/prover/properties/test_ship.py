@@ -39,6 +39,8 @@ def test_the_catalogue_is_proved_from_the_shipped_proofs_without_a_solver(
             except TypeError as err:    # a solver was needed
                 pytest.fail(f"{prop} of {text} needs Z3 ({err}): {REFRESH}")
             assert r.proved, (text, prop, REFRESH)
+            if r.steps == ("the shape combines no dims ('*'): nothing to show",):
+                continue    # no theorem needed
             assert any("shipped with tilespec" in step for step in r.steps), (text, prop)
 
 
@@ -111,7 +113,7 @@ def test_a_sample_of_the_shipped_file_is_what_the_code_proves_now():
     sample = [(s, n) for s, n in structures if n <= 4][::6]
     levels = ship.level_jobs()
     now = ship.prove_from_nothing(sample, catalogue=CATALOGUE[::5], levels=[
-        job for job in levels if job[0] != "transpose" and job[2] <= 4][::20])
+        job for job in levels if job[0] in ("level", "combine") and job[2] <= 4][::20])
     assert [d for d in ship.differences(shipped, now)
             if not d.startswith("shipped but not proved")] == [], REFRESH
     digest = theorems.fingerprint()
