@@ -126,7 +126,9 @@ from .naming import (
 )
 from .prt import (
     PrtLevel as PrtLevel,
+    level_steps as level_steps,
     prt_final_dims as prt_final_dims,
+    prt_level as prt_level,
     prt_levels as prt_levels,
     prt_offset as prt_offset,
     prt_steps as prt_steps,

@@ -32,7 +32,7 @@ class PrtLevel:
     unit_dims: int                 # leading size-1 dims added for a longer tile
     entering: tuple[Value, ...]    # dims after adding unit dims, before merging
     merged: tuple[Value, ...]      # dims after merging '*' entries into the next
-    tile: tuple[int, ...]          # the tile without '*' entries
+    tile: tuple[Value, ...]        # the tile without '*' entries
     padded: tuple[Value, ...]      # merged dims padded to tile multiples
     split: tuple[Value, ...]       # (..., ceil(d/t), t, ...) interleaved
     order: tuple[int, ...]         # transpose that moves within-tile dims minor
@@ -53,33 +53,49 @@ def prt_levels(shape: Shape, dims: Sequence[Value] | None = None,
     current: tuple[Value, ...] = tuple(given[i] for i in reversed(shape.layout.minor_to_major))
     levels = []
     for tile in shape.layout.tiles:
-        t = tile.combinable().sizes
-        unit = max(0, len(t) - len(current))
-        current = (1,) * unit + current
-        head, window = current[:len(current) - len(t)], current[len(current) - len(t):]
-        merged: list[Value] = []
-        sizes: list[int] = []
-        carry: Value = 1
-        for d, s in zip(window, t):
-            if s == COMBINE:
-                carry = ar.mul(carry, d)
-            else:
-                merged.append(ar.mul(carry, d))
-                sizes.append(s)
-                carry = 1
-        padded = [ar.mul(ar.ceildiv(d, s), s) for d, s in zip(merged, sizes)]
-        split = list(head)
-        for d, s in zip(padded, sizes):
-            split += [ar.floordiv(d, s), s]
-        h, k = len(head), len(sizes)
-        order = (list(range(h)) + [h + 2 * j for j in range(k)]
-                 + [h + 2 * j + 1 for j in range(k)])
-        final = tuple(split[i] for i in order)
-        levels.append(PrtLevel(unit, current, tuple(head) + tuple(merged),
-                               tuple(sizes), tuple(head) + tuple(padded),
-                               tuple(split), tuple(order), final))
-        current = final
+        levels.append(prt_level(current, tile.combinable().sizes, ar))
+        current = levels[-1].final
     return levels
+
+
+def prt_level(current: Sequence[Value], t: Sequence[Value],
+              ar: Arithmetic = INT) -> PrtLevel:
+    """One level: the dims ``current`` the previous level left, tiled by the
+    tile entries ``t`` (``COMBINE`` or a size, which may be a solver term).
+    A level depends on nothing else, so :func:`prt_levels` is a fold of it.
+
+    >>> prt_level((3, 5), (2, 2)).final
+    (2, 3, 2, 2)
+    """
+    current = tuple(current)
+    unit = max(0, len(t) - len(current))
+    current = (1,) * unit + current
+    head, window = current[:len(current) - len(t)], current[len(current) - len(t):]
+    merged: list[Value] = []
+    sizes: list[Value] = []
+    carry: Value = 1
+    for d, s in zip(window, t):
+        if _is_combine(s):
+            carry = ar.mul(carry, d)
+        else:
+            merged.append(ar.mul(carry, d))
+            sizes.append(s)
+            carry = 1
+    padded = [ar.mul(ar.ceildiv(d, s), s) for d, s in zip(merged, sizes)]
+    split = list(head)
+    for d, s in zip(padded, sizes):
+        split += [ar.floordiv(d, s), s]
+    h, k = len(head), len(sizes)
+    order = (list(range(h)) + [h + 2 * j for j in range(k)]
+             + [h + 2 * j + 1 for j in range(k)])
+    final = tuple(split[i] for i in order)
+    return PrtLevel(unit, current, tuple(head) + tuple(merged), tuple(sizes),
+                    tuple(head) + tuple(padded), tuple(split), tuple(order), final)
+
+
+def _is_combine(s: Value) -> bool:
+    # a size may be a solver term, whose == is a formula, not a bool
+    return isinstance(s, int) and s == COMBINE
 
 
 def physical_size(shape: Shape) -> int:
@@ -117,16 +133,22 @@ def prt_steps(shape: Shape, dims: Sequence[Value], ar: Arithmetic = INT) -> Iter
     yield ("transpose to physical order", tuple(dims), physical,
            partial(permute_index, order=order))
     for lv in prt_levels(shape, dims, ar):
-        before = lv.entering[lv.unit_dims:]
-        yield ("reshape: add unit dims", before, lv.entering,
-               partial(reshape_index, old=before, new=lv.entering, ar=ar))
-        yield ("reshape: combine", lv.entering, lv.merged,
-               partial(reshape_index, old=lv.entering, new=lv.merged, ar=ar))
-        yield ("pad", lv.merged, lv.padded, tuple)
-        yield ("reshape: split", lv.padded, lv.split,
-               partial(reshape_index, old=lv.padded, new=lv.split, ar=ar))
-        yield ("transpose: tile dims minor", lv.split, lv.final,
-               partial(permute_index, order=lv.order))
+        yield from level_steps(lv, ar)
+
+
+def level_steps(lv: PrtLevel, ar: Arithmetic = INT) -> tuple[Step, ...]:
+    """The five operations of one level, in order (:func:`prt_steps` is the
+    transpose to physical order followed by these, level after level)."""
+    before = lv.entering[lv.unit_dims:]
+    return (("reshape: add unit dims", before, lv.entering,
+             partial(reshape_index, old=before, new=lv.entering, ar=ar)),
+            ("reshape: combine", lv.entering, lv.merged,
+             partial(reshape_index, old=lv.entering, new=lv.merged, ar=ar)),
+            ("pad", lv.merged, lv.padded, tuple),
+            ("reshape: split", lv.padded, lv.split,
+             partial(reshape_index, old=lv.padded, new=lv.split, ar=ar)),
+            ("transpose: tile dims minor", lv.split, lv.final,
+             partial(permute_index, order=lv.order)))
 
 
 def prt_final_dims(shape: Shape, dims: Sequence[Value],

@@ -62,3 +62,9 @@ def mutate(shape, kind):
             s, done = SwappedPermute(s.perm, s.level, s.name), True
         out.append(s)
     return tuple(out) if done else None
+
+
+def reversed_permute_index(e, order):
+    """Pad-reshape-transpose's transpose with its order reversed: a wrong
+    second definition of a layout (for ``spec.prt.permute_index``)."""
+    return tuple(e[i] for i in reversed(tuple(order)))

@@ -3,7 +3,8 @@
 (:mod:`.encode`), fact sets (:mod:`.facts`), the one search driver and its
 one loop over candidate dims (:mod:`.search`), the elements a concrete scan
 visits (:mod:`.sampling`), the mixed-radix lemma
-(:mod:`.lemma`), the generic stage theorems (:mod:`.theorems`), linear forms
+(:mod:`.lemma`), the generic stage theorems (:mod:`.theorems`) and the theorems per tiling
+level (:mod:`.level_theorems`), linear forms
 (:mod:`.linform`), bounds of named dims (:mod:`.bounds`) and the proof cache
 (:mod:`.cache`).  Imports :mod:`tilespec.spec` and :mod:`tilespec.prover.result`
 only."""
@@ -32,6 +33,10 @@ from .facts import (
 )
 from .lemma import (
     Lemma as Lemma,
+)
+from .level_theorems import (
+    PRT_TO_STAGE as PRT_TO_STAGE,
+    cite_levels as cite_levels,
 )
 from .linform import (
     Form as Form,

@@ -38,10 +38,11 @@ solver call (:func:`cite`) when:
 The chain is the one the per-stage proofs use: dims stay >= 0 stage after
 stage (``nonneg``), each stage maps its box into the next (``into``), and
 injective / bijective / inverse compose; the last box is linearised onto
-[0, P) by the mixed-radix lemma.  ``formula_equals_prt``, ``packing`` and
-``combine_equals_reshape`` are not instances of these theorems (they relate
-two definitions, or bits to bytes): they are proved by Z3 per question, and
-their proofs cached per layout signature (:mod:`prover.properties.instances`).
+[0, P) by the mixed-radix lemma.  ``formula_equals_prt``, ``packing``,
+``combine_equals_reshape`` and ``in_bounds`` for named dims also need facts
+these theorems do not state (they relate two definitions, or bits to
+bytes): the theorems per tiling level of :mod:`prover.core.level_theorems`
+state them, and cite these.
 
 Every theorem is cached (:mod:`prover.core.cache`) under a fingerprint of the
 live code it is about (the stage classes, ``spec.index``'s linearisation,
@@ -169,7 +170,7 @@ def _claims(stage, n: int, k: int):
 THEOREM_TIMEOUT = 60.0
 
 
-def _all_proved(ctx, claims) -> str:
+def all_proved(ctx, claims) -> str:
     """'proved' when the negation of every claim is unsat and its hypothesis
     is satisfiable (a vacuous claim proves nothing); else why not."""
     import z3
@@ -211,7 +212,7 @@ def stage_theorem(stage, n: int) -> dict:
     k = 0 if isinstance(stage, (Permute, Prepend)) else len(stage.sizes)
     ctx, groups = _claims(build, n, k)
     claims = [c for _, cs in groups.items() for _, c in cs]
-    record = {"name": name, "status": _all_proved(ctx, claims), "solver": _solver(),
+    record = {"name": name, "status": all_proved(ctx, claims), "solver": _solver(),
               "proved_at": _now(), "seconds": round(time.perf_counter() - start, 4)}
     cache.store(name, digest, record)
     return cache.lookup(name, digest) or dict(record, where="this process")
@@ -269,7 +270,7 @@ def cited_lemma(rank: int) -> "_lemma.Lemma":
 
 # --- citing them for a layout ------------------------------------------------
 
-def _provenance(theorems) -> str:
+def provenance(theorems) -> str:
     """How the cited theorems were proved: solver, when, where kept."""
     solvers = sorted({th["solver"] for th in theorems})
     when = sorted(th["proved_at"] for th in theorems)
@@ -325,13 +326,23 @@ def cite(shape, stages, prop: str) -> tuple | None:
                 return None
             steps = (f"the pipeline's tiled dims {last} are pad-reshape-transpose's "
                      "(evaluated), so P is the spec's padded size",)
-    key = (prop, shape.rank, tuple(stages), cache.fingerprint(_code()))
-    cited = _CITED.get(key)
-    if cited is None:
-        cited = _CITED[key] = _citation(shape.rank, stages, prop)
+    cited = stage_citation(shape.rank, stages, prop)
     if cited is None:
         return None
     return cited[:1] + steps + cited[1:]
+
+
+def stage_citation(rank: int, stages, prop: str) -> tuple | None:
+    """The steps citing, for every stage, what ``prop`` needs of it, and the
+    mixed-radix lemma for the last box; None when a theorem is not proved.
+    ``stages`` are checked, as :func:`cite` says, and :func:`applies`."""
+    if prop not in _NEEDS or not applies(stages):
+        return None
+    key = (prop, rank, tuple(stages), cache.fingerprint(_code()))
+    cited = _CITED.get(key)
+    if cited is None:
+        cited = _CITED[key] = _citation(rank, stages, prop)
+    return cited
 
 
 def _citation(rank: int, stages, prop: str) -> tuple | None:
@@ -358,7 +369,7 @@ def _citation(rank: int, stages, prop: str) -> tuple | None:
             f"the spec's classes with checked parameters; per stage: {what}; "
             "the last box is linearised by the mixed-radix lemma",
             *(f"{th['name']}: {th['status']}" for th in cited.values()),
-            _provenance(cited.values()))
+            provenance(cited.values()))
 
 
 def _out_length(s, n: int) -> int:

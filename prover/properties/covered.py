@@ -1,12 +1,17 @@
-"""The class of layouts whose stage theorems are shipped with tilespec.
+"""The class of layouts whose stage and level theorems are shipped with tilespec.
 
-A layout's ``injective``, ``bijective`` and ``inverse`` (any dims, named or
-not) and its ``in_bounds`` (concrete dims) are proved by citing one theorem
-per stage structure and the mixed-radix lemma (:mod:`prover.core.theorems`).
+A layout's ``injective``, ``bijective``, ``inverse`` and ``in_bounds`` (any
+dims, named or not) are proved by citing one theorem per stage structure and
+the mixed-radix lemma (:mod:`prover.core.theorems`); its
+``formula_equals_prt``, ``combine_equals_reshape`` and, for named dims, the
+dims part of ``in_bounds`` by citing one theorem per tiling level, per rank
+(the transpose to physical order) and per ``*`` merge
+(:mod:`prover.core.level_theorems`).
 Each such theorem is about a stage's *structure* only (a permutation, a
 prepend's count, how many of how many entries a pad or split tiles), with
 every dim and every tile size a parameter.  This module lists every
-structure that the pipelines of a class of layouts use, so that
+structure that the pipelines of a class of layouts use (and
+:func:`level_structures` every level), so that
 :mod:`prover.properties.ship` proves them all once and a user's first proof
 of any layout in the class is a citation, without a solver call:
 
@@ -22,15 +27,18 @@ ever cited for a stage with exactly the structure it was proved for.
 
 >>> len(tile_patterns())
 15
+>>> len(level_structures(1, 1, 2)), transpose_ranks(2)
+(6, range(0, 3))
 >>> max(lemma_ranks())
 18
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import permutations, product
 
-from ...spec import COMBINE, Layout, Permute, Tile, dims_through, pipeline
+from ...spec import COMBINE, Combine, Layout, Permute, Tile, dims_through, pipeline
 
 #: The class whose structures are shipped (see the module's docstring).
 MAX_RANK = 6
@@ -100,3 +108,46 @@ def lemma_ranks(max_rank: int = MAX_RANK, max_tiles: int = MAX_TILES,
     longest = max([max_rank] + [m for _, _, m in _tiling_levels(
         max_rank, max_tiles, max_tile_rank)])
     return range(0, longest + 1)
+
+
+def level_structures(max_rank: int = MAX_RANK, max_tiles: int = MAX_TILES,
+                     max_tile_rank: int = MAX_TILE_RANK) -> list[tuple[tuple, int, tuple]]:
+    """``(the level's stages, entries it receives, the tile's '*' pattern)``,
+    one per level of the class (its number, length and tile pattern), in a
+    fixed order: what :func:`prover.core.level_theorems.level_theorem` is
+    proved for (sizes are parameters, so any sizes stand for all)."""
+    out: dict[tuple, tuple[tuple, int, tuple]] = {}
+    lengths = set(range(max_rank + 1))
+    for level in range(1, max_tiles + 1):
+        after = set()
+        for n in sorted(lengths):
+            for tile in tile_patterns(max_tile_rank):
+                stages, m = _level(n, tile)
+                stars = tuple(t == COMBINE for t in tile.sizes)
+                out.setdefault((level, n, stars), (
+                    tuple(replace(st, level=level) for st in stages), n, stars))
+                after.add(m)
+        lengths = after
+    return list(out.values())
+
+
+def combine_structures(max_rank: int = MAX_RANK, max_tiles: int = MAX_TILES,
+                       max_tile_rank: int = MAX_TILE_RANK) -> list[tuple[Combine, int]]:
+    """``(Combine stage, entries it receives)`` of every level of the class
+    (after the level's unit dims, if it prepends any).
+
+    >>> combine_structures(0, 1, 2)
+    [(Combine(groups=(2,), level=1, name='combine'), 2)]
+    """
+    out: dict[tuple, tuple[Combine, int]] = {}
+    for stages, n, _ in level_structures(max_rank, max_tiles, max_tile_rank):
+        through = dims_through(stages, (1,) * n)
+        for s, d in zip(stages, through):
+            if type(s) is Combine:
+                out.setdefault((s, len(d)), (s, len(d)))
+    return list(out.values())
+
+
+def transpose_ranks(max_rank: int = MAX_RANK) -> range:
+    """The ranks whose transpose theorem (every ``minor_to_major``) is shipped."""
+    return range(0, max_rank + 1)

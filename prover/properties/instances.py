@@ -42,7 +42,8 @@ _MODULES = ("spec.arith", "spec.index", "spec.layout", "spec.size",
             "prover.core.lemma", "prover.core.solve", "prover.core.bounds",
             "prover.properties.stages_check", "prover.properties.witness",
             "prover.properties.exhaustive", "prover.properties.dim_search",
-            "prover.core.theorems", "prover.properties.instances")
+            "prover.core.theorems", "prover.core.level_theorems",
+            "prover.properties.instances")
 
 # state, not definitions: kept in the stores' memos, which the fingerprint
 # does not read

@@ -52,7 +52,11 @@ stages being judged.
 Most questions never reach Z3: ``in_bounds``, ``injective``, ``bijective``
 and ``inverse`` of a pipeline built from the spec's stage classes are
 instances of stage theorems proved once for every dim and tile size
-(:mod:`prover.core.theorems`), and every property of a shape whose dims are
+(:mod:`prover.core.theorems`); ``formula_equals_prt``,
+``combine_equals_reshape``, ``packing`` and ``in_bounds`` for named dims of
+a shape's own pipeline are instances of theorems per tiling level, also
+for every dim and tile size (:mod:`prover.core.level_theorems`); and every
+property of a shape whose dims are
 >= 1 is an instance of its layout's all-shapes proof, made once per
 signature (:mod:`prover.properties.instances`); both are cached under a fingerprint of
 the code they are about (:mod:`prover.core.cache`), and the steps say which
@@ -105,11 +109,13 @@ from ...spec import (
 )
 from ..core import (
     DEFAULT_TIMEOUT,
+    PRT_TO_STAGE,
     Facts,
     SmtEncoding,
     all_unsat,
     cache,
     cite,
+    cite_levels,
     cited_lemma,
     crosscheck,
     dim_ranges,
@@ -376,20 +382,11 @@ def _differ(enc, a, b):
     return enc.not_(enc.equal(a, b)) if len(a) == len(b) else True
 
 
-_PRT_TO_STAGE = {
-    "transpose to physical order": ("minor_to_major",),
-    "reshape: add unit dims": ("prepend unit dims",),
-    "reshape: combine": ("prepend unit dims", "combine"),
-    "pad": ("prepend unit dims", "combine", "pad"),
-    "reshape: split": ("prepend unit dims", "combine", "pad", "split"),
-    "transpose: tile dims minor": ("prepend unit dims", "combine", "pad", "split",
-                                   "tile dims minor"),
-}
 
 
 def _formula_after(p: _Proof, mine, x, d_in, prt_name):
     """The formula's index after the stages matching a prt step."""
-    wanted = _PRT_TO_STAGE[prt_name]
+    wanted = PRT_TO_STAGE[prt_name]
     y, d = x, d_in
     for s, _, _ in mine:
         if s.name in wanted:
@@ -486,6 +483,8 @@ def prove(shape: Shape, prop: str, *, timeout: float = DEFAULT_TIMEOUT,
     cited = None
     if crosscheck.active() is None:
         cited = cite(shape, stages, prop)
+        if cited is None and own_pipeline:
+            cited = cite_levels(shape, stages, prop)
         if cited is None and own_pipeline:
             cited = instance_of(shape, prop, timeout, prove)
     if cited is not None:

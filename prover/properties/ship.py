@@ -4,7 +4,9 @@
 cache, no shipped proofs, a fresh process's memory), what every user's
 first proofs cite: the stage theorems and mixed-radix lemma instances of
 :mod:`prover.core.theorems` for every stage structure of the class of
-layouts :mod:`prover.properties.covered` lists, and the all-shapes proofs of
+layouts :mod:`prover.properties.covered` lists, the level, transpose and
+merge theorems of :mod:`prover.core.level_theorems` for every level of that
+class, and the all-shapes proofs of
 every property of every layout of the catalogue
 (:mod:`prover.properties.instances`), and
 writes them to ``prover/core/shipped_proofs.json``
@@ -12,7 +14,7 @@ writes them to ``prover/core/shipped_proofs.json``
 the code it is about.  ``--check`` proves them all again the same way and
 compares with the file: exit 0 when the file holds exactly what the code
 that runs proves now, 1 otherwise (a stale or edited file).  ``--jobs N``
-proves the stage theorems in N processes (each in a cache of its own; the
+proves the stage and level theorems in N processes (each in a cache of its own; the
 records are the same as one process's).
 
 >>> sorted(SHIPPED_RANKS)[:3]
@@ -30,7 +32,7 @@ import tempfile
 from pathlib import Path
 
 from ...spec import parse_array_shape
-from ..core import cache, theorems
+from ..core import cache, level_theorems, theorems
 from ..names import PROPERTY_NAMES
 from . import covered
 from .catalogue import CATALOGUE
@@ -44,13 +46,32 @@ SHIPPED_RANKS = covered.lemma_ranks()
 COMPARED = ("question", "digest", "status", "name")
 
 
+def level_jobs() -> list[tuple]:
+    """Every level, transpose and merge theorem of the covered class, as
+    :func:`_prove_structures` takes them."""
+    return ([("transpose", r) for r in covered.transpose_ranks()]
+            + [("level", *x) for x in covered.level_structures()]
+            + [("combine", *x) for x in covered.combine_structures()]
+            + [("packing", aligned) for aligned in (False, True)])
+
+
 def _prove_structures(root: str, structures) -> None:
     """A worker of :func:`prove_from_nothing`: the stage theorems of
-    ``structures``, kept in the disk cache under ``root``."""
+    ``structures`` (``(stage, n)``) and the theorems of :func:`level_jobs`,
+    kept in the disk cache under ``root``."""
     os.environ["TILESPEC_CACHE_DIR"] = root
     cache.clear_memory()
-    for stage, n in structures:
-        theorems.stage_theorem(stage, n)
+    for job in structures:
+        if job[0] == "transpose":
+            level_theorems.transpose_theorem(job[1])
+        elif job[0] == "level":
+            level_theorems.level_theorem(*job[1:])
+        elif job[0] == "combine":
+            level_theorems.combine_theorem(*job[1:])
+        elif job[0] == "packing":
+            level_theorems.packing_theorem(job[1])
+        else:
+            theorems.stage_theorem(*job)
 
 
 def _records(root: str) -> dict:
@@ -61,15 +82,22 @@ def _records(root: str) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def prove_from_nothing(structures=None, jobs: int = 1, catalogue=None) -> dict[str, dict]:
+def prove_from_nothing(structures=None, jobs: int = 1, catalogue=None,
+                       levels=None) -> dict[str, dict]:
     """Every shipped proof, proved now by Z3 from nothing: ``{key: record}``.
 
     ``structures`` (default: all of :func:`prover.properties.covered.stage_structures`)
-    are the stage theorems proved beside the ``catalogue``'s (default: all of
+    are the stage theorems and ``levels`` (default: all of :func:`level_jobs`)
+    the level theorems proved beside the ``catalogue``'s (default: all of
     :data:`prover.properties.catalogue.CATALOGUE`); ``jobs`` processes prove
     them."""
     if structures is None:
         structures = covered.stage_structures()
+    if levels is None:
+        levels = level_jobs()
+    # the slowest first, so that no process is left with them at the end
+    structures = sorted(levels, key=lambda j: -(j[1] if j[0] == "transpose" else 0)) \
+        + list(structures)
     if catalogue is None:
         catalogue = CATALOGUE
     saved = {k: os.environ.get(k) for k in ("TILESPEC_CACHE_DIR", "TILESPEC_CACHE",
@@ -122,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="prove everything again and compare with the shipped file")
     ap.add_argument("--jobs", type=int, default=1, metavar="N",
-                    help="processes proving the stage theorems (default 1)")
+                    help="processes proving the stage and level theorems (default 1)")
     args = ap.parse_args(argv)
     now = prove_from_nothing(jobs=args.jobs)
     if args.check:

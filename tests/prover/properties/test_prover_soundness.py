@@ -236,6 +236,7 @@ def test_dims_that_make_no_valid_shape_are_no_counterexample(monkeypatch):
     from tilespec.prover.core.facts import Facts
     from tilespec.prover.properties import proof
 
+    monkeypatch.setattr(proof, "cite_levels", lambda *a: None)    # not a citation
     monkeypatch.setattr(proof._Proof, "check_text", lambda self: "unknown")
     monkeypatch.setattr(Facts, "check", lambda self, *a, **k: ("unknown", "forced"))
     s = shape("s32[r0,x]{1,0:T(2,2)SC(0:2,4)}")
