@@ -33,6 +33,9 @@ GENERATIONS = {"v2": 2, "v3": 3, "v4": 4, "v5e": 5, "v5p": 5, "v6e": 6, "tpu7x":
 
 LANES = 128
 SUBLANES = 8
+#: The fewest columns an 8- or 4-bit kernel input has for libtpu 0.0.42.1
+#: to give it the large second-minor tiling (read off the compiler).
+LARGE_TILING_MIN_COLUMNS = 16
 
 
 class UnknownChip(TilespecError):
@@ -68,15 +71,23 @@ def memref_bitwidth(element_type: str) -> int:
 
 def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
                   flags: TilingFlags = KERNEL_ARGUMENT_FLAGS, is_kernel_argument: bool = True,
-                  is_1d: bool = False, sublanes: int = SUBLANES, minor: int | None = None) -> int:
+                  is_1d: bool = False, sublanes: int = SUBLANES, minor: int | None = None,
+                  output: bool = False) -> int:
     """``getTilingFactor``: the rows of a memref's tile (rank 1: in vregs of
-    128 lanes).  ``minor``: the array's minor dim; libtpu 0.0.42.1 gives the
-    large second-minor tiling of 8- and 4-bit types only where it divides
-    the minor dim too (s8[3072,16] is tiled 8 rows, s8[512,32] 32; the open
-    source asks the rows only).
+    128 lanes).  ``minor``: the array's minor dim, which libtpu 0.0.42.1
+    asks too where the open source asks the rows only: it gives an 8- or
+    4-bit kernel input the large second-minor tiling only where the minor
+    dim is at least :data:`LARGE_TILING_MIN_COLUMNS` (s8[64,15] is tiled 8
+    rows, s8[64,16] 32, on v4, v5e, v5p and v6e), and an ``output`` only
+    where the large tiling divides the minor dim (a transpose's s8[3072,16]
+    is tiled 8 rows, s8[512,32] 32).
 
     >>> tiling_factor(3, 5, 32), tiling_factor(1, 5, 16), tiling_factor(64, 5, 8)
     (4, 2, 32)
+    >>> tiling_factor(64, 5, 8, minor=15), tiling_factor(64, 5, 8, minor=16)
+    (8, 32)
+    >>> tiling_factor(64, 5, 8, minor=16, output=True)
+    8
     """
     if bitwidth not in (2, 4, 8, 16, 32):
         raise TilespecError(f"Mosaic tiles memrefs of 2 to 32 bits, not {bitwidth}")
@@ -96,7 +107,9 @@ def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
         large = sublanes * 2
     else:
         large = tiling_sublane
-    if src_sublane % large or (minor is not None and large > tiling_sublane and minor % large):
+    narrow = minor is not None and large > tiling_sublane and (
+        minor % large if output else minor < LARGE_TILING_MIN_COLUMNS)
+    if src_sublane % large or narrow:
         large = tiling_sublane
     if large <= src_sublane:
         return large
@@ -107,11 +120,15 @@ def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
 
 
 def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_ARGUMENT_FLAGS,
-                  is_kernel_argument: bool = True) -> tuple[tuple[int, ...], ...]:
-    """``inferLayout``: the tiles of a memref of ``shape``, outermost first.
+                  is_kernel_argument: bool = True,
+                  output: bool = False) -> tuple[tuple[int, ...], ...]:
+    """``inferLayout``: the tiles of a memref of ``shape``, outermost first;
+    ``output``: the memref is a kernel's output (see :func:`tiling_factor`).
 
     >>> memref_tiling((64, 256), 4, "v6e")
     ((64, 128), (8, 1))
+    >>> memref_tiling((64, 16), 8, "v5e"), memref_tiling((64, 16), 8, "v5e", output=True)
+    (((32, 128), (4, 1)), ((8, 128), (4, 1)))
     """
     gen = generation(chip)
     if not shape:
@@ -123,7 +140,7 @@ def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_A
             return ((lead,),)
         return ((lead,), (LANES,), (32 // bitwidth, 1))
     rows = tiling_factor(shape[-2], gen, bitwidth, flags, is_kernel_argument, False,
-                         minor=shape[-1])
+                         minor=shape[-1], output=output)
     if bitwidth == 32:
         return ((rows, LANES),)
     return ((rows, LANES), (32 // bitwidth, 1))
