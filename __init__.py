@@ -84,6 +84,8 @@ _LAZY = {
     "pallas_report": (".mosaic.report", "pallas_report", 0),
     "PallasKernel": (".mosaic.kernels", "Kernel", 0),
     "PallasOperand": (".mosaic.kernels", "Operand", 0),
+    "pallas_order": (".mosaic.order", "pallas_order", 1),
+    "prove_mosaic_claim": (".mosaic.proofs", "prove_claim", 0),
 }
 
 #: Subpackages reached as attributes, loaded on first use with the modules

@@ -13,6 +13,7 @@ from . import (
     hlo,
     padding,
     pallas,
+    pallas_order,
     prove,
     query,
     regress,
@@ -42,5 +43,6 @@ REGISTER = (
     versions.register,  # xla-versions: the XLA commits modelled
     triton.register,    # triton: Triton's linear layouts both ways
     pallas.register,    # pallas: will a Pallas TPU kernel compile, and Mosaic's layouts
+    pallas_order.register,  # pallas-order: XLA's operand layout in Mosaic's order, all shapes
     stablehlo.register,  # stablehlo-tiling: a custom_call's result_tilings as XLA shapes
 )

@@ -19,7 +19,7 @@ CUTE is the text pycute or CuTe's C++ prints: ``(shape):(stride)``, nested.
 from __future__ import annotations
 
 from ..cute import as_layout, cute_layout, dim_modes, logical_layout
-from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.names import DEFAULT_TIMEOUT, counted
 from ..spec import LayoutError, TilespecError, format_shape, product
 from .arguments import check_bounded, parse_shape_arg, seconds
 from .envelope import Entry, emit
@@ -57,7 +57,7 @@ def _export(args, shape) -> int:
         layout = logical_layout(shape)   # none exact: LayoutError naming the dim, exit 2
         r = compare_cute(shape, layout, timeout=args.timeout)
         domain = "logical"
-        note = (f"logical: the {tensor} tensor's layout ({layout.size} elements); "
+        note = (f"logical: the {tensor} tensor's layout ({counted(layout.size, 'element')}); "
                 "the padded shape's: without --logical")
     else:
         layout = padded
@@ -69,7 +69,7 @@ def _export(args, shape) -> int:
             offer = ("the tensor has no exact CuTe layout of its own: "
                      + str(e).split(": ", 1)[1].split(" (the padded")[0])
         note = (f"padded: the layout of the padded {_domain(padded, shape.rank)} shape "
-                f"({padded.size} elements) holding the {tensor} tensor; {offer}")
+                f"({counted(padded.size, 'element')}) holding the {tensor} tensor; {offer}")
         if padded.size == product(shape.dims):
             note = f"padded and logical: the {tensor} tensor has no padding"
     lines = [layout.cute_text(), note]

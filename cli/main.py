@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Commands whose solver answers ``--cross-check`` re-checks with cvc5.
 CROSS_CHECKED = ("prove", "bitcast", "equivalent", "normalize", "check-rule", "formula",
-                 "codegen")
+                 "codegen", "pallas-order")
 
 
 def _run(args) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from ..prover.hlo import module_paths, read_text
+from ..prover.names import counted
 from ..spec import (
     Shape,
     TilespecError,
@@ -28,7 +29,7 @@ from .envelope import Entry, emit
 
 def _bytes(n: int) -> str:
     from ..prover.padding import human_bytes  # the solver boundary: the advisor loads z3
-    return f"{n} bytes ({human_bytes(n)})"
+    return f"{counted(n, 'byte')} ({human_bytes(n)})"
 
 
 def _ratio(r: float) -> str:
@@ -39,7 +40,7 @@ def _differ(spec: int, xla: int) -> str:
     from ..prover.padding import sizes_differ
     r = sizes_differ(spec, xla)
     return "" if r is None else (
-        f"spec and XLA's ArraySize differ {_ratio(r)} here (spec {spec} bytes, ArraySize "
+        f"spec and XLA's ArraySize differ {_ratio(r)} here (spec {counted(spec, 'byte')}, ArraySize "
         f"{xla}: ArraySize pads by the first tile only)")
 
 

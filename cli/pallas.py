@@ -7,10 +7,13 @@ XLA inserts, and the layouts that make them one (each proved).
 
 An OPERAND is ``TYPE[DIMS]@BLOCK``: ``f32[16,3072]@8,128``; ``-`` is a
 squeezed block dim (``f32[2,16,256]@-,16,256``).  ``--kernel`` says what the
-body does (``copy`` by default; ``blocks``: only the block checks).
+body does (``copy`` by default; with ``--error``, ``blocks``: only the block
+checks, since the message comes from a kernel whose body is not given).
+A verdict about a body the model does not cover is ``unknown``, never
+``compiles``.
 
 Exit status: 0 when the kernel compiles and every layout matches, 1 when
-not, 2 on bad input.
+not or not known, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -86,7 +89,8 @@ def cmd_pallas(args) -> int:
     if not operands:
         raise TilespecError("give the kernel's operands (TYPE[DIMS]@BLOCK), or --error with a "
                             "message naming one")
-    kernel = Kernel(args.kernel, tuple(operands), args.chip)
+    kind = args.kernel or ("blocks" if error else "copy")
+    kernel = Kernel(kind, tuple(operands), args.chip)
     report = pallas_report(kernel, hlo_layouts, error)
     v = report.verdict
     lines = [f"kernel     {kernel.kind} on {kernel.chip} (TPU generation "
@@ -94,7 +98,10 @@ def cmd_pallas(args) -> int:
     lines += [f"operand    {o.text} block ({','.join('-' if b is None else str(b) for b in o.block)})"
               + (" (read from the message; no block given: the whole array)"
                  if from_message else "") for o in operands]
-    if v.accepted:
+    if report.outcome == "unknown":
+        lines.append(f"verdict    unknown: {report.unknown}; its blocks pass the block checks "
+                     f"(a model; no compiler runs)")
+    elif v.accepted:
         lines.append("verdict    compiles: passes the block and body checks (a model; no compiler runs)")
     else:
         lines.append(f"verdict    does not compile: {v.check}")
@@ -113,17 +120,27 @@ def cmd_pallas(args) -> int:
         if report.message.suggested_block is not None:
             lines.append(f"suggests   block ({','.join(map(str, report.message.suggested_block))})"
                          " (the compiler's suggestion, as it wrote it)")
+    if report.case is not None:
+        lines.append(f"reported   {report.case.report}: {report.case.what} "
+                     f"({report.case.kernel}, tools/pallas_corpus.py)")
+        lines += [f"recorded   {r}" for r in report.recorded]
     lines += [f"note       {n}" for n in report.notes]
+    unknown = report.outcome == "unknown"
     entries = [Entry({"shapes": [o.text for o in operands]}, "pallas-compiles",
-                     "ok", seconds=None,
+                     "unknown" if unknown else "ok", seconds=None,
+                     reason=report.unknown or None,
                      data={"chip": kernel.chip, "kernel": kernel.kind,
                            "blocks": [list(o.block) for o in operands],
-                           "compiles": v.accepted, "check": v.check, "reason": v.reason,
+                           "outcome": report.outcome,
+                           "compiles": None if unknown else v.accepted,
+                           "check": v.check, "reason": v.reason,
                            "operand": v.operand, "mosaic_layouts": [t for t in v.layouts if t],
                            "nearest_blocks": [list(b) for b in report.nearest_blocks],
                            "message_check": report.message.check if report.message else None,
+                           "reported": report.case.report if report.case else None,
+                           "recorded": list(report.recorded),
                            "notes": list(report.notes)})]
-    ok = v.accepted
+    ok = report.outcome == "compiles"
     for m in report.layouts:
         ok = ok and m.same_order.status == "proved"
         lines.append(f"layout     XLA {m.xla}")
@@ -150,8 +167,9 @@ def register(command) -> None:
                    help="TYPE[DIMS]@BLOCK, e.g. 'f32[16,3072]@8,128' ('-': a squeezed dim)")
     c.add_argument("--chip", default="v5e", choices=sorted(GENERATIONS),
                    help="the TPU generation (default v5e)")
-    c.add_argument("--kernel", default="copy", choices=KINDS + ("blocks",),
-                   help="what the body does (default copy)")
+    c.add_argument("--kernel", choices=KINDS + ("blocks",),
+                   help="what the body does (default copy; with --error, blocks: only the "
+                   "block checks)")
     c.add_argument("--hlo", metavar="FILE", help="a module with the kernel's tpu_custom_call: "
                    "XLA's layouts of its operands")
     c.add_argument("--error", metavar="FILE", help="Mosaic's or XLA's error text ('-': stdin)")

@@ -12,7 +12,7 @@ import io
 import shlex
 import sys
 
-from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.names import DEFAULT_TIMEOUT, counted
 from ..spec import TilespecError
 from .arguments import output_file, parse_shape_arg, seconds
 from .envelope import Entry, emit
@@ -109,9 +109,9 @@ def cmd_regress(args) -> int:
     subject = {"shapes": shapes}
     if args.output:
         emit(args, [Entry.answer("regress", subject, summary)],
-             f"wrote {summary['cases']} cases to {args.output} ({args.format}): "
-                  f"{summary['boundary_witnesses']} boundary witnesses, "
-                  f"{summary['empty_classes']} empty classes, "
+             f"wrote {counted(summary['cases'], 'case')} to {args.output} ({args.format}): "
+                  f"{counted(summary['boundary_witnesses'], 'boundary witness', 'boundary witnesses')}, "
+                  f"{counted(summary['empty_classes'], 'empty class', 'empty classes')}, "
                   f"{summary['unknown_classes']} unknown, {summary['random']} random, "
                   f"{summary['sizes']} size, "
              f"{summary['from_counterexamples']} from counterexamples")
@@ -131,7 +131,7 @@ def _golden(args, shapes) -> int:
                             "--format, --count, --seed and --from-counterexamples")
     written = write_golden(shapes, args.golden)
     data = {"golden": args.golden, "images": [g.sidecar for g in written]}
-    emit(args, [Entry.answer("regress", {"shapes": shapes}, data)], "\n".join(f"wrote {g.path} ({g.sidecar['bytes']} bytes, "
+    emit(args, [Entry.answer("regress", {"shapes": shapes}, data)], "\n".join(f"wrote {g.path} ({counted(g.sidecar['bytes'], 'byte')}, "
                                 f"{g.sidecar['shape']}) and its .json"
                                 for g in written))
     return 0

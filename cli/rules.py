@@ -15,7 +15,7 @@ from ..prover.bitcast import (
     describe_decomposition,
     is_bitcast,
 )
-from ..prover.names import DEFAULT_TIMEOUT
+from ..prover.names import DEFAULT_TIMEOUT, counted
 from ..prover.result import EXIT_STATUS, counterexample_lines
 from ..spec import Holds, TilespecError, format_shape, resolve_xla
 from .arguments import (
@@ -252,7 +252,7 @@ def _conditions(args, rule) -> int:
     required = [c.text for c in rule.conditions_at(args.xla) if c.required]
     lines = [f"rule {rule.name}: where " + "; ".join(required) + ",",
              f"it agrees with the spec for every size of the named dims, on each of "
-             f"{len(results)} layouts:"]
+             f"{counted(len(results), 'layout')}:"]
     if args.xla is not None or rule.changed_at:
         lines.insert(1, xla_line(resolve_xla(args.xla)))
     for r in results:

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..image import encode_value, from_bytes, raw_dtype, to_bytes, value_dtype
 from ..prover.hlo import refuse_endless
+from ..prover.names import counted
 from ..spec import ELEMENT_TYPES, TilespecError, aligned_elements, format_shape, num_elements
 from .arguments import output_file, parse_shape_arg
 from .envelope import Entry, emit
@@ -184,10 +185,9 @@ def cmd_tile(args) -> int:
             "padding_elements": aligned_elements(shape) - elements,
             "dtype": str(a.dtype), "pad": args.pad}
     filled = "zero bits" if args.pad is None else f"pad {args.pad}"
-    _summary(args, shape, data, f"wrote {image.size} bytes to {_name(args.output)}: {data['shape']}, "
-         f"{elements} element{'s' * (elements != 1)} and {data['padding_elements']} "
-         f"padding element{'s' * (data['padding_elements'] != 1)} "
-         f"({filled})")
+    _summary(args, shape, data, f"wrote {counted(int(image.size), 'byte')} to "
+             f"{_name(args.output)}: {data['shape']}, {counted(elements, 'element')} and "
+             f"{counted(data['padding_elements'], 'padding element')} ({filled})")
     return 0
 
 

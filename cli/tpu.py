@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from ..prover.hlo import parse_hlo
+from ..prover.names import counted
 from ..spec import Shape, byte_size, concrete_dims, format_shape, parse_array_shape
 from .arguments import seconds
 from .envelope import Entry, emit
@@ -42,8 +43,8 @@ def cmd_tpu_layout(args) -> int:
     agree = padded == m.argument
     text = (f"chip             {args.chip} ({tpu.CHIPS[args.chip]})\n"
             f"layout           {picked}\n"
-            f"tilespec         {padded} bytes (padded, spec/size.py)\n"
-            f"TPU compiler     {m.argument} bytes (argument_size_in_bytes)"
+            f"tilespec         {counted(padded, 'byte')} (padded, spec/size.py)\n"
+            f"TPU compiler     {counted(m.argument, 'byte')} (argument_size_in_bytes)"
             + ("" if agree else "\ndifference       the sizes differ"))
     emit(args, [Entry({"shape": args.shape}, "tpu-layout", "ok" if agree else "refuted",
                       seconds=None, data={"chip": args.chip, "layout": picked,

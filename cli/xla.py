@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 
+from ..prover.names import counted
 from .arguments import seconds
 from .envelope import Entry, emit
 
@@ -35,15 +36,15 @@ def format_comparison(c) -> str:
     if a.note:
         lines.append(f"note             {a.note}")
     if a.array_size is not None:
-        lines.append(f"XLA ArraySize    {a.array_size} bytes (the CPU compiler's "
+        lines.append(f"XLA ArraySize    {counted(a.array_size, 'byte')} (the CPU compiler's "
                      f"layout {a.device_layout})")
     if c.model_bytes is not None or c.model_note:
-        lines.append("tilespec model   " + (f"{c.model_bytes} bytes (XLA's ArraySize "
+        lines.append("tilespec model   " + (f"{counted(c.model_bytes, 'byte')} (XLA's ArraySize "
                      "as prover/models/rules.py models it, for the layout as written)"
                      if c.model_bytes is not None
                      else f"none: {c.model_note}"))
     if c.spec_bytes is not None:
-        lines.append(f"spec size        {c.spec_bytes} bytes (padded, spec/size.py)")
+        lines.append(f"spec size        {counted(c.spec_bytes, 'byte')} (padded, spec/size.py)")
     if not c.differences:
         lines.append("difference       none")
     for d in c.differences:

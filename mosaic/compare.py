@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..prover.bitcast import is_bitcast
+from ..prover.names import counted
 from ..prover.result import Result
 from ..spec import Shape, byte_size, concrete_dims, format_shape, parse_array_shape
 
@@ -95,10 +96,17 @@ def compare_layouts(xla: Shape, mosaic: Shape, preferred: Shape | None = None,
         sentence = ("every element lies at the same byte in both layouts: no copy"
                     + ("" if equal else " (the layouts are written differently)"))
         copy = 0
+    elif same.counterexample is not None and not any(
+            s.element is not None for s in same.counterexample.sides):
+        # no element is placed apart: only the sizes differ (padding rows)
+        copy = src + dst
+        sentence = (f"XLA's buffer is {src:,} bytes and Mosaic's {dst:,}, so the operand must be "
+                    f"copied into Mosaic's layout ({src:,} bytes read, {dst:,} written)")
     else:
         copy = src + dst
         sentence = (f"{_where(same)}: the elements are in another order, so the operand must "
-                    f"be copied into Mosaic's layout ({src:,} bytes read, {dst:,} written)")
+                    f"be copied into Mosaic's layout ({counted(src, 'byte', grouped=True)} read, "
+                    f"{dst:,} written)")
     fixes = []
     if not equal:
         if preferred is None:

@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec import TilespecError, bit_width
+from .vector_layout import PLAIN
 
 __all__ = ["GENERATIONS", "TilingFlags", "KERNEL_ARGUMENT_FLAGS", "memref_bitwidth",
-           "memref_tiling", "tiling_factor", "xla_layout_text"]
+           "memref_tiling", "tiling_factor", "tiling_factor_in", "xla_layout_text"]
 
 #: Chip -> TPU generation number (``hardware_generation``).
 GENERATIONS = {"v2": 2, "v3": 3, "v4": 4, "v5e": 5, "v5p": 5, "v6e": 6, "tpu7x": 7}
@@ -89,6 +90,22 @@ def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
     >>> tiling_factor(64, 5, 8, minor=16, output=True)
     8
     """
+    return tiling_factor_in(PLAIN, src_sublane, hardware_generation, bitwidth, flags,
+                            is_kernel_argument, is_1d, sublanes, minor, output)
+
+
+def tiling_factor_in(ops, src_sublane, hardware_generation: int, bitwidth: int,
+                     flags: TilingFlags = KERNEL_ARGUMENT_FLAGS, is_kernel_argument: bool = True,
+                     is_1d: bool = False, sublanes: int = SUBLANES, minor=None,
+                     output: bool = False):
+    """:func:`tiling_factor` written once over ``ops`` (:data:`PLAIN`, or
+    Z3's in :mod:`.operand_order`): ``src_sublane`` and ``minor`` may be
+    solver terms, the other arguments decide in Python.  The doubling loop
+    of ``getTilingFactor`` is unrolled as often as it can run.
+
+    >>> tiling_factor_in(PLAIN, 5, 5, 32)
+    8
+    """
     if bitwidth not in (2, 4, 8, 16, 32):
         raise TilespecError(f"Mosaic tiles memrefs of 2 to 32 bits, not {bitwidth}")
     packing = 32 // bitwidth
@@ -107,16 +124,17 @@ def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
         large = sublanes * 2
     else:
         large = tiling_sublane
-    narrow = minor is not None and large > tiling_sublane and (
-        minor % large if output else minor < LARGE_TILING_MIN_COLUMNS)
-    if src_sublane % large or narrow:
-        large = tiling_sublane
-    if large <= src_sublane:
-        return large
-    tiling = min_tiling
-    while tiling < min(src_sublane, tiling_sublane):
-        tiling *= 2
-    return tiling
+    misfit = src_sublane % large != 0
+    if minor is not None and large > tiling_sublane:
+        misfit = ops.or_(misfit, minor % large != 0 if output
+                         else minor < LARGE_TILING_MIN_COLUMNS)
+    chosen = ops.if_(misfit, tiling_sublane, large)
+    bound = ops.if_(src_sublane < tiling_sublane, src_sublane, tiling_sublane)
+    tiling, doubled = min_tiling, min_tiling
+    while doubled < tiling_sublane:     # the loop runs at most this often
+        tiling = ops.if_(tiling < bound, tiling * 2, tiling)
+        doubled *= 2
+    return ops.if_(chosen <= src_sublane, chosen, tiling)
 
 
 def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_ARGUMENT_FLAGS,

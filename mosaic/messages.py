@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from .vector_layout import ImplicitDim, MosaicCheckFailure, VectorLayout
 
-__all__ = ["CHECKS", "Message", "check_of", "layout_note", "operand_layouts", "read_message"]
+__all__ = ["BODY_CHECKS", "CHECKS", "Message", "check_of", "layout_note", "operand_layouts",
+           "operation_of", "read_message"]
 
 #: Each check a kernel can fail, in the order the compiler meets them, and
 #: how its message begins (a regular expression over the text).
@@ -62,6 +63,23 @@ MEANING = {
 }
 
 
+#: The checks a message reports about lowering the kernel's body (its
+#: operations), not about its block shapes or its operands' memory layouts;
+#: "" is a message tilespec does not know.
+BODY_CHECKS = ("not-implemented", "shape-cast", "masking", "invalid-input-layout", "abort", "")
+
+
+def operation_of(text: str) -> str | None:
+    """The MLIR operation a Mosaic message names ("The MLIR operation
+    involved"), None when it names none.
+
+    >>> operation_of('The MLIR operation involved:\\n  %5 = "tpu.dynamic_gather"(%4, %9)')
+    'tpu.dynamic_gather'
+    """
+    m = re.search(r'operation involved:\s*(?:%[\w#]+ = )?"([\w.]+)"', text)
+    return m.group(1) if m else None
+
+
 def check_of(text: str) -> str:
     """The check a compiler message reports ("" when none is recognised).
 
@@ -91,6 +109,8 @@ class Message:
     suggested_block: tuple[int, ...] | None = None
     tiling: tuple[int, ...] | None = None
     block: tuple[int, ...] | None = None
+    #: the MLIR operation the message names (:func:`operation_of`)
+    operation: str | None = None
 
     @property
     def meaning(self) -> str:
@@ -134,7 +154,7 @@ def read_message(text: str) -> Message:
         op = re.search(r"window params for (?:input|output) (\d+)", text)
         return Message("misaligned-block-E2002", text, int(op.group(1)) if op else None,
                        tiling=_ints(m.group(2)), block=_ints(m.group(3)))
-    return Message(check, text)
+    return Message(check, text, operation=operation_of(text))
 
 
 _VPAD = re.compile(r'#tpu\.vpad<"(\d+),\{([\d*]+),([\d*]+)\},\((\d+),(\d+)\)(?:,(-\d(?:,-\d)?))?">')

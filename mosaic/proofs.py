@@ -1,5 +1,8 @@
-"""Claims about Mosaic's vector layouts proved for every layout and every
-shape with Z3: ``equivalentTo`` is an equivalence (reflexive, symmetric,
+"""Claims about Mosaic's layouts proved for every shape with Z3: XLA's
+operand layout is in the order of Mosaic's memref layout exactly when a
+condition on the dims holds (:mod:`.operand_order`, :data:`OPERAND_CLAIMS`;
+rank 1: for every length, :mod:`.rank_one_order`),
+and, for every vector layout, ``equivalentTo`` is an equivalence (reflexive, symmetric,
 transitive) and a relayout between equivalent valid layouts moves no data
 (every element sits at the same vreg, sublane position and lane in both),
 asked of layouts with no replicated offset and the same implicit dims
@@ -19,38 +22,22 @@ from dataclasses import dataclass
 
 from ..prover.core import DEFAULT_TIMEOUT, search
 from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result
+from .operand_order import OPERAND_CLAIMS, prove_operand_order
+from .rank_one_order import RANK_ONE_CLAIMS, RankOneOrder, prove_rank_one_order
 from .vector_layout import (
     TARGET_SHAPE,
     Fields,
     ImplicitDim,
+    SolverOps,
     VectorLayout,
     generalizes_in,
     implicit_tiled,
 )
 
-__all__ = ["CLAIMS", "claim_scope", "prove_claim"]
+__all__ = ["CLAIMS", "OPERAND_CLAIMS", "ORDER_CLAIMS", "VECTOR_CLAIMS", "claim_scope", "prove_claim"]
 
 #: Bit widths Mosaic lays out in vregs.
 BITWIDTHS = (1, 2, 4, 8, 16, 32)
-
-
-class Z3Ops:
-    """The operations of :func:`generalizes_in` on Z3 terms."""
-
-    def __init__(self, z3):
-        self.z3 = z3
-
-    def and_(self, *xs):
-        return self.z3.And(*xs)
-
-    def or_(self, *xs):
-        return self.z3.Or(*xs)
-
-    def not_(self, x):
-        return self.z3.Not(x)
-
-    def if_(self, c, a, b):
-        return self.z3.If(c, a, b)
 
 
 @dataclass(frozen=True)
@@ -102,7 +89,7 @@ def _place(z3, f: Fields, tpv, packing, r, c, target=TARGET_SHAPE):
 
 def _claim_formula(z3, ctx, name: str):
     """(the negation of claim ``name``, the symbolic layouts, the dims)."""
-    ops = Z3Ops(z3)
+    ops = SolverOps(z3)
     a, b, c = (_layout(z3, ctx, n) for n in ("a", "b", "c"))
     d2, d1 = z3.Int("rows", ctx), z3.Int("cols", ctx)
     dims = (d2, d1)
@@ -142,10 +129,16 @@ def _claim_formula(z3, ctx, name: str):
     raise KeyError(name)
 
 
-#: The claims, by name, each for every layout and every shape.
-CLAIMS = ("equivalence is reflexive", "equivalence is symmetric", "equivalence is transitive",
-          "equivalence is transitive on one implicit dim",
-          "a relayout between equivalent layouts moves no data")
+#: The claims about vector layouts, by name, each for every layout and every shape.
+VECTOR_CLAIMS = ("equivalence is reflexive", "equivalence is symmetric",
+                 "equivalence is transitive", "equivalence is transitive on one implicit dim",
+                 "a relayout between equivalent layouts moves no data")
+#: Every claim: those and XLA's operand layouts against Mosaic's memref
+#: layouts (:mod:`.operand_order`), each for every shape.
+#: The claims about XLA's operand layouts, rank 2 then rank 1.
+ORDER_CLAIMS = OPERAND_CLAIMS + RANK_ONE_CLAIMS
+CLAIMS = VECTOR_CLAIMS + tuple(c.name for c in ORDER_CLAIMS)
+_OPERAND = {c.name: c for c in ORDER_CLAIMS}
 
 
 def claim_scope(name: str) -> str:
@@ -155,6 +148,8 @@ def claim_scope(name: str) -> str:
     >>> claim_scope("equivalence is symmetric")
     'all valid vector layouts and all shapes'
     """
+    if name in _OPERAND:
+        return _OPERAND[name].scope
     if name == "a relayout between equivalent layouts moves no data":
         # the negation asks only these (without them Z3 answers unknown in 60 s)
         return ("all valid vector layouts with no replicated offset and the same "
@@ -189,11 +184,20 @@ def _replays(name: str, layouts, shape) -> bool:
 
 
 def prove_claim(name: str, timeout: float = DEFAULT_TIMEOUT) -> Result:
-    """Prove claim ``name`` (one of :data:`CLAIMS`) for all layouts and shapes."""
+    """Prove claim ``name`` (one of :data:`CLAIMS`) for all layouts and shapes.
+
+    >>> prove_claim(CLAIMS[-1]).status
+    'proved'
+    """
     import z3
 
     if name not in CLAIMS:
         raise KeyError(f"no such claim: {name!r}; one of {', '.join(CLAIMS)}")
+    claim = _OPERAND.get(name)
+    if isinstance(claim, RankOneOrder):
+        return prove_rank_one_order(claim, timeout)
+    if claim is not None:
+        return prove_operand_order(claim, timeout)
     start = time.perf_counter()
     ctx = z3.Context()
     negation, layouts, dims = _claim_formula(z3, ctx, name)

@@ -23,7 +23,8 @@ from typing import Any
 
 from ..spec import TilespecError
 
-__all__ = ["PLAIN", "TARGET_SHAPE", "Fields", "ImplicitDim", "MosaicCheckFailure", "VectorLayout",
+__all__ = ["PLAIN", "TARGET_SHAPE", "Fields", "ImplicitDim", "MosaicCheckFailure", "SolverOps",
+           "VectorLayout",
            "generalizes_in", "implicit_tiled"]
 
 #: (sublanes, lanes) of one vreg on every TPU generation Mosaic targets.
@@ -91,6 +92,25 @@ class Plain:
 
 
 PLAIN = Plain()
+
+
+class SolverOps:
+    """The same operations on Z3 terms (``z3``: the module)."""
+
+    def __init__(self, z3):
+        self.z3 = z3
+
+    def and_(self, *xs):
+        return self.z3.And(*xs)
+
+    def or_(self, *xs):
+        return self.z3.Or(*xs)
+
+    def not_(self, x):
+        return self.z3.Not(x)
+
+    def if_(self, c, a, b):
+        return self.z3.If(c, a, b)
 
 
 def implicit_tiled(ops, f: Fields, dims):

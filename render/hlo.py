@@ -16,7 +16,8 @@ from pathlib import Path, PurePath
 from typing import IO, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
-from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, Tally, byte_count, verdict_of
+from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, Tally, verdict_of
+from ..prover.names import counted
 from ..prover.result import REFUTED, UNKNOWN
 from .envelope import Entry
 
@@ -108,7 +109,7 @@ def table_lines(report: Report) -> list[str]:
     if worst:
         lines.append("padding, the worst values:")
         for b in worst:
-            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {byte_count(b.bytes)}, "
+            lines.append(f"  line {b.line}: {b.instruction} {b.shape}: {counted(b.bytes, 'byte')}, "
                          f"{b.waste} padding ({100 * b.waste / b.bytes:.1f}%)")
     else:
         lines.append("padding: none")
@@ -129,8 +130,8 @@ def _bytes(n: int) -> str:
     """
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
-            return f"{byte_count(n)} = {n / size:.1f} {unit}"
-    return byte_count(n)
+            return f"{counted(n, 'byte')} = {n / size:.1f} {unit}"
+    return counted(n, "byte")
 
 
 def tally_line(tally: Tally) -> str:

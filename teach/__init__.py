@@ -5,6 +5,9 @@ Built on :mod:`tilespec.spec` (the numbers it shows are the spec's) and on
 """
 
 # What other packages ask of this one (`x as x`: re-exported for mypy).
+from .draw.contrast import (
+    contrast as contrast,
+)
 from .draw.figure import (
     picture as picture,
 )

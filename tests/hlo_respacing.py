@@ -21,12 +21,11 @@ abort in XLA ends one answer (``"aborted"``), not the session.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 
+from tilespec.process import Ended, JsonLinesWorker
 from tilespec.prover.hlo.lexer import lex
 
 _SPACE = re.compile(r"(?:[ \t\n\r]|/\*.*?\*/|//[^\n\r]*)*", re.S)
@@ -103,7 +102,6 @@ def split(printed):
             return rest[:k], rest[k + 1:].split("(", 1)[0]
     raise ValueError(printed)
 
-print("ready", flush=True)
 for line in sys.stdin:
     req = json.loads(line)
     answer = {}
@@ -125,27 +123,12 @@ class XlaParser:
     """XLA's parser in one subprocess, restarted after an abort."""
 
     def __init__(self):
-        self.proc = None
-
-    def _start(self):
-        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                    text=True)
-        assert self.proc.stdout.readline().strip() == "ready"
+        self.worker = JsonLinesWorker([sys.executable, "-c", WORKER], timeout=None)
 
     def parse(self, text: str) -> dict:
         """``{"error": ...}``, ``{"computations": ...}`` or ``{"aborted": True}``."""
-        if self.proc is None or self.proc.poll() is not None:
-            self._start()
-        self.proc.stdin.write(json.dumps({"text": text}) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc = None
-            return {"aborted": True}
-        return json.loads(line)
+        answer = self.worker.ask({"text": text})
+        return {"aborted": True} if isinstance(answer, Ended) else answer
 
     def close(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
+        self.worker.close()

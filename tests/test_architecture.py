@@ -15,6 +15,8 @@ from locations import ROOT
 #: (CuTe's proofs, above the solver core; cute/ itself is free of it).
 MAY_IMPORT = {
     "spec": set(),
+    # worker processes: a child answering JSON lines, its abort an answer
+    "process": set(),
     "image": {"spec"},
     "testing": {"spec"},
     "prover": set(),
@@ -39,12 +41,12 @@ MAY_IMPORT = {
     "prover.userfn": {"spec", "prover.result", "prover.names", "prover.core",
                       "prover.bitcast", "prover.equivalence"},
     "cute.proofs": {"spec", "cute", "prover.result", "prover.names", "prover.core"},
-    "triton": {"spec"},
+    "triton": {"spec", "process"},
     "triton.proofs": {"spec", "triton", "cute", "cute.proofs", "prover.result",
                       "prover.names", "prover.core"},
     "prover.padding": {"spec", "prover.result", "prover.names", "prover.core",
                        "prover.bitcast", "prover.models", "prover.hlo"},
-    "xla": {"spec", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
+    "xla": {"spec", "process", "prover.result", "prover.names", "prover.bitcast", "prover.models"},
     # Pallas on TPU: Mosaic's layouts modelled, the block checks, XLA's layout against Mosaic's
     "mosaic": {"spec", "prover.result", "prover.names", "prover.core", "prover.bitcast"},
     # the output: text, JSON and SARIF of the typed verdicts
@@ -53,7 +55,7 @@ MAY_IMPORT = {
     "tilespec": None,   # the public namespace (src/tilespec)
 }
 PACKAGES = ("spec", "image", "testing", "prover", "cli", "xla", "teach", "codegen", "interop",
-            "cute", "render", "triton", "mosaic")
+            "cute", "render", "triton", "mosaic", "process")
 #: The root's own modules: the public namespace and ``python -m tilespec``.
 ROOT_MODULES = ("__init__.py", "__main__.py")
 

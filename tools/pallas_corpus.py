@@ -14,6 +14,13 @@ tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without l
     nice -n 10 python tools/pallas_corpus.py --grid boundary --chips v4 v5e v5p  # 1,329: ~45 min
     nice -n 10 python tools/pallas_corpus.py --grid issues --chips v4 v5e v6e # 18: ~2 min
     nice -n 10 python tools/pallas_corpus.py --grid offgrid                   # 602: ~10 min
+    # jax-ml/jax#34001 under the report's jax[tpu] (0.8.1), later ones, and today's
+    # (each ~3 min, one record: topp.json.gz); V: 0.8.1 0.9.0 0.9.2 0.10.0 0.10.1
+    python3 -m venv /tmp/jax-V && /tmp/jax-V/bin/pip install "jax[tpu]==V"
+    nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append --python /tmp/jax-V/bin/python
+    nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append
+    # today's libtpu under the report's jax: /tmp/mix with jax==0.8.1 jaxlib==0.8.1, then
+    # pip install --no-deps libtpu==0.0.42.1, and --python /tmp/mix/bin/python as above
     python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
 
 Each chip's kernels are compiled in a worker process (this file with
@@ -34,6 +41,10 @@ import sys
 import time
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tilespec.process import Ended
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "pallas" / "corpus.json.gz"
 
@@ -126,10 +137,68 @@ def boundary_grid(chips):
 
 #: Kernels after the reports jax-ml/jax#39366 (a gather in a rank-1 block)
 #: and jax-ml/jax#34001 (a (1,128) slice of a row broadcast to (8,128)
-#: lanes, then a take_along_axis), rebuilt from the issues' text (their
-#: exact scripts are not reproduced here) -> issues.json.gz.
+#: lanes, then a take_along_axis), written from the issues' prose ->
+#: issues.json.gz; jax-ml/jax#34001's own kernel is ``--grid topp``.
 ISSUE_KERNELS = ("jax-39366-take", "jax-39366-flat-take", "jax-34001-iota", "jax-34001-max",
                  "jax-34001-argmax", "jax-34001-row")
+
+
+#: jax-ml/jax#34001's top-p kernel, (n, b) as its report tried them: the
+#: three it names good and three of those it names bad (-> topp.json.gz).
+TOPP_SHAPES = ((128, 128), (128, 193), (137, 256), (128, 256), (128, 384), (256, 256))
+
+
+def topp_grid(chips):
+    """jax-ml/jax#34001's kernel (``jax-34001-topp``) over :data:`TOPP_SHAPES`."""
+    return [{"kernel": "jax-34001-topp", "chip": chip, "dtype": "f32", "shape": list(s),
+             "block": list(s)} for chip in chips for s in TOPP_SHAPES]
+
+
+def _build_topp(k):
+    """jax-ml/jax#34001's kernel, rebuilt from its report's script: per
+    column, the count of rows whose value is below ``p`` (``n - 1`` where
+    ``p`` is 1), a (1, b) int32 row broadcast to (n, b), then a gather of
+    the (n, b) block along its rows by those indices, tile by tile of
+    (8, 128) on the block padded to whole tiles (each 8-row tile of values
+    against each 8-row tile of indices, masked), and the values at least
+    the gathered threshold kept.  The broadcast row is sliced 128 lanes at
+    a time; the report's failing operation is that slice's broadcast."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.experimental import pallas as pl
+
+    n, b = k["shape"]
+    rows, lanes = 8, 128
+
+    def padded(a):
+        return jnp.pad(a, [(0, -a.shape[0] % rows), (0, -a.shape[1] % lanes)])
+
+    def gather_rows(values, index):
+        # values, index: (N, 128) with N a multiple of 8
+        out = []
+        for i0 in range(0, index.shape[0], rows):
+            it = lax.slice_in_dim(index, i0, i0 + rows, axis=0)
+            acc = jnp.zeros((rows, lanes), values.dtype)
+            for v0 in range(0, values.shape[0], rows):
+                vt = lax.slice_in_dim(values, v0, v0 + rows, axis=0)
+                hit = (it >= v0) & (it < v0 + rows)
+                acc = jnp.where(hit, jnp.take_along_axis(vt, (it - v0) % rows, axis=0), acc)
+            out.append(acc)
+        return jnp.concatenate(out, axis=0)
+
+    def body(x_ref, p_ref, o_ref):
+        x, p = x_ref[...], p_ref[...]
+        below = jnp.sum(x < p[None, :], axis=0, keepdims=True)
+        index = jnp.where(p[None, :] == 1.0, n - 1, below)
+        vals, idx = padded(x), padded(jnp.broadcast_to(index, (n, b)))
+        chunks = [gather_rows(v, i) for v, i in
+                  zip(jnp.split(vals, vals.shape[1] // lanes, axis=1),
+                      jnp.split(idx, idx.shape[1] // lanes, axis=1))]
+        threshold = jnp.concatenate(chunks, axis=1)[:n, :b]
+        o_ref[...] = jnp.where(x >= threshold, x, -1e12)
+    f = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((n, b), jnp.float32))
+    return f, [((n, b), jnp.dtype("float32")), ((b,), jnp.dtype("float32"))]
 
 
 def issue_grid(chips):
@@ -262,6 +331,8 @@ def _build(k):
     import jax.numpy as jnp
     from jax.experimental import pallas as pl
 
+    if k["kernel"] == "jax-34001-topp":
+        return _build_topp(k)
     if k["kernel"].startswith("jax-"):
         return _build_issue(k)
     dtype = jnp.dtype(DTYPES[k["dtype"]])
@@ -381,39 +452,45 @@ def worker() -> None:  # pragma: no cover - runs in the subprocess
 
 # --------------------------------------------------------------------- parent
 
-def _run_chip(chip, kernels, log):
-    """Answers for ``kernels`` of one chip, a new worker after each abort."""
+def _run_chip(chip, kernels, log, python=None):
+    """Answers for ``kernels`` of one chip, a new worker after each abort
+    (each worker this file under ``python``, default this interpreter)."""
+    # Here, not at the top: the worker (this file with --worker) may run under
+    # another venv's interpreter (--python), where tilespec is not installed.
+    from tilespec.process import Ended, JsonLinesWorker
     answers = []
     env = dict(os.environ, ALLOW_MULTIPLE_LIBTPU_LOAD="1", TPU_ACCELERATOR_TYPE="",
                PYTHONWARNINGS="ignore")
-    i = 0
-    while i < len(kernels):
-        p = subprocess.Popen([sys.executable, __file__, "--worker", CHIPS[chip]],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
-        assert p.stdin and p.stdout and p.stderr
-        while i < len(kernels):
-            p.stdin.write(json.dumps(kernels[i]) + "\n")
-            p.stdin.flush()
-            line = p.stdout.readline()
-            if not line:
-                p.stdin.close()
-                p.wait()
-                err = p.stderr.read().strip().splitlines()
-                words = [ln for ln in err if "Check failed" in ln or "F0000" in ln
-                         or "Fatal" in ln or "abort" in ln.lower()] or err[-3:]
-                answers.append({"accepted": False, "stage": "compile", "error": "abort",
-                                "message": "\n".join(words[-4:])[:1500]})
-                i += 1
-                break
-            answers.append(json.loads(line))
-            i += 1
+    with JsonLinesWorker([python or sys.executable, __file__, "--worker", CHIPS[chip]],
+                         timeout=None,
+                         environment=lambda: env) as worker:
+        for i, kernel in enumerate(kernels, 1):
+            answer = worker.ask(kernel)
+            answers.append(_aborted(answer) if isinstance(answer, Ended) else answer)
             if i % 50 == 0:
                 print(f"{chip}: {i}/{len(kernels)}", file=log, flush=True)
-        else:
-            p.stdin.close()
-            p.wait()
     return answers
+
+
+def _aborted(ended: Ended) -> dict:
+    """The answer of a kernel the compiler aborted on: its last words."""
+    err = ended.stderr.strip().splitlines()
+    words = [ln for ln in err if "Check failed" in ln or "F0000" in ln
+             or "Fatal" in ln or "abort" in ln.lower()] or err[-3:]
+    return {"accepted": False, "stage": "compile", "error": "abort",
+            "message": "\n".join(words[-4:])[:1500]}
+
+
+def _versions(python=None) -> dict:
+    """jax's, jaxlib's and libtpu's versions under ``python`` (default this
+    interpreter)."""
+    names = ("jax", "jaxlib", "libtpu")
+    if python is None:
+        return {n: version(n) for n in names}
+    code = ("import json; from importlib.metadata import version; "
+            f"print(json.dumps({{n: version(n) for n in {names!r}}}))")
+    return json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True,
+                                     check=True).stdout)
 
 
 def main(argv=None) -> int:
@@ -425,31 +502,49 @@ def main(argv=None) -> int:
     p.add_argument("--chips", nargs="+", default=["v4", "v5e", "v6e", "v5p"],
                    choices=sorted(CHIPS))
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels per chip")
-    p.add_argument("--grid", choices=("kernels", "layouts", "boundary", "issues", "offgrid"),
+    p.add_argument("--grid", choices=("kernels", "layouts", "boundary", "issues", "topp",
+                                      "offgrid"),
                    default="kernels",
                    help="kernels: the five kernels over shapes, types and blocks; layouts: "
                         "copies whose input XLA is given a tiling (-> layouts.json.gz); "
                         "boundary: neighbours of the model's old misses (-> boundary.json.gz); "
                         "issues: kernels after jax-ml/jax#39366 and #34001 (-> issues.json.gz); "
+                        "topp: jax-ml/jax#34001's own kernel (-> topp.json.gz); "
                         "offgrid: random kernels and the input-tiling and one-column boundaries "
                         "(-> offgrid.json.gz)")
     p.add_argument("--out", type=Path)
+    p.add_argument("--python", help="the interpreter whose jax and libtpu compile (another "
+                   "venv's, e.g. an older jax[tpu]); default this one")
+    p.add_argument("--append", action="store_true",
+                   help="keep OUT's records of other libtpu versions and add these")
     args = p.parse_args(argv)
     if args.out is None:
         args.out = OUT if args.grid == "kernels" else OUT.with_name(f"{args.grid}.json.gz")
     start = time.perf_counter()
+    versions = _versions(args.python)
+    # a record of several compilers names each kernel's
+    each = bool(args.python or args.append or args.grid == "topp")
     records = []
     for chip in args.chips:
         kernels = {"layouts": layout_grid, "boundary": boundary_grid, "issues": issue_grid,
-                   "offgrid": offgrid_grid, "kernels": grid}[args.grid]([chip])
+                   "topp": topp_grid, "offgrid": offgrid_grid,
+                   "kernels": grid}[args.grid]([chip])
         if args.limit:
             kernels = kernels[:args.limit]
-        for k, a in zip(kernels, _run_chip(chip, kernels, sys.stderr)):
-            records.append({**k, **a})
+        for k, a in zip(kernels, _run_chip(chip, kernels, sys.stderr, args.python)):
+            records.append({**k, **a, **({"versions": versions} if each else {})})
     seconds = time.perf_counter() - start
-    corpus = {"versions": {n: version(n) for n in ("jax", "jaxlib", "libtpu")},
-              "topologies": {c: CHIPS[c] for c in args.chips},
+    corpus = {"versions": versions, "topologies": {c: CHIPS[c] for c in args.chips},
               "compile_seconds": round(seconds, 1), "kernels": records}
+    if args.append and args.out.exists():
+        old = json.load(gzip.open(args.out, "rt"))
+        records = [r for r in old["kernels"] if r.get("versions") != versions] + records
+        corpus.update(topologies={**old["topologies"], **corpus["topologies"]},
+                      compile_seconds=round(old["compile_seconds"] + seconds, 1),
+                      kernels=records)
+    if each:
+        corpus["versions"] = [json.loads(v) for v in sorted(
+            {json.dumps(r["versions"], sort_keys=True) for r in records})]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(args.out, "wt", compresslevel=9) as f:
         json.dump(corpus, f, indent=0, sort_keys=True)

@@ -5,7 +5,8 @@ output dims by XOR-ing the bases of the input's set bits (:mod:`.layout`
 has the theory); :mod:`.algebra` holds Triton's operations with Triton's
 names; :mod:`.xla` the linear layout of an XLA tiled layout's offsets
 (:func:`from_xla`) and the XLA layout of a linear layout (:func:`to_xla`).
-Imports :mod:`tilespec.spec` only: no solver and no Triton
+Imports :mod:`tilespec.spec` (and :mod:`tilespec.process`, to ask the real Triton in a
+worker process) only: no solver and no Triton
 (:mod:`tilespec.triton.proofs` proves the laws with Z3).  Inside tilespec
 every import is relative, so ``import triton`` elsewhere is the real Triton.
 

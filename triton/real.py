@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Union
+from typing import Any, Union
 
+from ..process import Ended, JsonLinesWorker
 from ..spec import TilespecError
 from .layout import LinearLayout
 from .worker import last_words
@@ -145,15 +144,17 @@ _BOOT = ("import os, runpy, sys; here = os.path.dirname(sys.argv[1]); "
 
 class Oracle:
     """One worker process at a time, started on the first query and again
-    after Triton ends one.  Use as a context manager.
+    after Triton ends one (a :class:`~tilespec.process.JsonLinesWorker`).
+    Use as a context manager.
 
     ``python`` is the interpreter whose Triton answers (``""``: this one)."""
 
     def __init__(self, python: str = "", timeout: float = DEFAULT_TIMEOUT):
         self.python = python or sys.executable
         self.timeout = timeout
-        self._proc: subprocess.Popen | None = None
-        self._stderr: IO[str] | None = None
+        self._worker: JsonLinesWorker[Reply] = JsonLinesWorker(
+            [self.python, "-c", _BOOT, str(Path(__file__).with_name("worker.py"))],
+            timeout=timeout, environment=_environment, decode=_reply)
 
     def __enter__(self) -> Oracle:
         return self
@@ -161,86 +162,38 @@ class Oracle:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _start(self) -> subprocess.Popen:
-        self._stderr = tempfile.TemporaryFile("w+")
-        # Triton's own warnings (and its cache) stay out of the answers
-        env = dict(os.environ, TRITON_CACHE_DIR=tempfile.gettempdir() + "/tilespec-triton")
-        self._proc = subprocess.Popen(
-            [self.python, "-c", _BOOT, str(Path(__file__).with_name("worker.py"))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
-            env=env)
-        return self._proc
-
     def close(self) -> None:
         """End the worker (it ends by itself when its input closes)."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            for pipe in (proc.stdin, proc.stdout):
-                try:
-                    if pipe is not None:
-                        pipe.close()
-                except OSError:  # the process is gone
-                    pass
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+        self._worker.close()
 
     def ask(self, query: dict) -> Reply:
         """Triton's reply to one query (:data:`.worker.OPS` names them)."""
-        proc = self._proc or self._start()
-        assert proc.stdin is not None and proc.stdout is not None  # opened above
-        fired = threading.Event()
-        timer = threading.Timer(self.timeout, _end, (proc, fired))
-        timer.start()
-        line = ""
-        try:
-            proc.stdin.write(json.dumps(query) + "\n")
-            proc.stdin.flush()
-            line = proc.stdout.readline()
-        except OSError:  # the process is gone: its stderr says why
-            pass
-        finally:
-            timer.cancel()
-        if line:
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise TritonWorkerError(f"the worker wrote {line[:200]!r}") from error
-            return from_json(value)
-        return self._aborted(proc, fired.is_set())
-
-    def _aborted(self, proc: subprocess.Popen, hung: bool) -> Aborted:
-        assert self._stderr is not None  # opened with the process
-        stderr, self._stderr, self._proc = self._stderr, None, None
-        for pipe in (proc.stdin, proc.stdout):
-            try:
-                if pipe is not None:
-                    pipe.close()
-            except OSError:  # the process is gone
-                pass
-        proc.wait()
-        stderr.seek(0)
-        text = stderr.read()
-        stderr.close()
-        if hung:
+        reply = self._worker.ask(query)
+        if not isinstance(reply, Ended):
+            return reply
+        if reply.timed_out:
             return Aborted(f"timed out after {self.timeout:g} s")
-        if "Traceback (most recent call last)" in text and "LLVM ERROR" not in text:
-            raise TritonWorkerError(text.strip().splitlines()[-1][:300])
-        return Aborted(last_words(text, proc.returncode))
+        if reply.traceback and "LLVM ERROR" not in reply.stderr:
+            raise TritonWorkerError(reply.stderr.strip().splitlines()[-1][:300])
+        return Aborted(last_words(reply.stderr, reply.status))
 
     def run(self, queries: Any) -> list[Reply]:
         """The reply to each query, in order."""
         return [self.ask(q) for q in queries]
 
 
-def _end(proc: subprocess.Popen, fired: threading.Event) -> None:
-    fired.set()
-    proc.kill()
+def _environment() -> dict[str, str]:
+    # Triton's own warnings (and its cache) stay out of the answers
+    return dict(os.environ, TRITON_CACHE_DIR=tempfile.gettempdir() + "/tilespec-triton")
+
+
+def _reply(line: str) -> Reply:
+    """The reply the worker wrote on one line."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise TritonWorkerError(f"the worker wrote {line[:200]!r}") from error
+    return from_json(value)
 
 
 def ask(queries: Any, python: str = "") -> list[Reply]:

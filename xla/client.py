@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
 import sys
-import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from ..process import Ended, JsonLinesWorker
 from ..spec import TilespecError
 from .protocol import Aborted, Crashed, Hung, ProtocolError, decode, encode, last_words
 
@@ -94,6 +92,11 @@ class WorkerSetup:
         return self.flags + count + tuple(f for f in self.speed_flags if f in known)
 
 
+#: How XLA ends a process whose XLA_FLAGS name flags it does not know: "flag"
+#: for one, "flags" for more (``ParseFlagsFromEnvAndDieIfUnknown``,
+#: xla/parse_flags_from_env.cc, ROCm/xla ac82760645ef).
+UNKNOWN_FLAGS = ("Unknown flag in XLA_FLAGS", "Unknown flags in XLA_FLAGS")
+
 #: The speed flags each interpreter's XLA knows (older XLAs lack some).
 _SPEED_FLAGS: dict[str, tuple[str, ...]] = {}
 
@@ -106,12 +109,15 @@ _BOOT = ("import importlib, sys, types; p = types.ModuleType('tilespec_xla_worke
 
 class Worker:
     """One worker process at a time, started on the first request and again
-    after XLA ends one.  Use as a context manager."""
+    after XLA ends one (a :class:`~tilespec.process.JsonLinesWorker`).  Use
+    as a context manager."""
 
     def __init__(self, setup: WorkerSetup = WorkerSetup()):
         self.setup = setup
-        self._proc: subprocess.Popen | None = None
-        self._stderr: IO[str] | None = None
+        self._worker: JsonLinesWorker[Any] = JsonLinesWorker(
+            [setup.interpreter(), "-c", _BOOT, str(Path(__file__).parent)],
+            timeout=setup.timeout, environment=self._environment, encode=encode,
+            decode=decode, chatter=(ProtocolError,))  # chatter: what XLA prints, not ours
 
     def __enter__(self) -> Worker:
         return self
@@ -119,88 +125,38 @@ class Worker:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _start(self) -> subprocess.Popen:
-        env = dict(os.environ, JAX_PLATFORMS=self.setup.platform, TF_CPP_MIN_LOG_LEVEL="1",
-                   JAX_ENABLE_X64="1" if self.setup.x64 else "0",
-                   XLA_FLAGS=" ".join((os.environ.get("XLA_FLAGS", ""),
-                                       *self.setup.xla_flags())).strip())
-        self._stderr = tempfile.TemporaryFile("w+")
-        self._proc = subprocess.Popen(
-            [self.setup.interpreter(), "-c", _BOOT, str(Path(__file__).parent)], env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True)
-        return self._proc
+    def _environment(self) -> dict[str, str]:
+        """The worker's environment, read at each start: the speed flags an
+        earlier worker's XLA did not know are gone from it."""
+        return dict(os.environ, JAX_PLATFORMS=self.setup.platform, TF_CPP_MIN_LOG_LEVEL="1",
+                    JAX_ENABLE_X64="1" if self.setup.x64 else "0",
+                    XLA_FLAGS=" ".join((os.environ.get("XLA_FLAGS", ""),
+                                        *self.setup.xla_flags())).strip())
 
     def close(self) -> None:
         """End the process (it ends by itself when its input closes)."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            for pipe in (proc.stdin, proc.stdout):
-                try:
-                    if pipe is not None:
-                        pipe.close()
-                except OSError:  # the process is gone
-                    pass
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+        self._worker.close()
 
     def ask(self, request: Any) -> Any:
         """The worker's response to ``request``; :class:`Aborted`,
         :class:`Hung` or :class:`Crashed` when the process ended on it."""
         while True:
-            proc = self._proc or self._start()
-            assert proc.stdin is not None and proc.stdout is not None  # asked for above
-            fired = threading.Event()
-            timer = threading.Timer(self.setup.timeout, _end, (proc, fired))
-            timer.start()
-            response = None
-            try:
-                proc.stdin.write(encode(request) + "\n")
-                proc.stdin.flush()
-                for line in iter(proc.stdout.readline, ""):
-                    try:
-                        response = decode(line)
-                        break
-                    except ProtocolError:
-                        continue  # something XLA printed, not ours
-            except OSError:  # the process is gone: its stderr says why
-                pass
-            finally:
-                timer.cancel()
-            if response is not None:
+            response = self._worker.ask(request)
+            if not isinstance(response, Ended):
                 return response
-            failure = self._failure(proc, fired.is_set())
+            failure = self._failure(response)
             if failure is not None:
                 return failure
 
-    def _failure(self, proc: subprocess.Popen, hung: bool) -> Any:
+    def _failure(self, ended: Ended) -> Any:
         """What ended the process, as an answer; ``None`` when it is worth
         asking again (flags an older XLA does not know were dropped)."""
-        assert self._stderr is not None  # set with the process
-        stderr = self._stderr
-        self._stderr = None
-        self._proc = None
-        for pipe in (proc.stdin, proc.stdout):
-            try:
-                if pipe is not None:
-                    pipe.close()
-            except OSError:  # the process is gone
-                pass
-        proc.wait()
-        stderr.seek(0)
-        text = stderr.read()
-        stderr.close()
-        if hung:
+        if ended.timed_out:
             return Hung(self.setup.timeout)
-        words = last_words(text, proc.returncode)
-        if "Unknown flags in XLA_FLAGS" in words and self._drop_unknown_flags(words):
+        words = last_words(ended.stderr, ended.status)
+        if any(m in words for m in UNKNOWN_FLAGS) and self._drop_unknown_flags(words):
             return None
-        if "Traceback (most recent call last)" in text and "Check failed" not in text:
+        if ended.traceback and "Check failed" not in ended.stderr:
             return Crashed(words)
         return Aborted(words)
 
@@ -214,12 +170,6 @@ class Worker:
     def run(self, requests) -> list:
         """The response to each request, in order."""
         return [self.ask(r) for r in requests]
-
-
-def _end(proc: subprocess.Popen, fired: threading.Event) -> None:
-    """End a process that took too long, saying so."""
-    fired.set()
-    proc.kill()
 
 
 def run(requests, setup: WorkerSetup = WorkerSetup()) -> list:

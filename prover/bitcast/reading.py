@@ -85,6 +85,7 @@ from ..core import (
     scope,
     spec_form,
 )
+from ..names import counted
 from ..result import (
     PROVED,
     REFUTED,
@@ -184,7 +185,7 @@ def question(src: Shape, dst: Shape, transpose=None) -> Question:
     if zero_s != zero_d or (not zero_s and monomial(src.dims) != monomial(dst.dims)):
         raise TilespecError(
             f"a reshape keeps the element count: {shape_text(src)} has "
-            f"{element_count(src.dims)} elements, {shape_text(dst)} has "
+            f"{counted(element_count(src.dims), 'element')}, {shape_text(dst)} has "
             f"{element_count(dst.dims)}")
     return Question(src, dst, None)
 
@@ -509,8 +510,10 @@ def prove_concrete(q: Question, timeout: float, start: float, prove: bool = True
     if exhaustive and exact_in_int64(q):
         # Every element's offset, both sides, by the spec's own evaluator on
         # int64 values that cannot wrap: a finite domain enumerated whole.
+        n = product(q.src.dims)
         return done(PROVED, steps=(
-            f"enumeration: all {product(q.src.dims):,} elements keep their offsets and "
+            f"enumeration: {counted(n, 'element', grouped=True)} "
+            f"{'keeps its offset' if n == 1 else 'all keep their offsets'} and "
             "the buffers have the same bytes (exhaustive: a proof for this shape)",))
     status, detail = _z3_concrete(q, timeout)
     if status == "proved":

@@ -57,6 +57,7 @@ import numpy as np
 
 from ...spec import Shape, all_offsets, byte_size, concrete_dims, num_elements
 from ..core import EXHAUSTIVE
+from ..names import counted
 from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
 from .reading import shape_text, size_counterexample
 
@@ -173,7 +174,8 @@ def resized(src: Shape, dst: Shape) -> Resized:
         prop = (f"bitcast ({kind})" if unit == src.element_type == dst.element_type
                 else f"bitcast ({kind} of {unit} units)")
         if bad.size == 0:
-            steps = [f"enumeration: all {n:,} paired {unit} units take the same bits "
+            steps = [f"enumeration: {counted(n, f'paired {unit} unit', grouped=True)} "
+                     f"{'takes' if n == 1 else 'all take'} the same bits "
                      "(exhaustive: a proof for these dims)",
                      f"the byte sizes agree ({byte_size(src)}): {SOURCE} accepts them"]
             if ns != nd:

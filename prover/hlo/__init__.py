@@ -31,7 +31,6 @@ from .findings import (
     Finding as Finding,
     Known as Known,
     Report as Report,
-    byte_count as byte_count,
     select_findings as select_findings,
     verdict_of as verdict_of,
 )

@@ -61,6 +61,7 @@ from ..bitcast import (
     transposes,
 )
 from ..core import DEFAULT_TIMEOUT
+from ..names import counted
 from ..result import (
     PROVED,
     REFUTED,
@@ -68,7 +69,7 @@ from ..result import (
     Counterexample,
 )
 from .backend import checked_backend, ignores_tiles, untiled
-from .findings import Buffer, Finding, Report, byte_count, status_of, violation
+from .findings import Buffer, Finding, Report, status_of, violation
 from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
 
@@ -447,7 +448,7 @@ class _Checker:
             self.buffers.append(b)
             if b.waste > 0:
                 self.add("padding", "note", inst,
-                         f"{inst.name}: {b.shape} takes {byte_count(b.bytes)}, "
+                         f"{inst.name}: {b.shape} takes {counted(b.bytes, 'byte')}, "
                          f"{b.waste} of them padding "
                          f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
                          waste=b.waste)

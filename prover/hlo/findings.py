@@ -303,15 +303,6 @@ def with_finding(report: Report, finding: Finding) -> Report:
                    status=status_of(every + report.filtered + report.baselined))
 
 
-def byte_count(n: int) -> str:
-    """``n`` bytes in words, one byte singular.
-
-    >>> byte_count(1), byte_count(0), byte_count(4096)
-    ('1 byte', '0 bytes', '4096 bytes')
-    """
-    return f"{n} byte{'s' * (n != 1)}"
-
-
 def status_of(findings) -> str:
     """A module's verdict from its findings, the one place it is decided:
     refuted if a finding refutes, else unknown if one is undecided, else

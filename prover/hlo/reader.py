@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from ...spec import Shape, TilespecError, TupleShape, parse_shape
 from .lexer import Lexed
+from .mesh import mesh_refusal
 
 # A dump repeats few shapes many times; shapes are frozen, so one parse each.
 _parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
@@ -40,6 +41,8 @@ _SEPARATOR = re.compile(r"[(),\[\]{}]")
 PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
 # The start of a mesh's replica groups, up to its '['.
 _MESH = re.compile(r"(?:maximal_)?mesh[ \t\n\r]*\[")
+# A mesh's optional device order after its ']' (HloParserImpl::ParseMesh).
+_DEVICE_IDS = re.compile(r",[ \t\n\r]*device_ids=[ \t\n\r]*")
 # Opcodes whose parentheses hold a literal or a number, not operands.
 _NO_OPERANDS = {"constant", "parameter"}
 
@@ -119,8 +122,10 @@ class Reader:
         XLA's lexer makes them tokens of their own); an iota list
         ``[2,4]<=[8]T(1,0)`` with whitespace between any of its tokens
         (``HloParserImpl::ParseTileAssignment``); and a mesh's replica
-        groups ``mesh['x'=4] {'x'}`` (:meth:`mesh_goes_on`)."""
+        groups ``mesh['x'=4] {'x'}`` (:meth:`mesh_end`)."""
         start = i
+        if _MESH.match(self.s, i):
+            return self.mesh_end(i)
         while i < len(self.s):
             ch = self.s[i]
             if ch in "([{":
@@ -129,7 +134,7 @@ class Reader:
                 i = self.s.index(ch, i + 1) + 1
             elif ch in XLA_SPACE:
                 k = self.ws(i)
-                if not (self.iota_goes_on(start, i, k) or self.mesh_goes_on(start, i, k)):
+                if not self.iota_goes_on(start, i, k):
                     break
                 i = k
             elif ch in ",)]}" or (ch == "%" and i > start) or (
@@ -140,10 +145,6 @@ class Reader:
                 i += 1
         if i == start:
             raise NotRead(start, "an attribute without a value")
-        if (m := _MESH.match(self.s, start)) and not self.s.startswith("{", self.ws(
-                self.group_end(m.end() - 1))):
-            raise NotRead(start, "mesh[...] without the axes {...} of its groups "
-                                 "(HloParserImpl::ParseAxisRefList)")
         return i
 
     def iota_goes_on(self, start: int, i: int, k: int) -> bool:
@@ -163,26 +164,48 @@ class Reader:
             return keyword_at(s, k, "T") and s.startswith("(", self.ws(k + 1))
         return re.search(r"\][ \t\n\r]*T$", before) is not None and s.startswith("(", k)
 
-    def mesh_goes_on(self, start: int, i: int, k: int) -> bool:
-        """Whether the token at ``k`` continues the replica groups of a mesh
-        read from ``start`` to ``i``.  ``HloParserImpl::
-        ParseCollectiveDeviceListBase`` reads ``mesh`` or ``maximal_mesh``,
-        then its ``[...]`` (``ParseMesh``: ``'name'=size`` pairs and an
-        optional ``device_ids=(...)``, or ``device_id=N``), then the axes
-        of each group as a ``{...}`` list (``ParseAxisRefList``),
-        whitespace between any two tokens.
+    def mesh_end(self, start: int) -> int:
+        """Past the replica groups of a mesh at ``start``.
+        ``HloParserImpl::ParseCollectiveDeviceListBase`` reads ``mesh`` or
+        ``maximal_mesh``, then its ``[...]`` (``ParseMesh``: ``'name'=size``
+        pairs, or ``device_id=N`` in a maximal mesh), then -- after a mesh
+        with axes -- an optional ``, device_ids=(...)`` (an iota
+        ``[2,2]T(1,0)`` or a list of device numbers: the order of the
+        devices when it is not the plain iota), then the axes of each group
+        as a ``{...}`` list (``ParseAxisRefList``), whitespace between any
+        two tokens.  ``device_ids=`` is one token, the ``=`` right after the
+        name (``HloLexer::LexIdentifier``: an attribute name).
 
         >>> from tilespec.prover.hlo.lexer import lex
         >>> r = Reader(lex("mesh ['a'=4,'b'=1]  {'a','b'}, x=1"))
-        >>> r.code[:r.value_end(0)]
+        >>> r.code[:r.mesh_end(0)]
         "mesh ['a'=4,'b'=1]  {'a','b'}"
+        >>> r = Reader(lex("mesh['a'=2,'b'=2], device_ids=([2,2]T(1,0)) {'b'}, x=1"))
+        >>> r.code[:r.mesh_end(0)]
+        "mesh['a'=2,'b'=2], device_ids=([2,2]T(1,0)) {'b'}"
         """
-        before = self.s[start:i]
-        if before in ("mesh", "maximal_mesh"):
-            return self.s.startswith("[", k)
-        m = _MESH.match(self.s, start)
-        return (m is not None and self.closing.get(m.end() - 1) == i
-                and self.s.startswith("{", k))
+        s, m = self.s, _MESH.match(self.s, start)
+        assert m is not None
+        close = self.group_end(m.end() - 1)
+        i, device_ids = self.ws(close), None
+        maximal = m.group().startswith("maximal")
+        if not maximal and s[m.end():close - 1].strip(XLA_SPACE) and (
+                d := _DEVICE_IDS.match(s, i)):
+            if not s.startswith("(", d.end()):
+                raise NotRead(d.end(), "device_ids= of a mesh without its (...) "
+                                       "(HloParserImpl::ParseMesh)")
+            i = self.group_end(d.end())
+            device_ids = self.code[d.end() + 1:i - 1]
+            i = self.ws(i)
+        if not s.startswith("{", i):
+            raise NotRead(start, "mesh[...] without the axes {...} of its groups "
+                                 "(HloParserImpl::ParseAxisRefList)")
+        end = self.group_end(i)
+        refusal = mesh_refusal(self.code[m.end() - 1:close], device_ids,
+                               self.code[i + 1:end - 1], maximal)
+        if refusal is not None:
+            raise NotRead(start, refusal)
+        return end
 
     def attributes(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
         """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``)."""

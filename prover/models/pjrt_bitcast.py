@@ -40,7 +40,7 @@ import time
 
 from ...spec import Holds, Shape, XlaCommit, format_shape, num_elements, resolve_xla
 from ..bitcast import RESHAPE, is_bitcast, resized
-from ..names import DEFAULT_TIMEOUT
+from ..names import DEFAULT_TIMEOUT, counted
 from ..result import PROVED, REFUTED, Counterexample, Result, Side
 from .array_size import xla_array_bytes
 from .versions import XlaModel
@@ -84,7 +84,7 @@ def pjrt_buffer_bitcast(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIME
                     dst.dynamic)
     a, b = xla_array_bytes(src), xla_array_bytes(dst)
     if a != b:
-        why = f"sizes differ ({a} bytes against {b}): PjRt refuses the bitcast"
+        why = f"sizes differ ({counted(a, 'byte')} against {b}): PjRt refuses the bitcast"
         ce = Counterexample({}, (Side("source", shape=format_shape(src), value=a),
                                  Side("target", shape=format_shape(dst), value=b)),
                             what=why, details={"xla": SOURCE})
@@ -99,14 +99,14 @@ def pjrt_buffer_bitcast(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIME
         r = dict(rs.tried).get("prefix", rs.result)
     else:
         r = is_bitcast(src, dst, reading, timeout=timeout)
-    accepted = f"sizes equal ({a} bytes): PjRt accepts the bitcast"
+    accepted = f"sizes equal ({counted(a, 'byte')}): PjRt accepts the bitcast"
     if r.status == PROVED:
         return dataclasses.replace(
             r, property=PROPERTY, seconds=time.perf_counter() - start,
             steps=(accepted, "every element kept where the reader of the target "
                    "expects it: proved", *r.steps))
     if r.status == REFUTED and r.counterexample is not None:
-        why = f"sizes equal ({a} bytes) but {_moved(r.counterexample)}: " \
+        why = f"sizes equal ({counted(a, 'byte')}) but {_moved(r.counterexample)}: " \
             "PjRt accepts it silently"
         ce = r.counterexample.with_details(xla=SOURCE)
         return dataclasses.replace(r, property=PROPERTY, reason=why,

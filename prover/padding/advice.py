@@ -48,6 +48,7 @@ from ...spec import (
 )
 from ..bitcast import RESHAPE, is_bitcast, memory_space_violation
 from ..models import same_byte_size, xla_array_bytes
+from ..names import counted
 from ..result import PROVED, REFUTED
 from .frameworks import JAX
 
@@ -92,11 +93,12 @@ class Part:
         f = f"{self.factor:.3g}x"
         if self.kind == "element":
             return (f"each element takes E({self.padded}) bits for its "
-                    f"{self.extent} bits of storage: {f}")
+                    f"{counted(self.extent, 'bit')} of storage: {f}")
         if self.kind == "tail":
-            return f"L({self.entry}) rounds {self.extent} elements up to {self.padded}: {f}"
+            return (f"L({self.entry}) rounds {counted(self.extent, 'element')} up to "
+                    f"{self.padded}: {f}")
         if self.kind == "other":
-            return f"{self.extent} bytes become {self.padded} for other reasons: {f}"
+            return f"{counted(self.extent, 'byte')} become {self.padded} for other reasons: {f}"
         if self.level > 0:
             which = f"the previous tile's {_ordinal(self.position)} entry"
         else:
@@ -403,7 +405,7 @@ SAME_SIZE_LIMIT = 1
 
 def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = True,
                  timeout: float = BITCAST_TIMEOUT,
-                 any_tiles: bool = True) -> tuple[Alternative, ...]:
+                 any_tiles: bool = False) -> tuple[Alternative, ...]:
     """The ``limit`` cheapest other layouts and reshapes of ``shape`` by
     XLA's bytes (then the spec's; at equal bytes layouts before reshapes,
     the current tiles first), one per order of the dims; smaller than
@@ -416,7 +418,8 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
     :func:`~tilespec.prover.core.search.drive`'s): each candidate is another
     layout of this array, ranked by its size and then asked its own question.
 
-    >>> [a.shape for a in alternatives(parse_array_shape("u32[12582912,1]{1,0:T(8,128)}"), 2)]
+    >>> u32 = parse_array_shape("u32[12582912,1]{1,0:T(8,128)}")
+    >>> [a.shape for a in alternatives(u32, 2, any_tiles=True)]
     ['u32[12582912,1]{0,1:T(1,128)}', 'u32[12582912]{0:T(1,128)}']
     """
     here_xla, here_spec = xla_array_bytes(shape), byte_size(shape)
@@ -452,20 +455,21 @@ def alternatives(shape: Shape, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
 
 
 def advise(shape: Shape | str, limit: int = DEFAULT_LIMIT, *, decide: bool = True,
-           timeout: float = BITCAST_TIMEOUT, any_tiles: bool = True) -> Advice:
+           timeout: float = BITCAST_TIMEOUT, any_tiles: bool = False) -> Advice:
     """Where the bytes of ``shape`` go, and the ``limit`` cheapest
     alternatives (``decide`` False: no solver is asked, and an alternative
-    is a bitcast nowhere, proved only where XLA's verifier rejects it;
-    ``any_tiles`` False: only those a JAX user can request, and
-    ``other_tiles`` counts the smaller ones left out).
+    is a bitcast nowhere, proved only where XLA's verifier rejects it).
+    By default, as ``tilespec padding``, only the alternatives a JAX user
+    can request, and ``other_tiles`` counts the smaller ones left out;
+    ``any_tiles`` True (``--any-tiles``): the TPU tile families and E(n) too.
 
-    >>> a = advise("bf16[3,1000]{1,0:T(8,128)(2,1)}", decide=False)
+    >>> b = advise("bf16[3,1000]{1,0:T(8,128)(2,1)}", decide=False)
+    >>> b.alternatives, b.other_tiles
+    ((), 1)
+    >>> a = advise("bf16[3,1000]{1,0:T(8,128)(2,1)}", decide=False, any_tiles=True)
     >>> alt = a.alternatives[0]
     >>> alt.shape, alt.requestable, alt.sizes_differ
     ('bf16[3000]{0:T(1,128)(2,1)}', False, 2.0)
-    >>> b = advise("bf16[3,1000]{1,0:T(8,128)(2,1)}", decide=False, any_tiles=False)
-    >>> b.alternatives, b.other_tiles
-    ((), 1)
 
     >>> advise("f32[1024,1024]{1,0:T(8,128)}").factor
     1.0
@@ -483,6 +487,6 @@ def advise(shape: Shape | str, limit: int = DEFAULT_LIMIT, *, decide: bool = Tru
                       unpadded_bytes(shape), breakdown(shape))
     alts = alternatives(shape, limit, decide=decide, timeout=timeout, any_tiles=any_tiles)
     other = 0 if any_tiles else sum(
-        not a.requestable for a in alternatives(shape, limit, decide=False))
+        not a.requestable for a in alternatives(shape, limit, decide=False, any_tiles=True))
     return Advice(format_shape(shape), xla_array_bytes(shape), byte_size(shape),
                   unpadded_bytes(shape), breakdown(shape), alts, other)

@@ -83,6 +83,7 @@ from ...spec import (
 )
 from ..core import DEFAULT_TIMEOUT, Encoding, search
 from ..models import rules
+from ..names import counted
 from ..result import ProverBug
 
 #: Share of the random cases drawn as offsets (padding included).
@@ -526,7 +527,7 @@ def _cases_from(rule: str, ce) -> list[Case]:
     if rule == "array_size":
         s = parse_array_shape(ce.side("xla").shape)
         return [size_case(s, f"counterexample: XLA's ArraySize gives "
-                          f"{ce.details['elements']['xla']} elements")]
+                          f"{counted(ce.details['elements']['xla'], 'element')}")]
     if rule not in ("reshape_is_bitcast", "transpose_is_bitcast"):
         return []          # the other rules' answers are not offsets or sizes of one shape
     out = []

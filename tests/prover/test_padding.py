@@ -55,7 +55,7 @@ def test_the_advice_reproduces_the_printed_sizes(issue, shape, size, unpadded, e
                          ids=[r[0] for r in REPORTS])
 def test_a_wasteful_shape_gets_an_alternative_within_1_25x(issue, shape, size, unpadded,
                                                             expansion):
-    a = advise(shape)
+    a = advise(shape, any_tiles=True)
     if a.factor <= 1.25:
         return
     assert a.worst is not None and a.worst.factor > 1 and a.sentence != "no padding"
@@ -329,7 +329,7 @@ def test_fields_given_in_python_are_kept_too():
 ])
 def test_a_dim_a_field_belongs_to_is_never_merged_away(text, reshapes):
     shape = parse_array_shape(text)
-    alts = advise(shape).alternatives
+    alts = advise(shape, any_tiles=True).alternatives
     assert [alt.shape for alt in alts if alt.kind == "reshape"] == reshapes
     for alt in alts:
         other = parse_array_shape(alt.shape)
@@ -339,3 +339,18 @@ def test_a_dim_a_field_belongs_to_is_never_merged_away(text, reshapes):
                     for sc in other.layout.split_configs} == {
                 shape.layout.minor_to_major[shape.rank - 1 - sc.dimension]
                 for sc in shape.layout.split_configs}
+
+
+@pytest.mark.parametrize("shape", ["bf16[3,1000]{1,0:T(8,128)(2,1)}",
+                                   "u32[12582912,1]{1,0:T(8,128)}"])
+def test_the_python_padding_and_the_cli_offer_the_same_alternatives_by_default(shape,
+                                                                             capsys):
+    """One question, one default: ``tilespec.padding(shape)`` and
+    ``tilespec padding SHAPE`` both offer what a JAX user can request."""
+    import json
+    assert main(["padding", shape, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["results"][0]["data"]
+    advice = tilespec.padding(shape)
+    assert [a.shape for a in advice.alternatives] == [a["shape"] for a in data["alternatives"]]
+    assert advice.other_tiles == data["other_tiles"]
+    assert all(a.requestable for a in advice.alternatives)

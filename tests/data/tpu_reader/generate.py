@@ -5,6 +5,7 @@ hardware (``jax.experimental.topologies``) and its optimized module text is
 written as ``NAME.hlo``.  Run from the repository root::
 
     python tests/data/tpu_reader/generate.py             # the committed modules
+    python tests/data/tpu_reader/generate.py v5e_sharded_2x2_update   # one of them
     python tests/data/tpu_reader/generate.py --big DIR   # a 24-layer training step, for timing
 
 Each program compiles in a child process, so an abort in XLA costs one
@@ -181,6 +182,21 @@ def _program(name: str) -> str:
         args = [S((24, 24), jnp.float32, sharding=sh), S((5, 24, 24), jnp.float32, sharding=sh)]
         return _jax.jit(g, donate_argnums=(0,), in_shardings=(sh, sh), out_shardings=sh).trace(
             *args).lower(lowering_platforms=("tpu",)).compile().as_text()
+    if name in ("v5e_sharded_2x2_update", "v5e_update_one_device"):
+        # A 2x2 mesh ("x", "y") whose devices are not in iota order: the
+        # all-gathers of the replicated update print their groups as
+        # mesh[...], device_ids=([2,2]T(1,0)) {...}; the twin is the same
+        # step on one device.
+        from tilespec.xla.jax_adapter import compile_for_tpu
+
+        def update(w1, w2, x):
+            h = jnp.tanh(x @ w1) @ w2
+            return (h.astype(jnp.float32) ** 2).mean(), w1 * 0.5, w2 * 0.5
+        sharded = name == "v5e_sharded_2x2_update"
+        col, row, data = ((None, "y"), ("y", None), ("x", None)) if sharded else (None,) * 3
+        specs = (((128, 256), "bfloat16", col), ((256, 128), "bfloat16", row),
+                 ((16, 128), "bfloat16", data))
+        return compile_for_tpu(update, specs, None, 4 if sharded else 1, "v5e:2x2")[0]
     if name == "big_train_24layers":
         return _train(24, 256, 8, 128, 8, "v5e:2x2", 4)
     raise ValueError(name)
@@ -188,7 +204,8 @@ def _program(name: str) -> str:
 
 PROGRAMS = ("v5e_matmul_bf16", "v4_cumsum_sort", "v5e_sharded_sum", "v6e_int8_gather",
             "v5e_train_1layer", "v5p_collectives", "v5e_pallas_add",
-            "v4_scatter_pad_concat", "v6e_layernorm_fp8_int4", "v6e_scan_cond_donated")
+            "v4_scatter_pad_concat", "v6e_layernorm_fp8_int4", "v6e_scan_cond_donated",
+            "v5e_sharded_2x2_update", "v5e_update_one_device")
 
 
 def _write(name: str, out: str) -> None:

@@ -22,6 +22,7 @@ from hlo_respacing import XlaParser
 from locations import DATA
 
 from tilespec.prover.hlo.attributes import computation_layout
+from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.module import Module, parse_hlo
 from tilespec.spec import TilespecError
 from tilespec.spec.printer import format_shape
@@ -38,7 +39,7 @@ CONSTRUCTS = ("replica_groups=mesh[", "replica_groups={{", "/*index=5*/", "S(1)"
               "backend_config={", "stack_frame_id=", "input_output_alias={",
               "operand_layout_constraints=", "all-gather(",
               "collective-permute-start(", "all-to-all(", "while(", "conditional(",
-              "StackFrames", "slice-start(", "E(4)", "f8e4m3fn[")
+              "StackFrames", "slice-start(", "E(4)", "f8e4m3fn[", "], device_ids=([2,2]T(1,0)) {")
 
 
 def read_all(text: str) -> Module:
@@ -132,8 +133,14 @@ ENTRY %e (p: f32[8]) -> (f32[8], f32[8]) {
     "mesh['a'=2,'b'=2]{'b'}",
     "mesh ['a'=4]\n    {'a'}",                               # whitespace between the tokens
     "mesh /*c*/ ['a'=4] /*d*/ {'a'}",
-    "mesh['a'=4] {'a':(1)4}",                              # a sub-axis (ParseAxisRef)
-    "mesh['a'=2,'b'=2, device_ids=(3,2,1,0)] {'a'}",     # ParseMesh's device_ids
+    "mesh['a'=4] {'a':(1)2}", "mesh['a'=8] {'a':(2)2}",  # a sub-axis (ParseAxisRef)
+    "mesh['a'=8] {'a':(1)2, 'a':(4)2}",
+    # ParseMesh's device order after the ']', as the TPU compiler prints it for
+    # a 2x2 mesh whose devices are not in iota order
+    "mesh['axis_0'=1,'axis_1'=2,'axis_2'=2], device_ids=([2,2]T(1,0)) {'axis_1'}",
+    "mesh['a'=2,'b'=2], device_ids=(3,2,1,0) {'a'}",
+    "mesh['a'=4],device_ids=([4]){'a'}", "mesh['a'=2,'b'=2] ,\n device_ids=\n([2, 2] T (1, 0)) {'b'}",
+    "mesh['a'=4] {'0'}",                                  # an axis by its number
     "{{0,1},{2,3}}", "{ {0,1,2,3} }",                      # the older list of lists
     "[2,2]<=[4]", "[1,4] <= [4]", "[2,2]<=[2,2]T(1,0)",   # iota (ParseTileAssignment)
 ])
@@ -148,13 +155,86 @@ def test_replica_groups_in_every_form_xla_prints_are_read(groups):
     assert r.attribute("to_apply") == "%add" and len(r.shape.elements) == 2
 
 
-@pytest.mark.parametrize("groups", ["mesh['a'=4]", "mesh['a'=4] , {'a'}",
-                                    "mesh['a'=4] {'a'} {'a'}"])
-def test_a_mesh_without_its_axes_is_not_read(groups):
-    """``ParseAxisRefList`` requires the ``{...}`` right after the mesh: the
-    line is not read (the module is unknown), never read as something else."""
+#: Replica groups XLA refuses, and why (jaxlib 0.10.2's answer, and
+#: HloParserImpl::ParseMesh / ParseAxisRef at 183fa00cb5).
+REFUSED_GROUPS = {
+    "mesh['a'=4]": "ParseAxisRefList", "mesh['a'=4] , {'a'}": "ParseAxisRefList",
+    "mesh['a'=4] {'a'} {'a'}": "expected a name",
+    # device_ids follows the ']' ("expects string" inside it)
+    "mesh['a'=2,'b'=2, device_ids=(3,2,1,0)] {'a'}": "not 'name'=size",
+    # device_ids= is one token (an attribute name): "expects attribute name"
+    "mesh['a'=2,'b'=2], device_ids =(3,2,1,0) {'a'}": "ParseAxisRefList",
+    "mesh['a'=4], device_ids=[4] {'a'}": "without its (...)",
+    "mesh['a'=4], device_ids=(3,2,1) {'a'}": "3 devices for a mesh of 4",
+    "mesh['a'=2,'b'=2], device_ids=([2,2]) {'a'}": "not an iota",
+    "mesh['a'=4], device_ids=([4]T(0)) {'a'}": "not an iota",
+    "mesh['a'=2,'b'=2], device_ids=([2,2]T(1,0)) , {'b'}": "ParseAxisRefList",
+    "mesh[], device_ids=(0) {}": "ParseAxisRefList",
+    "mesh['a'=4] {'b'}": "'b' is not an axis", "mesh['a'=4] {'1'}": "'1' is not an axis",
+    # XLA aborts on these (CHECK failures in Mesh and AxisRef, xla/hlo/ir/mesh_and_axis.cc)
+    "mesh['a'=4] {'a':(1)4}": "not a proper sub-axis", "mesh['a'=4] {'a':(4)1}": "not a proper",
+    "mesh['a'=2,'b'=2] {'a','a'}": "taken twice", "mesh['a'=8] {'a':(1)4,'a':(2)2}": "twice",
+    "mesh['a'=2,'a'=2] {'a'}": "axis name twice",
+    "mesh['a'=4], device_ids=(0,1,2,3) {'a'}": "permutation",
+    "mesh['a'=4], device_ids=(0,0,1,2) {'a'}": "permutation",
+}
+
+
+@pytest.mark.parametrize("groups", REFUSED_GROUPS)
+def test_replica_groups_xla_refuses_are_not_read(groups):
+    """The line is not read (the module is unknown), never read as
+    something else, and the reason names XLA's rule."""
     module = parse_hlo(ALL_REDUCE.replace("GROUPS", groups))
     assert [s.line for s in module.skipped] == [9]
+    assert REFUSED_GROUPS[groups] in module.skipped[0].reason
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_xla_refuses_and_reads_the_replica_groups_as_this_reader_does():
+    """jaxlib's parser reads every form read here and refuses (or aborts
+    on) every form refused here, but the one :data:`READ_BY_JAXLIB`.  Slow:
+    each abort costs a new parser process (about 50 s in all)."""
+    read = test_replica_groups_in_every_form_xla_prints_are_read.pytestmark[0].args[1]
+    xla = XlaParser()
+    try:
+        answers = {g: xla.parse(ALL_REDUCE.replace("GROUPS", g)) for g in [*read, *REFUSED_GROUPS]}
+    finally:
+        xla.close()
+    assert [g for g in read if "computations" not in answers[g]] == []
+    assert [g for g in REFUSED_GROUPS if "computations" in answers[g]] == list(READ_BY_JAXLIB)
+
+
+#: What jaxlib 0.10.2 reads though XLA at 183fa00cb5 refuses it.
+READ_BY_JAXLIB = {
+    # ParseMesh there eats a ',' after the mesh before it looks for
+    # device_ids=; at 183fa00cb5 it looks ahead first and leaves the ','
+    "mesh['a'=4] , {'a'}": "ParseAxisRefList"}
+
+
+def _bitcast_verdicts(path) -> dict:
+    """(operand layout, result layout) -> the verdicts of the bitcasts
+    between them (dims left out: a shard has its own)."""
+    report = check_module(read_all(path.read_text()), backend="tpu")
+    out: dict = {}
+    for f in report.findings:
+        if f.rule.startswith("bitcast-") and f.source is not None and f.target is not None:
+            key = (format_shape(f.source).split("]", 1)[1], format_shape(f.target).split("]", 1)[1])
+            out.setdefault(key, set()).add(f.rule)
+    return report.status, out
+
+
+def test_a_module_sharded_over_a_2x2_mesh_is_read_and_judged_as_its_one_device_twin():
+    """The TPU compiler's module of an update step on a 2x2 mesh (its
+    all-gathers grouped by mesh axes, devices in a non-iota order) is read
+    to the last line, and where a bitcast's layouts are those of a bitcast
+    of the same step on one device, check-hlo decides it alike."""
+    sharded, status = DATA / "tpu_reader" / "v5e_sharded_2x2_update.hlo", {}
+    twin = DATA / "tpu_reader" / "v5e_update_one_device.hlo"
+    (status["sharded"], ours), (status["twin"], theirs) = map(_bitcast_verdicts, (sharded, twin))
+    assert status == {"sharded": "proved", "twin": "proved"}
+    both = ours.keys() & theirs.keys()
+    assert both and {k: ours[k] for k in both} == {k: theirs[k] for k in both}
 
 
 def _entry(body: str, header: str = "HloModule m") -> Module:
