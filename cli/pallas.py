@@ -32,6 +32,7 @@ from ..mosaic import (
     pallas_report,
     read_message,
 )
+from ..prover.hlo import refuse_endless
 from ..spec import TilespecError, concrete_dims, parse_array_shape
 from .envelope import Entry, emit
 
@@ -63,6 +64,8 @@ def parse_operand(text: str) -> Operand:
 
 
 def _read(path: str) -> str:
+    if path != "-":
+        refuse_endless(path)
     try:
         return sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
     except OSError as e:

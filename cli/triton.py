@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..prover.hlo import refuse_endless
 from ..prover.names import DEFAULT_TIMEOUT
 from ..prover.result import Counterexample, Result, Side
 from ..spec import TilespecError, format_shape
@@ -157,6 +158,7 @@ def read_layout(path: Path) -> LinearLayout:
     or a ``--json`` document holding one (its first result's data)."""
     if "\0" in str(path):  # open() raises ValueError, not OSError, on these
         raise TilespecError(f"triton --from: {str(path)!r} holds a NUL character")
+    refuse_endless(str(path))
     try:
         doc = json.loads(path.read_text())
     except OSError as e:

@@ -57,16 +57,21 @@ def pallas_block_failure(shape, block, element_type: str, chip: str) -> str | No
 
 
 def misaligned_block(shape, block, element_type: str, chip: str,
-                     rows: int | None = None) -> str | None:
+                     rows: int | None = None, output: bool = False) -> str | None:
     """Mosaic's E2002: the block's last two dims must each be a multiple of
     the operand's memory tile (``rows``, or :func:`.memref.memref_tiling` of
-    the whole array) or equal the array's dim.  None when they are."""
+    the whole array, an ``output``'s or an input's) or equal the array's
+    dim.  None when they are.
+
+    >>> misaligned_block((64, 16), (16, 16), "s8", "v5e")
+    'block (16, 16) of s8[64,16] is not a whole number of its (32, 128) tiles'
+    """
     bs = block_sizes(block)
     shape = tuple(shape)
     if len(shape) == 1:
         return None
     if rows is None:
-        rows = memref_tiling(shape, memref_bitwidth(element_type), chip)[0][0]
+        rows = memref_tiling(shape, memref_bitwidth(element_type), chip, output=output)[0][0]
     if (bs[-2] == shape[-2] or bs[-2] % rows == 0) and (bs[-1] == shape[-1]
                                                        or bs[-1] % LANES == 0):
         return None

@@ -143,6 +143,13 @@ def body_failure(kind: str, element_type: str, block, chip: str) -> tuple[str, s
         return "not-implemented", "Mosaic adds only vectors of 16- and 32-bit integers"
     if kind == "add" and element_type in ("f8e4m3fn", "f8e5m2"):
         return "not-implemented", f"Mosaic cannot legalize an addition of {element_type} vectors"
+    if kind == "reshape" and sizes[-1] == 1:
+        # a column flattens by gathering sublanes (tpu.dynamic_gather), which
+        # libtpu 0.0.42.1 lowers from v5 on; one element needs no gather
+        if sizes[0] > 1 and GENERATIONS[chip] < 5:
+            return "not-implemented", (f"flattening a block of one column gathers sublanes; "
+                                       f"{chip} has no sublane gather")
+        return None
     if kind == "reshape" and sizes[-1] % 128:
         return "shape-cast", (f"flattening a block of {sizes[-1]} columns (not a multiple of "
                               f"128 lanes) is a shape cast Mosaic does not do")
@@ -283,7 +290,8 @@ def predict(kernel: Kernel) -> Verdict:
                 tiles[i] = taken
     layouts = tuple(xla_layout_text(o.shape, mosaic_type(o.element_type), tiles[i] if i in tiles
                                     else memref_tiling(o.shape, memref_bitwidth(
-                                        mosaic_type(o.element_type)), chip))
+                                        mosaic_type(o.element_type)), chip,
+                                        output=i >= len(ins)))
                     if o.shape else "" for i, o in enumerate(ins + outs))
     for o in ins + outs:
         why = pallas_block_failure(o.shape, o.block, o.element_type, chip)
@@ -304,7 +312,7 @@ def predict(kernel: Kernel) -> Verdict:
         return Verdict(False, body[0], body[1], layouts, x.text, copies)
     for i, o in enumerate(ins + outs):
         why = misaligned_block(o.shape, o.block, mosaic_type(o.element_type), chip,
-                               tiles[i][0][0] if i in tiles else None)
+                               tiles[i][0][0] if i in tiles else None, output=i >= len(ins))
         if why:
             return Verdict(False, "misaligned-block-E2002", why, layouts, o.text, copies)
     return Verdict(True, "", "", layouts, copies=copies)

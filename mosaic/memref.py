@@ -34,6 +34,9 @@ GENERATIONS = {"v2": 2, "v3": 3, "v4": 4, "v5e": 5, "v5p": 5, "v6e": 6, "tpu7x":
 
 LANES = 128
 SUBLANES = 8
+#: The fewest columns an 8- or 4-bit kernel input has for libtpu 0.0.42.1
+#: to give it the large second-minor tiling (read off the compiler).
+LARGE_TILING_MIN_COLUMNS = 16
 
 
 class UnknownChip(TilespecError):
@@ -69,23 +72,32 @@ def memref_bitwidth(element_type: str) -> int:
 
 def tiling_factor(src_sublane: int, hardware_generation: int, bitwidth: int,
                   flags: TilingFlags = KERNEL_ARGUMENT_FLAGS, is_kernel_argument: bool = True,
-                  is_1d: bool = False, sublanes: int = SUBLANES, minor: int | None = None) -> int:
+                  is_1d: bool = False, sublanes: int = SUBLANES, minor: int | None = None,
+                  output: bool = False) -> int:
     """``getTilingFactor``: the rows of a memref's tile (rank 1: in vregs of
-    128 lanes).  ``minor``: the array's minor dim; libtpu 0.0.42.1 gives the
-    large second-minor tiling of 8- and 4-bit types only where it divides
-    the minor dim too (s8[3072,16] is tiled 8 rows, s8[512,32] 32; the open
-    source asks the rows only).
+    128 lanes).  ``minor``: the array's minor dim, which libtpu 0.0.42.1
+    asks too where the open source asks the rows only: it gives an 8- or
+    4-bit kernel input the large second-minor tiling only where the minor
+    dim is at least :data:`LARGE_TILING_MIN_COLUMNS` (s8[64,15] is tiled 8
+    rows, s8[64,16] 32, on v4, v5e, v5p and v6e), and an ``output`` only
+    where the large tiling divides the minor dim (a transpose's s8[3072,16]
+    is tiled 8 rows, s8[512,32] 32).
 
     >>> tiling_factor(3, 5, 32), tiling_factor(1, 5, 16), tiling_factor(64, 5, 8)
     (4, 2, 32)
+    >>> tiling_factor(64, 5, 8, minor=15), tiling_factor(64, 5, 8, minor=16)
+    (8, 32)
+    >>> tiling_factor(64, 5, 8, minor=16, output=True)
+    8
     """
     return tiling_factor_in(PLAIN, src_sublane, hardware_generation, bitwidth, flags,
-                            is_kernel_argument, is_1d, sublanes, minor)
+                            is_kernel_argument, is_1d, sublanes, minor, output)
 
 
 def tiling_factor_in(ops, src_sublane, hardware_generation: int, bitwidth: int,
                      flags: TilingFlags = KERNEL_ARGUMENT_FLAGS, is_kernel_argument: bool = True,
-                     is_1d: bool = False, sublanes: int = SUBLANES, minor=None):
+                     is_1d: bool = False, sublanes: int = SUBLANES, minor=None,
+                     output: bool = False):
     """:func:`tiling_factor` written once over ``ops`` (:data:`PLAIN`, or
     Z3's in :mod:`.operand_order`): ``src_sublane`` and ``minor`` may be
     solver terms, the other arguments decide in Python.  The doubling loop
@@ -114,7 +126,8 @@ def tiling_factor_in(ops, src_sublane, hardware_generation: int, bitwidth: int,
         large = tiling_sublane
     misfit = src_sublane % large != 0
     if minor is not None and large > tiling_sublane:
-        misfit = ops.or_(misfit, minor % large != 0)
+        misfit = ops.or_(misfit, minor % large != 0 if output
+                         else minor < LARGE_TILING_MIN_COLUMNS)
     chosen = ops.if_(misfit, tiling_sublane, large)
     bound = ops.if_(src_sublane < tiling_sublane, src_sublane, tiling_sublane)
     tiling, doubled = min_tiling, min_tiling
@@ -125,11 +138,15 @@ def tiling_factor_in(ops, src_sublane, hardware_generation: int, bitwidth: int,
 
 
 def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_ARGUMENT_FLAGS,
-                  is_kernel_argument: bool = True) -> tuple[tuple[int, ...], ...]:
-    """``inferLayout``: the tiles of a memref of ``shape``, outermost first.
+                  is_kernel_argument: bool = True,
+                  output: bool = False) -> tuple[tuple[int, ...], ...]:
+    """``inferLayout``: the tiles of a memref of ``shape``, outermost first;
+    ``output``: the memref is a kernel's output (see :func:`tiling_factor`).
 
     >>> memref_tiling((64, 256), 4, "v6e")
     ((64, 128), (8, 1))
+    >>> memref_tiling((64, 16), 8, "v5e"), memref_tiling((64, 16), 8, "v5e", output=True)
+    (((32, 128), (4, 1)), ((8, 128), (4, 1)))
     """
     gen = generation(chip)
     if not shape:
@@ -141,7 +158,7 @@ def memref_tiling(shape, bitwidth: int, chip: str, flags: TilingFlags = KERNEL_A
             return ((lead,),)
         return ((lead,), (LANES,), (32 // bitwidth, 1))
     rows = tiling_factor(shape[-2], gen, bitwidth, flags, is_kernel_argument, False,
-                         minor=shape[-1])
+                         minor=shape[-1], output=output)
     if bitwidth == 32:
         return ((rows, LANES),)
     return ((rows, LANES), (32 // bitwidth, 1))

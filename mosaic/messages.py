@@ -30,7 +30,8 @@ CHECKS: dict[str, str] = {
     "zero-size": r"vector types must have positive constant sizes|Invalid type:",
     "not-implemented": r"Not implemented: Only vector<|Reductions over \w+ not implemented"
                        r"|Not implemented: Unsupported|not implemented|failed to legalize operation"
-                       r"|Unsupported element type for the selected reduction",
+                       r"|Unsupported element type for the selected reduction"
+                       r"|not supported by this TPU generation",
     "shape-cast": r"unsupported shape cast",
     "layout-too-complicated": r"layout too complicated",
     "masking": r"subelement masking|Expected mask vector type",
@@ -47,7 +48,8 @@ MEANING = {
     "pallas-block-shape-1d": "Pallas needs a rank-1 block equal to the array, a multiple of "
                              "1024, or a power of 2 of at least 128 x (32 / bits)",
     "zero-size": "Mosaic's vectors must have a positive size in every dim",
-    "not-implemented": "Mosaic has no lowering of this operation for this element type",
+    "not-implemented": "Mosaic has no lowering of this operation for this element type "
+                       "or TPU generation",
     "shape-cast": "Mosaic cannot reshape this vector in its registers",
     "layout-too-complicated": "Mosaic cannot work with the tiling XLA gave this operand",
     "invalid-input-layout": "a vector layout's offset lies outside its vreg slice "

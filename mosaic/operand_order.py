@@ -376,7 +376,7 @@ OPERAND_CLAIMS = (
     OperandOrder("f32", "T(8,128)", "v5e", "m >= 5 or n <= 128"),
     OperandOrder("bf16", "T(8,128)(2,1)", "v5e", "m >= 5 or n <= 128"),
     OperandOrder("s8", "T(32,128)(4,1)", "v5e",
-                 "m % 32 == 0 and n % 32 == 0 or n <= 128"),
+                 "m % 32 == 0 or n <= 128"),
     OperandOrder("f32", "T(8,128)", "v3", "m >= 5 or n <= 128"),
     OperandOrder("f32", "T(128)", "v5e", "m == 1 or n <= 128"),
 )

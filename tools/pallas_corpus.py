@@ -13,6 +13,7 @@ tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without l
     nice -n 10 python tools/pallas_corpus.py --grid layouts --chips v4 v5e v6e   # 324: ~20 min
     nice -n 10 python tools/pallas_corpus.py --grid boundary --chips v4 v5e v5p  # 1,329: ~45 min
     nice -n 10 python tools/pallas_corpus.py --grid issues --chips v4 v5e v6e # 18: ~2 min
+    nice -n 10 python tools/pallas_corpus.py --grid offgrid                   # 602: ~10 min
     # jax-ml/jax#34001 under the report's jax[tpu] (0.8.1), later ones, and today's
     # (each ~3 min, one record: topp.json.gz); V: 0.8.1 0.9.0 0.9.2 0.10.0 0.10.1
     python3 -m venv /tmp/jax-V && /tmp/jax-V/bin/pip install "jax[tpu]==V"
@@ -258,6 +259,66 @@ def grid(chips):
     return out
 
 
+#: The columns of the whole-array copies of the off-grid set: below, at and
+#: past 16 (the fewest an 8- or 4-bit input takes the large tiling with)
+#: and the large tilings' multiples.
+OFFGRID_COLUMNS = (1, 2, 4, 7, 8, 9, 12, 15, 16, 24, 32, 33, 40, 48, 64, 65, 96, 100,
+                   127, 128, 129, 200, 216, 256)
+#: Rows of those copies, per type (multiples of the large tiling).
+OFFGRID_ROWS = {"s8": 64, "s4": 128, "f8e4m3fn": 256}
+
+
+def _random_kernel(rng, chip):
+    """One kernel off the recorded grids: any kind, type, shape and block."""
+    def dim(most):
+        return rng.choice([rng.randint(1, 40), rng.randint(1, most), 8 * rng.randint(1, 40),
+                           128 * rng.randint(1, 12), rng.choice([1, 2, 4, 8, 16, 32, 64, 256, 512])])
+
+    def block(d, lane):
+        return rng.choice([d, d, max(1, d // 2), 8, 16, 32, 128, 256, rng.randint(1, d)]
+                          + ([128, 256, 384, 512] if lane else []))
+    kernel = rng.choice(KERNELS + ("copy",))
+    dtype = rng.choice(list(DTYPES))
+    rank = rng.choice([1, 2, 2, 3]) if kernel == "copy" else 2
+    if rank == 1:
+        shape = [dim(5000)]
+        blk = [block(shape[0], True)]
+    elif rank == 2:
+        shape = [dim(300), dim(3000)]
+        blk = [block(shape[0], False), block(shape[1], True)]
+    else:
+        shape = [rng.randint(1, 4), dim(64), dim(600)]
+        blk = [rng.choice([None, 1, shape[0]]), block(shape[1], False), block(shape[2], True)]
+    return {"kernel": kernel, "chip": chip, "dtype": dtype, "shape": shape, "block": blk}
+
+
+def offgrid_grid(chips, per_chip=80):
+    """Kernels off the other grids (-> offgrid.json.gz): ``per_chip`` random
+    ones per chip (seeded by the chip's name), whole-array 8- and 4-bit
+    copies over :data:`OFFGRID_COLUMNS`, copies whose block is fewer rows
+    than the large tiling, and flattened blocks of one column."""
+    import random
+
+    out = []
+    for chip in chips:
+        rng = random.Random(f"offgrid-{chip}")
+        out += [_random_kernel(rng, chip) for _ in range(per_chip)]
+        columns = OFFGRID_COLUMNS if chip == "v5e" else (8, 16)
+        for dtype, rows in OFFGRID_ROWS.items():
+            out += [{"kernel": "copy", "chip": chip, "dtype": dtype, "shape": [rows, c],
+                     "block": [rows, c]} for c in columns]
+            out += [{"kernel": "copy", "chip": chip, "dtype": dtype, "shape": shape,
+                     "block": blk} for shape, blk in
+                    (([64, 16], [16, 16]), ([64, 48], [8, 48]), ([128, 96], [16, 96]),
+                     ([256, 100], [32, 100]), ([64, 200], [16, 200]), ([128, 40], [64, 40]))]
+        for dtype in ("f32", "bf16", "s8", "s4", "pred", "f8e5m2"):
+            out += [{"kernel": "reshape", "chip": chip, "dtype": dtype, "shape": shape,
+                     "block": blk} for shape, blk in
+                    (([1, 1], [1, 1]), ([2, 1], [2, 1]), ([23, 1], [16, 1]),
+                     ([256, 1], [128, 1]), ([16, 2], [16, 2]))]
+    return out
+
+
 # --------------------------------------------------------------------- worker
 
 def _cdiv(a, b):
@@ -441,13 +502,16 @@ def main(argv=None) -> int:
     p.add_argument("--chips", nargs="+", default=["v4", "v5e", "v6e", "v5p"],
                    choices=sorted(CHIPS))
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels per chip")
-    p.add_argument("--grid", choices=("kernels", "layouts", "boundary", "issues", "topp"),
+    p.add_argument("--grid", choices=("kernels", "layouts", "boundary", "issues", "topp",
+                                      "offgrid"),
                    default="kernels",
                    help="kernels: the five kernels over shapes, types and blocks; layouts: "
                         "copies whose input XLA is given a tiling (-> layouts.json.gz); "
                         "boundary: neighbours of the model's old misses (-> boundary.json.gz); "
                         "issues: kernels after jax-ml/jax#39366 and #34001 (-> issues.json.gz); "
-                        "topp: jax-ml/jax#34001's own kernel (-> topp.json.gz)")
+                        "topp: jax-ml/jax#34001's own kernel (-> topp.json.gz); "
+                        "offgrid: random kernels and the input-tiling and one-column boundaries "
+                        "(-> offgrid.json.gz)")
     p.add_argument("--out", type=Path)
     p.add_argument("--python", help="the interpreter whose jax and libtpu compile (another "
                    "venv's, e.g. an older jax[tpu]); default this one")
@@ -463,7 +527,8 @@ def main(argv=None) -> int:
     records = []
     for chip in args.chips:
         kernels = {"layouts": layout_grid, "boundary": boundary_grid, "issues": issue_grid,
-                   "topp": topp_grid, "kernels": grid}[args.grid]([chip])
+                   "topp": topp_grid, "offgrid": offgrid_grid,
+                   "kernels": grid}[args.grid]([chip])
         if args.limit:
             kernels = kernels[:args.limit]
         for k, a in zip(kernels, _run_chip(chip, kernels, sys.stderr, args.python)):

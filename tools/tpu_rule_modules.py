@@ -8,7 +8,11 @@ device of a ``v5e:2x2`` topology; the optimized module is written to
   ``f32[1024]{0:T(1024)}`` to ``f32[1000]{0:T(1024)}`` (a prefix of equal
   byte size);
 * ``bitcast_convert`` -- ``bitcast_convert_type`` f32 -> bf16: a
-  ``bitcast-convert`` whose result lies in another memory space (``S(1)``).
+  ``bitcast-convert`` whose result lies in another memory space (``S(1)``);
+* ``transpose_slice`` -- the first 1000 elements of a ``u4[40,50]``
+  transposed and flattened: the compiler bitcasts
+  ``u4[40,50]{1,0:T(8,128)(8,1)E(4)}`` to ``u4[25,40]{0,1:T(8,128)(8,1)E(4)}``
+  (a slice in physical order; v4, v5e, v5p, v6e and tpu7x alike).
 
     python tools/tpu_rule_modules.py          # needs jax[tpu] (libtpu)
 """
@@ -42,6 +46,7 @@ def main() -> None:
         "cumsum": (jnp.cumsum, ((1000,), jnp.float32)),
         "bitcast_convert": (lambda a: jax.lax.bitcast_convert_type(a, jnp.bfloat16)
                             .reshape(16, 256) * 2, ((16, 128), jnp.float32)),
+        "transpose_slice": (lambda a: a.T.reshape(-1)[:1000], ((40, 50), jnp.uint4)),
     }
     for name, (f, *args) in programs.items():
         (OUT / f"tpu_v5e_{name}.hlo").write_text(compiled(f, *args))

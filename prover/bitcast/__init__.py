@@ -54,10 +54,11 @@ from .memory_space import (
     memory_space_violation,
 )
 from .reading import Question, ReadingFacts, group_pair, prove_reading, question
+from .resize import resized
 from .xla_reading import TRT
 
 __all__ = ["DECOMPOSE_BITCAST", "GET_BITCAST_MAP", "HOST_MEMORY_SPACE", "RESHAPE", "TRT",
            "UNPINNED_HOST_MEMORY_SPACE", "Decomposition", "Question", "memory_space_name",
            "ReadingFacts", "decompose", "describe", "describe_decomposition", "group_pair",
            "is_bitcast", "is_dynamic_pair", "memory_space_violation", "prove_reading", "question",
-           "remembering", "transposes"]
+           "remembering", "resized", "transposes"]

@@ -34,7 +34,15 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ...spec import Holds, Shape, TilespecError, XlaCommit, parse_array_shape, resolve_xla
+from ...spec import (
+    Holds,
+    Shape,
+    TilespecError,
+    XlaCommit,
+    num_elements,
+    parse_array_shape,
+    resolve_xla,
+)
 from ..core import DEFAULT_TIMEOUT, crosscheck, first_refutation, probe_values, scope
 from ..result import (
     PROVED,
@@ -43,6 +51,7 @@ from ..result import (
     Counterexample,
     ProverBug,
     Result,
+    Side,
     counterexample_json,
     counterexample_lines,
 )
@@ -74,6 +83,13 @@ ORDERS = (DECOMPOSE_BITCAST, GET_BITCAST_MAP)
 PREFER_TRANSPOSE = resolve_xla("5d1dc54c5f")
 #: Where ``GetBitcastMap`` reads a transpose first.
 TRANSPOSE_FIRST = Holds(since=PREFER_TRANSPOSE)
+#: Why ``GetBitcastMap`` reads no bitcast that changes the element count:
+#: it returns ``IndexingMap::GetUndefined()`` unless
+#: ``ShapeUtil::IsDecomposableBitcast`` (equal ``ElementsIn``) holds, directly
+#: since 5d1dc54c5f and through ``DecomposeBitcast`` before it.
+UNDEFINED_MAP = ("GetBitcastMap, xla/hlo/analysis/indexing_analysis.cc, and "
+                 "ShapeUtil::IsDecomposableBitcast, xla/shape_util.cc (ROCm/xla "
+                 "183fa00cb5d82384463a1a7aed1ab06bc9026974; ec6acecead alike)")
 #: Dims tried for named dims, beyond the readings' own counterexamples.
 MAX_CANDIDATES = 12
 
@@ -328,7 +344,9 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
     refuted before any reading is tried.  ``order``: :data:`DECOMPOSE_BITCAST`
     (reshape first) or :data:`GET_BITCAST_MAP` (at ``xla`` since
     5d1dc54c5f, XLA's transpose first; the verdict is the same, the reading
-    named may differ).
+    named may differ, except that ``GetBitcastMap`` reads no change of the
+    element count: refuted, where ``DECOMPOSE_BITCAST`` tries tilespec's
+    prefix, suffix and slice readings).
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> a, b = shape("f32[1,250]{0,1}"), shape("f32[250,1]{1,0}")
@@ -336,6 +354,9 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
     ('reshape', 'transpose')
     >>> decompose(a, b, order=GET_BITCAST_MAP, xla="2026-03-20").kind
     'reshape'
+    >>> c, d = shape("f32[1024]{0:T(1024)}"), shape("f32[1000]{0:T(1024)}")
+    >>> decompose(c, d).kind, decompose(c, d, order=GET_BITCAST_MAP).status
+    ('prefix', 'refuted')
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> d = decompose(shape("f32[4,8]{1,0}"), shape("f32[8,4]{0,1}"))
@@ -385,6 +406,17 @@ def _decompose(src: Shape, dst: Shape, timeout: float,
     rejected = memory_space_violation(src, dst, constant_operand=constant_operand, xla=xla)
     if rejected is not None:
         return done(REFUTED, ce=rejected, reason=rejected.what)
+    if order == GET_BITCAST_MAP and not (src.is_symbolic or dst.is_symbolic) \
+            and num_elements(src) != num_elements(dst):
+        # the prefix, suffix and slice readings are tilespec's, not the
+        # indexing analysis's: it has no map to read them by
+        why = (f"GetBitcastMap has no indexing map for it: the element counts differ "
+               f"({num_elements(src)} against {num_elements(dst)}), so "
+               "IsDecomposableBitcast fails and the map is undefined")
+        ce = Counterexample({}, (Side("source", shape=shape_text(src), value=num_elements(src)),
+                                 Side("target", shape=shape_text(dst), value=num_elements(dst))),
+                            what=why, details={"xla": UNDEFINED_MAP})
+        return done(REFUTED, ce=ce, reason=why)
     if not (src.is_symbolic or dst.is_symbolic) and changes_size(src, dst):
         other = resized(src, dst)
         tried.extend(other.tried)

@@ -19,7 +19,15 @@ row-major order:
   on the smaller's padding (the TPU compiler's ``f32[1024]{0:T(1024)}`` ->
   ``f32[1000]{0:T(1024)}``: the result keeps the operand's first 1000
   elements, the last 24 lie on its padding);
-* ``suffix`` -- the same, counted from the last unit.
+* ``suffix`` -- the same, counted from the last unit;
+* ``slice`` -- at equal widths and ranks, the smaller's element at each
+  *physical* index (its dims in ``minor_to_major`` order, most major first)
+  takes the bits of the larger's element at the same physical index: the
+  smaller is the larger's slice at the origin, its other elements on the
+  padding (every TPU compiler, libtpu 0.0.42.1, folds ``x.T[:25]`` of a
+  ``u4[40,50]{1,0:T(8,128)(8,1)E(4)}`` into the bitcast to
+  ``u4[25,40]{0,1:T(8,128)(8,1)E(4)}``: both are 40 rows of 128 padded
+  columns).
 
 Refuted where the byte sizes differ, or the count changes at equal width
 and neither prefix nor suffix keeps the bits (these are the readings of a
@@ -41,6 +49,7 @@ dims; beyond, or with named dims, unknown.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -56,7 +65,7 @@ from .reading import shape_text, size_counterexample
 SOURCE = ("ShapeVerifier::HandleBitcast, xla/service/hlo_verifier.cc "
           "(ROCm/xla 183fa00cb5d82384463a1a7aed1ab06bc9026974)")
 
-READINGS = ("reshape", "prefix", "suffix")
+READINGS = ("reshape", "prefix", "suffix", "slice")
 
 
 @dataclass(frozen=True)
@@ -117,6 +126,9 @@ def resized(src: Shape, dst: Shape) -> Resized:
     >>> r = resized(shape("f32[8]{0}"), shape("f32[6]{0:L(8)}"))
     >>> r.kind, r.result.steps[-1]
     ('prefix', 'SRC elements 6.. lie on the padding of DST')
+    >>> r = resized(shape("f32[4,6]{1,0:T(4,8)}"), shape("f32[5,4]{0,1:T(4,8)}"))
+    >>> r.kind, r.result.steps[-1]
+    ('slice', "the SRC elements outside DST's physical box (4, 5) lie on the padding of DST")
     """
     start = time.perf_counter()
     text = f"{shape_text(src)} -> {shape_text(dst)}"
@@ -149,6 +161,13 @@ def resized(src: Shape, dst: Shape) -> Resized:
     tried: list[tuple[str, Result]] = []
     for kind in READINGS:
         if (kind == "reshape") != (ns == nd):
+            continue
+        if kind == "slice":
+            boxed = _slice_reading(src, dst, result)
+            if boxed is not None:
+                tried.append(("slice", boxed))
+                if boxed.status == PROVED:
+                    return Resized("slice", boxed, tuple(tried))
             continue
         x, y = (a[:n], b[:n]) if kind != "suffix" else (a[ns - n:], b[nd - n:])
         bad = np.flatnonzero(x != y)
@@ -190,3 +209,55 @@ def resized(src: Shape, dst: Shape) -> Resized:
     return Resized(None, result(REFUTED, counterexample=witness, reason=(
         "no " + " or ".join(k for k, _ in tried) + " keeps every element's bits "
         "(each enumerated)")), tuple(tried))
+
+
+def _physical(s: Shape) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The permutation putting ``s``'s dims in physical order (most major
+    first), and its physical dims."""
+    order = tuple(reversed(s.layout.minor_to_major))
+    dims = concrete_dims(s)
+    return order, tuple(dims[k] for k in order)
+
+
+def _slice_reading(src: Shape, dst: Shape, result) -> Result | None:
+    """The ``slice`` reading of an equal-width count change, or None where
+    it does not apply (other widths or ranks, or neither physical box holds
+    the other)."""
+    if src.element_bits != dst.element_bits or src.rank != dst.rank or not src.rank:
+        return None
+    (ps, ds), (pd, dd) = _physical(src), _physical(dst)
+    if all(a >= b for a, b in zip(ds, dd)):
+        small, large, names = (dst, pd, dd), (src, ps, ds), ("SRC", "DST")
+    elif all(a <= b for a, b in zip(ds, dd)):
+        small, large, names = (src, ps, ds), (dst, pd, dd), ("DST", "SRC")
+    else:
+        return None
+    (s_shape, s_order, s_box), (l_shape, l_order, _) = small, large
+    s_offsets = all_offsets(s_shape).transpose(s_order)
+    l_offsets = all_offsets(l_shape).transpose(l_order)[tuple(slice(0, n) for n in s_box)]
+    bad = np.argwhere(s_offsets != l_offsets)
+    prop = "bitcast (slice)"
+    if bad.size == 0:
+        return result(PROVED, prop, steps=(
+            f"enumeration: every element of {names[1]}'s physical box {s_box} takes the "
+            f"bits of {names[0]}'s at the same physical index (exhaustive: a proof for "
+            "these dims)",
+            f"the byte sizes agree ({byte_size(src)}): {SOURCE} accepts them",
+            f"the {names[0]} elements outside {names[1]}'s physical box {s_box} lie on "
+            f"the padding of {names[1]}"))
+    p = tuple(int(x) for x in bad[0])
+
+    def side(name, shape, order, offset):
+        e = [0] * len(p)
+        for k, x in zip(order, p):
+            e[k] = x
+        at = int(offset) * shape.element_bits
+        return Side(name, element=tuple(e), offset=int(offset), byte_offset=at // 8,
+                    bit_offset=at % 8 if shape.element_bits < 8 else None,
+                    shape=shape_text(shape))
+    sides = {id(s_shape): side("small", s_shape, s_order, s_offsets[p]),
+             id(l_shape): side("large", l_shape, l_order, l_offsets[p])}
+    ce = Counterexample({}, (dataclasses.replace(sides[id(src)], name="source"),
+                             dataclasses.replace(sides[id(dst)], name="target")),
+                        "slice", "the offsets differ")
+    return result(REFUTED, prop, counterexample=ce, steps=("enumeration of every element",))

@@ -342,6 +342,9 @@ def test_unreadable_standard_input_is_bad_input(capsys, monkeypatch):
     ("padding", "--hlo", "/dev/full"),
     ("padding", "--report", "/dev/zero"),
     ("check-hlo", str(ROOT / "tests/data/hlo/tpu_style.hlo"), "--baseline", "/dev/zero"),
+    ("pallas", "f32[8,128]@8,128", "--hlo", "/dev/zero"),
+    ("pallas", "f32[8,128]@8,128", "--error", "/dev/full"),
+    ("triton", "--from", "/dev/zero"),
 ])
 def test_a_device_with_no_end_is_refused_not_read_until_memory_runs_out(capsys, argv):
     code, out, err = run(capsys, *argv)

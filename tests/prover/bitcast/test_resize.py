@@ -19,6 +19,7 @@ from tilespec.cli.main import main
 from tilespec.prover.bitcast import decompose
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.module import parse_hlo
+from tilespec.spec.index import offset
 from tilespec.spec.text import parse_array_shape as shape
 
 #: Another element type at equal width: the readings pair positions.
@@ -109,3 +110,27 @@ def test_the_tpu_cumsum_module_has_no_error():
     prefix = [f for f in report.findings if f.rule == "bitcast-proved"
               and "is a prefix: proved" in f.message]
     assert [f.instruction for f in prefix] == ["bitcast.4"]
+
+
+def test_the_tpu_transpose_slice_is_proved_as_a_slice_in_physical_order():
+    # every TPU compiler (libtpu 0.0.42.1) folds x.T.reshape(-1)[:1000] of a
+    # u4[40,50] into a bitcast to u4[25,40]{0,1}: both are 40 physical rows
+    # of 128 padded columns; neither prefix nor suffix pairs their elements
+    text = (DATA / "hlo" / "tpu_v5e_transpose_slice.hlo").read_text()
+    report = check_module(parse_hlo(text))
+    assert report.status == "proved", [f.message for f in report.findings
+                                      if f.level != "note"]
+    d = decompose(shape("u4[40,50]{1,0:T(8,128)(8,1)E(4)}"),
+                  shape("u4[25,40]{0,1:T(8,128)(8,1)E(4)}"))
+    assert (d.status, d.kind) == ("proved", "slice")
+    assert [n for n, _ in d.tried] == ["prefix", "suffix", "slice"]
+
+
+def test_a_slice_that_moves_elements_is_refuted_with_a_replayed_element():
+    src, dst = shape("f32[4,4]{1,0:T(2,4)}"), shape("f32[4,3]{1,0:T(4,2)}")
+    d = decompose(src, dst)
+    assert d.status == "refuted"
+    ce = d.result("slice").counterexample
+    s, t = ce.side("source"), ce.side("target")
+    assert s.element == t.element and s.offset == offset(src, s.element) \
+        and t.offset == offset(dst, t.element) and s.offset != t.offset

@@ -14,6 +14,7 @@ from tilespec.prover.bitcast import (
     memory_space_name,
     memory_space_violation,
 )
+from tilespec.spec import num_elements
 from tilespec.spec.text import parse_array_shape as shape
 
 HOST = ("f32[8,128]{1,0:T(8,128)S(5)}", "f32[1024]{0}")
@@ -65,6 +66,19 @@ def test_get_bitcast_map_prefers_the_transpose_since_5d1dc54c5f(src, dst):
 def test_a_pair_that_is_no_transpose_is_read_as_before():
     a, b = shape("f32[2,3]{1,0}"), shape("f32[6]{0}")
     assert decompose(a, b, order=GET_BITCAST_MAP).kind == "reshape"
+
+
+@pytest.mark.parametrize("xla", ["2026-03-02", None])
+@pytest.mark.parametrize("src,dst", [("f32[1024]{0:T(1024)}", "f32[1000]{0:T(1024)}"),
+                                     ("f32[8,16]{1,0}", "f16[8,32]{1,0}")])
+def test_get_bitcast_map_reads_no_change_of_the_element_count(src, dst, xla):
+    # IsDecomposableBitcast (equal ElementsIn) fails: the map is undefined,
+    # where the verifier's readings (prefix, reshape of units) prove it
+    a, b = shape(src), shape(dst)
+    d = decompose(a, b, order=GET_BITCAST_MAP, xla=xla)
+    assert d.status == "refuted" and "IsDecomposableBitcast" in d.reason
+    assert [s.value for s in d.counterexample.sides] == [num_elements(a), num_elements(b)]
+    assert decompose(a, b, xla=xla).status == "proved"
 
 
 def test_the_command_reads_in_get_bitcast_maps_order(capsys):

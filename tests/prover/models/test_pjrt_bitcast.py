@@ -59,3 +59,19 @@ def test_the_new_buffer_keeps_the_old_memory_space_and_no_verifier_is_asked():
     src, dst = shape("f32[8,128]{1,0:T(8,128)}"), shape("f32[1024]{0:S(5)}")
     assert is_bitcast(src, dst).status == "refuted"
     assert pjrt_buffer_bitcast(src, dst).status == "proved"
+
+
+def test_other_dims_of_the_same_size_are_a_question_not_bad_input(capsys):
+    # PjRt's Bitcast takes any dims whose ArraySize is the old one's: the
+    # reader of DST expects its element i where SRC kept element i
+    src, dst = shape("f32[1024]{0:T(1024)}"), shape("f32[1000]{0:T(1024)}")
+    r = pjrt_buffer_bitcast(src, dst)
+    assert r.status == "proved" and "SRC elements 1000.. lie on the padding of DST" in r.steps
+    src, dst = shape("f32[4,6]{1,0:T(4,8)}"), shape("f32[5,4]{0,1:T(4,8)}")
+    r = pjrt_buffer_bitcast(src, dst)
+    s, t = r.counterexample.side("source"), r.counterexample.side("target")
+    assert r.status == "refuted" and s.element == t.element
+    assert (s.offset, t.offset) == (offset(src, s.element), offset(dst, t.element))
+    assert s.offset != t.offset
+    assert main(["bitcast", "f32[1024]{0:T(1024)}", "f32[1000]{0:T(1024)}",
+                 "--as", "pjrt-buffer"]) == 0
