@@ -26,6 +26,7 @@ printed beside them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import time
@@ -84,6 +85,49 @@ def pin_one_core() -> int:
     return cpu
 
 
+@contextlib.contextmanager
+def one_core():
+    """:func:`pin_one_core` for a block: the CPUs and ``TILESPEC_THREADS``
+    this process had are restored after it (bench_speed.py's T10 measures on
+    one core among figures measured on all)."""
+    cpus, saved = os.sched_getaffinity(0), os.environ.get("TILESPEC_THREADS")
+    try:
+        yield pin_one_core()
+    finally:
+        os.sched_setaffinity(0, cpus)
+        if saved is None:
+            os.environ.pop("TILESPEC_THREADS", None)
+        else:
+            os.environ["TILESPEC_THREADS"] = saved
+
+
+def figures(mib: int = 256, runs: int = 5) -> list[dict]:
+    """Each layout of :data:`CASES` timed beside numpy's copy: per layout its
+    shape and the medians of ``runs`` rounds in milliseconds (``copy``,
+    ``into``, ``to``, ``from`` with the interleave :func:`kernel_status`
+    names, ``to_np``, ``from_np`` with numpy's); the ratios are
+    ``copy / to`` and so on.  Every image is checked against numpy's
+    interleave and read back first."""
+    out = []
+    for element, layout, dtype, width in CASES:
+        rows = 8192
+        cols = mib * 2**20 // width // rows
+        cols -= cols % 256
+        shape = f"{element}[{rows},{cols}]{layout}"
+        rng = np.random.default_rng(0)
+        a = rng.integers(-8, 8, (rows, cols), dtype=np.int8).astype(dtype)
+        b = np.empty_like(a)
+        image = tilespec.to_bytes(shape, a)
+        expect = a.astype(np.int8) if element == "s4" else a
+        assert (tilespec.from_bytes(shape, image) == expect).all()
+        slow = _with_env("TILESPEC_KERNEL", "off", lambda s=shape, x=a: tilespec.to_bytes(s, x))
+        assert (slow == image).all()
+        rounds = [one_round(shape, a, b, image) for _ in range(runs)]
+        medians = {k: statistics.median(r[k] for r in rounds) * 1000 for k in rounds[0]}
+        out.append({"shape": shape, **medians})
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -105,24 +149,10 @@ def main() -> None:
     print(f"{'':36} {'':7} {'':8} {first:^29}   {'numpy':^29}")
     print(f"{'layout':36} {'copy':>7} {'b[...]=a':>8} "
           + "   ".join([f"{'to':>7} {'ratio':>5} {'from':>7} {'ratio':>5}"] * 2))
-    for element, layout, dtype, width in CASES:
-        rows = 8192
-        cols = args.mib * 2**20 // width // rows
-        cols -= cols % 256
-        shape = f"{element}[{rows},{cols}]{layout}"
-        rng = np.random.default_rng(0)
-        a = rng.integers(-8, 8, (rows, cols), dtype=np.int8).astype(dtype)
-        b = np.empty_like(a)
-        image = tilespec.to_bytes(shape, a)
-        expect = a.astype(np.int8) if element == "s4" else a
-        assert (tilespec.from_bytes(shape, image) == expect).all()
-        slow = _with_env("TILESPEC_KERNEL", "off", lambda s=shape, x=a: tilespec.to_bytes(s, x))
-        assert (slow == image).all()
-        rounds = [one_round(shape, a, b, image) for _ in range(args.runs)]
-        m = {k: statistics.median(r[k] for r in rounds) * 1000 for k in rounds[0]}
+    for m in figures(args.mib, args.runs):
         cells = [f"{m[t]:7.1f} {m['copy'] / m[t]:5.2f} {m[f]:7.1f} {m['copy'] / m[f]:5.2f}"
                  for t, f in (("to", "from"), ("to_np", "from_np"))]
-        print(f"{shape:36} {m['copy']:7.1f} {m['into']:8.1f} " + "   ".join(cells))
+        print(f"{m['shape']:36} {m['copy']:7.1f} {m['into']:8.1f} " + "   ".join(cells))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

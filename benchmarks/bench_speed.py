@@ -30,6 +30,15 @@ T9. (issue 35) On that corpus, ``--jobs 2`` and a two-worker Dask
     LocalCluster (``--scheduler``) at least 1.7x one process.  T8 and T9
     depend on the number of cores (2 here: the line says how many and the
     load average around the runs); every other target is one process.
+T10. (issue 35) Bytes on one core: ``to_bytes`` and ``from_bytes`` at least
+    0.5 of numpy's ``a.copy()`` for every layout family of
+    benchmarks/bench_bytes.py (measured by it, the process pinned to one CPU
+    with ``TILESPEC_THREADS=1``), saying whether the C kernel or the numpy
+    fallback interleaved the words.
+
+``--markdown`` prints the targets measured in this run as the table of the
+README's speed section, with a column saying which depend on the number of
+cores.
 
 Then the sections below (skipped with --targets-only).
 
@@ -58,6 +67,7 @@ which this script points at a directory of its own, filled by section 0):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -213,8 +223,78 @@ def targets(corpus: Path = CORPUS_DIR, corpus_repeats: int = CORPUS_REPEATS) -> 
           f"process {wall:.2f} s wall  (target < 1 s)  {verdict(results[-1])}")
     first_all_shapes(results)
     tpu_corpus_figures(results, corpus, corpus_repeats)
-    print(f"   {sum(results)} of {len(results)} targets met\n")
+    bytes_on_one_core(results)
+    print(f"   {sum(results)} of {len(results)} targets met")
+    print(f"   depend on the number of cores ({os.cpu_count()} here): "
+          + ", ".join(t for t, cores in CORES.items() if cores.startswith("yes"))
+          + "; T10 is pinned to one core; the others run in one process\n")
     return all(results)
+
+
+def bytes_on_one_core(results: list, mib: int = 256, runs: int = 5) -> None:
+    """T10 (issue 35): benchmarks/bench_bytes.py's figures, pinned to one
+    CPU: each layout's ``a.copy()`` time over tilespec's, both directions,
+    with the interleave that ran (the C kernel or the numpy fallback) and
+    numpy's interleave beside it."""
+    try:
+        from bench_bytes import figures, kernel_status, one_core
+    except ImportError as e:               # ml_dtypes comes with jax (the xla extra)
+        results.append(False)
+        print(f"T10 bytes on one core: {e.name} not installed: NOT MEASURED")
+        return
+    with one_core() as cpu:
+        kernel = kernel_status()
+        rows = figures(mib, runs)
+    ratio = {(m["shape"], way): m["copy"] / m[way] for m in rows
+             for way in ("to", "from", "to_np", "from_np")}
+    for m in rows:
+        print(f"   {m['shape']:36} a.copy() {m['copy']:6.1f} ms  to {ratio[m['shape'], 'to']:.2f} "
+              f"from {ratio[m['shape'], 'from']:.2f}  (numpy interleave: to "
+              f"{ratio[m['shape'], 'to_np']:.2f} from {ratio[m['shape'], 'from_np']:.2f})")
+    worst = min(ratio[m["shape"], way] for m in rows for way in ("to", "from"))
+    results.append(worst >= 0.5)
+    print(f"T10 bytes on one core (CPU {cpu}), {len(rows)} layout families x to/from_bytes, "
+          f"word interleave: {kernel}: least {worst:.2f} of a.copy() "
+          f"(target >= 0.5 each)  {verdict(results[-1])}")
+
+
+#: Which targets' figures depend on the number of cores.
+CORES = {**{f"T{n}": "no: one process" for n in range(1, 8)},
+         "T8": "yes: `--jobs 2`", "T9": "yes: 2 processes against 1",
+         "T10": "no: pinned to one core"}
+
+
+class Tee:
+    """Standard output, also kept (the targets' lines for ``--markdown``)."""
+
+    def __init__(self, out):
+        self.out, self.lines = out, []
+
+    def write(self, text: str) -> int:
+        self.lines.append(text)
+        return self.out.write(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def markdown(printed: str) -> str:
+    """The targets' lines of a run as a Markdown table: each target, what
+    this run measured, its verdict, and whether it depends on the number of
+    cores."""
+    import re
+    rows = ["| target | measured in this run | verdict | depends on the number of cores |",
+            "|---|---|---|---|"]
+    for line in printed.splitlines():
+        found = re.match(r"(T\d+(?:/T\d+)?) +(.*?) *(NOT MET|NOT MEASURED|met)$", line)
+        if found:
+            name, figure, met = found.groups()
+            cores = "; ".join(CORES.get(t if t.startswith("T") else f"T{t}", "?")
+                              for t in name.split("/"))
+            figure = " ".join(figure.split()).replace("|", "\\|")
+            rows.append(f"| {name} | {figure} | {met if met == 'met' else '**' + met + '**'} "
+                        f"| {cores} |")
+    return "\n".join(rows) + f"\n\nMeasured on {os.cpu_count()} cores.\n"
 
 
 #: Layouts of the covered class (prover/properties/covered.py) that no
@@ -539,12 +619,20 @@ if __name__ == "__main__":
                     help="the TPU corpus of T8/T9 (benchmarks/make_tpu_corpus.py)")
     ap.add_argument("--corpus-repeats", type=int, default=CORPUS_REPEATS)
     ap.add_argument("--corpus-only", action="store_true", help="only T8 and T9")
+    ap.add_argument("--markdown", action="store_true",
+                    help="after the targets, their table for the README's speed section")
     args = ap.parse_args()
     if args.corpus_only:
         corpus_results: list = []
         tpu_corpus_figures(corpus_results, args.corpus, args.corpus_repeats)
         sys.exit(0 if all(corpus_results) else 1)
-    met = targets(args.corpus, args.corpus_repeats)
+    if args.markdown:
+        tee = Tee(sys.stdout)
+        with contextlib.redirect_stdout(tee):
+            met = targets(args.corpus, args.corpus_repeats)
+        print(markdown("".join(tee.lines)))
+    else:
+        met = targets(args.corpus, args.corpus_repeats)
     if args.targets_only:
         sys.exit(0 if met else 1)
     fill_cache()

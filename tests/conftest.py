@@ -10,7 +10,8 @@ reproduce them, and saved in .hypothesis/).
 
 Proofs cached on disk (prover/core/cache.py) go to a directory of this run, not
 the user's ~/.cache: every run starts from the same (empty) cache, and the
-tests leave nothing behind in the home directory.
+tests leave nothing behind in the home directory, nor in the temporary
+directory (the process that made the cache directory removes it at exit).
 
 No deadline: the first example of a test pays for imports (sympy, numpy) and
 a loaded machine is slow; the tests bound their work with max_examples.
@@ -25,8 +26,17 @@ from hypothesis import HealthCheck, settings
 sys.path.insert(0, str(Path(__file__).parent))  # tests/mutants.py
 
 if "TILESPEC_CACHE_DIR" not in os.environ:  # subprocesses of the tests inherit it
+    import atexit
+    import shutil
     import tempfile
-    os.environ["TILESPEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tilespec-test-cache-")
+    CACHE_DIR = tempfile.mkdtemp(prefix="tilespec-test-cache-")
+    os.environ["TILESPEC_CACHE_DIR"] = CACHE_DIR
+    # Removed by the process that made it, when it exits: the xdist workers
+    # and the tests' subprocesses inherit the variable and never come here;
+    # a child forked from this process (os.fork, multiprocessing's fork)
+    # inherits the handler, so it checks whose exit it is.
+    MAKER = os.getpid()
+    atexit.register(lambda: os.getpid() == MAKER and shutil.rmtree(CACHE_DIR, ignore_errors=True))
 
 settings.register_profile("explore", deadline=None, print_blob=True)
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True,

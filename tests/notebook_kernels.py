@@ -25,8 +25,10 @@ def run_with_boot(notebook: Path, boot: str, kernels: Path, cwd: Path, name: str
     nb = nbformat.read(notebook, as_version=4)
     manager = KernelManager(kernel_name=name,
                             kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
-    NotebookClient(nb, km=manager, timeout=120,
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+    # A client given its kernel manager leaves the kernel running: ended
+    # here, with its connection file in the temporary directory
+    NotebookClient(nb, km=manager, timeout=120, shutdown_kernel="immediate",
+                   resources={"metadata": {"path": str(cwd)}}).execute(cleanup_kc=True)
     return nb
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 
 import nbformat
 import pytest
@@ -109,13 +110,19 @@ def test_notebook_names_and_links_the_source_document(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=name)
-def test_notebook_runs_from_any_working_directory(path, kernel_dirs, tmp_path):
+def test_notebook_runs_from_any_working_directory(path, kernel_dirs, tmp_path, monkeypatch):
+    # the kernel's connection file is made in the temporary directory
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
     nb = nbformat.read(path, as_version=4)
     manager = KernelManager(kernel_name=KERNEL,
                             kernel_spec_manager=KernelSpecManager(kernel_dirs=kernel_dirs))
-    client = NotebookClient(nb, km=manager, timeout=120,
+    client = NotebookClient(nb, km=manager, timeout=120, shutdown_kernel="immediate",
                             resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
+    # A client given its kernel manager leaves the kernel running: ended
+    # here, with its connection file in the temporary directory
+    client.execute(cleanup_kc=True)
+    assert not manager.has_kernel and list((tmp_path / "tmp").iterdir()) == []
     last = nb.cells[-1]
     printed = "".join(o.get("text", "") for o in last.outputs if o.output_type == "stream")
     assert LANGUAGES[language(path)][3] in printed

@@ -131,14 +131,39 @@ def test_a_stage_given_other_code_in_the_process_is_not_cited():
     assert prove(s, "injective").proved
 
 
+DAMAGED = "f32[6,7]{1,0:T(2,4)}"
+
+
+@pytest.fixture(scope="module")
+def proved_on_disk(tmp_path_factory):
+    """The disk cache's text after proving inverse and packing of
+    :data:`DAMAGED` from nothing: the solver's work made once for the module."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TILESPEC_CACHE_DIR", str(tmp_path_factory.mktemp("proved")))
+        patch.delenv("TILESPEC_CACHE", raising=False)
+        patch.setenv("TILESPEC_SHIPPED", "off")
+        cache.clear_memory()
+        try:
+            s = shape(DAMAGED)
+            assert prove(s, "inverse").proved and prove(s, "packing").proved
+            return cache.cache_file().read_text()
+        finally:
+            cache.clear_memory()
+
+
 @pytest.mark.parametrize("damage", [
     lambda r: r.pop("solver", None), lambda r: r.pop("name"),
     lambda r: r.update(seconds="fast"), lambda r: r.update(steps=[1, 2]),
     lambda r: r.update(proved_at=None)])
-def test_a_cache_record_with_a_missing_or_mistyped_field_is_proved_again(disk, damage):
-    s = shape("f32[6,7]{1,0:T(2,4)}")
-    assert prove(s, "inverse").proved and prove(s, "packing").proved
+def test_a_cache_record_with_a_missing_or_mistyped_field_is_proved_again(disk, damage,
+                                                                         proved_on_disk):
+    s = shape(DAMAGED)
     path = cache.cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(proved_on_disk)
+    for prop in ("inverse", "packing"):       # undamaged, the records are cited
+        assert any("disk cache" in x for x in prove(s, prop).steps), prop
+    cache.clear_memory()
     data = json.loads(path.read_text())
     for record in data.values():
         damage(record)

@@ -362,14 +362,18 @@ def same_answer_twice() -> bool:
     return is_bitcast(a, b) is is_bitcast(a, b)
 
 
-def test_a_worker_remembers_its_decisions_for_its_whole_life():
+def test_a_worker_remembers_its_decisions_for_its_whole_life(monkeypatch):
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from tilespec.prover.hlo.corpus import remember_in_this_process
-    with ProcessPoolExecutor(1, initializer=remember_in_this_process) as pool:
+    # spawned as check_files' workers are: a fork of this process, which may
+    # have jax's threads, could deadlock (jax warns), so no fork here
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("os.fork() in the test process"))
+    with ProcessPoolExecutor(1, initializer=remember_in_this_process,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         assert pool.submit(same_answer_twice).result()
-    with ProcessPoolExecutor(1) as pool:          # without it, each call decides afresh
-        assert not pool.submit(same_answer_twice).result()
+    assert not same_answer_twice()          # without it, each call decides afresh
 
 
 # --- the CI workflow of docs/hlo.md ---------------------------------------------------------

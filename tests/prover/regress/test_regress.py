@@ -7,7 +7,6 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -112,45 +111,62 @@ def test_from_counterexamples():
     assert any("LinearIndex" in c.klass for c in mine)
 
 
-def _run_pytest(path: Path):
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           str(path)], cwd=path.parent, capture_output=True, text=True,
-                          timeout=300)
-
-
-@pytest.mark.integration  # runs pytest (or g++) in a subprocess
-def test_generated_pytest_module_passes(tmp_path):
-    suite = generate([shape(t) for t in SHAPES], count=500, seed=2,
-                     extra=from_counterexamples())
-    path = tmp_path / "test_generated_regress.py"
-    path.write_text(pytest_module(suite))
-    done = _run_pytest(path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert " passed" in done.stdout
-
-
-@pytest.mark.integration  # runs pytest (or g++) in a subprocess
-def test_generated_pytest_module_skips_nothing(tmp_path):
-    # Regression: a shape with no size cases made the module report
-    # "1 skipped", which reads like a problem to whoever runs it.
-    suite = generate([shape("bf16[20,300]{1,0:T(8,128)(2,1)}")], count=20, seed=3)
-    path = tmp_path / "test_generated_regress.py"
-    path.write_text(pytest_module(suite))
-    done = _run_pytest(path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "skipped" not in done.stdout
-
-
-@pytest.mark.integration  # runs pytest (or g++) in a subprocess
-def test_generated_pytest_module_catches_a_wrong_case(tmp_path):
+def _wrong_module() -> str:
     suite = generate([shape("f32[3,5]{1,0:T(2,2)}")], count=10, seed=0)
     text = pytest_module(suite).replace("(2, 3), 17,", "(2, 3), 18,")
     rows = [l for l in text.splitlines() if "(2, 3), 18," in l]
     if not rows:   # element (2,3) was not drawn: break the first element's row
         text = text.replace("'first element', (0, 0), 0, 0)", "'first element', (0, 0), 1, 0)")
-    path = tmp_path / "test_wrong.py"
-    path.write_text(text)
-    assert _run_pytest(path).returncode == 1
+    return text
+
+
+@pytest.fixture(scope="module")
+def generated_runs(tmp_path_factory):
+    """The generated pytest modules of the tests below, run by one pytest
+    process (a start of pytest costs more than the cases): per module, the
+    outcome of each of its tests ("passed", "failed", "skipped", "error")."""
+    import xml.etree.ElementTree as ET
+    folder = tmp_path_factory.mktemp("generated")
+    modules = {
+        "passes": pytest_module(generate([shape(t) for t in SHAPES], count=500, seed=2,
+                                         extra=from_counterexamples())),
+        # Regression: a shape with no size cases made the module report
+        # "1 skipped", which reads like a problem to whoever runs it.
+        "skips_nothing": pytest_module(generate([shape("bf16[20,300]{1,0:T(8,128)(2,1)}")],
+                                                count=20, seed=3)),
+        "wrong": _wrong_module(),
+    }
+    for name, text in modules.items():
+        (folder / f"test_{name}.py").write_text(text)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--junitxml", str(folder / "report.xml"),
+                           *[f"test_{name}.py" for name in modules]],
+                          cwd=folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1), done.stdout + done.stderr   # 1: test_wrong fails
+    outcomes: dict = {name: [] for name in modules}
+    for case in ET.parse(folder / "report.xml").iter("testcase"):
+        kinds = [c.tag for c in case if c.tag in ("failure", "skipped", "error")]
+        outcomes[case.get("classname").removeprefix("test_")].append(
+            {"failure": "failed"}.get(kinds[0], kinds[0]) if kinds else "passed")
+    return outcomes, done.stdout + done.stderr
+
+
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
+def test_generated_pytest_module_passes(generated_runs):
+    outcomes, log = generated_runs
+    assert outcomes["passes"] and set(outcomes["passes"]) == {"passed"}, log
+
+
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
+def test_generated_pytest_module_skips_nothing(generated_runs):
+    outcomes, log = generated_runs
+    assert outcomes["skips_nothing"] and set(outcomes["skips_nothing"]) == {"passed"}, log
+
+
+@pytest.mark.integration  # runs pytest (or g++) in a subprocess
+def test_generated_pytest_module_catches_a_wrong_case(generated_runs):
+    outcomes, log = generated_runs
+    assert "failed" in outcomes["wrong"] and "error" not in outcomes["wrong"], log
 
 
 STUB_GTEST = """\

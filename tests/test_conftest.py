@@ -1,0 +1,43 @@
+"""The suite's own set-up (tests/conftest.py) leaves nothing behind.
+
+The proof cache of a test run is a directory in the system's temporary
+directory; the process that made it removes it when it exits, and no
+process that merely inherits it (the xdist workers, the tests'
+subprocesses, a forked child) removes it early.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from locations import ROOT
+
+pytestmark = pytest.mark.integration  # three Python processes
+
+SESSION = """
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import conftest
+cache = os.environ["TILESPEC_CACHE_DIR"]
+open(os.path.join(cache, "a-proof"), "w").write("{}")
+# a test's subprocess inherits the directory, and leaves it
+subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                "import conftest", sys.argv[1]], check=True)
+pid = os.fork()                # the child runs this process's exit handlers too
+if pid == 0:
+    sys.exit(0)
+os.waitpid(pid, 0)
+assert os.path.exists(os.path.join(cache, "a-proof")), "removed by a process that inherited it"
+print(cache)
+"""
+
+
+def test_a_test_process_removes_its_cache_directory_and_only_it(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TILESPEC_CACHE_DIR"}
+    env["TMPDIR"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-c", SESSION, str(ROOT / "tests")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(str(tmp_path / "tilespec-test-cache-"))
+    assert list(tmp_path.iterdir()) == []
