@@ -88,7 +88,7 @@ def test_an_edited_shipped_entry_is_not_cited(shipped_only, tmp_path, monkeypatc
     # after the first; after the others, that the solver is asked is enough.
     asked: list = []
     if edit is not EDITS[0]:
-        monkeypatch.setattr(theorems, "_all_proved",
+        monkeypatch.setattr(theorems, "all_proved",
                             lambda ctx, claims: asked.append(claims) or "proved")
     record = theorems.stage_theorem(Split((8, 128)), 3)
     assert record["status"] == "proved" and record["where"] == "this process"
