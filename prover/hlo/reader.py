@@ -40,6 +40,16 @@ _SEPARATOR = re.compile(r"[(),\[\]{}]")
 PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
 # The start of a mesh's replica groups, up to its '['.
 _MESH = re.compile(r"(?:maximal_)?mesh[ \t\n\r]*\[")
+#: An attribute's value as XLA prints most of them: a ``{...}`` with no
+#: bracket inside (``metadata={op_name="..."}``: strings are masked), a
+#: ``"..."`` string or a word (``kLoop``, ``%fused_computation.1``,
+#: ``0bf_io0->0bf``), followed by what ends every value (``,``, whitespace,
+#: a closing bracket, a ``%``).  :meth:`Reader.value_end` reads such a value
+#: to the same end; any other value (nested brackets, iota lists, meshes) is
+#: read by it.
+SIMPLE_VALUE = re.compile(r'(?:\{[^()\[\]{}]*\}|"[^"]*"|%?[\w.\->]+)(?=[, \t\n\r)\]}%]|\Z)')
+# Words that start a mesh's replica groups (value_end reads them on).
+_MESH_WORDS = ("mesh", "maximal_mesh")
 # Opcodes whose parentheses hold a literal or a number, not operands.
 NO_OPERANDS = {"constant", "parameter"}
 
@@ -232,7 +242,8 @@ class Reader:
             if not self.s.startswith("=", k):
                 raise NotRead(k, f"expected '=' right after attribute {key}")
             v = self.ws(k + 1)
-            i = self.value_end(v)
+            m = SIMPLE_VALUE.match(self.s, v)
+            i = m.end() if m is not None and m.group() not in _MESH_WORDS else self.value_end(v)
             # 'ROOT' is a keyword and 'x =' the next instruction: no value
             if self.s[v:i] == "ROOT" or self.s.startswith("=", self.ws(i)):
                 raise NotRead(v, f"attribute {key} without a value")

@@ -20,7 +20,7 @@ from tilespec.prover.hlo.module import (
     read_instruction,
     read_instruction_by_tokens,
 )
-from tilespec.prover.hlo.reader import Closing, NotRead, Reader
+from tilespec.prover.hlo.reader import SIMPLE_VALUE, Closing, NotRead, Reader
 from tilespec.spec.errors import TilespecError
 
 #: Where an instruction starts: a line's first token after its indentation.
@@ -65,7 +65,7 @@ LINES = ["%b.1 = f32[4,8]{1,0:T(8,128)} bitcast(%a, %c.2), metadata={op_name=\"x
          "%c = s32[2]{0} constant({1, 2})"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(LINES), st.lists(st.tuples(st.integers(0, 60), st.sampled_from(
     [" ", "", "(", ")", "{", "}", "[", "]", ",", "%", "/*c*/", "\n", "ROOT ", ":", "x"])),
     max_size=3))
@@ -77,7 +77,7 @@ def test_the_fast_and_the_token_reading_agree_on_altered_lines(line, edits):
     assert fast == slow
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(alphabet="()[]{}ab", max_size=30))
 def test_brackets_close_where_one_scan_of_the_whole_text_closes_them(s):
     whole: dict[int, int] = {}
@@ -90,3 +90,32 @@ def test_brackets_close_where_one_scan_of_the_whole_text_closes_them(s):
     lazy = Closing(s)
     for k in sorted(range(len(s)), key=lambda k: (k * 7) % (len(s) or 1)):
         assert lazy.get(k) == whole.get(k)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet='{}()[]"%, \n=->ab_.1:', max_size=14),
+       st.sampled_from(["", "mesh", "maximal_mesh", "{op_name=\"x y\"}", "kLoop", "%f.1"]))
+def test_a_simple_value_ends_where_value_end_ends(tail, head):
+    r = Reader(lex(head + tail))
+    m = SIMPLE_VALUE.match(r.s, 0)
+    if m is None or m.group() in ("mesh", "maximal_mesh"):
+        return
+    try:
+        end = r.value_end(0)
+    except NotRead:
+        end = None
+    assert end == m.end()
+
+
+def test_the_simple_values_are_the_common_ones_in_real_tpu_modules():
+    simple = other = 0
+    for text in tpu_texts()[::3]:
+        r = Reader(lex(text))
+        for m in re.finditer(r", [A-Za-z_][\w.\-]*=", r.s):
+            v = SIMPLE_VALUE.match(r.s, m.end())
+            if v is None or v.group() in ("mesh", "maximal_mesh"):
+                other += 1
+                continue
+            assert r.value_end(m.end()) == v.end()
+            simple += 1
+    assert simple > 2 * other
