@@ -22,14 +22,22 @@ import time
 from importlib import resources
 from typing import IO, Iterable, Iterator
 
-from ..render import FORMAT_VERSION, Entry, error_document, share_time, tool_version, write
+from ..render import (
+    FORMAT_VERSION,
+    Entry,
+    Rendered,
+    error_document,
+    share_time,
+    tool_version,
+    write,
+)
 from ..spec import TilespecError
 
 __all__ = ["FORMAT_VERSION", "Entry", "emit", "error_document", "output", "run", "schema",
            "tool_version"]
 
 
-def emit(args, entries: Iterable[Entry], text: str | None = None) -> None:
+def emit(args, entries: Iterable[Entry | Rendered], text: str | None = None) -> None:
     """A command's output: its ``text`` printed, or under ``--json`` its
     ``entries`` kept for :func:`run` (nothing printed; ``entries`` may be a
     generator, written as it yields)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from functools import partial
 
 from ..codegen import closed_form, numpy_source
 from ..prover.hlo import (
@@ -34,7 +35,7 @@ from ..prover.hlo import (
 )
 from ..prover.names import DEFAULT_TIMEOUT, DUMP_GLOB
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..render import entries, write_sarif, write_text
+from ..render import entries, rendered, write_sarif, write_text
 from ..spec import TilespecError, format_shape
 from .arguments import parse_shape_arg, seconds, xla_version_argument
 from .envelope import Entry, emit, output
@@ -145,13 +146,38 @@ def check_paths(args) -> list:
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts,
                           backend=args.backend, strict_tiles=args.strict_tiles,
-                          xla=args.xla)
+                          xla=args.xla, then=json_where_checked(args, paths))
     unread = [r for r in results if r.error is not None]
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)
         more = f" (and {len(unread) - 1} more modules not read)" if len(unread) > 1 else ""
         raise TilespecError(f"{_naming_the_file(unread[0])}{more}")
     return results
+
+
+def json_where_checked(args, paths: list[str]):
+    """What each worker does after checking its module under ``--json``
+    with more than one process: render the module's JSON entries itself
+    (:func:`rendered_json`), with what :func:`lint_filter` keeps of it when
+    no option filters (every decision, no baseline), so that the parent
+    writes bytes; None otherwise (the parent renders what the options keep)."""
+    parallel = args.scheduler is not None or (args.jobs != 1 and len(paths) > 1)
+    if not (args.json and parallel and args.select is None and args.ignore is None
+            and min_level(args) == "note" and not args.baseline):
+        return None
+    return partial(rendered_json, names=baseline_names(args.paths, paths),
+                   check=args.command)
+
+
+def rendered_json(result, names: dict, check: str):
+    """``result`` with its JSON entries rendered (``result.rendered``), as
+    the parent would render them: of its report as :func:`lint_filter`
+    leaves it when no option filters."""
+    if result.report is None:
+        return result
+    kept = replace(result, report=select_findings(result.report, min_level="note",
+                                                  file=names[result.path]))
+    return replace(result, rendered=rendered(entries([kept], check)).text)
 
 
 def _naming_the_file(result) -> str:

@@ -6,7 +6,9 @@ prover returns and written as they come (:mod:`.envelope`, :mod:`.hlo`)."""
 from .envelope import (
     FORMAT_VERSION as FORMAT_VERSION,
     Entry as Entry,
+    Rendered as Rendered,
     error_document as error_document,
+    rendered as rendered,
     share_time as share_time,
     tool_version as tool_version,
     write as write,

@@ -19,7 +19,7 @@ from urllib.parse import quote
 from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, Tally, verdict_of
 from ..prover.names import counted
 from ..prover.result import REFUTED, UNKNOWN
-from .envelope import Entry
+from .envelope import Entry, Rendered
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
@@ -190,12 +190,17 @@ def buffer_json(b: Buffer) -> dict:
             "waste": b.waste}
 
 
-def entries(results: Iterable, check: str) -> Iterator[Entry]:
+def entries(results: Iterable, check: str) -> Iterator[Entry | Rendered]:
     """The envelope's results: for each module in input order, the module
     (its verdict, sizes and padding; ``check`` the question asked of it),
     then one per finding reported, each naming its file, instruction and
-    HLO line; a file not read is one unknown result that says why."""
+    HLO line; a file not read is one unknown result that says why.  A
+    module whose entries its worker rendered already (``r.rendered``:
+    the same entries, written by :func:`~.envelope.rendered`) is those."""
     for r in results:
+        if r.rendered is not None:
+            yield Rendered(r.rendered)
+            continue
         if r.report is None:
             yield Entry({"file": r.path}, check, "unknown", reason=f"not checked: {r.error}")
             continue

@@ -126,6 +126,7 @@ class _Checker:
         self.cache: dict = {}
         self.texts: dict = {}
         self.sizes: dict = {}
+        self.leaves: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
         # (computation, name) of every value a copy reads: a transpose into a
@@ -435,15 +436,7 @@ class _Checker:
     # --- memory -------------------------------------------------------------------------
 
     def buffer(self, inst: Instruction) -> None:
-        shapes = [inst.shape] if isinstance(inst.shape, Shape) else []
-        if isinstance(inst.shape, TupleShape) and inst.opcode not in ("tuple",):
-            shapes = _leaves(inst.shape)
-        for s in shapes:
-            if s.is_symbolic or any(d is None for d in s.dims) or s.element_bits == 0:
-                continue
-            size = self.sizes.get(s)
-            if size is None:
-                size = self.sizes[s] = (self.text(s), byte_size(s), unpadded_bytes(s))
+        for s, size in self.leaf_sizes(inst):
             b = Buffer(inst.name, inst.computation, inst.line, *size)
             self.buffers.append(b)
             if b.waste > 0:
@@ -452,6 +445,31 @@ class _Checker:
                          f"{b.waste} of them padding "
                          f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
                          waste=b.waste)
+
+
+    def leaf_sizes(self, inst: Instruction) -> list:
+        """(leaf, (its text, bytes, bytes of elements)) of each array value
+        ``inst`` defines with a concrete size.  The reader gives one object
+        per distinct shape text, so these are found once per shape object
+        (by identity: a shape's hash walks all of it, and the module keeps
+        each object alive while it is checked)."""
+        key = (id(inst.shape), inst.opcode == "tuple")
+        found = self.leaves.get(key)
+        if found is not None and found[0] is inst.shape:
+            return found[1]
+        shapes = [inst.shape] if isinstance(inst.shape, Shape) else []
+        if isinstance(inst.shape, TupleShape) and inst.opcode not in ("tuple",):
+            shapes = _leaves(inst.shape)
+        out = []
+        for s in shapes:
+            if s.is_symbolic or any(d is None for d in s.dims) or s.element_bits == 0:
+                continue
+            size = self.sizes.get(s)
+            if size is None:
+                size = self.sizes[s] = (self.text(s), byte_size(s), unpadded_bytes(s))
+            out.append((s, size))
+        self.leaves[key] = inst.shape, out
+        return out
 
 
 def _leaves(shape) -> list[Shape]:

@@ -34,7 +34,7 @@ import os
 import stat
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -69,12 +69,14 @@ class ModuleResult:
 
     ``status`` is the report's (proved, refuted, unknown) or ``error`` when
     the file could not be read or is not an HLO module (``error`` says why,
-    in one line).
+    in one line).  ``rendered``: the report's JSON entries, written by the
+    worker that checked it (``then`` of :func:`check_files`), or None.
     """
 
     path: str
     report: Report | None = None
     error: str | None = None
+    rendered: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if (self.report is None) == (self.error is None):
@@ -277,12 +279,21 @@ def _unit(timeout: float, meant: dict | None, backend: str | None = None,
                    strict_tiles=strict_tiles, xla=xla)
 
 
+def _then(unit: Callable[..., ModuleResult], then: Callable[[ModuleResult], ModuleResult],
+          path: str, text: str | None = None) -> ModuleResult:
+    """``then`` of the unit's result, where the unit ran."""
+    return then(unit(path, text))
+
+
 def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = None,
                 timeout: float = DEFAULT_TIMEOUT, meant: dict | None = None,
                 texts: dict[str, str] | None = None, backend: str | None = None,
-                strict_tiles: bool = False,
-                xla: XlaCommit | str | None = None) -> list[ModuleResult]:
-    """:func:`check_file` on every path, in the order of ``paths``.
+                strict_tiles: bool = False, xla: XlaCommit | str | None = None,
+                then: Callable[[ModuleResult], ModuleResult] | None = None
+                ) -> list[ModuleResult]:
+    """:func:`check_file` on every path, in the order of ``paths``; ``then``
+    (picklable) is applied to each result where it was checked (the
+    command's JSON, rendered by the worker).
 
     ``jobs > 1``: in that many processes (each file read by its worker).
     ``scheduler``: on the Dask cluster at that address (``tcp://host:port``,
@@ -294,6 +305,8 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
         raise TilespecError(f"--jobs {jobs}: expected at least 1")
     texts = dict(texts or {})
     unit = _unit(timeout, meant, checked_backend(backend), strict_tiles, judged_xla(xla))
+    if then is not None:
+        unit = partial(_then, unit, then)
     if scheduler is not None:
         return _on_dask(scheduler, list(paths), unit, texts)
     if jobs == 1 or len(paths) <= 1:

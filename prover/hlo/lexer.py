@@ -54,32 +54,32 @@ _COMMENT_OR_STRING = re.compile(r"/\*[\s\S]*?\*/|//[^\r\n]*|\"[^\"\\]*(?:\\[^\n]
                                 r"|'[^'\\]*(?:\\[^\n][^'\\]*)*'|/\*|[\"']")
 
 
+_PIECES = re.compile("(" + _COMMENT_OR_STRING.pattern + ")")
+
+
 def lex(text: str) -> Lexed:
-    """Blank comments and mask strings as ``HloLexer::LexToken`` reads them."""
-    code: list[str] = []
-    skel: list[str] = []
-    last = 0
-    for m in _COMMENT_OR_STRING.finditer(text):
-        piece = m.group()
-        if len(piece) < 2 or piece == "/*":
-            return lex_each_character(text)
-        a = m.start()
-        code.append(text[last:a])
-        skel.append(text[last:a])
-        if piece[0] == "/":
-            blank = _NOT_NEWLINE.sub(" ", piece)
-            code.append(blank)
-            skel.append(blank)
-        else:
-            code.append(piece)
-            skel.append(piece[0] + "_" * (len(piece) - 2) + piece[0])
-        last = m.end()
-    code.append(text[last:])
-    skel.append(text[last:])
-    skeleton = "".join(skel)
+    """Blank comments and mask strings as ``HloLexer::LexToken`` reads them.
+
+    The text is split at its comments and strings in one scan; a dump
+    repeats the same strings (op names, file names) thousands of times, so
+    each distinct piece is blanked or masked once."""
+    parts = _PIECES.split(text)
+    odd = parts[1::2]
+    pieces = set(odd)
+    if "/*" in pieces or '"' in pieces or "'" in pieces:
+        return lex_each_character(text)
+    masked = {p: _NOT_NEWLINE.sub(" ", p) if p[0] == "/" else p[0] + "_" * (len(p) - 2) + p[0]
+              for p in pieces}
+    if any(p[0] == "/" for p in pieces):
+        parts[1::2] = [masked[p] if p[0] == "/" else p for p in odd]
+        code = "".join(parts)
+    else:
+        code = text
+    parts[1::2] = [masked[p] for p in odd]
+    skeleton = "".join(parts)
     problems = [(m.start(), f"a character XLA's lexer rejects: {m.group()!r}")
                 for m in _NOT_A_TOKEN.finditer(skeleton)]
-    return Lexed("".join(code), skeleton, tuple(problems))
+    return Lexed(code, skeleton, tuple(problems))
 
 
 def lex_each_character(text: str) -> Lexed:

@@ -28,7 +28,7 @@ from .lexer import Lexed
 from .mesh import mesh_refusal
 
 # A dump repeats few shapes many times; shapes are frozen, so one parse each.
-_parse_shape = lru_cache(maxsize=1 << 14)(parse_shape)
+parse_shape_cached = lru_cache(maxsize=1 << 14)(parse_shape)
 
 IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 #: XLA's whitespace: exactly these four (HloLexer::LexToken).
@@ -43,8 +43,18 @@ PRIMITIVE = re.compile(r"[a-z][a-z0-9]*[ \t\n\r]*\[")
 _MESH = re.compile(r"(?:maximal_)?mesh[ \t\n\r]*\[")
 # A mesh's optional device order after its ']' (HloParserImpl::ParseMesh).
 _DEVICE_IDS = re.compile(r",[ \t\n\r]*device_ids=[ \t\n\r]*")
+#: An attribute's value as XLA prints most of them: a ``{...}`` with no
+#: bracket inside (``metadata={op_name="..."}``: strings are masked), a
+#: ``"..."`` string or a word (``kLoop``, ``%fused_computation.1``,
+#: ``0bf_io0->0bf``), followed by what ends every value (``,``, whitespace,
+#: a closing bracket, a ``%``).  :meth:`Reader.value_end` reads such a value
+#: to the same end; any other value (nested brackets, iota lists, meshes) is
+#: read by it.
+SIMPLE_VALUE = re.compile(r'(?:\{[^()\[\]{}]*\}|"[^"]*"|%?[\w.\->]+)(?=[, \t\n\r)\]}%]|\Z)')
+# Words that start a mesh's replica groups (value_end reads them on).
+_MESH_WORDS = ("mesh", "maximal_mesh")
 # Opcodes whose parentheses hold a literal or a number, not operands.
-_NO_OPERANDS = {"constant", "parameter"}
+NO_OPERANDS = {"constant", "parameter"}
 
 
 class NotRead(Exception):
@@ -55,22 +65,58 @@ class NotRead(Exception):
         self.at, self.reason = at, reason
 
 
+class Closing:
+    """Where the bracket opened at each position of ``s`` closes (past it),
+    counting depth only, as the reader does: any closing bracket closes the
+    last one opened.  Found when first asked, by one scan to the bracket's
+    close that also records every group inside it, so each bracket is
+    scanned at most once (a search per group would make reading quadratic
+    in nested text) and brackets no one asks about (those of instructions
+    read by :data:`~tilespec.prover.hlo.module.CANONICAL_HEAD`) never.
+    What brackets before the one asked about do cannot change where it
+    closes: only brackets opened after it are on the stack above it.
+
+    >>> c = Closing("a(b[c]) (")
+    >>> c.get(1), c.get(3), c.get(8), c.get(0)
+    (7, 6, None, None)
+    """
+
+    def __init__(self, s: str):
+        self.s = s
+        # position of an opening bracket -> past its close, or -1: never closed
+        self.found: dict[int, int] = {}
+
+    def get(self, i: int) -> int | None:
+        end = self.found.get(i)
+        if end is None:
+            if i >= len(self.s) or self.s[i] not in "([{":
+                return None
+            end = self.scan(i)
+        return None if end < 0 else end
+
+    def scan(self, i: int) -> int:
+        s, found = self.s, self.found
+        opened = [i]
+        push, pop = opened.append, opened.pop
+        for m in _BRACKET.finditer(s, i + 1):
+            k = m.start()
+            if s[k] in "([{":
+                push(k)
+            else:
+                found[pop()] = k + 1
+                if not opened:
+                    return k + 1
+        for k in opened:
+            found[k] = -1
+        return -1
+
+
 class Reader:
     """Positions in one lexed text: skipping whitespace, groups, shapes, values."""
 
     def __init__(self, lexed: Lexed):
         self.code, self.s = lexed.code, lexed.skeleton
-        # Where the bracket opened at each position closes, found in one pass
-        # over the text (depth only, as the reader counts it): a search per
-        # group would make the reading quadratic in nested text.
-        self.closing: dict[int, int] = {}
-        opened: list[int] = []
-        push, pop, closing, s = opened.append, opened.pop, self.closing, self.s
-        for k in (m.start() for m in _BRACKET.finditer(s)):
-            if s[k] in "([{":
-                push(k)
-            elif opened:
-                closing[pop()] = k + 1
+        self.closing = Closing(self.s)
 
     def ws(self, i: int) -> int:
         if i < len(self.s) and self.s[i] not in XLA_SPACE:
@@ -109,7 +155,7 @@ class Reader:
         end = self.shape_end(i)
         text = re.sub(r"[ \t\n\r]+", " ", self.code[i:end]).strip(XLA_SPACE)
         try:
-            return _parse_shape(text), text, end
+            return parse_shape_cached(text), text, end
         except (TilespecError, ValueError, IndexError) as e:
             raise NotRead(i, f"shape {text!r}: {e}") from e
 
@@ -219,7 +265,8 @@ class Reader:
             if not self.s.startswith("=", k):
                 raise NotRead(k, f"expected '=' right after attribute {key}")
             v = self.ws(k + 1)
-            i = self.value_end(v)
+            m = SIMPLE_VALUE.match(self.s, v)
+            i = m.end() if m is not None and m.group() not in _MESH_WORDS else self.value_end(v)
             # 'ROOT' is a keyword and 'x =' the next instruction: no value
             if self.s[v:i] == "ROOT" or self.s.startswith("=", self.ws(i)):
                 raise NotRead(v, f"attribute {key} without a value")
@@ -241,7 +288,7 @@ class Reader:
 
     def operands(self, open_at: int, opcode: str) -> tuple[tuple[str, ...], int]:
         close = self.group_end(open_at)
-        if opcode in _NO_OPERANDS:
+        if opcode in NO_OPERANDS:
             return (), close
         out, start, depth = [], open_at + 1, 0
         for m in _SEPARATOR.finditer(self.s, open_at + 1, close - 1):
