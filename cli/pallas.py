@@ -19,7 +19,6 @@ not or not known, 2 on bad input.
 from __future__ import annotations
 
 import re
-import sys
 
 from ..mosaic import (
     GENERATIONS,
@@ -32,7 +31,7 @@ from ..mosaic import (
     pallas_report,
     read_message,
 )
-from ..prover.hlo import refuse_endless
+from ..prover.hlo import read_text
 from ..spec import TilespecError, concrete_dims, parse_array_shape
 from .envelope import Entry, emit
 
@@ -63,15 +62,6 @@ def parse_operand(text: str) -> Operand:
                    tuple(None if p.strip() == "-" else int(p) for p in parts))
 
 
-def _read(path: str) -> str:
-    if path != "-":
-        refuse_endless(path)
-    try:
-        return sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise TilespecError(f"cannot read {path}: {e.strerror}") from None
-
-
 def _operand_from_message(message) -> Operand | None:
     if message is None or not message.shape:
         return None
@@ -79,8 +69,8 @@ def _operand_from_message(message) -> Operand | None:
 
 
 def cmd_pallas(args) -> int:
-    error = _read(args.error) if args.error else None
-    hlo_layouts = layouts_in_module(_read(args.hlo)) if args.hlo else []
+    error = read_text(args.error) if args.error else None
+    hlo_layouts = layouts_in_module(read_text(args.hlo)) if args.hlo else []
     operands = [parse_operand(t) for t in args.operands]
     from_message = False
     if not operands and error:
