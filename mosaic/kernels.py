@@ -29,6 +29,8 @@ __all__ = ["KINDS", "Kernel", "Operand", "Verdict", "body_failure", "flatten_fai
            "kernel_operands", "predict", "xla_failure"]
 
 KINDS = ("copy", "add", "reduce", "transpose", "reshape")
+#: The bodies written for a rank-2 operand (rows and columns), as recorded.
+RANK_2_KINDS = ("reduce", "transpose", "reshape")
 
 
 class KernelError(TilespecError):
@@ -80,6 +82,12 @@ class Kernel:
                               f"{', '.join(KINDS + ('blocks',))}")
         if self.chip not in GENERATIONS:
             raise KernelError(f"unknown TPU chip {self.chip!r}: one of {', '.join(GENERATIONS)}")
+        if not self.inputs:
+            raise KernelError("a kernel takes at least one operand")
+        rank = len(self.inputs[0].shape)
+        if self.kind in RANK_2_KINDS and rank != 2:
+            raise KernelError(f"the {self.kind} kernel modelled here takes a rank-2 operand, "
+                              f"not rank {rank} (copy, add and blocks take any rank)")
 
 
 def _cdiv(a: int, b: int) -> int:

@@ -299,6 +299,8 @@ def test_explain_notes_nothing_where_xla_array_size_fits(capsys):
     ["check-hlo", "a\x00b"],                                            # NUL in the name
     ["pallas", "30", "--hlo", "f1.png\x00"],
     ["pallas", "f32[8,128]@8,128", "--error", "a\x00b"],
+    ["pallas", "f32[1000]{0:T(256)}", "--kernel", "reduce"],           # a rank-2 body
+    ["pallas", "f32[1000]{0:T(256)}", "--kernel", "reshape"],
     ["convert", "f32[1000]{0:T(512)}", "f32[1000]{0:T(8,128)}", "--timeout", "1e308"],
     ["convert", "f32[" + "1," * 40 + "1]", "f32[" + "1," * 40 + "1]"],  # rank 41
 ])
