@@ -15,12 +15,13 @@ tests/mosaic/test_mosaic_corpus.py replays it against tilespec's model without l
     nice -n 10 python tools/pallas_corpus.py --grid issues --chips v4 v5e v6e # 18: ~2 min
     nice -n 10 python tools/pallas_corpus.py --grid offgrid                   # 602: ~10 min
     # jax-ml/jax#34001 under the report's jax[tpu] (0.8.1), later ones, and today's
-    # (each ~3 min, one record: topp.json.gz); V: 0.8.1 0.9.0 0.9.2 0.10.0 0.10.1
-    python3 -m venv /tmp/jax-V && /tmp/jax-V/bin/pip install "jax[tpu]==V"
-    nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append --python /tmp/jax-V/bin/python
+    # (each ~3 min, one record: topp.json.gz); V: 0.8.1 0.9.0 0.9.2 0.10.0 0.10.1;
+    # VENV: a new directory outside the repository, one for each V
+    python3 -m venv VENV && VENV/bin/pip install "jax[tpu]==V"
+    nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append --python VENV/bin/python
     nice -n 10 python tools/pallas_corpus.py --grid topp --chips v5e --append
-    # today's libtpu under the report's jax: /tmp/mix with jax==0.8.1 jaxlib==0.8.1, then
-    # pip install --no-deps libtpu==0.0.42.1, and --python /tmp/mix/bin/python as above
+    # today's libtpu under the report's jax: a VENV with jax==0.8.1 jaxlib==0.8.1, then
+    # pip install --no-deps libtpu==0.0.42.1, and --python VENV/bin/python as above
     python tools/pallas_corpus.py --chips v5e --limit 20 --out one.json.gz
 
 Each chip's kernels are compiled in a worker process (this file with
