@@ -43,10 +43,10 @@ from .decomposition import (
     describe,
     describe_decomposition,
     is_bitcast,
-    remembering,
     transposes,
 )
 from .dynamic import is_dynamic_pair
+from .memo import remembering
 from .memory_space import (
     HOST_MEMORY_SPACE,
     UNPINNED_HOST_MEMORY_SPACE,

@@ -28,10 +28,8 @@ True
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ...spec import (
@@ -43,7 +41,7 @@ from ...spec import (
     parse_array_shape,
     resolve_xla,
 )
-from ..core import DEFAULT_TIMEOUT, crosscheck, first_refutation, probe_values, scope
+from ..core import DEFAULT_TIMEOUT, first_refutation, probe_values, scope
 from ..result import (
     PROVED,
     REFUTED,
@@ -56,6 +54,7 @@ from ..result import (
     counterexample_lines,
 )
 from . import dynamic, reading as one_reading
+from .memo import remembered
 from .memory_space import memory_space_violation, memory_spaces_note
 from .reading import shape_text
 from .reshape_groups import monomial
@@ -122,42 +121,7 @@ def decide_reading(src: Shape, dst: Shape, reading=RESHAPE, *,
     """One reading (``"reshape"`` or a permutation), judged on bytes, with a
     typed counterexample."""
     transpose = None if reading in (None, RESHAPE) else tuple(reading)
-    return _remembered(_decide_reading, src, dst, transpose, timeout)
-
-
-#: The answers remembered inside :func:`remembering`, or None.
-_MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("bitcast_memo",
-                                                                    default=None)
-
-
-@contextmanager
-def remembering():
-    """Inside the block a question asked again reuses its answer (several
-    entry points asking about one pair).  Outside it every call decides
-    afresh: a cache for the whole process would outlive a patched solver or
-    a ``--cross-check``.
-
-    >>> from tilespec.spec.text import parse_array_shape as shape
-    >>> with remembering():
-    ...     a = is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
-    ...     a is is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
-    True
-    """
-    token = _MEMO.set({})
-    try:
-        yield
-    finally:
-        _MEMO.reset(token)
-
-
-def _remembered(decision, *args):
-    memo = _MEMO.get()
-    if memo is None or crosscheck.active() is not None:
-        return decision(*args)
-    key = (decision.__name__, *args)
-    if key not in memo:
-        memo[key] = decision(*args)
-    return memo[key]
+    return remembered(_decide_reading, src, dst, transpose, timeout)
 
 
 def _decide_reading(src: Shape, dst: Shape, transpose, timeout: float) -> Result:
@@ -368,7 +332,7 @@ def decompose(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIMEOUT,
     """
     if order not in ORDERS:
         raise TilespecError(f"order {order!r} is not one of {', '.join(ORDERS)}")
-    return _remembered(_decompose, src, dst, timeout, constant_operand, resolve_xla(xla),
+    return remembered(_decompose, src, dst, timeout, constant_operand, resolve_xla(xla),
                        order)
 
 
