@@ -57,6 +57,9 @@ def pallas_order(operand: Shape, chip: str, condition: str | None = None,
             operand.layout.minor_to_major) != tuple(reversed(range(operand.rank))):
         raise NotInFamily(f"{format_shape(operand)}: the claims cover rank-1 and rank-2 "
                           f"row-major operands ({{0:T(...)}}, {{1,0:T(...)}})")
+    if not operand.layout.tiles:
+        raise NotInFamily(f"{format_shape(operand)}: untiled; the claims are about an "
+                          "operand XLA tiles (T(a,128), T(k))")
     text = format_shape(operand.with_layout(operand.layout.replace(memory_space=0)))
     # the memory space moves no element: the claims are about the tiling
     tiling = text[text.index(":") + 1:text.rindex("}")]

@@ -376,3 +376,10 @@ def test_commands_without_a_verdict_list_only_the_exit_statuses_they_use(capsys,
 def test_commands_with_a_verdict_list_refuted_and_unknown(capsys):
     code, out, _ = run(capsys, "prove", "--help")
     assert code == 0 and "1  refuted" in out and "3  unknown" in out
+
+
+@pytest.mark.parametrize("layout", ["f32[8,128]{1,0}", "f32[8,128]{1,0:S(1)}"])
+def test_pallas_order_of_an_untiled_operand_is_bad_input(capsys, layout):
+    # found by the CLI fuzzer: the tiling was cut out of the text at its ':'
+    code, out, err = run(capsys, "pallas-order", layout)
+    assert "untiled" in one_line_error(code, err)
