@@ -25,11 +25,13 @@ from ..prover.hlo import (
     Tally,
     baseline_names,
     check_files,
+    check_options,
     default_jobs,
     module_paths,
     read_baseline,
     read_text,
     refuse_endless,
+    reported_part,
     select_findings,
     write_baseline,
 )
@@ -139,6 +141,8 @@ def check_paths(args) -> list:
     if meant and len(paths) != 1:
         raise TilespecError(f"--meant names a bitcast of one module, but {len(paths)} "
                             "modules are given")
+    check_options(_codes(args.select, "--select"), _codes(args.ignore, "--ignore"),
+                  min_level(args))
     texts = {STDIN: read_text(STDIN)} if STDIN in paths else {}
     jobs = args.jobs
     if jobs == 0:
@@ -146,13 +150,38 @@ def check_paths(args) -> list:
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts,
                           backend=args.backend, strict_tiles=args.strict_tiles,
-                          xla=args.xla, then=json_where_checked(args, paths))
+                          xla=args.xla, then=where_checked(args, paths))
     unread = [r for r in results if r.error is not None]
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)
         more = f" (and {len(unread) - 1} more modules not read)" if len(unread) > 1 else ""
         raise TilespecError(f"{_naming_the_file(unread[0])}{more}")
     return results
+
+
+def where_checked(args, paths: list[str]):
+    """What each worker does after checking its module (also in one
+    process): under ``--json``, :func:`json_where_checked`; otherwise keep
+    of the report only what text and SARIF read of it under the options
+    (:func:`~tilespec.prover.hlo.findings.reported_part`), so that a
+    worker sends its module's findings, not every note and buffer.  Not
+    against a baseline: which of its findings the module still has is
+    decided over every finding (:func:`select_findings`' ``absent``)."""
+    if args.json:
+        return json_where_checked(args, paths)
+    if args.baseline:
+        return None
+    return partial(reported_result, select=_codes(args.select, "--select"),
+                   ignore=_codes(args.ignore, "--ignore"), min_level=min_level(args),
+                   tables=args.tables)
+
+
+def reported_result(result, **options):
+    """``result`` with :func:`~tilespec.prover.hlo.findings.reported_part`
+    of its report (``options``: the linter's and ``tables``)."""
+    if result.report is None:
+        return result
+    return replace(result, report=reported_part(result.report, **options))
 
 
 def json_where_checked(args, paths: list[str]):

@@ -31,6 +31,8 @@ from .findings import (
     Finding as Finding,
     Known as Known,
     Report as Report,
+    check_options as check_options,
+    reported_part as reported_part,
     select_findings as select_findings,
     verdict_of as verdict_of,
 )

@@ -312,12 +312,37 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs == 1 or len(paths) <= 1:
         with remembering():
             return [unit(p, texts.get(p)) for p in paths]
+    # The largest modules first: a large one started last would run alone
+    # while the other workers wait (the results keep the order of paths).
+    order = largest_first(paths, texts)
     # spawn, not fork: a forked child of a process that has started threads
     # (JAX's, when the caller imported jax) may deadlock, and JAX warns so
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
                              mp_context=multiprocessing.get_context("spawn"),
                              initializer=remember_in_this_process) as pool:
-        return list(pool.map(unit, paths, [texts.get(p) for p in paths]))
+        done = pool.map(unit, [paths[i] for i in order], [texts.get(paths[i]) for i in order])
+        results: list[ModuleResult | None] = [None] * len(paths)
+        for i, r in zip(order, done):
+            results[i] = r
+    return [r for r in results if r is not None]
+
+
+def largest_first(paths: Sequence[str], texts: dict[str, str]) -> list[int]:
+    """The indices of ``paths``, the largest file (or text) first: the order
+    to start work units in so that no large one is left to run alone at the
+    end.  A file that cannot be read counts as empty (its unit says why).
+
+    >>> largest_first(["-", "/no/such/file", "-"], {"-": "x" * 9})
+    [0, 2, 1]
+    """
+    def size(path: str) -> int:
+        if path in texts:
+            return len(texts[path])
+        try:
+            return os.path.getsize(path)
+        except (OSError, ValueError):
+            return 0
+    return sorted(range(len(paths)), key=lambda i: -size(paths[i]))
 
 
 def remember_in_this_process() -> None:
@@ -358,7 +383,8 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     except (OSError, ValueError, TimeoutError) as e:
         raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
     with client:
-        todo = [(i, p) for i, (p, s) in enumerate(zip(paths, sources)) if isinstance(s, str)]
+        todo = sorted(((i, p) for i, (p, s) in enumerate(zip(paths, sources))
+                       if isinstance(s, str)), key=lambda x: -len(sources[x[0]]))
         futures = client.map(unit, [p for _, p in todo], [sources[i] for i, _ in todo],
                              pure=False)
         for (i, _), r in zip(todo, client.gather(futures)):

@@ -342,13 +342,7 @@ def select_findings(report: Report, *, select=None, ignore=None,
     >>> select_findings(r, baseline={other.key: other}, file="m.hlo").reported_status
     'refuted'
     """
-    for name in (*(select or ()), *(ignore or ())):
-        if name not in RULES:
-            raise TilespecError(f"unknown rule {name!r}; the rules are "
-                                + ", ".join(RULES))
-    if min_level not in LEVELS:
-        raise TilespecError(f"unknown level {min_level!r}; the levels are "
-                            + ", ".join(LEVELS))
+    check_options(select, ignore, min_level)
     floor = LEVELS.index(min_level)
     every = report.findings + report.filtered + report.baselined
     shown = tuple(f for f in every
@@ -372,6 +366,56 @@ def select_findings(report: Report, *, select=None, ignore=None,
                    filtered=tuple(f for f in every if id(f) not in shown_ids),
                    baselined=known, status=status_of(every),
                    against_baseline=baseline is not None, updated=updated, absent=absent)
+
+
+def check_options(select=None, ignore=None, min_level: str = "note") -> None:
+    """Bad input (one line) unless every rule ``select`` and ``ignore``
+    name is one of :data:`RULES` and ``min_level`` one of the levels.
+
+    >>> check_options(ignore={"padding"}, min_level="warning")
+    >>> check_options(select={"no-such-rule"})
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: unknown rule 'no-such-rule'; the rules are ...
+    """
+    for name in (*(select or ()), *(ignore or ())):
+        if name not in RULES:
+            raise TilespecError(f"unknown rule {name!r}; the rules are "
+                                + ", ".join(RULES))
+    if min_level not in LEVELS:
+        raise TilespecError(f"unknown level {min_level!r}; the levels are "
+                            + ", ".join(LEVELS))
+
+
+def reported_part(report: Report, *, select=None, ignore=None, min_level: str = "note",
+                  tables: bool = False) -> Report:
+    """What text and SARIF read of ``report`` under the options (no
+    baseline): :func:`select_findings`' report, less the findings the
+    options drop that decide nothing (only a refuted or undecided one
+    changes the verdict, :attr:`Report.reported_status` or
+    :attr:`Report.suppressed_errors`) and, of the buffers, only those
+    :meth:`Report.worst` and :meth:`Report.largest` name (``tables``; none
+    without).  A worker sends this instead of every note and buffer of a
+    large module; :func:`select_findings` of it, with the same options
+    and any baseline, reports what it reports of the whole report.
+
+    >>> from tilespec.prover.hlo.check import check_module
+    >>> from tilespec.prover.hlo.module import parse_hlo
+    >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[3,5]) -> f32[15] {
+    ...   %p = f32[3,5]{1,0:T(2,2)} parameter(0)
+    ...   ROOT %b = f32[15]{0} bitcast(%p)
+    ... }'''))
+    >>> part = reported_part(r, min_level="warning")
+    >>> [f.rule for f in r.findings], [f.rule for f in part.findings], part.filtered
+    (['padding', 'bitcast-refuted'], ['bitcast-refuted'], ())
+    >>> part.status, part.verdict(), len(r.buffers), part.buffers
+    ('refuted', 'refuted', 2, ())
+    """
+    kept = select_findings(report, select=select, ignore=ignore, min_level=min_level)
+    decisive = tuple(f for f in kept.filtered if verdict_of(f) in (REFUTED, UNKNOWN))
+    shown = ({id(b) for b in (*report.worst(), *report.largest())} if tables else set())
+    return replace(kept, filtered=decisive,
+                   buffers=tuple(b for b in report.buffers if id(b) in shown))
 
 
 def violation(what: str, src: Shape | None = None, dst: Shape | None = None,
