@@ -14,7 +14,7 @@ from locations import DATA
 
 from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.corpus import ModuleResult
-from tilespec.prover.hlo.findings import RULES, Known, reported_part, select_findings
+from tilespec.prover.hlo.findings import RULES, reported_part, select_findings
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.render import write_sarif, write_text
 
