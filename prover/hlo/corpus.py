@@ -385,11 +385,20 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     with client:
         todo = sorted(((i, p) for i, (p, s) in enumerate(zip(paths, sources))
                        if isinstance(s, str)), key=lambda x: -len(sources[x[0]]))
-        futures = client.map(unit, [p for _, p in todo], [sources[i] for i, _ in todo],
-                             pure=False)
+        futures = client.map(partial(remembering_in, unit), [p for _, p in todo],
+                             [sources[i] for i, _ in todo], pure=False)
         for (i, _), r in zip(todo, client.gather(futures)):
             sources[i] = r
     return sources
+
+
+def remembering_in(unit: Callable[..., ModuleResult], path: str,
+                   text: str | None = None) -> ModuleResult:
+    """``unit`` of one module inside :func:`~tilespec.prover.bitcast.remembering`:
+    a Dask task's scope (a worker of a cluster outlives the run, so its
+    answers are not kept across tasks)."""
+    with remembering():
+        return unit(path, text)
 
 
 def default_jobs() -> int:
