@@ -98,8 +98,9 @@ def corpus_phases(corpus: Path, sample: int = 4) -> None:
     """Where check-hlo's time goes on the corpus, in CPU seconds of this
     process (``time.process_time``: less sensitive to the load of a shared
     machine than wall time), per 10,000 instructions over ``sample`` modules,
-    after one warm-up module: reading and parsing, checking, the result's
-    pickle round trip (what a ``--jobs`` worker sends the parent), and
+    after one warm-up module: reading and parsing, checking, the pickle
+    round trip of what a ``--jobs`` worker sends the parent under text and
+    SARIF (:func:`~tilespec.prover.hlo.findings.reported_part`), and
     writing ``--json`` (by the workers under ``--jobs 2`` when no option
     filters findings: ``cli.hlo.rendered_json``); and the projection to the
     whole corpus on 2 cores."""
@@ -108,7 +109,7 @@ def corpus_phases(corpus: Path, sample: int = 4) -> None:
     import pickle
 
     from tilespec.cli.main import main as cli
-    from tilespec.prover.hlo import check_module, module_paths, parse_hlo
+    from tilespec.prover.hlo import check_module, module_paths, parse_hlo, reported_part
     paths = module_paths([str(corpus)])
     if not paths:
         return
@@ -124,7 +125,7 @@ def corpus_phases(corpus: Path, sample: int = 4) -> None:
         b = time.process_time()
         report = check_module(module)
         c = time.process_time()
-        pickle.loads(pickle.dumps(report))
+        pickle.loads(pickle.dumps(reported_part(report, min_level="warning")))
         d = time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             cli(["check-hlo", path])
