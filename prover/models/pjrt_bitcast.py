@@ -18,7 +18,9 @@ XLA's order), the only pairing of elements of different widths.
 Three verdicts: ``refuted`` "sizes differ: PjRt refuses"; ``proved`` "sizes
 equal and every element kept"; ``refuted`` "sizes equal but element ... moves
 from byte a to byte b: PjRt accepts it silently" (the counterexample is the
-bitcast decision's, replayed on the spec's offsets).
+bitcast decision's, replayed on the spec's offsets).  A source with a ``*``
+tile entry is ``unknown``: no PjRt buffer has that layout (ArraySize would
+call it 0 bytes, equal to any other such layout's, whatever its elements).
 
 >>> from tilespec.spec.text import parse_array_shape as shape
 >>> r = pjrt_buffer_bitcast(shape("f32[8,128]{1,0}"), shape("f32[8,128]{0,1}"))
@@ -38,10 +40,10 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ...spec import Holds, Shape, XlaCommit, format_shape, num_elements, resolve_xla
+from ...spec import COMBINE, Holds, Shape, XlaCommit, format_shape, num_elements, resolve_xla
 from ..bitcast import RESHAPE, is_bitcast, resized
 from ..names import DEFAULT_TIMEOUT, counted
-from ..result import PROVED, REFUTED, Counterexample, Result, Side
+from ..result import PROVED, REFUTED, UNKNOWN, Counterexample, Result, Side
 from .array_size import xla_array_bytes
 from .versions import XlaModel
 
@@ -82,6 +84,14 @@ def pjrt_buffer_bitcast(src: Shape, dst: Shape, *, timeout: float = DEFAULT_TIME
         dst = Shape(dst.element_type, dst.dims,
                     dataclasses.replace(dst.layout, memory_space=src.layout.memory_space),
                     dst.dynamic)
+    if any(COMBINE in t.sizes for t in src.layout.tiles):
+        # ArraySize of such a layout would be 0 bytes (array_size.py), so two
+        # of them compare equal: there is no buffer that size describes
+        why = ("no PjRt buffer has this source layout: a '*' tile entry is INT64_MIN, and "
+               "XLA's layout check rejects a negative tile entry (RET_CHECK dimension >= 0, "
+               "xla/layout.h), so there is no buffer to bitcast")
+        return Result(text, PROPERTY, UNKNOWN, time.perf_counter() - start, reason=why,
+                      shapes=(src, dst))
     a, b = xla_array_bytes(src), xla_array_bytes(dst)
     if a != b:
         why = f"sizes differ ({counted(a, 'byte')} against {b}): PjRt refuses the bitcast"

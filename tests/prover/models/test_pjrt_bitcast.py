@@ -75,3 +75,11 @@ def test_other_dims_of_the_same_size_are_a_question_not_bad_input(capsys):
     assert s.offset != t.offset
     assert main(["bitcast", "f32[1024]{0:T(1024)}", "f32[1000]{0:T(1024)}",
                  "--as", "pjrt-buffer"]) == 0
+
+
+@pytest.mark.parametrize("dst", ["f32[8,4]{1,0:T(*,2)}", "f32[32]{0}"])
+def test_a_source_tiled_with_star_is_no_buffer_so_never_proved(dst):
+    # ArraySize is 0 bytes for every '*' layout: the sizes compared equal
+    # and the bitcast of 32 elements in 0 bytes was "proved"
+    r = pjrt_buffer_bitcast(shape("f32[4,8]{1,0:T(*,4)}"), shape(dst))
+    assert r.status == "unknown" and "no PjRt buffer" in r.reason
