@@ -385,8 +385,11 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     with client:
         todo = sorted(((i, p) for i, (p, s) in enumerate(zip(paths, sources))
                        if isinstance(s, str)), key=lambda x: -len(sources[x[0]]))
-        futures = client.map(partial(remembering_in, unit), [p for _, p in todo],
-                             [sources[i] for i, _ in todo], pure=False)
+        # scattered, not in the task graph: the texts go to the workers
+        # directly (a graph of large objects makes Dask warn on stderr)
+        data = client.scatter([sources[i] for i, _ in todo], hash=False) if todo else []
+        futures = client.map(partial(remembering_in, unit), [p for _, p in todo], data,
+                             pure=False)
         for (i, _), r in zip(todo, client.gather(futures)):
             sources[i] = r
     return sources
