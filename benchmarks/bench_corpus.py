@@ -63,7 +63,7 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
     try:
         import distributed
         dask = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                        host="127.0.0.1", dashboard_address=None)
+                                        host="127.0.0.1", dashboard_address=":0")
         runs["dask LocalCluster(2)"] = check + ["--scheduler", dask.scheduler_address]
     except ImportError:
         pass

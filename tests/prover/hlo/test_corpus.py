@@ -305,7 +305,7 @@ def test_a_dask_cluster_gives_the_single_process_results(capsys, tmp_path):
     d = dump(tmp_path)
     paths = module_paths([str(d)]) + [str(tmp_path / "missing.txt")]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")
         on_dask = check_files(paths, scheduler=address)
