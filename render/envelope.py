@@ -203,8 +203,9 @@ def _typed_json(value) -> dict:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-#: ``json.dumps`` with :func:`_typed_json`, its encoder made once.
-_encode = json.JSONEncoder(default=_typed_json).encode
+#: ``json.dumps`` with :func:`_typed_json`, its encoder made once (results
+#: are trees built from typed values: no cycle to look for).
+_encode = json.JSONEncoder(default=_typed_json, check_circular=False).encode
 
 
 @dataclass(frozen=True)
