@@ -26,7 +26,8 @@ at the encoder's speed.
 <BLANKLINE>
 >>> doc = json.loads(out.getvalue())
 >>> doc["format_version"], doc["results"][0]["data"], doc["error"]
-(2, {'offset': 2}, None)"""
+(2, {'offset': 2}, None)
+"""
 
 from __future__ import annotations
 
@@ -236,9 +237,9 @@ def write(out: IO[str], command: str | None, exit_status: int,
           entries: Iterable[Entry | Rendered], error: Mapping[str, str] | None = None) -> None:
     """The envelope on ``out``: its header one field per line, then each
     entry as it comes, a result per line (:class:`Rendered` entries as
-    they were written), then the ``error`` (None, or its ``kind`` and ``message``:
-    :func:`write_error`).  It parses to the document ``json.dumps``
-    would write of the same values.
+    they were written), then the ``error`` (None, or its ``kind`` and
+    ``message``: :func:`write_error`).  It parses to the document
+    ``json.dumps`` would write of the same values.
 
     >>> import io
     >>> out = io.StringIO()
