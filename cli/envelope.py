@@ -26,15 +26,15 @@ from ..render import (
     FORMAT_VERSION,
     Entry,
     Rendered,
-    error_document,
     share_time,
     tool_version,
     write,
+    write_error,
 )
 from ..spec import TilespecError
 
-__all__ = ["FORMAT_VERSION", "Entry", "emit", "error_document", "output", "run", "schema",
-           "tool_version"]
+__all__ = ["FORMAT_VERSION", "Entry", "emit", "output", "run", "schema",
+           "tool_version", "write_error"]
 
 
 def emit(args, entries: Iterable[Entry | Rendered], text: str | None = None) -> None:

@@ -13,7 +13,6 @@ input ends in a Python traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import traceback
@@ -22,7 +21,7 @@ from ..prover.core import cross_checking
 from ..spec import SymbolicShapeError, TilespecError
 from .arguments import DIMS_COMMANDS, apply_dims
 from .commands import REGISTER
-from .envelope import error_document, run, tool_version
+from .envelope import run, tool_version, write_error
 
 EXIT_OK = 0
 EXIT_REFUTED = 1
@@ -207,7 +206,7 @@ def _json_error(argv, kind: str, message: str, status: int = EXIT_BAD_INPUT) -> 
     """With ``--json``, an error is a JSON document on stdout as well."""
     if "--json" in argv:
         command = next((a for a in argv if not a.startswith("-")), None)
-        print(json.dumps(error_document(command, message, kind, status), indent=2))
+        write_error(sys.stdout, command, message, kind, status)
 
 
 def _one_line(e: BaseException, limit: int = 300) -> str:

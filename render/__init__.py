@@ -7,11 +7,11 @@ from .envelope import (
     FORMAT_VERSION as FORMAT_VERSION,
     Entry as Entry,
     Rendered as Rendered,
-    error_document as error_document,
     rendered as rendered,
     share_time as share_time,
     tool_version as tool_version,
     write as write,
+    write_error as write_error,
 )
 from .hlo import (
     entries as entries,

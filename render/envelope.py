@@ -4,13 +4,26 @@
 An :class:`Entry` is one result of the envelope: what was asked about
 (``subject``), which ``check``, its ``status`` and the rest.  :func:`write`
 writes the document around any iterable of entries, each as soon as it is
-produced, in the layout ``json.dumps(document, indent=2)`` gives; a value
-shared by many entries (one decision's JSON, reused by every repeat of its
-question) is encoded once.
+produced: the header one field per line, then each result on a line of
+its own as compact JSON (``json.dumps``'s C encoder, the one Python uses
+without ``indent``), so that line tools (``grep``, ``jq -c``, a JSON Lines
+reader of the ``results`` lines) work on it and a large report is written
+at the encoder's speed.
 
 >>> import io
 >>> out = io.StringIO()
 >>> write(out, "offset", 0, [Entry({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2})])
+>>> print(out.getvalue())  # doctest: +ELLIPSIS
+{
+  "format": "tilespec",
+  ...
+  "exit_status": 0,
+  "results": [
+    {"subject": {"shape": "f32[3]{0}"}, "check": "offset", ..., "data": {"offset": 2}}
+  ],
+  "error": null
+}
+<BLANKLINE>
 >>> doc = json.loads(out.getvalue())
 >>> doc["format_version"], doc["results"][0]["data"], doc["error"]
 (2, {'offset': 2}, None)
@@ -19,9 +32,7 @@ question) is encoded once.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field, replace
-from json.encoder import encode_basestring_ascii
 from typing import IO, Any, Iterable, Mapping
 
 from ..prover.result import Counterexample, Result, counterexample_json
@@ -75,7 +86,8 @@ class Entry:
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
-        object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
+        if self.steps or type(self.steps) is not tuple:
+            object.__setattr__(self, "steps", tuple(str(s) for s in self.steps))
         object.__setattr__(self, "data", {} if self.data is None else self.data)
 
     @classmethod
@@ -119,7 +131,11 @@ def subject_json(subject: Mapping[str, Any]) -> dict:
     >>> subject_json({"shapes": [parse_shape("f32[3]")], "transpose": [1, 0]})
     {'shapes': ['f32[3]{0}'], 'transpose': [1, 0]}
     """
-    return {k: _subject_value(v) for k, v in subject.items()}
+    # most subjects are names and line numbers: written as they are
+    return {k: v if type(v) in _PLAIN else _subject_value(v) for k, v in subject.items()}
+
+
+_PLAIN = (str, int)
 
 
 def _subject_value(value):
@@ -168,96 +184,35 @@ def header(command: str | None, exit_status: int) -> dict:
             "version": tool_version(), "command": command, "exit_status": exit_status}
 
 
-def error_document(command, message: str, kind: str, exit_status: int) -> dict:
-    """Bad input (or an internal error) as JSON: no results, the message."""
-    return {**header(command, exit_status), "results": [],
-            "error": {"kind": kind, "message": message}}
+def result_line(entry: Entry) -> str:
+    """One result as the envelope holds it: its JSON on one line, compact
+    (``json.dumps``'s separators and ``ensure_ascii``), indented under
+    ``results``; a typed counterexample anywhere in it is written as its JSON.
+
+    >>> print(result_line(Entry({}, "rule", "ok", steps=("a",))))
+        {"subject": {}, "check": "rule", "status": "ok", "scope": "concrete", "seconds": 0.0, \
+"counterexample": null, "reason": null, "steps": ["a"], "data": {}}
+    """
+    return "    " + _encode(entry.to_json())
 
 
-#: How JSON writes each scalar type (``json.dumps`` gives the same text).
-_SCALAR = {str: encode_basestring_ascii, int: int.__repr__, type(None): lambda v: "null",
-           bool: lambda v: "true" if v else "false"}
+def _typed_json(value) -> dict:
+    """The JSON of a typed value the encoder does not know (``default`` of
+    ``json.dumps``): a counterexample inside a result's data."""
+    if isinstance(value, Counterexample):
+        return value.to_json()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _float(value: float) -> str:
-    """A float as ``json.dumps`` writes it (``NaN`` and ``Infinity`` included)."""
-    return float.__repr__(value) if math.isfinite(value) else json.dumps(value)
-
-
-_SCALAR[float] = _float
-
-
-class _Encoder:
-    """JSON text as ``json.dumps(indent=2)`` writes it at a given depth, a
-    value at a time as the results come.  A container met again (the same
-    object: one decision's JSON shared by every repeat of its question) is
-    encoded once; the encoder keeps every container it encoded, so an id is
-    never reused while its text is remembered.  Scalars are written in the
-    loops over a container's items, without a call each: most of a large
-    report's values are scalars."""
-
-    def __init__(self):
-        self.memo: dict[int, tuple[Any, str, str]] = {}
-
-    def __call__(self, value, pad: str) -> str:
-        scalar = _SCALAR.get(type(value))
-        if scalar is not None:
-            return scalar(value)
-        if type(value) is not Counterexample and not isinstance(value, (dict, list, tuple)):
-            return json.dumps(value)
-        seen = self.memo.get(id(value))
-        if seen is not None and seen[1] == pad:
-            return seen[2]
-        text = self.container(value.to_json() if type(value) is Counterexample else value,
-                              pad)
-        self.memo[id(value)] = (value, pad, text)
-        return text
-
-    def container(self, value, pad: str) -> str:
-        inner = pad + "  "
-        scalars = _SCALAR
-        if isinstance(value, dict):
-            if not value:
-                return "{}"
-            items = []
-            for k, v in value.items():
-                scalar = scalars.get(type(v))
-                items.append(encode_basestring_ascii(k if type(k) is str else str(k)) + ": "
-                             + (scalar(v) if scalar is not None else self(v, inner)))
-            return "{\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "}"
-        if not value:
-            return "[]"
-        items = []
-        for v in value:
-            scalar = scalars.get(type(v))
-            items.append(scalar(v) if scalar is not None else self(v, inner))
-        return "[\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "]"
-
-    def entry(self, e: Entry, pad: str) -> str:
-        inner = pad + "  "
-        ce = e.counterexample
-        reason = e.reason
-        return ("{\n" + inner
-                + (",\n" + inner).join((
-                    '"subject": ' + self.container(subject_json(e.subject), inner),
-                    '"check": ' + encode_basestring_ascii(e.check),
-                    '"status": ' + encode_basestring_ascii(e.status),
-                    '"scope": ' + encode_basestring_ascii(e.scope),
-                    '"seconds": ' + _float(round(float(e.seconds or 0.0), 6)),
-                    '"counterexample": ' + self(
-                        ce if ce is None or isinstance(ce, Counterexample)
-                        else counterexample_json(ce), inner),
-                    '"reason": ' + ("null" if reason is None
-                                    else encode_basestring_ascii(reason)),
-                    '"steps": ' + self.container(list(e.steps), inner),
-                    '"data": ' + self(e.data, inner)))
-                + "\n" + pad + "}")
+#: ``json.dumps`` with :func:`_typed_json`, its encoder made once (results
+#: are trees built from typed values: no cycle to look for).
+_encode = json.JSONEncoder(default=_typed_json, check_circular=False).encode
 
 
 @dataclass(frozen=True)
 class Rendered:
     """Entries written out already, as :func:`write` writes them among the
-    results (``text``: their JSON, joined as the results are): a worker
+    results (``text``: their lines, joined as the results are): a worker
     process renders its module's entries (:func:`rendered`), so that the
     parent writes bytes instead of encoding every module alone."""
 
@@ -274,27 +229,48 @@ def rendered(entries: Iterable[Entry | Rendered]) -> Rendered:
     >>> json.loads(out.getvalue())["results"] == [e.to_json()] * 2
     True
     """
-    encode = _Encoder()
-    return Rendered(",\n    ".join(e.text if isinstance(e, Rendered) else encode.entry(e, "    ")
-                                   for e in entries if not isinstance(e, Rendered) or e.text))
+    return Rendered(",\n".join(e.text if isinstance(e, Rendered) else result_line(e)
+                                for e in entries if not isinstance(e, Rendered) or e.text))
 
 
 def write(out: IO[str], command: str | None, exit_status: int,
-          entries: Iterable[Entry | Rendered]) -> None:
-    """The envelope on ``out``: its header, then each entry as it comes
-    (:class:`Rendered` entries as they were written)."""
+          entries: Iterable[Entry | Rendered], error: Mapping[str, str] | None = None) -> None:
+    """The envelope on ``out``: its header one field per line, then each
+    entry as it comes, a result per line (:class:`Rendered` entries as
+    they were written), then the ``error`` (None, or its ``kind`` and
+    ``message``: :func:`write_error`).  It parses to the document
+    ``json.dumps`` would write of the same values.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> write(out, "explain", 2, [], error={"kind": "bad input", "message": "bad shape"})
+    >>> for line in out.getvalue().splitlines()[-3:]: print(line)
+      "results": [],
+      "error": {"kind": "bad input", "message": "bad shape"}
+    }
+    """
     head = header(command, exit_status)
     out.write("{\n" + "".join(f'  "{k}": {json.dumps(v)},\n' for k, v in head.items()))
-    encode = _Encoder()
     first = True
     for e in entries:
-        if isinstance(e, Rendered):
-            if not e.text:
-                continue
-            text = e.text
-        else:
-            text = encode.entry(e, "    ")
-        out.write(('  "results": [\n    ' if first else ",\n    ") + text)
+        text = e.text if isinstance(e, Rendered) else result_line(e)
+        if not text:
+            continue
+        out.write(('  "results": [\n' if first else ",\n") + text)
         first = False
     out.write('  "results": [],\n' if first else "\n  ],\n")
-    out.write('  "error": null\n}\n')
+    out.write(f'  "error": {json.dumps(None if error is None else dict(error))}\n}}\n')
+
+
+def write_error(out: IO[str], command: str | None, message: str, kind: str,
+                exit_status: int) -> None:
+    """Bad input (or an internal error) as the envelope: no results, the
+    error's ``kind`` and one-line ``message``.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> write_error(out, "explain", "bad shape", "bad input", 2)
+    >>> json.loads(out.getvalue())["error"]
+    {'kind': 'bad input', 'message': 'bad shape'}
+    """
+    write(out, command, exit_status, (), error={"kind": kind, "message": message})

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, Tally, verdict_of
 from ..prover.names import counted
-from ..prover.result import REFUTED, UNKNOWN
+from ..prover.result import REFUTED, UNKNOWN, counterexample_json
 from .envelope import Entry, Rendered
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -205,8 +205,15 @@ def entries(results: Iterable, check: str) -> Iterator[Entry | Rendered]:
             yield Entry({"file": r.path}, check, "unknown", reason=f"not checked: {r.error}")
             continue
         yield module_entry(r.path, r.report, check)
+        # a decision's counterexample is shared by every repeat of its
+        # question: its JSON is made once (the report keeps each one alive)
+        known: dict[int, dict] = {}
         for f in r.report.findings:
-            yield finding_entry(r.path, r.report.module, f)
+            ce = f.counterexample
+            if ce is not None and id(ce) not in known:
+                known[id(ce)] = counterexample_json(ce)
+            yield finding_entry(r.path, r.report.module, f,
+                                None if ce is None else known[id(ce)])
 
 
 def module_entry(path: str, report: Report, check: str) -> Entry:
@@ -232,10 +239,10 @@ def module_entry(path: str, report: Report, check: str) -> Entry:
                           else {"xla_version": report.xla_version.to_json()})})
 
 
-def finding_entry(path: str, module: str, f: Finding) -> Entry:
+def finding_entry(path: str, module: str, f: Finding, counterexample=None) -> Entry:
     """One finding: its rule, its status, its message as the reason, its
-    counterexample (where it has one: a hint's too), and the decision's
-    JSON."""
+    counterexample (where it has one: a hint's too; ``counterexample``: its
+    JSON made already), and the decision's JSON."""
     subject = {"file": path, "module": module, "instruction": f.instruction, "line": f.line}
     if f.computation:
         subject["computation"] = f.computation
@@ -243,7 +250,8 @@ def finding_entry(path: str, module: str, f: Finding) -> Entry:
     if f.text:
         data["text"] = f.text
     return Entry(subject, f.rule, status(f), reason=f.message,
-                 counterexample=f.counterexample, data=data)
+                 counterexample=f.counterexample if counterexample is None else counterexample,
+                 data=data)
 
 
 # --- SARIF -----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Every command's ``--json`` output is one envelope that the shipped JSON
-Schema accepts (docs/json.md), errors included."""
+Schema accepts (docs/json.md), errors included, a result per line."""
 
 import importlib.util
 import json
@@ -92,9 +92,14 @@ def commands():
 
 
 def run_json(argv, capsys):
+    """The exit status and the document, whose results are one per line
+    (docs/json.md: line tools see every result whole)."""
     status = main(argv + ["--json"])
     out = capsys.readouterr().out
-    return status, json.loads(out)
+    doc = json.loads(out)
+    lines = [json.loads(x.removesuffix(",")) for x in out.splitlines() if x.startswith("    {")]
+    assert lines == doc["results"]
+    return status, doc
 
 
 def test_every_command_is_covered():

@@ -4,7 +4,6 @@ meaning for the verdict each rule declares once."""
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
@@ -15,7 +14,6 @@ from tilespec.prover.hlo.check import check_module
 from tilespec.prover.hlo.findings import NONE, RULES, Finding, status_of, verdict_of
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.prover.result import PROVED, REFUTED, UNKNOWN
-from tilespec.render.envelope import Entry, write
 
 HLO = DATA / "hlo"
 
@@ -88,13 +86,3 @@ def test_a_question_left_undecided_is_unknown_whatever_its_rule():
     f = Finding("skipped", "warning", 1, "", "text not read", decided=False)
     assert verdict_of(f) == UNKNOWN and status_of([f]) == UNKNOWN
 
-
-def test_the_envelope_is_written_as_json_dumps_would_write_it_all_at_once():
-    from tilespec.render.envelope import header
-    entries = [Entry({"shape": "f32[3]{0}"}, "offset", "ok", data={"offset": 2, "l": [1]}),
-               Entry({}, "x", "unknown", reason="why", steps=("a",))]
-    out = io.StringIO()
-    write(out, "offset", 0, iter(entries))
-    whole = {**header("offset", 0), "results": [e.to_json() for e in entries],
-             "error": None}
-    assert out.getvalue() == json.dumps(whole, indent=2) + "\n"
