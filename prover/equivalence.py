@@ -88,6 +88,12 @@ def equivalent(a: Shape, b: Shape, *, timeout: float = DEFAULT_TIMEOUT) -> Resul
     differ = [f for f in _NOT_MAPPING if getattr(a.layout, f) != getattr(b.layout, f)]
     if differ:
         steps += (f"not part of the mapping, and different: {', '.join(differ)}",)
+    if tuple(a.dynamic) != tuple(b.dynamic):
+        # a bounded dim's elements are laid out at its bound on both sides;
+        # its size at run time is metadata outside the layout
+        steps += ("the dims' dynamic marks differ (<=N: laid out at the bound N): not part "
+                  "of the mapping; the size a dynamic dim has at run time is metadata "
+                  "beside the elements, not compared",)
     if a.element_type != b.element_type:
         # equal widths (else refuted above): the bytes line up, but the two
         # shapes do not hold the same values

@@ -128,3 +128,10 @@ def test_a_proof_between_element_types_says_they_differ():
     assert any("element types differ (f32 and s32)" in s for s in r.steps)
     same = equivalent(shape("f32[4,8]{1,0}"), shape("f32[4,8]{1,0}"))
     assert not any("element types" in s for s in same.steps)
+
+
+def test_dynamic_marks_that_differ_are_named_not_passed_over_in_silence():
+    r = equivalent(shape("f32[<=4,8]{1,0}"), shape("f32[4,8]{1,0}"))
+    assert r.status == "proved" and any("dynamic marks differ" in s for s in r.steps)
+    r = equivalent(shape("f32[4,8]{1,0}"), shape("f32[4,8]{1,0}"))
+    assert not any("dynamic" in s for s in r.steps)
