@@ -14,7 +14,7 @@ from functools import lru_cache
 from hypothesis import given, settings, strategies as st
 from locations import DATA
 
-from tilespec.prover.hlo.lexer import lex
+from tilespec.prover.hlo.lexer import lex, lex_by_pieces, lex_by_quotes
 from tilespec.prover.hlo.module import (
     read_canonical_head,
     read_instruction,
@@ -57,6 +57,14 @@ def test_the_canonical_head_reads_every_real_tpu_instruction_as_the_tokens_do():
             assert fast == slow
             read += 1
     assert read > 2000             # the fast path is the common one
+
+
+def test_the_cut_at_double_quotes_reads_every_recorded_tpu_module():
+    # sharded modules too, with their mesh['x'=2] and backslashes in strings:
+    # the cut answers for each, as the one scan reads it
+    for text in tpu_texts():
+        by_quotes = lex_by_quotes(text)
+        assert by_quotes is not None and by_quotes == lex_by_pieces(text)
 
 
 LINES = ["%b.1 = f32[4,8]{1,0:T(8,128)} bitcast(%a, %c.2), metadata={op_name=\"x\"}",
