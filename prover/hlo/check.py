@@ -72,6 +72,7 @@ from .backend import checked_backend, ignores_tiles, untiled
 from .findings import Buffer, Finding, Report, status_of, violation
 from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
+from .reader import cycles_paused
 
 
 def called(inst: Instruction) -> tuple[str, ...]:
@@ -436,23 +437,19 @@ class _Checker:
     # --- memory -------------------------------------------------------------------------
 
     def buffer(self, inst: Instruction) -> None:
-        for s, size in self.leaf_sizes(inst):
-            b = Buffer(inst.name, inst.computation, inst.line, *size)
-            self.buffers.append(b)
-            if b.waste > 0:
-                self.add("padding", "note", inst,
-                         f"{inst.name}: {b.shape} takes {counted(b.bytes, 'byte')}, "
-                         f"{b.waste} of them padding "
-                         f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
-                         waste=b.waste)
-
+        for s, size, padding in self.leaf_sizes(inst):
+            self.buffers.append(Buffer(inst.name, inst.computation, inst.line, *size))
+            if padding:
+                self.add("padding", "note", inst, inst.name + padding, about=(s, None),
+                         bytes=size[1], waste=size[1] - size[2])
 
     def leaf_sizes(self, inst: Instruction) -> list:
-        """(leaf, (its text, bytes, bytes of elements)) of each array value
-        ``inst`` defines with a concrete size.  The reader gives one object
-        per distinct shape text, so these are found once per shape object
-        (by identity: a shape's hash walks all of it, and the module keeps
-        each object alive while it is checked)."""
+        """(leaf, (its text, bytes, bytes of elements), what its padding
+        finding says after the instruction's name, or "") of each array
+        value ``inst`` defines with a concrete size.  The reader gives one
+        object per distinct shape text, so these are found once per shape
+        object (by identity: a shape's hash walks all of it, and the module
+        keeps each object alive while it is checked)."""
         key = (id(inst.shape), inst.opcode == "tuple")
         found = self.leaves.get(key)
         if found is not None and found[0] is inst.shape:
@@ -466,8 +463,12 @@ class _Checker:
                 continue
             size = self.sizes.get(s)
             if size is None:
-                size = self.sizes[s] = (self.text(s), byte_size(s), unpadded_bytes(s))
-            out.append((s, size))
+                text, padded, needed = self.text(s), byte_size(s), unpadded_bytes(s)
+                waste = padded - needed
+                size = self.sizes[s] = (text, padded, needed), (
+                    f": {text} takes {counted(padded, 'byte')}, {waste} of them padding "
+                    f"({100 * waste / padded:.1f}%)" if waste > 0 else "")
+            out.append((s, *size))
         self.leaves[key] = inst.shape, out
         return out
 
@@ -541,7 +542,8 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
         if named is None or named.opcode != "bitcast":
             raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
                                 "the module")
-    c.run()
+    with cycles_paused():
+        c.run()
     findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
     return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
                   c.counts, time.perf_counter() - start, xla_version=at)

@@ -63,6 +63,7 @@ from .reader import (
     PRIMITIVE,
     NotRead,
     Reader,
+    cycles_paused,
     keyword_at,
     parse_shape_cached,
 )
@@ -495,7 +496,8 @@ def parse_hlo(text: str) -> Module:
     if not isinstance(text, str):
         raise TilespecError(f"HLO text must be a string, not {type(text).__name__}")
     reader = _ModuleReader(text)
-    reader.read()
+    with cycles_paused():
+        reader.read()
     if not reader.computations:
         raise TilespecError("no computation found: not an HLO module "
                             "(expected 'name (...) -> shape {' lines)")

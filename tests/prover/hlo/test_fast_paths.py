@@ -127,3 +127,53 @@ def test_the_simple_values_are_the_common_ones_in_real_tpu_modules():
             assert r.value_end(m.end()) == v.end()
             simple += 1
     assert simple > 2 * other
+
+
+def attribute_readings(text: str, starts: list[int]):
+    """(the reading, the reading token by token) of the attributes at each
+    of ``starts``, in order, by one reader each (the first remembers the
+    lines it read): an (attributes, end) or the NotRead reason."""
+    out = []
+    for read in (Reader.attributes, Reader.attributes_by_tokens):
+        r, here = Reader(lex(text)), []
+        for i in starts:
+            try:
+                here.append(read(r, i))
+            except NotRead as e:
+                here.append(e.reason)
+        out.append(here)
+    return out
+
+
+def test_remembered_attribute_lines_read_every_real_tpu_instruction_as_the_tokens_do():
+    read = 0
+    for text in tpu_texts()[::3]:
+        r = Reader(lex(text))
+        starts = [head[6] for m in _STARTS.finditer(text)
+                  if (head := read_canonical_head(r, m.end())) is not None]
+        fast, slow = attribute_readings(text, starts)
+        assert fast == slow
+        read += len(starts)
+    assert read > 2000
+
+
+TAILS = [', metadata={op_name="a(b)/c" stack_frame_id=3}',
+         ', kind=kLoop, calls=%f.1, backend_config={"a":[],"b":{"c":[{"d":["1"]}]}}',
+         ", dimensions={1,0}, sharding={devices=[2,1]<=[2]}", ", x=ROOT", ", y=mesh"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(TAILS), st.sampled_from(["", " = 1", ", z=2", "=", "  ,w=4", "ROOT"]),
+       st.lists(st.tuples(st.integers(0, 80), st.sampled_from(
+           [" ", "\n", "{", "}", "[", "]", ",", "=", "%", "/*c*/", "ROOT", "x"])), max_size=2))
+def test_a_remembered_attribute_line_reads_as_the_tokens_whatever_follows(tail, after, edits):
+    # the line is read, then read again with other text after it: what the
+    # reader remembered of the first must not decide the second
+    second = tail
+    for at, piece in edits:
+        at = min(at, len(second))
+        second = second[:at] + piece + second[at:]
+    head = "%a = f32[] add()"
+    text = f"{head}{tail}\n{head}{second}\n{after}\n%next = f32[] add()\n"
+    fast, slow = attribute_readings(text, [len(head), 2 * len(head) + len(tail) + 1])
+    assert fast == slow
