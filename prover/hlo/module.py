@@ -196,6 +196,10 @@ CANONICAL_HEAD = re.compile(
 #: Operands as XLA prints them after optimizations: ``%a, %b`` up to the ')'.
 CANONICAL_OPERANDS = re.compile(r"(?:%" + _NAME + r"(?:, %" + _NAME + r")*)?\)")
 _PARENTHESIS_TEXT = re.compile(r"[^()\[\]{}]*\)")
+# The head and its operands (or a parameter's or constant's bracket-free
+# text) in one match; ASCII names only: any other is read token by token.
+_CANONICAL = re.compile(CANONICAL_HEAD.pattern + r"(?:((?:%" + _NAME + r"(?:, %" + _NAME
+                        + r")*)?)|[^()\[\]{}]*)\)", re.ASCII)
 
 
 def read_canonical_head(r: Reader, i: int):
@@ -212,27 +216,22 @@ def read_canonical_head(r: Reader, i: int):
     >>> read_canonical_head(r, 1) is None       # not at an instruction's start
     True
     """
-    m = CANONICAL_HEAD.match(r.s, i)
+    m = _CANONICAL.match(r.s, i)
     if m is None:
         return None
-    opcode, k = m.group(4), m.end()
+    root, name, shape_text, opcode, names = m.groups()
     if opcode in NO_OPERANDS:
-        o = _PARENTHESIS_TEXT.match(r.s, k)
-        if o is None:
-            return None
         operands: tuple[str, ...] = ()
+    elif names is None:
+        return None                     # not '%a, %b': read token by token
     else:
-        o = CANONICAL_OPERANDS.match(r.s, k)
-        if o is None:
-            return None
-        text = o.group()[:-1]
-        operands = tuple(x.lstrip("%") for x in text.split(", ")) if text else ()
-    shape_text = m.group(3)
+        # '%a, %b': each name is '%' and IDENT, which holds no ', %'
+        operands = tuple(names[1:].split(", %")) if names else ()
     try:
         shape = parse_shape_cached(shape_text)
     except (TilespecError, ValueError, IndexError):
         return None                     # the reading token by token says why
-    return m.group(1) is not None, m.group(2), shape, shape_text, opcode, operands, o.end()
+    return root is not None, name, shape, shape_text, opcode, operands, m.end()
 
 
 def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[Instruction, int]:

@@ -139,13 +139,19 @@ class Reader:
     def __init__(self, lexed: Lexed):
         self.code, self.s = lexed.code, lexed.skeleton
         self.closing = Closing(self.s)
+        self.ws_from = self.ws_to = -1
         # the rest of a line read by ATTRIBUTE -> (name, start, end) of each
         self.known_tails: dict[str, tuple[tuple[str, int, int], ...]] = {}
 
     def ws(self, i: int) -> int:
         if i < len(self.s) and self.s[i] not in XLA_SPACE:
             return i
-        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
+        # the end of an instruction's line is asked for twice: by its
+        # attributes (is a ',' next?) and by the computation (what is next?)
+        if i == self.ws_from:
+            return self.ws_to
+        self.ws_from, self.ws_to = i, _WS.match(self.s, i).end()  # type: ignore[union-attr]
+        return self.ws_to
 
     def ident(self, i: int) -> tuple[str, int]:
         m = IDENT.match(self.s, i)
