@@ -57,16 +57,9 @@ from dataclasses import dataclass, field
 
 from ...spec import Shape, TilespecError, TupleShape
 from .attributes import READ_ATTRIBUTES, computation_layout, read_attribute
+from .canonical import read_canonical_head
 from .lexer import lex
-from .reader import (
-    NO_OPERANDS,
-    PRIMITIVE,
-    NotRead,
-    Reader,
-    cycles_paused,
-    keyword_at,
-    parse_shape_cached,
-)
+from .reader import PRIMITIVE, NotRead, Reader, cycles_paused, keyword_at
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 # Where the reader resumes after text it did not understand: a line that
@@ -181,59 +174,6 @@ class Module:
                      for n in inst.operands)
 
 
-_NAME = r"[A-Za-z_][\w.\-]*"
-#: An instruction's head as XLA prints it, up to its operands' '(':
-#: ``[ROOT ]%name = SHAPE opcode(`` with one space between the tokens, an
-#: array shape without whitespace or comments and a layout whose parentheses
-#: do not nest (``bf16[8,128]{1,0:T(8,128)(2,1)S(3)}``).  Text it matches is
-#: read by it as :func:`read_instruction` reads it token by token (the same
-#: tokens: ``_OPCODE``, ``IDENT``, ``PRIMITIVE``, a layout opened by a digit
-#: or ':'); anything else is left to that reading.
-CANONICAL_HEAD = re.compile(
-    r"(ROOT )?%(" + _NAME + r") = ([a-z][a-z0-9]*\[[\w<=,?]*\]"
-    r"(?:\{[0-9:][\w:,*.+\-]*(?:\([\w:,*.+\-]*\)[\w:,*.+\-]*)*\})?) "
-    r"([a-z][a-z0-9\-]*)\(")
-#: Operands as XLA prints them after optimizations: ``%a, %b`` up to the ')'.
-CANONICAL_OPERANDS = re.compile(r"(?:%" + _NAME + r"(?:, %" + _NAME + r")*)?\)")
-_PARENTHESIS_TEXT = re.compile(r"[^()\[\]{}]*\)")
-# The head and its operands (or a parameter's or constant's bracket-free
-# text) in one match; ASCII names only: any other is read token by token.
-_CANONICAL = re.compile(CANONICAL_HEAD.pattern + r"(?:((?:%" + _NAME + r"(?:, %" + _NAME
-                        + r")*)?)|[^()\[\]{}]*)\)", re.ASCII)
-
-
-def read_canonical_head(r: Reader, i: int):
-    """(root, name, shape, shape text, opcode, operands, offset past them) of
-    the instruction at ``i`` when it is printed as XLA prints it
-    (:data:`CANONICAL_HEAD`, :data:`CANONICAL_OPERANDS`; the literal of a
-    ``parameter`` or ``constant`` without brackets), else None.
-
-    >>> from tilespec.prover.hlo.lexer import lex
-    >>> r = Reader(lex("ROOT %b.1 = f32[4]{0} bitcast(%a, %c), x=1"))
-    >>> head = read_canonical_head(r, 0)
-    >>> head[0], head[1], head[3], head[4], head[5], r.s[head[6]:]
-    (True, 'b.1', 'f32[4]{0}', 'bitcast', ('a', 'c'), ', x=1')
-    >>> read_canonical_head(r, 1) is None       # not at an instruction's start
-    True
-    """
-    m = _CANONICAL.match(r.s, i)
-    if m is None:
-        return None
-    root, name, shape_text, opcode, names = m.groups()
-    if opcode in NO_OPERANDS:
-        operands: tuple[str, ...] = ()
-    elif names is None:
-        return None                     # not '%a, %b': read token by token
-    else:
-        # '%a, %b': each name is '%' and IDENT, which holds no ', %'
-        operands = tuple(names[1:].split(", %")) if names else ()
-    try:
-        shape = parse_shape_cached(shape_text)
-    except (TilespecError, ValueError, IndexError):
-        return None                     # the reading token by token says why
-    return root is not None, name, shape, shape_text, opcode, operands, m.end()
-
-
 def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[Instruction, int]:
     """The instruction at ``i`` of the text ``r`` reads, and the offset past it."""
     head = read_canonical_head(r, i)
@@ -247,7 +187,8 @@ def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[In
 def read_instruction_by_tokens(r: Reader, i: int, line: int,
                                computation: str) -> tuple[Instruction, int]:
     """:func:`read_instruction` token by token, whitespace and comments
-    between any two tokens: the reading :data:`CANONICAL_HEAD` shortens."""
+    between any two tokens: the reading
+    :func:`~tilespec.prover.hlo.canonical.read_canonical_head` shortens."""
     root = False
     if keyword_at(r.s, i, "ROOT"):
         root, i = True, r.ws(i + 4)

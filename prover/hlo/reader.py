@@ -94,7 +94,7 @@ class Closing:
     close that also records every group inside it, so each bracket is
     scanned at most once (a search per group would make reading quadratic
     in nested text) and brackets no one asks about (those of instructions
-    read by :data:`~tilespec.prover.hlo.module.CANONICAL_HEAD`) never.
+    read by :data:`~tilespec.prover.hlo.canonical.CANONICAL_HEAD`) never.
     What brackets before the one asked about do cannot change where it
     closes: only brackets opened after it are on the stack above it.
 

@@ -1,6 +1,9 @@
 """The reader's fast paths read as the token-by-token reading does: the
-canonical head of an instruction (:data:`~tilespec.prover.hlo.module.
-CANONICAL_HEAD`) and the bracket ends found when first asked
+canonical head of an instruction (:mod:`~tilespec.prover.hlo.canonical`,
+arrays and tuples), the attributes read by one expression and the lines
+remembered (:meth:`~tilespec.prover.hlo.reader.Reader.attributes`), the
+text cut at its quotes (:func:`~tilespec.prover.hlo.lexer.lex_by_quotes`)
+and the bracket ends found when first asked
 (:class:`~tilespec.prover.hlo.reader.Closing`), on every instruction of
 the recorded real TPU modules and on generated variants of their lines."""
 
@@ -70,7 +73,8 @@ def test_the_cut_at_double_quotes_reads_every_recorded_tpu_module():
 LINES = ["%b.1 = f32[4,8]{1,0:T(8,128)} bitcast(%a, %c.2), metadata={op_name=\"x\"}",
          "ROOT %p = bf16[]{:T(256)} parameter(0)",
          "%t = f32[8,4]{0,1} transpose(%p), dimensions={1,0}",
-         "%c = s32[2]{0} constant({1, 2})"]
+         "%c = s32[2]{0} constant({1, 2})",
+         "ROOT %t = (f32[2]{0}, /*index=1*/s32[], (u8[1]{0}, f32[])) tuple(%a, /*index=1*/%b)"]
 
 
 @settings(max_examples=80, deadline=None)
