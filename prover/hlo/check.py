@@ -159,10 +159,12 @@ class _Checker:
         return self.cache[key]
 
     def text(self, shape: Shape) -> str:
-        t = self.texts.get(shape)
-        if t is None:
-            t = self.texts[shape] = format_shape(shape)
-        return t
+        # by identity, as in leaf_sizes: a shape's hash walks all of it
+        found = self.texts.get(id(shape))
+        if found is not None and found[0] is shape:
+            return found[1]
+        self.texts[id(shape)] = shape, format_shape(shape)
+        return self.texts[id(shape)][1]
 
     def operand(self, inst: Instruction):
         shapes = self.m.operand_shapes(inst)
@@ -524,26 +526,26 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     default the newest modelled), named in the report."""
     at = judged_xla(xla)
     start = time.perf_counter()
-    c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
-    for s in module.skipped:
-        c.counts["skipped"] += 1
-        bad = invalid_layout(s.text)
-        if bad is not None:
-            name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
-            c.findings.append(Finding("invalid-layout", "error", s.line, name,
-                                      f"{name}: {bad}", text=s.text,
-                                      counterexample=violation(bad)))
-            continue
-        # text not read may hide a bitcast that moves data: never proved
-        c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "
-                                  f"{s.reason}", decided=False, text=s.text))
-    for name in (meant or {}):
-        named = module.instruction(name)
-        if named is None or named.opcode != "bitcast":
-            raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
-                                "the module")
     with cycles_paused():
+        c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
+        for s in module.skipped:
+            c.counts["skipped"] += 1
+            bad = invalid_layout(s.text)
+            if bad is not None:
+                name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
+                c.findings.append(Finding("invalid-layout", "error", s.line, name,
+                                          f"{name}: {bad}", text=s.text,
+                                          counterexample=violation(bad)))
+                continue
+            # text not read may hide a bitcast that moves data: never proved
+            c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "
+                                      f"{s.reason}", decided=False, text=s.text))
+        for name in (meant or {}):
+            named = module.instruction(name)
+            if named is None or named.opcode != "bitcast":
+                raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
+                                    "the module")
         c.run()
-    findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
-    return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
-                  c.counts, time.perf_counter() - start, xla_version=at)
+        findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
+        return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
+                      c.counts, time.perf_counter() - start, xla_version=at)

@@ -435,12 +435,12 @@ def parse_hlo(text: str) -> Module:
     """
     if not isinstance(text, str):
         raise TilespecError(f"HLO text must be a string, not {type(text).__name__}")
-    reader = _ModuleReader(text)
     with cycles_paused():
+        reader = _ModuleReader(text)
         reader.read()
-    if not reader.computations:
-        raise TilespecError("no computation found: not an HLO module "
-                            "(expected 'name (...) -> shape {' lines)")
-    skipped = sorted(reader.skipped, key=lambda s: s.line)
-    return Module(reader.name or "?", reader.entry_layout, tuple(reader.computations),
-                  tuple(skipped), entry_shapes=reader.entry_shapes)
+        if not reader.computations:
+            raise TilespecError("no computation found: not an HLO module "
+                                "(expected 'name (...) -> shape {' lines)")
+        skipped = sorted(reader.skipped, key=lambda s: s.line)
+        return Module(reader.name or "?", reader.entry_layout, tuple(reader.computations),
+                      tuple(skipped), entry_shapes=reader.entry_shapes)

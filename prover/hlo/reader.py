@@ -294,6 +294,8 @@ class Reader:
         time."""
         s = self.s
         end_of_line = s.find("\n", i)
+        if end_of_line == i and not s.startswith(",", self.ws(i)):
+            return (), i                # no attribute: the line ends here
         tail = s[i:end_of_line] if end_of_line >= 0 else ""
         known = self.known_tails.get(tail) if tail else None
         if known is not None:
