@@ -95,7 +95,7 @@ def lex_by_quotes(text: str) -> Lexed | None:
     >>> lex_by_quotes('a "b" /* c "d" */') is None
     True
     """
-    if "\\\"" in text or "\\\n" in text:
+    if "\\" in text and ("\\\"" in text or "\\\n" in text):
         return None
     parts = text.split('"')
     if len(parts) % 2 == 0:

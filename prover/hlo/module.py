@@ -52,6 +52,7 @@ defined before its use; this reader resolves it anywhere in the computation.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -231,10 +232,17 @@ def finish_instruction(r: Reader, k: int, name: str, opcode: str, shape, shape_t
 
 
 class _Lines:
-    """1-based line numbers of offsets in one text."""
+    """1-based line numbers of offsets in one text.
+
+    >>> lines = _Lines("a\\nbc\\n\\nd")
+    >>> lines.starts, lines(0), lines(2), lines(6)
+    ([0, 2, 5, 6], 1, 2, 4)
+    """
 
     def __init__(self, text: str):
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # where each line starts: past the newline ending the one before
+        self.starts = list(itertools.accumulate(
+            map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
     def __call__(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
