@@ -130,13 +130,15 @@ class _Checker:
         self.leaves: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
+        # every instruction, in order (Module.instructions builds the tuple anew)
+        self.instructions = module.instructions
         # (computation, name) of every value a copy reads: a transpose into a
         # layout that keeps the bytes, then a copy, is how XLA writes a
         # physical transpose.
-        self.copied = {(i.computation, o) for i in module.instructions
+        self.copied = {(i.computation, o) for i in self.instructions
                        if i.opcode == "copy" for o in i.operands}
         # computations a fusion calls: their values have no buffers of their own
-        self.fused = {name for i in module.instructions if i.opcode == "fusion"
+        self.fused = {name for i in self.instructions if i.opcode == "fusion"
                       for name in called(i)}
 
     def add(self, rule, level, inst, message, decided=True, *, about=(None, None),
@@ -177,7 +179,7 @@ class _Checker:
     def run(self) -> None:
         handlers = {"bitcast": self.bitcast, "bitcast-convert": self.bitcast_convert,
                     "copy": self.data_op, "transpose": self.data_op, "reshape": self.data_op}
-        for inst in self.m.instructions:
+        for inst in self.instructions:
             self.counts["instructions"] += 1
             self.buffer(inst)
             handler = handlers.get(inst.opcode)

@@ -303,7 +303,10 @@ class Reader:
             # a value before 'x =' is an error the token reading reports
             if not s.startswith("=", k):
                 code = self.code
-                out = [(key, value_text(code[i + a:i + b])) for key, a, b in known]
+                if "\n" in code[i:end_of_line]:      # a string over several lines
+                    out = [(key, value_text(code[i + a:i + b])) for key, a, b in known]
+                else:
+                    out = [(key, code[i + a:i + b].strip()) for key, a, b in known]
                 if not s.startswith(",", k):
                     return tuple(out), end_of_line
                 return self.read_attributes(end_of_line, out, "")
