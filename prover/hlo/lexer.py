@@ -16,9 +16,7 @@ before any token is read.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 _LINE_END = re.compile(r"[^\r\n]*")
@@ -87,8 +85,10 @@ def lex_by_quotes(text: str) -> Lexed | None:
     closed), a backslash before a quote or a newline (an escape may hide a
     quote or end the string), or text between two strings holding a comment
     or a ``'``-string not closed before the next quote.  Otherwise the odd
-    pieces are the ``"``-strings' insides, and comments and ``'``-strings
-    lie whole inside the even pieces, read one piece at a time.
+    pieces are the ``"``-strings' insides, masked at once, and comments and
+    ``'``-strings lie whole inside the even pieces: each piece that holds a
+    ``/`` or a ``'`` (found in the text with its strings masked) is read
+    alone.
 
     >>> lex_by_quotes('a "b/*" c') == lex_by_pieces('a "b/*" c')
     True
@@ -100,29 +100,6 @@ def lex_by_quotes(text: str) -> Lexed | None:
     parts = text.split('"')
     if len(parts) % 2 == 0:
         return None
-    # (index, the piece's skeleton) of each piece holding a comment or a
-    # '-string: the code blanks its comments, the skeleton also masks strings
-    masked_pieces = []
-    for k in _holding(parts, "/'"):
-        pieces = _PIECES.split(parts[k])
-        odd = pieces[1::2]
-        for j, p in enumerate(odd):
-            # a comment or string never closed, or a // comment running
-            # into the next quote (its line goes on after the cut)
-            if p in ("/*", "'") or (p[:2] == "//" and 2 * j + 3 == len(pieces)
-                                    and pieces[-1] == "" and k + 1 < len(parts)):
-                return None
-        if not odd:
-            continue
-        blanked = [_NOT_NEWLINE.sub(" ", p) if p[0] == "/" else p for p in odd]
-        pieces[1::2] = blanked
-        parts[k] = "".join(pieces)
-        pieces[1::2] = [b if p[0] == "/" else p[0] + "_" * (len(p) - 2) + p[0]
-                        for p, b in zip(odd, blanked)]
-        masked_pieces.append((k, "".join(pieces)))
-    code = '"'.join(parts) if masked_pieces else text
-    for k, piece in masked_pieces:
-        parts[k] = piece
     inside = parts[1::2]
     try:
         parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
@@ -135,30 +112,57 @@ def lex_by_quotes(text: str) -> Lexed | None:
             parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
         else:
             parts[1::2] = ["_" * len(p) for p in inside]
-    skeleton = '"'.join(parts)
+    masked = '"'.join(parts)
+    # (start, end, code, skeleton) of each piece between strings holding a
+    # comment or a '-string: the code blanks its comments, the skeleton also
+    # masks the strings
+    read = []
+    at = _next_special(masked, 0)
+    while at >= 0:
+        start = masked.rfind('"', 0, at) + 1
+        end = masked.find('"', at)
+        end = len(masked) if end < 0 else end
+        pieces = _PIECES.split(masked[start:end])
+        odd = pieces[1::2]
+        for j, p in enumerate(odd):
+            # a comment or string never closed, or a // comment running
+            # into the next quote (its line goes on after the cut)
+            if p in ("/*", "'") or (p[:2] == "//" and 2 * j + 3 == len(pieces)
+                                    and pieces[-1] == "" and end < len(masked)):
+                return None
+        if odd:
+            blanked = [_NOT_NEWLINE.sub(" ", p) if p[0] == "/" else p for p in odd]
+            pieces[1::2] = blanked
+            code = "".join(pieces)
+            pieces[1::2] = [b if p[0] == "/" else p[0] + "_" * (len(p) - 2) + p[0]
+                            for p, b in zip(odd, blanked)]
+            read.append((start, end, code, "".join(pieces)))
+        at = _next_special(masked, end)
+    if not read:
+        return Lexed(text, masked, token_problems(masked))
+    code = _replaced(text, [(a, b, c) for a, b, c, _ in read])
+    skeleton = _replaced(masked, [(a, b, k) for a, b, _, k in read])
     return Lexed(code, skeleton, token_problems(skeleton))
 
 
-def _holding(parts: list[str], chars: str) -> list[int]:
-    """The even indices of ``parts`` (the text between strings) whose piece
-    holds one of ``chars``, found by searching them joined.
+def _next_special(masked: str, i: int) -> int:
+    """Where the next ``/`` or ``'`` outside the masked strings is, or -1."""
+    slash, quote = masked.find("/", i), masked.find("'", i)
+    return quote if slash < 0 else slash if quote < 0 else min(slash, quote)
 
-    >>> _holding(["a/", "x/", "b", "y", "c'"], "/'")
-    [0, 4]
+
+def _replaced(text: str, pieces: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, new) piece in place, in order.
+
+    >>> _replaced("abcdef", [(1, 2, "B"), (4, 6, "EF")])
+    'aBcdEF'
     """
-    outside = parts[0::2]
-    flat = "".join(outside)
-    ends: list[int] = []
-    found: set[int] = set()
-    for ch in chars:
-        i = flat.find(ch)
-        if i >= 0 and not ends:
-            ends = list(accumulate(map(len, outside)))
-        while i >= 0:
-            k = bisect_right(ends, i)
-            found.add(k)
-            i = flat.find(ch, ends[k])
-    return [2 * k for k in sorted(found)]
+    out, at = [], 0
+    for start, end, new in pieces:
+        out += [text[at:start], new]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def token_problems(skeleton: str) -> tuple[tuple[int, str], ...]:
