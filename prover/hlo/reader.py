@@ -65,6 +65,10 @@ def _brackets_nested(depth: int) -> str:
     return group
 
 
+#: A bracket group with groups nested up to 12 deep: it ends where
+#: :class:`Closing` counts it to (one match where a computation's parameters
+#: would be counted bracket by bracket).
+GROUP = re.compile(_brackets_nested(12))
 #: One attribute as XLA prints it after the previous one: ``, name=value``
 #: with the value :data:`SIMPLE_VALUE` reads or a ``{...}`` with groups
 #: nested inside (a backend_config's JSON, its strings masked), followed by
@@ -160,7 +164,12 @@ class Reader:
         return m.group(), m.end()
 
     def group_end(self, i: int) -> int:
-        """Past the bracket closing the one at ``i``."""
+        """Past the bracket closing the one at ``i``: where :data:`GROUP`
+        ends (groups nested at most 12 deep), else where :class:`Closing`
+        counts it to."""
+        m = GROUP.match(self.s, i)
+        if m is not None:
+            return m.end()
         end = self.closing.get(i)
         if end is None:
             raise NotRead(i, f"the {self.s[i]!r} here is never closed")

@@ -181,3 +181,18 @@ def test_a_remembered_attribute_line_reads_as_the_tokens_whatever_follows(tail, 
     text = f"{head}{tail}\n{head}{second}\n{after}\n%next = f32[] add()\n"
     fast, slow = attribute_readings(text, [len(head), 2 * len(head) + len(tail) + 1])
     assert fast == slow
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="()[]{}ab", max_size=40), st.integers(0, 16))
+def test_a_group_ends_where_the_brackets_are_counted_to(s, deep):
+    # GROUP matches groups nested up to 12 deep; deeper ones are counted
+    s = "(" * deep + s + ")" * deep
+    r, counted = Reader(lex(s)), Closing(s)
+    for k in range(len(s)):
+        if s[k] in "([{":
+            try:
+                end = r.group_end(k)
+            except NotRead:
+                end = None
+            assert end == counted.get(k)
