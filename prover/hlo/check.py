@@ -203,8 +203,10 @@ class _Checker:
         # only a change of memory space asks whether the operand is a constant
         constant = (src.layout.memory_space != dst.layout.memory_space
                     and self.constant(inst))
-        # the memory-space half of the one bitcast decision (decompose asks it too)
-        rejected = memory_space_violation(src, dst, constant_operand=constant)
+        # the memory-space half of the one bitcast decision (decompose asks it
+        # too); one memory space on both sides is never rejected
+        rejected = memory_space_violation(src, dst, constant_operand=constant) if (
+            src.layout.memory_space != dst.layout.memory_space) else None
         if rejected is not None:
             self.add("bitcast-memory-space", "error", inst,
                      f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
