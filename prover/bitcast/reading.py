@@ -97,6 +97,7 @@ from ..result import (
     counterexample_lines,
 )
 from . import row_major
+from .memo import remembered_array
 from .reshape_groups import element_count, monomial, reshape_groups
 
 #: Index entries (elements times the ranks) a scan may build before a
@@ -216,8 +217,8 @@ def scan(q: Question, seed: int = 0):
         return None, True
     n = product(q.src.dims)
     if n <= EXHAUSTIVE:
-        a = all_offsets(q.src)
-        b = all_offsets(q.dst)
+        a = remembered_array(all_offsets, q.src)
+        b = remembered_array(all_offsets, q.dst)
         if q.transpose is not None:
             b = np.transpose(b, np.argsort(q.transpose))
         a, b = a.reshape(-1), b.reshape(-1)

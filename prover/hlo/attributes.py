@@ -26,6 +26,7 @@ tilespec.spec.errors.TilespecError: {1,x}: expected an integer, not 'x'
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...spec import Shape, TilespecError, TupleShape
 from .lexer import lex
@@ -137,9 +138,11 @@ def computation_layout(value: str) -> tuple[tuple[Shape | TupleShape, ...], Shap
     return tuple(params), result
 
 
+@lru_cache(maxsize=1 << 12)
 def read_attribute(name: str, value: str):
     """The value of attribute ``name`` as this reader uses it (None for one
-    it keeps as text only); TilespecError if it is malformed.
+    it keeps as text only); TilespecError if it is malformed.  A dump
+    repeats few values (``{1,0}``): each is read once.
 
     >>> read_attribute("dimensions", "{2,0,1}"), read_attribute("metadata", "{}")
     ((2, 0, 1), None)

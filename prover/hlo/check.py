@@ -72,6 +72,7 @@ from .backend import checked_backend, ignores_tiles, untiled
 from .findings import Buffer, Finding, Report, status_of, violation
 from .legality import bitcast_convert_mismatch, data_op_mismatch, invalid_layout
 from .module import Instruction, Module
+from .reader import cycles_paused
 
 
 def called(inst: Instruction) -> tuple[str, ...]:
@@ -129,13 +130,15 @@ class _Checker:
         self.leaves: dict = {}
         self.counts = {"instructions": 0, "bitcasts": 0, "proofs": 0, "reused": 0,
                        "skipped": 0}
+        # every instruction, in order (Module.instructions builds the tuple anew)
+        self.instructions = module.instructions
         # (computation, name) of every value a copy reads: a transpose into a
         # layout that keeps the bytes, then a copy, is how XLA writes a
         # physical transpose.
-        self.copied = {(i.computation, o) for i in module.instructions
+        self.copied = {(i.computation, o) for i in self.instructions
                        if i.opcode == "copy" for o in i.operands}
         # computations a fusion calls: their values have no buffers of their own
-        self.fused = {name for i in module.instructions if i.opcode == "fusion"
+        self.fused = {name for i in self.instructions if i.opcode == "fusion"
                       for name in called(i)}
 
     def add(self, rule, level, inst, message, decided=True, *, about=(None, None),
@@ -158,10 +161,12 @@ class _Checker:
         return self.cache[key]
 
     def text(self, shape: Shape) -> str:
-        t = self.texts.get(shape)
-        if t is None:
-            t = self.texts[shape] = format_shape(shape)
-        return t
+        # by identity, as in leaf_sizes: a shape's hash walks all of it
+        found = self.texts.get(id(shape))
+        if found is not None and found[0] is shape:
+            return found[1]
+        self.texts[id(shape)] = shape, format_shape(shape)
+        return self.texts[id(shape)][1]
 
     def operand(self, inst: Instruction):
         shapes = self.m.operand_shapes(inst)
@@ -174,7 +179,7 @@ class _Checker:
     def run(self) -> None:
         handlers = {"bitcast": self.bitcast, "bitcast-convert": self.bitcast_convert,
                     "copy": self.data_op, "transpose": self.data_op, "reshape": self.data_op}
-        for inst in self.m.instructions:
+        for inst in self.instructions:
             self.counts["instructions"] += 1
             self.buffer(inst)
             handler = handlers.get(inst.opcode)
@@ -198,8 +203,10 @@ class _Checker:
         # only a change of memory space asks whether the operand is a constant
         constant = (src.layout.memory_space != dst.layout.memory_space
                     and self.constant(inst))
-        # the memory-space half of the one bitcast decision (decompose asks it too)
-        rejected = memory_space_violation(src, dst, constant_operand=constant)
+        # the memory-space half of the one bitcast decision (decompose asks it
+        # too); one memory space on both sides is never rejected
+        rejected = memory_space_violation(src, dst, constant_operand=constant) if (
+            src.layout.memory_space != dst.layout.memory_space) else None
         if rejected is not None:
             self.add("bitcast-memory-space", "error", inst,
                      f"bitcast {inst.name}: {self.text(src)} -> {self.text(dst)}: "
@@ -436,23 +443,19 @@ class _Checker:
     # --- memory -------------------------------------------------------------------------
 
     def buffer(self, inst: Instruction) -> None:
-        for s, size in self.leaf_sizes(inst):
-            b = Buffer(inst.name, inst.computation, inst.line, *size)
-            self.buffers.append(b)
-            if b.waste > 0:
-                self.add("padding", "note", inst,
-                         f"{inst.name}: {b.shape} takes {counted(b.bytes, 'byte')}, "
-                         f"{b.waste} of them padding "
-                         f"({100 * b.waste / b.bytes:.1f}%)", about=(s, None), bytes=b.bytes,
-                         waste=b.waste)
-
+        for s, size, padding in self.leaf_sizes(inst):
+            self.buffers.append(Buffer(inst.name, inst.computation, inst.line, *size))
+            if padding:
+                self.add("padding", "note", inst, inst.name + padding, about=(s, None),
+                         bytes=size[1], waste=size[1] - size[2])
 
     def leaf_sizes(self, inst: Instruction) -> list:
-        """(leaf, (its text, bytes, bytes of elements)) of each array value
-        ``inst`` defines with a concrete size.  The reader gives one object
-        per distinct shape text, so these are found once per shape object
-        (by identity: a shape's hash walks all of it, and the module keeps
-        each object alive while it is checked)."""
+        """(leaf, (its text, bytes, bytes of elements), what its padding
+        finding says after the instruction's name, or "") of each array
+        value ``inst`` defines with a concrete size.  The reader gives one
+        object per distinct shape text, so these are found once per shape
+        object (by identity: a shape's hash walks all of it, and the module
+        keeps each object alive while it is checked)."""
         key = (id(inst.shape), inst.opcode == "tuple")
         found = self.leaves.get(key)
         if found is not None and found[0] is inst.shape:
@@ -466,8 +469,12 @@ class _Checker:
                 continue
             size = self.sizes.get(s)
             if size is None:
-                size = self.sizes[s] = (self.text(s), byte_size(s), unpadded_bytes(s))
-            out.append((s, size))
+                text, padded, needed = self.text(s), byte_size(s), unpadded_bytes(s)
+                waste = padded - needed
+                size = self.sizes[s] = (text, padded, needed), (
+                    f": {text} takes {counted(padded, 'byte')}, {waste} of them padding "
+                    f"({100 * waste / padded:.1f}%)" if waste > 0 else "")
+            out.append((s, *size))
         self.leaves[key] = inst.shape, out
         return out
 
@@ -523,25 +530,26 @@ def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
     default the newest modelled), named in the report."""
     at = judged_xla(xla)
     start = time.perf_counter()
-    c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
-    for s in module.skipped:
-        c.counts["skipped"] += 1
-        bad = invalid_layout(s.text)
-        if bad is not None:
-            name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
-            c.findings.append(Finding("invalid-layout", "error", s.line, name,
-                                      f"{name}: {bad}", text=s.text,
-                                      counterexample=violation(bad)))
-            continue
-        # text not read may hide a bitcast that moves data: never proved
-        c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "
-                                  f"{s.reason}", decided=False, text=s.text))
-    for name in (meant or {}):
-        named = module.instruction(name)
-        if named is None or named.opcode != "bitcast":
-            raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
-                                "the module")
-    c.run()
-    findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
-    return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
-                  c.counts, time.perf_counter() - start, xla_version=at)
+    with cycles_paused():
+        c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
+        for s in module.skipped:
+            c.counts["skipped"] += 1
+            bad = invalid_layout(s.text)
+            if bad is not None:
+                name = s.text.partition("=")[0].replace("ROOT", "").strip().lstrip("%")
+                c.findings.append(Finding("invalid-layout", "error", s.line, name,
+                                          f"{name}: {bad}", text=s.text,
+                                          counterexample=violation(bad)))
+                continue
+            # text not read may hide a bitcast that moves data: never proved
+            c.findings.append(Finding("skipped", "warning", s.line, "", f"text not read: "
+                                      f"{s.reason}", decided=False, text=s.text))
+        for name in (meant or {}):
+            named = module.instruction(name)
+            if named is None or named.opcode != "bitcast":
+                raise TilespecError(f"--meant names {name!r}, which is not a bitcast in "
+                                    "the module")
+        c.run()
+        findings = sorted(c.findings, key=lambda f: (f.line, f.rule))
+        return Report(module.name, status_of(findings), tuple(findings), tuple(c.buffers),
+                      c.counts, time.perf_counter() - start, xla_version=at)

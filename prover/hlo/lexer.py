@@ -55,14 +55,132 @@ _COMMENT_OR_STRING = re.compile(r"/\*[\s\S]*?\*/|//[^\r\n]*|\"[^\"\\]*(?:\\[^\n]
 
 
 _PIECES = re.compile("(" + _COMMENT_OR_STRING.pattern + ")")
+# What XLA's lexer takes outside strings and comments, as bytes to delete:
+# a skeleton left empty by deleting them has no character it rejects.
+_TOKEN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+# The mask of a string's inside, by its length (grown when a longer one comes).
+_MASKS = ["_" * n for n in range(256)]
 
 
 def lex(text: str) -> Lexed:
     """Blank comments and mask strings as ``HloLexer::LexToken`` reads them.
 
-    The text is split at its comments and strings in one scan; a dump
-    repeats the same strings (op names, file names) thousands of times, so
-    each distinct piece is blanked or masked once."""
+    A dump holds hundreds of thousands of ``"..."`` strings (op names, the
+    keys of every backend_config) and few comments, so the text is first
+    cut at its double quotes (:func:`lex_by_quotes`); a text that cutting
+    cannot read alone is split at its comments and strings by one regular
+    expression (:func:`lex_by_pieces`).  All three readings agree on every
+    text (``tests/prover/hlo/test_module.py``).
+
+    >>> lex('%a = f32[2] add(%b), metadata={op_name="f(x)/y"} /* z */').skeleton
+    '%a = f32[2] add(%b), metadata={op_name="______"}        '
+    """
+    lexed = lex_by_quotes(text)
+    return lex_by_pieces(text) if lexed is None else lexed
+
+
+def lex_by_quotes(text: str) -> Lexed | None:
+    """:func:`lex` of a text cut at its double quotes, or None when the cut
+    alone cannot say where strings are: an odd number of quotes (one never
+    closed), a backslash before a quote or a newline (an escape may hide a
+    quote or end the string), or text between two strings holding a comment
+    or a ``'``-string not closed before the next quote.  Otherwise the odd
+    pieces are the ``"``-strings' insides, masked at once, and comments and
+    ``'``-strings lie whole inside the even pieces: each piece that holds a
+    ``/`` or a ``'`` (found in the text with its strings masked) is read
+    alone.
+
+    >>> lex_by_quotes('a "b/*" c') == lex_by_pieces('a "b/*" c')
+    True
+    >>> lex_by_quotes('a "b" /* c "d" */') is None
+    True
+    """
+    if "\\" in text and ("\\\"" in text or "\\\n" in text):
+        return None
+    parts = text.split('"')
+    if len(parts) % 2 == 0:
+        return None
+    inside = parts[1::2]
+    try:
+        parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
+    except IndexError:
+        # a string longer than any mask kept (the masks take the square of
+        # their length in memory: past a few thousand, each is made anew)
+        longest = max(map(len, inside))
+        if longest < 4096:
+            _MASKS.extend("_" * n for n in range(len(_MASKS), longest + 1))
+            parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
+        else:
+            parts[1::2] = ["_" * len(p) for p in inside]
+    masked = '"'.join(parts)
+    # (start, end, code, skeleton) of each piece between strings holding a
+    # comment or a '-string: the code blanks its comments, the skeleton also
+    # masks the strings
+    read = []
+    at = _next_special(masked, 0)
+    while at >= 0:
+        start = masked.rfind('"', 0, at) + 1
+        end = masked.find('"', at)
+        end = len(masked) if end < 0 else end
+        pieces = _PIECES.split(masked[start:end])
+        odd = pieces[1::2]
+        for j, p in enumerate(odd):
+            # a comment or string never closed, or a // comment running
+            # into the next quote (its line goes on after the cut)
+            if p in ("/*", "'") or (p[:2] == "//" and 2 * j + 3 == len(pieces)
+                                    and pieces[-1] == "" and end < len(masked)):
+                return None
+        if odd:
+            blanked = [_NOT_NEWLINE.sub(" ", p) if p[0] == "/" else p for p in odd]
+            pieces[1::2] = blanked
+            code = "".join(pieces)
+            pieces[1::2] = [b if p[0] == "/" else p[0] + "_" * (len(p) - 2) + p[0]
+                            for p, b in zip(odd, blanked)]
+            read.append((start, end, code, "".join(pieces)))
+        at = _next_special(masked, end)
+    if not read:
+        return Lexed(text, masked, token_problems(masked))
+    code = _replaced(text, [(a, b, c) for a, b, c, _ in read])
+    skeleton = _replaced(masked, [(a, b, k) for a, b, _, k in read])
+    return Lexed(code, skeleton, token_problems(skeleton))
+
+
+def _next_special(masked: str, i: int) -> int:
+    """Where the next ``/`` or ``'`` outside the masked strings is, or -1."""
+    slash, quote = masked.find("/", i), masked.find("'", i)
+    return quote if slash < 0 else slash if quote < 0 else min(slash, quote)
+
+
+def _replaced(text: str, pieces: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, new) piece in place, in order.
+
+    >>> _replaced("abcdef", [(1, 2, "B"), (4, 6, "EF")])
+    'aBcdEF'
+    """
+    out, at = [], 0
+    for start, end, new in pieces:
+        out += [text[at:start], new]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def token_problems(skeleton: str) -> tuple[tuple[int, str], ...]:
+    """(offset, reason) of each character XLA's lexer rejects in a skeleton.
+
+    >>> token_problems("a b"), [at for at, _ in token_problems("a" + chr(11) + "b" + chr(233))]
+    ((), [1, 3])
+    """
+    if skeleton.isascii() and not skeleton.encode("ascii").translate(None, _TOKEN_BYTES):
+        return ()
+    return tuple((m.start(), f"a character XLA's lexer rejects: {m.group()!r}")
+                 for m in _NOT_A_TOKEN.finditer(skeleton))
+
+
+def lex_by_pieces(text: str) -> Lexed:
+    """:func:`lex` of a text split at its comments and strings in one scan; a
+    dump repeats the same strings (op names, file names) thousands of times,
+    so each distinct piece is blanked or masked once."""
     parts = _PIECES.split(text)
     odd = parts[1::2]
     pieces = set(odd)
@@ -77,9 +195,7 @@ def lex(text: str) -> Lexed:
         code = text
     parts[1::2] = [masked[p] for p in odd]
     skeleton = "".join(parts)
-    problems = [(m.start(), f"a character XLA's lexer rejects: {m.group()!r}")
-                for m in _NOT_A_TOKEN.finditer(skeleton)]
-    return Lexed(code, skeleton, tuple(problems))
+    return Lexed(code, skeleton, token_problems(skeleton))
 
 
 def lex_each_character(text: str) -> Lexed:

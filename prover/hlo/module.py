@@ -52,20 +52,15 @@ defined before its use; this reader resolves it anywhere in the computation.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 
 from ...spec import Shape, TilespecError, TupleShape
 from .attributes import READ_ATTRIBUTES, computation_layout, read_attribute
+from .canonical import read_canonical_head
 from .lexer import lex
-from .reader import (
-    NO_OPERANDS,
-    PRIMITIVE,
-    NotRead,
-    Reader,
-    keyword_at,
-    parse_shape_cached,
-)
+from .reader import PRIMITIVE, NotRead, Reader, cycles_paused, keyword_at
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 # Where the reader resumes after text it did not understand: a line that
@@ -180,60 +175,6 @@ class Module:
                      for n in inst.operands)
 
 
-_NAME = r"[A-Za-z_][\w.\-]*"
-#: An instruction's head as XLA prints it, up to its operands' '(':
-#: ``[ROOT ]%name = SHAPE opcode(`` with one space between the tokens, an
-#: array shape without whitespace or comments and a layout whose parentheses
-#: do not nest (``bf16[8,128]{1,0:T(8,128)(2,1)S(3)}``).  Text it matches is
-#: read by it as :func:`read_instruction` reads it token by token (the same
-#: tokens: ``_OPCODE``, ``IDENT``, ``PRIMITIVE``, a layout opened by a digit
-#: or ':'); anything else is left to that reading.
-CANONICAL_HEAD = re.compile(
-    r"(ROOT )?%(" + _NAME + r") = ([a-z][a-z0-9]*\[[\w<=,?]*\]"
-    r"(?:\{[0-9:][\w:,*.+\-]*(?:\([\w:,*.+\-]*\)[\w:,*.+\-]*)*\})?) "
-    r"([a-z][a-z0-9\-]*)\(")
-#: Operands as XLA prints them after optimizations: ``%a, %b`` up to the ')'.
-CANONICAL_OPERANDS = re.compile(r"(?:%" + _NAME + r"(?:, %" + _NAME + r")*)?\)")
-_PARENTHESIS_TEXT = re.compile(r"[^()\[\]{}]*\)")
-
-
-def read_canonical_head(r: Reader, i: int):
-    """(root, name, shape, shape text, opcode, operands, offset past them) of
-    the instruction at ``i`` when it is printed as XLA prints it
-    (:data:`CANONICAL_HEAD`, :data:`CANONICAL_OPERANDS`; the literal of a
-    ``parameter`` or ``constant`` without brackets), else None.
-
-    >>> from tilespec.prover.hlo.lexer import lex
-    >>> r = Reader(lex("ROOT %b.1 = f32[4]{0} bitcast(%a, %c), x=1"))
-    >>> head = read_canonical_head(r, 0)
-    >>> head[0], head[1], head[3], head[4], head[5], r.s[head[6]:]
-    (True, 'b.1', 'f32[4]{0}', 'bitcast', ('a', 'c'), ', x=1')
-    >>> read_canonical_head(r, 1) is None       # not at an instruction's start
-    True
-    """
-    m = CANONICAL_HEAD.match(r.s, i)
-    if m is None:
-        return None
-    opcode, k = m.group(4), m.end()
-    if opcode in NO_OPERANDS:
-        o = _PARENTHESIS_TEXT.match(r.s, k)
-        if o is None:
-            return None
-        operands: tuple[str, ...] = ()
-    else:
-        o = CANONICAL_OPERANDS.match(r.s, k)
-        if o is None:
-            return None
-        text = o.group()[:-1]
-        operands = tuple(x.lstrip("%") for x in text.split(", ")) if text else ()
-    shape_text = m.group(3)
-    try:
-        shape = parse_shape_cached(shape_text)
-    except (TilespecError, ValueError, IndexError):
-        return None                     # the reading token by token says why
-    return m.group(1) is not None, m.group(2), shape, shape_text, opcode, operands, o.end()
-
-
 def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[Instruction, int]:
     """The instruction at ``i`` of the text ``r`` reads, and the offset past it."""
     head = read_canonical_head(r, i)
@@ -247,7 +188,8 @@ def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[In
 def read_instruction_by_tokens(r: Reader, i: int, line: int,
                                computation: str) -> tuple[Instruction, int]:
     """:func:`read_instruction` token by token, whitespace and comments
-    between any two tokens: the reading :data:`CANONICAL_HEAD` shortens."""
+    between any two tokens: the reading
+    :func:`~tilespec.prover.hlo.canonical.read_canonical_head` shortens."""
     root = False
     if keyword_at(r.s, i, "ROOT"):
         root, i = True, r.ws(i + 4)
@@ -290,10 +232,17 @@ def finish_instruction(r: Reader, k: int, name: str, opcode: str, shape, shape_t
 
 
 class _Lines:
-    """1-based line numbers of offsets in one text."""
+    """1-based line numbers of offsets in one text.
+
+    >>> lines = _Lines("a\\nbc\\n\\nd")
+    >>> lines.starts, lines(0), lines(2), lines(6)
+    ([0, 2, 5, 6], 1, 2, 4)
+    """
 
     def __init__(self, text: str):
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # where each line starts: past the newline ending the one before
+        self.starts = list(itertools.accumulate(
+            map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
     def __call__(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
@@ -494,11 +443,12 @@ def parse_hlo(text: str) -> Module:
     """
     if not isinstance(text, str):
         raise TilespecError(f"HLO text must be a string, not {type(text).__name__}")
-    reader = _ModuleReader(text)
-    reader.read()
-    if not reader.computations:
-        raise TilespecError("no computation found: not an HLO module "
-                            "(expected 'name (...) -> shape {' lines)")
-    skipped = sorted(reader.skipped, key=lambda s: s.line)
-    return Module(reader.name or "?", reader.entry_layout, tuple(reader.computations),
-                  tuple(skipped), entry_shapes=reader.entry_shapes)
+    with cycles_paused():
+        reader = _ModuleReader(text)
+        reader.read()
+        if not reader.computations:
+            raise TilespecError("no computation found: not an HLO module "
+                                "(expected 'name (...) -> shape {' lines)")
+        skipped = sorted(reader.skipped, key=lambda s: s.line)
+        return Module(reader.name or "?", reader.entry_layout, tuple(reader.computations),
+                      tuple(skipped), entry_shapes=reader.entry_shapes)

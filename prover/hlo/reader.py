@@ -20,7 +20,10 @@ a primitive type and its ``[`` (``f32 [4096]``).
 
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 from ...spec import Shape, TilespecError, TupleShape, parse_shape
@@ -51,6 +54,29 @@ _DEVICE_IDS = re.compile(r",[ \t\n\r]*device_ids=[ \t\n\r]*")
 #: to the same end; any other value (nested brackets, iota lists, meshes) is
 #: read by it.
 SIMPLE_VALUE = re.compile(r'(?:\{[^()\[\]{}]*\}|"[^"]*"|%?[\w.\->]+)(?=[, \t\n\r)\]}%]|\Z)')
+
+def _brackets_nested(depth: int) -> str:
+    """A bracket group holding groups nested up to ``depth`` deep, any
+    closing bracket closing the last one opened (as :class:`Closing` counts)."""
+    inner = r"[^()\[\]{}]*"
+    group = r"[({\[]" + inner + r"[)}\]]"
+    for _ in range(depth - 1):
+        group = r"[({\[]" + inner + r"(?:" + group + inner + r")*[)}\]]"
+    return group
+
+
+#: A bracket group with groups nested up to 12 deep: it ends where
+#: :class:`Closing` counts it to (one match where a computation's parameters
+#: would be counted bracket by bracket).
+GROUP = re.compile(_brackets_nested(12))
+#: One attribute as XLA prints it after the previous one: ``, name=value``
+#: with the value :data:`SIMPLE_VALUE` reads or a ``{...}`` with groups
+#: nested inside (a backend_config's JSON, its strings masked), followed by
+#: the next attribute's ``,`` or the end of the line.  :meth:`Reader.
+#: attributes` reads such an attribute to the same name, value and end as
+#: it reads one token by token; any other falls to that reading.
+ATTRIBUTE = re.compile(r", ([A-Za-z_][\w.\-]*)=(\{[^()\[\]{}]*(?:" + _brackets_nested(12)
+                       + r"[^()\[\]{}]*)*\}|\"[^\"]*\"|%?[\w.\->]+)(?=[,\n])")
 # Words that start a mesh's replica groups (value_end reads them on).
 _MESH_WORDS = ("mesh", "maximal_mesh")
 # Opcodes whose parentheses hold a literal or a number, not operands.
@@ -72,7 +98,7 @@ class Closing:
     close that also records every group inside it, so each bracket is
     scanned at most once (a search per group would make reading quadratic
     in nested text) and brackets no one asks about (those of instructions
-    read by :data:`~tilespec.prover.hlo.module.CANONICAL_HEAD`) never.
+    read by :data:`~tilespec.prover.hlo.canonical.CANONICAL_HEAD`) never.
     What brackets before the one asked about do cannot change where it
     closes: only brackets opened after it are on the stack above it.
 
@@ -117,11 +143,19 @@ class Reader:
     def __init__(self, lexed: Lexed):
         self.code, self.s = lexed.code, lexed.skeleton
         self.closing = Closing(self.s)
+        self.ws_from = self.ws_to = -1
+        # the rest of a line read by ATTRIBUTE -> (name, start, end) of each
+        self.known_tails: dict[str, tuple[tuple[str, int, int], ...]] = {}
 
     def ws(self, i: int) -> int:
         if i < len(self.s) and self.s[i] not in XLA_SPACE:
             return i
-        return _WS.match(self.s, i).end()  # type: ignore[union-attr]
+        # the end of an instruction's line is asked for twice: by its
+        # attributes (is a ',' next?) and by the computation (what is next?)
+        if i == self.ws_from:
+            return self.ws_to
+        self.ws_from, self.ws_to = i, _WS.match(self.s, i).end()  # type: ignore[union-attr]
+        return self.ws_to
 
     def ident(self, i: int) -> tuple[str, int]:
         m = IDENT.match(self.s, i)
@@ -130,7 +164,12 @@ class Reader:
         return m.group(), m.end()
 
     def group_end(self, i: int) -> int:
-        """Past the bracket closing the one at ``i``."""
+        """Past the bracket closing the one at ``i``: where :data:`GROUP`
+        ends (groups nested at most 12 deep), else where :class:`Closing`
+        counts it to."""
+        m = GROUP.match(self.s, i)
+        if m is not None:
+            return m.end()
         end = self.closing.get(i)
         if end is None:
             raise NotRead(i, f"the {self.s[i]!r} here is never closed")
@@ -254,24 +293,90 @@ class Reader:
         return end
 
     def attributes(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
-        """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``)."""
-        out: list[tuple[str, str]] = []
+        """``(, name=value)*`` from ``i`` (``HloParserImpl::ParseAttributes``).
+
+        A dump repeats the same attribute lists (strings masked) thousands
+        of times: the rest of a line read whole by :data:`ATTRIBUTE` is
+        remembered with where each name and value lies in it, and a line
+        ending in the same text is read from that.  That reading looks at
+        nothing past the line's end but the next token, asked again each
+        time."""
+        s = self.s
+        end_of_line = s.find("\n", i)
+        if end_of_line == i and not s.startswith(",", self.ws(i)):
+            return (), i                # no attribute: the line ends here
+        tail = s[i:end_of_line] if end_of_line >= 0 else ""
+        known = self.known_tails.get(tail) if tail else None
+        if known is not None:
+            k = self.ws(end_of_line)
+            # a value before 'x =' is an error the token reading reports
+            if not s.startswith("=", k):
+                code = self.code
+                if "\n" in code[i:end_of_line]:      # a string over several lines
+                    out = [(key, value_text(code[i + a:i + b])) for key, a, b in known]
+                else:
+                    out = [(key, code[i + a:i + b].strip()) for key, a, b in known]
+                if not s.startswith(",", k):
+                    return tuple(out), end_of_line
+                return self.read_attributes(end_of_line, out, "")
+        return self.read_attributes(i, [], tail)
+
+    def read_attributes(self, i: int, out: list[tuple[str, str]],
+                        tail: str) -> tuple[tuple[tuple[str, str], ...], int]:
+        """:meth:`attributes` from ``i`` after those in ``out``, each by
+        :data:`ATTRIBUTE` where it reads it, else token by token; ``tail``
+        (the text from ``i`` to the end of its line) is remembered when
+        :data:`ATTRIBUTE` reads all of it."""
+        s, code, start = self.s, self.code, i
+        spans: list[tuple[str, int, int]] | None = [] if tail else None
         while True:
-            k = self.ws(i)
-            if not self.s.startswith(",", k):
+            m = ATTRIBUTE.match(s, i)
+            if m is not None:
+                v, end = m.start(2), m.end()
+                # 'ROOT' and a value before 'x =' are read token by token (an error)
+                if (s[end] != "\n" or not s.startswith("=", self.ws(end))) and (
+                        m.group(2) != "ROOT"):
+                    out.append((m.group(1), value_text(code[v:end])))
+                    if spans is not None:
+                        spans.append((m.group(1), v - start, end - start))
+                    i = end
+                    continue
+            step = self.attribute_by_tokens(i)
+            if step is None:
+                if spans and i == start + len(tail):
+                    self.known_tails[tail] = tuple(spans)
                 return tuple(out), i
-            k = self.ws(k + 1)
-            key, k = self.ident(k)
-            if not self.s.startswith("=", k):
-                raise NotRead(k, f"expected '=' right after attribute {key}")
-            v = self.ws(k + 1)
-            m = SIMPLE_VALUE.match(self.s, v)
-            i = m.end() if m is not None and m.group() not in _MESH_WORDS else self.value_end(v)
-            # 'ROOT' is a keyword and 'x =' the next instruction: no value
-            if self.s[v:i] == "ROOT" or self.s.startswith("=", self.ws(i)):
-                raise NotRead(v, f"attribute {key} without a value")
-            out.append((key, " ".join(self.code[v:i].split()) if "\n" in self.code[v:i]
-                        else self.code[v:i].strip()))
+            spans = None
+            key, value, i = step
+            out.append((key, value))
+
+    def attributes_by_tokens(self, i: int) -> tuple[tuple[tuple[str, str], ...], int]:
+        """:meth:`attributes` token by token, whitespace and comments between
+        any two tokens: the reading :data:`ATTRIBUTE` and the lines
+        remembered shorten."""
+        out = []
+        while (step := self.attribute_by_tokens(i)) is not None:
+            key, value, i = step
+            out.append((key, value))
+        return tuple(out), i
+
+    def attribute_by_tokens(self, i: int) -> tuple[str, str, int] | None:
+        """The name, value and end of the ``, name=value`` at ``i``, or None
+        where no ``,`` comes next."""
+        k = self.ws(i)
+        if not self.s.startswith(",", k):
+            return None
+        k = self.ws(k + 1)
+        key, k = self.ident(k)
+        if not self.s.startswith("=", k):
+            raise NotRead(k, f"expected '=' right after attribute {key}")
+        v = self.ws(k + 1)
+        m = SIMPLE_VALUE.match(self.s, v)
+        i = m.end() if m is not None and m.group() not in _MESH_WORDS else self.value_end(v)
+        # 'ROOT' is a keyword and 'x =' the next instruction: no value
+        if self.s[v:i] == "ROOT" or self.s.startswith("=", self.ws(i)):
+            raise NotRead(v, f"attribute {key} without a value")
+        return key, value_text(self.code[v:i]), i
 
     def operand(self, text_start: int, text_end: int) -> str:
         """``[shape] name`` between the offsets (a nested instruction is not read)."""
@@ -302,6 +407,37 @@ class Reader:
         if self.s[start:close - 1].strip():
             out.append(self.operand(start, close - 1))
         return tuple(out), close
+
+
+@contextmanager
+def cycles_paused() -> Iterator[None]:
+    """Python's cycle collector paused while a module is read or checked:
+    they make a few objects per instruction and no cycles, and each full
+    collection would walk every object made so far (an eighth of the time
+    of a large module).  Objects are still freed when no longer used; the
+    collector runs again afterwards, if it ran before.
+
+    >>> with cycles_paused():
+    ...     gc.isenabled()
+    False
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def value_text(value: str) -> str:
+    """An attribute's value as kept: its code, a value over several lines
+    joined by single spaces.
+
+    >>> value_text("{a,\\n  b} "), value_text(" kLoop")
+    ('{a, b}', 'kLoop')
+    """
+    return " ".join(value.split()) if "\n" in value else value.strip()
 
 
 def keyword_at(text: str, i: int, word: str) -> bool:

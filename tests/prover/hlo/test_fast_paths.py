@@ -1,6 +1,9 @@
 """The reader's fast paths read as the token-by-token reading does: the
-canonical head of an instruction (:data:`~tilespec.prover.hlo.module.
-CANONICAL_HEAD`) and the bracket ends found when first asked
+canonical head of an instruction (:mod:`~tilespec.prover.hlo.canonical`,
+arrays and tuples), the attributes read by one expression and the lines
+remembered (:meth:`~tilespec.prover.hlo.reader.Reader.attributes`), the
+text cut at its quotes (:func:`~tilespec.prover.hlo.lexer.lex_by_quotes`)
+and the bracket ends found when first asked
 (:class:`~tilespec.prover.hlo.reader.Closing`), on every instruction of
 the recorded real TPU modules and on generated variants of their lines."""
 
@@ -14,7 +17,7 @@ from functools import lru_cache
 from hypothesis import given, settings, strategies as st
 from locations import DATA
 
-from tilespec.prover.hlo.lexer import lex
+from tilespec.prover.hlo.lexer import lex, lex_by_pieces, lex_by_quotes
 from tilespec.prover.hlo.module import (
     read_canonical_head,
     read_instruction,
@@ -59,10 +62,19 @@ def test_the_canonical_head_reads_every_real_tpu_instruction_as_the_tokens_do():
     assert read > 2000             # the fast path is the common one
 
 
+def test_the_cut_at_double_quotes_reads_every_recorded_tpu_module():
+    # sharded modules too, with their mesh['x'=2] and backslashes in strings:
+    # the cut answers for each, as the one scan reads it
+    for text in tpu_texts():
+        by_quotes = lex_by_quotes(text)
+        assert by_quotes is not None and by_quotes == lex_by_pieces(text)
+
+
 LINES = ["%b.1 = f32[4,8]{1,0:T(8,128)} bitcast(%a, %c.2), metadata={op_name=\"x\"}",
          "ROOT %p = bf16[]{:T(256)} parameter(0)",
          "%t = f32[8,4]{0,1} transpose(%p), dimensions={1,0}",
-         "%c = s32[2]{0} constant({1, 2})"]
+         "%c = s32[2]{0} constant({1, 2})",
+         "ROOT %t = (f32[2]{0}, /*index=1*/s32[], (u8[1]{0}, f32[])) tuple(%a, /*index=1*/%b)"]
 
 
 @settings(max_examples=80, deadline=None)
@@ -119,3 +131,68 @@ def test_the_simple_values_are_the_common_ones_in_real_tpu_modules():
             assert r.value_end(m.end()) == v.end()
             simple += 1
     assert simple > 2 * other
+
+
+def attribute_readings(text: str, starts: list[int]):
+    """(the reading, the reading token by token) of the attributes at each
+    of ``starts``, in order, by one reader each (the first remembers the
+    lines it read): an (attributes, end) or the NotRead reason."""
+    out = []
+    for read in (Reader.attributes, Reader.attributes_by_tokens):
+        r, here = Reader(lex(text)), []
+        for i in starts:
+            try:
+                here.append(read(r, i))
+            except NotRead as e:
+                here.append(e.reason)
+        out.append(here)
+    return out
+
+
+def test_remembered_attribute_lines_read_every_real_tpu_instruction_as_the_tokens_do():
+    read = 0
+    for text in tpu_texts()[::3]:
+        r = Reader(lex(text))
+        starts = [head[6] for m in _STARTS.finditer(text)
+                  if (head := read_canonical_head(r, m.end())) is not None]
+        fast, slow = attribute_readings(text, starts)
+        assert fast == slow
+        read += len(starts)
+    assert read > 2000
+
+
+TAILS = [', metadata={op_name="a(b)/c" stack_frame_id=3}',
+         ', kind=kLoop, calls=%f.1, backend_config={"a":[],"b":{"c":[{"d":["1"]}]}}',
+         ", dimensions={1,0}, sharding={devices=[2,1]<=[2]}", ", x=ROOT", ", y=mesh"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(TAILS), st.sampled_from(["", " = 1", ", z=2", "=", "  ,w=4", "ROOT"]),
+       st.lists(st.tuples(st.integers(0, 80), st.sampled_from(
+           [" ", "\n", "{", "}", "[", "]", ",", "=", "%", "/*c*/", "ROOT", "x"])), max_size=2))
+def test_a_remembered_attribute_line_reads_as_the_tokens_whatever_follows(tail, after, edits):
+    # the line is read, then read again with other text after it: what the
+    # reader remembered of the first must not decide the second
+    second = tail
+    for at, piece in edits:
+        at = min(at, len(second))
+        second = second[:at] + piece + second[at:]
+    head = "%a = f32[] add()"
+    text = f"{head}{tail}\n{head}{second}\n{after}\n%next = f32[] add()\n"
+    fast, slow = attribute_readings(text, [len(head), 2 * len(head) + len(tail) + 1])
+    assert fast == slow
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="()[]{}ab", max_size=40), st.integers(0, 16))
+def test_a_group_ends_where_the_brackets_are_counted_to(s, deep):
+    # GROUP matches groups nested up to 12 deep; deeper ones are counted
+    s = "(" * deep + s + ")" * deep
+    r, counted = Reader(lex(s)), Closing(s)
+    for k in range(len(s)):
+        if s[k] in "([{":
+            try:
+                end = r.group_end(k)
+            except NotRead:
+                end = None
+            assert end == counted.get(k)

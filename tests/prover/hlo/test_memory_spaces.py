@@ -134,3 +134,17 @@ def test_a_bitcast_convert_between_other_tiles_names_both_layouts():
     [f] = [f for f in check_module(m).findings if f.level == "error"]
     assert f.rule == "bitcast-convert-layout"
     assert f.message.endswith("layouts differ: {1,0:T(8,128)} against {1,0}")
+
+
+@pytest.mark.parametrize("space", [0, 1, 5])
+def test_one_memory_space_on_both_sides_is_never_rejected(space):
+    # check-hlo asks the verifier's memory-space rule only where the spaces
+    # differ: the rule rejects nothing else, at any XLA, constant or not
+    from tilespec.prover.bitcast import memory_space_violation
+    from tilespec.spec.text import parse_array_shape
+
+    a = parse_array_shape(f"f32[8]{{0:S({space})}}")
+    b = parse_array_shape(f"f32[2,4]{{1,0:S({space})}}")
+    for xla in (None, "2026-04-01", "2026-08-22"):
+        for constant in (False, True):
+            assert memory_space_violation(a, b, constant_operand=constant, xla=xla) is None

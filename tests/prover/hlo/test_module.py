@@ -19,7 +19,7 @@ from locations import DATA
 
 from tilespec.cli.main import main
 from tilespec.prover.hlo.check import check_module
-from tilespec.prover.hlo.lexer import lex, lex_each_character
+from tilespec.prover.hlo.lexer import lex, lex_by_pieces, lex_by_quotes, lex_each_character
 from tilespec.prover.hlo.module import parse_hlo, parse_instruction
 from tilespec.spec.errors import TilespecError
 from tilespec.spec.printer import format_shape
@@ -130,6 +130,26 @@ def test_the_one_scan_lexer_reads_as_the_character_scan(text):
 @given(LEXER_TEXTS)
 @settings(max_examples=3000, deadline=None)
 def test_the_one_scan_lexer_reads_thousands_of_texts_as_the_character_scan(text):
+    assert lex(text) == lex_each_character(text)
+
+
+#: Texts as a dump holds them: strings, comments and '-strings side by side,
+#: so that the cut at double quotes answers for many of them.
+QUOTED_TEXTS = st.lists(st.sampled_from(['"a/b"', '"x"', "/*c*/", "//d", "'e\"'", "'f'", "\n",
+                                         " ", "g", '"', "'", "/", "*", "\\", '""', "\r"]),
+                        max_size=10).map("".join)
+
+
+@given(QUOTED_TEXTS)
+@settings(max_examples=300, deadline=None)
+def test_the_cut_at_double_quotes_reads_as_the_character_scan(text):
+    by_quotes = lex_by_quotes(text)
+    assert by_quotes is None or by_quotes == lex_each_character(text)
+    assert lex_by_pieces(text) == lex_each_character(text)
+
+
+def test_a_string_longer_than_the_kept_masks_is_masked_whole():
+    text = 'a "' + "x" * 5000 + '" b "' + "/" * 300 + '"'
     assert lex(text) == lex_each_character(text)
 
 
