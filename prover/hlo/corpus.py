@@ -48,6 +48,7 @@ from .backend import backend_of, checked_backend
 from .check import check_module, judged_xla
 from .findings import Finding, Report, with_finding
 from .module import parse_hlo
+from .reader import cycles_paused
 
 #: The path that stands for standard input.
 STDIN = "-"
@@ -177,9 +178,12 @@ def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_T
     try:
         if text is None:
             text = read_text(path)
-        report = check_module(parse_hlo(text), timeout=timeout, meant=meant,
-                              backend=backend or backend_of(path),
-                              strict_tiles=strict_tiles, xla=xla)
+        # one pause for the module read and checked: the collector would
+        # otherwise walk the whole module once between the two
+        with cycles_paused():
+            report = check_module(parse_hlo(text), timeout=timeout, meant=meant,
+                                  backend=backend or backend_of(path),
+                                  strict_tiles=strict_tiles, xla=xla)
     except TilespecError as e:
         return ModuleResult(path, error=str(e))
     if path.endswith(BEFORE_OPTIMIZATIONS):
