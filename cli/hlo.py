@@ -33,6 +33,7 @@ from ..prover.hlo import (
     refuse_endless,
     reported_part,
     select_findings,
+    verdict_part,
     write_baseline,
 )
 from ..prover.names import DEFAULT_TIMEOUT, DUMP_GLOB
@@ -195,18 +196,21 @@ def json_where_checked(args, paths: list[str]):
             and min_level(args) == "note" and not args.baseline):
         return None
     return partial(rendered_json, names=baseline_names(args.paths, paths),
-                   check=args.command)
+                   check=args.command, whole=bool(args.sarif))
 
 
-def rendered_json(result, names: dict, check: str):
+def rendered_json(result, names: dict, check: str, whole: bool = True):
     """``result`` with its JSON entries rendered (``result.rendered``), as
     the parent would render them: of its report as :func:`lint_filter`
-    leaves it when no option filters."""
+    leaves it when no option filters.  Beside them the report, ``whole``
+    (the ``--sarif`` log is written from it) or only what decides the
+    run's tally and exit status (:func:`verdict_part`)."""
     if result.report is None:
         return result
     kept = replace(result, report=select_findings(result.report, min_level="note",
                                                   file=names[result.path]))
-    return replace(result, rendered=rendered(entries([kept], check)).text)
+    return replace(result, rendered=rendered(entries([kept], check)).text,
+                   report=result.report if whole else verdict_part(result.report))
 
 
 def _naming_the_file(result) -> str:

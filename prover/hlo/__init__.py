@@ -35,4 +35,5 @@ from .findings import (
     reported_part as reported_part,
     select_findings as select_findings,
     verdict_of as verdict_of,
+    verdict_part as verdict_part,
 )

@@ -20,6 +20,7 @@ the findings is :mod:`tilespec.prover.hlo.check`.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
@@ -287,12 +288,14 @@ class Report:
 
     def worst(self, n: int = 5) -> list[Buffer]:
         """The ``n`` values with the most padding bytes."""
-        return sorted((b for b in self.buffers if b.waste > 0),
-                      key=lambda b: (-b.waste, b.line))[:n]
+        # nsmallest is sorted(...)[:n], ties in the buffers' order, without
+        # sorting a module's every buffer
+        return heapq.nsmallest(n, (b for b in self.buffers if b.waste > 0),
+                               key=lambda b: (-b.waste, b.line))
 
     def largest(self, n: int = 3) -> list[Buffer]:
         """The ``n`` values that take the most bytes (padding included)."""
-        return sorted(self.buffers, key=lambda b: (-b.bytes, b.line))[:n]
+        return heapq.nsmallest(n, self.buffers, key=lambda b: (-b.bytes, b.line))
 
 
 def with_finding(report: Report, finding: Finding) -> Report:
@@ -416,6 +419,30 @@ def reported_part(report: Report, *, select=None, ignore=None, min_level: str = 
     shown = ({id(b) for b in (*report.worst(), *report.largest())} if tables else set())
     return replace(kept, filtered=decisive,
                    buffers=tuple(b for b in report.buffers if id(b) in shown))
+
+
+def verdict_part(report: Report) -> Report:
+    """What decides ``report``'s verdicts (:attr:`Report.status`,
+    :attr:`Report.reported_status`, :attr:`Report.suppressed_errors`, and
+    so a run's tally and exit status): its refuted and undecided findings,
+    kept, dropped or baselined, and no buffer.  A worker that has written
+    its module's JSON sends this beside it.
+
+    >>> from tilespec.prover.hlo.check import check_module
+    >>> from tilespec.prover.hlo.module import parse_hlo
+    >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[3,5]) -> f32[15] {
+    ...   %p = f32[3,5]{1,0:T(2,2)} parameter(0)
+    ...   ROOT %b = f32[15]{0} bitcast(%p)
+    ... }'''))
+    >>> part = verdict_part(r)
+    >>> [f.rule for f in part.findings], part.buffers, part.reported_status
+    (['bitcast-refuted'], (), 'refuted')
+    """
+    def decisive(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        return tuple(f for f in findings if verdict_of(f) in (REFUTED, UNKNOWN))
+    return replace(report, findings=decisive(report.findings),
+                   filtered=decisive(report.filtered), baselined=decisive(report.baselined),
+                   buffers=())
 
 
 def violation(what: str, src: Shape | None = None, dst: Shape | None = None,

@@ -277,13 +277,19 @@ def test_jobs_give_the_single_process_results_in_input_order(tmp_path):
 
 def test_jobs_on_the_command_line_print_what_one_process_prints(capsys, tmp_path):
     d = dump(tmp_path)
-    _, one, _ = run(capsys, "check-hlo", d, "--json")
+    _, one, _ = run(capsys, "check-hlo", d, "--json", "--sarif", tmp_path / "one.sarif")
     code, two, _ = run(capsys, "check-hlo", d, "--json", "--jobs", "2")
+    code_sarif, _, _ = run(capsys, "check-hlo", d, "--json", "--jobs", "2",
+                           "--sarif", tmp_path / "two.sarif")
 
     def verdicts(text):
         return [(r["subject"], r["check"], r["status"], r["reason"])
                 for r in json.loads(text)["results"]]
-    assert code == 1 and verdicts(two) == verdicts(one)
+    assert code == code_sarif == 1 and verdicts(two) == verdicts(one)
+    # the workers send what decides the verdict beside their JSON, the whole
+    # report when the SARIF log is written from it
+    assert json.loads(two)["exit_status"] == 1
+    assert (tmp_path / "two.sarif").read_text() == (tmp_path / "one.sarif").read_text()
 
 
 @pytest.mark.parametrize("jobs", ["-1", "x"])

@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 from locations import DATA
 
 from tilespec.prover.hlo.check import check_module
-from tilespec.prover.hlo.corpus import ModuleResult
-from tilespec.prover.hlo.findings import RULES, reported_part, select_findings
+from tilespec.prover.hlo.corpus import ModuleResult, Tally
+from tilespec.prover.hlo.findings import RULES, reported_part, select_findings, verdict_part
 from tilespec.prover.hlo.module import parse_hlo
 from tilespec.render import write_sarif, write_text
 
@@ -79,3 +79,18 @@ def test_text_and_sarif_of_the_part_are_the_bytes_of_the_whole(reports, tables):
         write(part, parts)
         assert part.getvalue() == whole.getvalue()
 
+
+
+def test_the_verdict_part_decides_what_the_whole_report_decides(reports):
+    # what a worker sends beside its module's JSON: the tally and the exit
+    # status come from it
+    for r in reports:
+        whole, part = (select_findings(x, min_level="note") for x in (r, verdict_part(r)))
+        assert (part.status, part.reported_status, part.verdict(), part.suppressed_errors) \
+            == (whole.status, whole.reported_status, whole.verdict(), whole.suppressed_errors)
+    results = [ModuleResult(f"m{i}", report=select_findings(r, min_level="note"))
+               for i, r in enumerate(reports)]
+    parts = [ModuleResult(f"m{i}", report=select_findings(verdict_part(r), min_level="note"))
+             for i, r in enumerate(reports)]
+    assert Tally.of(parts) == Tally.of(results)
+    assert {r.status for r in reports} >= {"proved", "refuted", "unknown"}
