@@ -38,7 +38,7 @@ from ..prover.hlo import (
 )
 from ..prover.names import DEFAULT_TIMEOUT, DUMP_GLOB
 from ..prover.result import EXIT_STATUS, counterexample_lines
-from ..render import entries, rendered, write_sarif, write_text
+from ..render import rendered, write_sarif, write_text, written_entries
 from ..spec import TilespecError, format_shape
 from .arguments import parse_shape_arg, seconds, xla_version_argument
 from .envelope import Entry, emit, output
@@ -119,7 +119,7 @@ def cmd_check_hlo(args) -> int:
         with output(argparse.Namespace(report_output=args.sarif)) as out:
             write_sarif(out, results, status)
     if args.json:
-        emit(args, entries(results, args.command))
+        emit(args, written_entries(results, args.command))
     elif args.format == "sarif":
         with output(args) as out:
             write_sarif(out, results, status)
@@ -209,7 +209,7 @@ def rendered_json(result, names: dict, check: str, whole: bool = True):
         return result
     kept = replace(result, report=select_findings(result.report, min_level="note",
                                                   file=names[result.path]))
-    return replace(result, rendered=rendered(entries([kept], check)).text,
+    return replace(result, rendered=rendered(written_entries([kept], check)).text,
                    report=result.report if whole else verdict_part(result.report))
 
 

@@ -17,4 +17,5 @@ from .hlo import (
     entries as entries,
     write_sarif as write_sarif,
     write_text as write_text,
+    written_entries as written_entries,
 )

@@ -41,7 +41,8 @@ def document(results) -> str:
 
 def args(**options) -> argparse.Namespace:
     given = dict(json=True, scheduler=None, jobs=2, select=None, ignore=None,
-                 min_level=None, baseline=None, paths=["dump"], command="check-hlo")
+                 min_level=None, baseline=None, paths=["dump"], command="check-hlo",
+                 sarif=None)
     return argparse.Namespace(**{**given, **options})
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 
+from tilespec.prover.hlo.corpus import ModuleResult
 from tilespec.prover.result import Counterexample, Side
 from tilespec.render.envelope import Entry, header, rendered, write, write_error
 from tilespec.spec import parse_shape
@@ -73,3 +74,24 @@ def test_no_results_and_an_error_are_the_same_envelope():
                    "error": {"kind": "bad input", "message": "bad \u00e9"}}
     assert out.getvalue().splitlines()[-2] == (
         '  "error": {"kind": "bad input", "message": "bad \\u00e9"}')
+
+
+def test_a_module_written_from_its_pieces_is_the_text_of_its_entries():
+    # module_lines writes notes without building their entries: the same text
+    from locations import DATA
+
+    from tilespec.prover.hlo.check import check_module
+    from tilespec.prover.hlo.findings import select_findings
+    from tilespec.prover.hlo.module import parse_hlo
+    from tilespec.render.hlo import entries, module_lines
+    seen = set()
+    for p in sorted((DATA / "hlo").glob("*.hlo")) + sorted((DATA / "tpu_reader").glob("*.hlo")):
+        try:
+            report = select_findings(check_module(parse_hlo(p.read_text())), min_level="note")
+        except ValueError:
+            continue
+        seen |= {f.counterexample is None for f in report.findings}
+        path = f"d/{p.name}\u00e9\"x"          # quotes and non-ASCII escaped alike
+        expected = rendered(entries([ModuleResult(path, report=report)], "check-hlo")).text
+        assert module_lines(path, report, "check-hlo").text == expected
+    assert seen == {True, False}
