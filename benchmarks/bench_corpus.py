@@ -91,10 +91,10 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
              f"{ratios['dask LocalCluster(2)']:.2f}x" if dask is not None else
              "Dask not installed (the dask extra): NOT MEASURED")
           + f"  (target >= 1.7x each)  {verdict(results[-1])}")
-    corpus_phases(corpus)
+    corpus_phases(corpus, instructions)
 
 
-def corpus_phases(corpus: Path, sample: int = 4) -> None:
+def corpus_phases(corpus: Path, instructions_all: int, sample: int = 4) -> None:
     """Where check-hlo's time goes on the corpus, in CPU seconds of this
     process (``time.process_time``: less sensitive to the load of a shared
     machine than wall time), per 10,000 instructions over ``sample`` modules,
@@ -113,9 +113,6 @@ def corpus_phases(corpus: Path, sample: int = 4) -> None:
     paths = module_paths([str(corpus)])
     if not paths:
         return
-    _, instructions_all = corpus_instructions(subprocess.run(
-        [PY, "-m", "tilespec", "check-hlo", str(corpus), "--jobs", "2"],
-        capture_output=True, text=True).stdout)
     phases = dict.fromkeys(("parse", "check", "pickle", "json"), 0.0)
     instructions = 0
     for n, path in enumerate(paths[:sample + 1]):
