@@ -428,14 +428,10 @@ def verdict_part(report: Report) -> Report:
     kept, dropped or baselined, and no buffer.  A worker that has written
     its module's JSON sends this beside it.
 
-    >>> from tilespec.prover.hlo.check import check_module
-    >>> from tilespec.prover.hlo.module import parse_hlo
-    >>> r = check_module(parse_hlo('''ENTRY %e (p: f32[3,5]) -> f32[15] {
-    ...   %p = f32[3,5]{1,0:T(2,2)} parameter(0)
-    ...   ROOT %b = f32[15]{0} bitcast(%p)
-    ... }'''))
-    >>> part = verdict_part(r)
-    >>> [f.rule for f in part.findings], part.buffers, part.reported_status
+    >>> wrong = Finding("bitcast-refuted", "error", 3, "b", "bitcast b: ...")
+    >>> note = Finding("padding", "note", 2, "p", "p: 4 bytes of padding")
+    >>> part = verdict_part(Report("m", "refuted", (note, wrong), (), {}, 0.0, filtered=(note,)))
+    >>> [f.rule for f in part.findings], part.filtered, part.reported_status
     (['bitcast-refuted'], (), 'refuted')
     """
     def decisive(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
