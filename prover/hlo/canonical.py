@@ -20,37 +20,30 @@ from .reader import NO_OPERANDS, Reader, parse_shape_cached
 _NAME = r"[A-Za-z_][\w.\-]*"
 _ARRAY = (r"[a-z][a-z0-9]*\[[\w<=,?]*\]"
           r"(?:\{[0-9:][\w:,*.+\-]*(?:\([\w:,*.+\-]*\)[\w:,*.+\-]*)*\})?")
-#: An instruction's head as XLA prints it, up to its operands' '(':
-#: ``[ROOT ]%name = SHAPE opcode(`` with one space between the tokens, an
-#: array shape without whitespace or comments and a layout whose parentheses
-#: do not nest (``bf16[8,128]{1,0:T(8,128)(2,1)S(3)}``).  Text it matches is
-#: read by it as :func:`read_instruction` reads it token by token (the same
-#: tokens: ``_OPCODE``, ``IDENT``, ``PRIMITIVE``, a layout opened by a digit
-#: or ':'); anything else is left to that reading.
-CANONICAL_HEAD = re.compile(r"(ROOT )?%(" + _NAME + r") = (" + _ARRAY + r") "
-                            r"([a-z][a-z0-9\-]*)\(")
-#: Operands as XLA prints them after optimizations: ``%a, %b`` up to the ')'.
-CANONICAL_OPERANDS = re.compile(r"(?:%" + _NAME + r"(?:, %" + _NAME + r")*)?\)")
-_PARENTHESIS_TEXT = re.compile(r"[^()\[\]{}]*\)")
 # A tuple of such arrays and tuples of them, as XLA prints it: ', ' between
 # the elements, and before every fifth a comment, blank in the skeleton
 # (``(f32[2]{0}, /*index=1*/s32[])``).
 _ELEMENTS = r"(?:{0}(?:, +{0})*)?"
 _TUPLE = r"\(" + _ELEMENTS.format(r"(?:" + _ARRAY + r"|\(" + _ELEMENTS.format(_ARRAY) + r"\))") + r"\)"
-# The head (its shape an array or such a tuple) and its operands, or a
-# parameter's or constant's bracket-free text, in one match; ASCII names
-# only: any other instruction is read token by token.
-_CANONICAL = re.compile(r"(ROOT )?%(" + _NAME + r") = (" + _ARRAY + r"|" + _TUPLE + r") "
-                        r"([a-z][a-z0-9\-]*)\((?:((?:%" + _NAME + r"(?:, +%" + _NAME
-                        + r")*)?)|[^()\[\]{}]*)\)", re.ASCII)
+#: An instruction's head and operands as XLA prints them, in one match:
+#: ``[ROOT ]%name = SHAPE opcode(%a, %b)`` with one space between the tokens
+#: (``, `` and a blank comment between operands), the shape an array without
+#: whitespace or comments and a layout whose parentheses do not nest
+#: (``bf16[8,128]{1,0:T(8,128)(2,1)S(3)}``) or a tuple of such arrays, the
+#: operands ``%a, %b`` or a parameter's or constant's bracket-free text;
+#: ASCII names only.  Text it matches is read by it as
+#: :func:`~tilespec.prover.hlo.module.read_instruction_by_tokens` reads it
+#: (the same tokens); any other instruction is read token by token.
+CANONICAL_HEAD = re.compile(r"(ROOT )?%(" + _NAME + r") = (" + _ARRAY + r"|" + _TUPLE + r") "
+                            r"([a-z][a-z0-9\-]*)\((?:((?:%" + _NAME + r"(?:, +%" + _NAME
+                            + r")*)?)|[^()\[\]{}]*)\)", re.ASCII)
 _SPACES = re.compile(" +")
 
 
 def read_canonical_head(r: Reader, i: int):
     """(root, name, shape, shape text, opcode, operands, offset past them) of
     the instruction at ``i`` when it is printed as XLA prints it
-    (:data:`CANONICAL_HEAD`, or a tuple of its arrays; :data:`CANONICAL_OPERANDS`;
-    the literal of a ``parameter`` or ``constant`` without brackets), else None.
+    (:data:`CANONICAL_HEAD`), else None.
 
     >>> from tilespec.prover.hlo.lexer import lex
     >>> r = Reader(lex("ROOT %b.1 = f32[4]{0} bitcast(%a, %c), x=1"))
@@ -60,7 +53,7 @@ def read_canonical_head(r: Reader, i: int):
     >>> read_canonical_head(r, 1) is None       # not at an instruction's start
     True
     """
-    m = _CANONICAL.match(r.s, i)
+    m = CANONICAL_HEAD.match(r.s, i)
     if m is None:
         return None
     root, name, shape_text, opcode, names = m.groups()
