@@ -387,8 +387,8 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     except (OSError, ValueError, TimeoutError) as e:
         raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
     with client:
-        todo = sorted(((i, p) for i, (p, s) in enumerate(zip(paths, sources))
-                       if isinstance(s, str)), key=lambda x: -len(sources[x[0]]))
+        todo = [(i, paths[i]) for i in largest_first(paths, texts)
+                if isinstance(sources[i], str)]
         # scattered, not in the task graph: the texts go to the workers
         # directly (a graph of large objects makes Dask warn on stderr)
         data = client.scatter([sources[i] for i, _ in todo], hash=False) if todo else []

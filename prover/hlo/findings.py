@@ -390,6 +390,11 @@ def check_options(select=None, ignore=None, min_level: str = "note") -> None:
                             + ", ".join(LEVELS))
 
 
+def decisive(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """The findings that can change a verdict: the refuted and the undecided."""
+    return tuple(f for f in findings if verdict_of(f) in (REFUTED, UNKNOWN))
+
+
 def reported_part(report: Report, *, select=None, ignore=None, min_level: str = "note",
                   tables: bool = False) -> Report:
     """What text and SARIF read of ``report`` under the options (no
@@ -415,9 +420,8 @@ def reported_part(report: Report, *, select=None, ignore=None, min_level: str = 
     ('refuted', 'refuted', 2, ())
     """
     kept = select_findings(report, select=select, ignore=ignore, min_level=min_level)
-    decisive = tuple(f for f in kept.filtered if verdict_of(f) in (REFUTED, UNKNOWN))
     shown = ({id(b) for b in (*report.worst(), *report.largest())} if tables else set())
-    return replace(kept, filtered=decisive,
+    return replace(kept, filtered=decisive(kept.filtered),
                    buffers=tuple(b for b in report.buffers if id(b) in shown))
 
 
@@ -434,8 +438,6 @@ def verdict_part(report: Report) -> Report:
     >>> [f.rule for f in part.findings], part.filtered, part.reported_status
     (['bitcast-refuted'], (), 'refuted')
     """
-    def decisive(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
-        return tuple(f for f in findings if verdict_of(f) in (REFUTED, UNKNOWN))
     return replace(report, findings=decisive(report.findings),
                    filtered=decisive(report.filtered), baselined=decisive(report.baselined),
                    buffers=())
