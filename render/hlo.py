@@ -206,15 +206,20 @@ def entries(results: Iterable, check: str) -> Iterator[Entry | Rendered]:
             yield Entry({"file": r.path}, check, "unknown", reason=f"not checked: {r.error}")
             continue
         yield module_entry(r.path, r.report, check)
-        # a decision's counterexample is shared by every repeat of its
-        # question: its JSON is made once (the report keeps each one alive)
-        known: dict[int, dict] = {}
+        known = counterexamples_json(r.report.findings)
         for f in r.report.findings:
-            ce = f.counterexample
-            if ce is not None and id(ce) not in known:
-                known[id(ce)] = counterexample_json(ce)
-            yield finding_entry(r.path, r.report.module, f,
-                                None if ce is None else known[id(ce)])
+            yield finding_entry(r.path, r.report.module, f, known.get(id(f.counterexample)))
+
+
+def counterexamples_json(findings: Iterable[Finding]) -> dict[int, dict]:
+    """The JSON of each distinct counterexample of ``findings``, by its id:
+    a decision's counterexample is shared by every repeat of its question,
+    and its JSON is made once (the findings keep each one alive)."""
+    known: dict[int, dict] = {}
+    for f in findings:
+        if f.counterexample is not None and id(f.counterexample) not in known:
+            known[id(f.counterexample)] = counterexample_json(f.counterexample)
+    return known
 
 
 def written_entries(results: Iterable, check: str) -> Iterator[Entry | Rendered]:
@@ -280,7 +285,7 @@ def module_lines(path: str, report: Report, check: str) -> Rendered:
     lines = [result_line(module_entry(path, report, check))]
     head = '{"file": ' + encode_basestring_ascii(path) + ', "module": ' \
         + encode_basestring_ascii(report.module) + ', "instruction": '
-    known: dict[int, dict] = {}
+    known = counterexamples_json(report.findings)
     for f in report.findings:
         ce = f.counterexample
         if ce is None:
@@ -291,8 +296,6 @@ def module_lines(path: str, report: Report, check: str) -> Rendered:
             lines.append(plain_result_line(subject, f.rule, status(f), f.message,
                                            finding_data(f)))
             continue
-        if id(ce) not in known:
-            known[id(ce)] = counterexample_json(ce)
         lines.append(result_line(finding_entry(path, report.module, f, known[id(ce)])))
     return Rendered(",\n".join(lines))
 
