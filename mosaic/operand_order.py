@@ -63,7 +63,7 @@ from .memref import (
 from .vector_layout import PLAIN, SolverOps
 
 __all__ = ["OPERAND_CLAIMS", "NotInFamily", "OperandOrder", "OrderWitness",
-           "mosaic_layout", "prove_operand_order",
+           "mosaic_layout", "offset_by_rows", "order_side", "prove_operand_order",
            "prove_order_lemma", "witness"]
 
 
@@ -245,17 +245,27 @@ class _Terms:
                                          self.enc.ar))
 
     def mosaic_offset(self, i, j):
-        # a row count outside the candidates is a free value: no proof rests on it
-        out = self.z3.Int("i.unmodelled", self.ctx)
-        for v, shape in zip(reversed(self.candidates), reversed(self.mosaic)):
-            out = self.z3.If(self.rows == v, self.offset(shape, i, j), out)
-        return out
+        return offset_by_rows(self.z3, self.ctx, self.rows,
+                              [(v, self.offset(shape, i, j))
+                               for v, shape in zip(self.candidates, self.mosaic)])
 
     def agrees(self):
         return agrees(self.ops, self.a, self.m, self.n, self.claim.element_type, self.claim.chip)
 
 
-def _side(name: str, shape: str, element, off: int, bits: int) -> Side:
+def offset_by_rows(z3, ctx, rows, offsets) -> Any:
+    """The offset of the Mosaic layout whose row count the rule gives:
+    ``offsets`` pairs each candidate row count with its layout's offset
+    term.  A row count outside the candidates is a free value, so no proof
+    rests on it."""
+    out = z3.Int("i.unmodelled", ctx)
+    for v, offset in reversed(offsets):
+        out = z3.If(rows == v, offset, out)
+    return out
+
+
+def order_side(name: str, shape: str, element, off: int, bits: int) -> Side:
+    """One layout's side of a counterexample: the element, its offset and byte."""
     return Side(name, tuple(element), off, off * bits // 8, shape=shape)
 
 
@@ -263,8 +273,8 @@ def _refuted(claim: OperandOrder, w: OrderWitness, what: str, seconds: float, sc
              prop: str) -> Result:
     bits = bit_width(claim.element_type)
     ce = Counterexample({"m": w.dims[0], "n": w.dims[1]},
-                        (_side("source", w.xla, w.element, w.xla_offset, bits),
-                         _side("target", w.mosaic, w.element, w.mosaic_offset, bits)),
+                        (order_side("source", w.xla, w.element, w.xla_offset, bits),
+                         order_side("target", w.mosaic, w.element, w.mosaic_offset, bits)),
                         what=what)
     return Result(claim.subject, prop, REFUTED, seconds, scope=scope, counterexample=ce)
 

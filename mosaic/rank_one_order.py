@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..prover.core import DEFAULT_TIMEOUT, Encoding, search
-from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result, Side
+from ..prover.result import PROVED, REFUTED, UNKNOWN, Counterexample, ProverBug, Result
 from ..spec import (
     all_offsets,
     bit_width,
@@ -47,7 +47,7 @@ from .memref import (
     tiling_factor_in,
     xla_layout_text,
 )
-from .operand_order import NotInFamily
+from .operand_order import NotInFamily, offset_by_rows, order_side
 from .vector_layout import SolverOps
 
 __all__ = ["RANK_ONE_CLAIMS", "RankOneOrder", "prove_rank_one_order", "rank_one_witness"]
@@ -126,12 +126,10 @@ def prove_rank_one_order(claim: RankOneOrder, timeout: float = DEFAULT_TIMEOUT) 
     def off(shape):
         return enc.ar.term(evaluate(shape_pipeline(shape), (j,), enc.dims, enc.ar))
 
-    # a row count outside the candidates is a free value: no proof rests on it
-    mosaic = z3.Int("i.unmodelled", ctx)
-    for v in reversed([2 ** k for k in range(9)]):
-        shape = parse_array_shape(xla_layout_text(("n",), claim.element_type,
-                                                  ((v * LANES,), *rest)))
-        mosaic = z3.If(rows == v, off(shape), mosaic)
+    mosaic = offset_by_rows(z3, ctx, rows, [
+        (v, off(parse_array_shape(xla_layout_text(("n",), claim.element_type,
+                                                  ((v * LANES,), *rest)))))
+        for v in (2 ** k for k in range(9))])
     answer, detail = search(z3.And(*enc.assumptions, j >= 0, j < n, off(xla) != mosaic),
                             ctx, timeout)
     seconds = time.perf_counter() - start
@@ -147,9 +145,9 @@ def prove_rank_one_order(claim: RankOneOrder, timeout: float = DEFAULT_TIMEOUT) 
     e, xo, mo, mosaic_text = w
     b = bit_width(claim.element_type)
     ce = Counterexample({"n": size},
-                        (Side("source", (e,), xo, xo * b // 8,
-                              shape=f"{claim.element_type}[{size}]{{0:{claim.tiling}}}"),
-                         Side("target", (e,), mo, mo * b // 8, shape=mosaic_text)),
+                        (order_side("source", f"{claim.element_type}[{size}]{{0:{claim.tiling}}}",
+                                    (e,), xo, b),
+                         order_side("target", mosaic_text, (e,), mo, b)),
                         what="the orders differ")
     return Result(claim.subject, claim.name, REFUTED, seconds, scope=claim.scope,
                   counterexample=ce)
