@@ -166,3 +166,43 @@ def test_the_kernel_takes_only_unsigned_codes_no_narrower_than_a_field():
     assert not kernel.fits(words, u8[:2], 16)                      # field wider than a code
     assert not kernel.fits(words, u8 * 2, 8)                       # fields past the word
     assert packing.kernel is kernel
+
+
+#: The interleaves the kernel runs 16 bytes a step (kernel.c's fast_block):
+#: code dtype, fields per word, bits per field, and the widths read back.
+FAST_ROWS = [(np.uint8, 4, 8, (8,)), (np.uint16, 2, 16, (16,)), (np.uint8, 2, 4, (4, 3))]
+
+
+@needs_kernel
+@pytest.mark.parametrize("code,g,bits,widths", FAST_ROWS)
+@pytest.mark.parametrize("n", [2, 15, 16, 17, 40, 130])
+def test_the_kernels_vector_rows_equal_numpy_at_every_row_length(code, g, bits, widths, n,
+                                                                  monkeypatch):
+    # Rows of n words from g contiguous rows of codes, as a (2,1) or (4,1)
+    # tile gives them; n not a multiple of the vector's 16 bytes leaves a
+    # tail, and codes with bits above the field test the masks.
+    rng = np.random.default_rng(n * g + bits)
+    info = np.iinfo(code)
+    base = rng.integers(0, info.max + 1, (3, g, n), dtype=code)
+    x = base.transpose(0, 2, 1)
+    mask = (1 << bits) - 1 if bits < 8 else None
+    nbytes = x.size * bits // 8
+
+    def stored() -> bytes:
+        buf = np.zeros(nbytes, np.uint8)
+        packing.store(buf, x, bits, mask, packing.word_group(x, bits))
+        return buf.tobytes()
+
+    (kb, nb, ran) = both_paths(monkeypatch, stored)
+    assert ran == 1 and kb == nb
+    image = np.frombuffer(kb, np.uint8)
+    for width in widths:
+        for signed in (False, True):
+            def loaded() -> bytes:
+                out = np.zeros((3, g, n), code)
+                view = out.transpose(0, 2, 1)
+                packing.load(image, view, bits, packing.word_group(view, bits), width, signed)
+                return out.tobytes()
+
+            (ka, na, ran) = both_paths(monkeypatch, loaded)
+            assert ran == 1 and ka == na, (width, signed)
