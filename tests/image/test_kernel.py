@@ -8,6 +8,9 @@ The kernel runs wherever a C compiler is installed (CI has one); without
 one, the tests that need it skip.
 """
 
+import platform
+import shutil
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -206,3 +209,17 @@ def test_the_kernels_vector_rows_equal_numpy_at_every_row_length(code, g, bits, 
 
             (ka, na, ran) = both_paths(monkeypatch, loaded)
             assert ran == 1 and ka == na, (width, signed)
+
+
+@needs_kernel
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="an x86-64 flag")
+def test_the_kernel_built_without_sse2_equals_numpy(fresh_kernel, monkeypatch):
+    # The loops other machines run (kernel.c without __SSE2__), here.
+    cc = shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("-mno-sse2 is a flag of gcc and clang")
+    monkeypatch.setenv("CC", f"{cc} -mno-sse2")
+    assert kernel.library() is not None
+    for code, g, bits, widths in FAST_ROWS:
+        test_the_kernels_vector_rows_equal_numpy_at_every_row_length(code, g, bits, widths, 40,
+                                                                     monkeypatch)
