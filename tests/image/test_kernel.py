@@ -201,7 +201,7 @@ def test_the_kernels_vector_rows_equal_numpy_at_every_row_length(code, g, bits, 
     image = np.frombuffer(kb, np.uint8)
     for width in widths:
         for signed in (False, True):
-            def loaded() -> bytes:
+            def loaded(width: int = width, signed: bool = signed) -> bytes:
                 out = np.zeros((3, g, n), code)
                 view = out.transpose(0, 2, 1)
                 packing.load(image, view, bits, packing.word_group(view, bits), width, signed)
