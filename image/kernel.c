@@ -343,17 +343,21 @@ static int run(const Geometry *q, char *words, char *const *parts, uint64_t mask
     int64_t n = q->dims[nd - 1];
     for (;;) {
         if (fast)
-            fast(w, p, n, mask, rows, ws, ps, ahead, span);
+            /* the last block along that dim has no next one to fetch */
+            fast(w, p, n, mask, rows, ws, ps, ahead,
+                 nd >= 3 && index[nd - 3] + 1 < q->dims[nd - 3] ? span : 0);
         else
             row(q, w, p, mask, width, sign, storing);
         int d = nd - 1 - inner;
-        for (; d >= 0; d--) {
-            w += q->wstrides[d];
-            for (int s = 0; s < g; s++) p[s] += q->pstrides[s * nd + d];
-            if (++index[d] < q->dims[d]) break;
-            w -= q->dims[d] * q->wstrides[d];
-            for (int s = 0; s < g; s++) p[s] -= q->dims[d] * q->pstrides[s * nd + d];
+        for (; d >= 0; d--) {  /* the pointers stay inside the arrays */
+            if (++index[d] < q->dims[d]) {
+                w += q->wstrides[d];
+                for (int s = 0; s < g; s++) p[s] += q->pstrides[s * nd + d];
+                break;
+            }
             index[d] = 0;
+            w -= (q->dims[d] - 1) * q->wstrides[d];
+            for (int s = 0; s < g; s++) p[s] -= (q->dims[d] - 1) * q->pstrides[s * nd + d];
         }
         if (d < 0) return 0;
     }
