@@ -13,7 +13,13 @@ unspecified).  ``from_bytes`` reads such a buffer back; padding is ignored.  Mul
 Fast by construction (:mod:`image.strided`): the data moves once per padded
 tiling level, through strided views, and packing (:mod:`image.packing`) reads
 those views block by block, on the process's cores for large arrays (the
-bytes do not depend on how many), never an array of per-element indices.  The plain definition it must equal
+bytes do not depend on how many), never an array of per-element indices.
+With the C kernel (:mod:`image.kernel`), dims that are multiples of the
+tiles are one pass, tiling and word interleave at once; a layout whose only
+padding is its first level's, on dims it does not merge with ``*``
+(``s8[33,130]{1,0:T(32,128)(4,1)}``: :func:`strided.pad_first`), pads the
+array to whole tiles first (a row-by-row copy) and then takes that one
+pass; any other layout runs its levels as above.  The plain definition it must equal
 is :func:`spec.physical.physical_bytes` (``tests/image``).
 
 >>> import numpy as np
@@ -46,10 +52,11 @@ from ..spec import (
     byte_size,
     storage_bits,
 )
+from . import kernel
 from .blocks import copy
 from .elements import SUB_BYTE_INTS, code_dtype, decode, encode, encode_value
 from .packing import load, pack, store, unpack, word_group
-from .strided import Plan, backward, forward, layout_plan
+from .strided import Plan, backward, forward, layout_plan, pad_first
 
 
 def _checked(shape: ShapeLike, dims: DimValues | None) -> tuple[Shape, Plan, int]:
@@ -65,6 +72,27 @@ def _checked(shape: ShapeLike, dims: DimValues | None) -> tuple[Shape, Plan, int
         raise AssertionError(f"{s}: image of {p.size} elements, "
                              f"{aligned_elements(s)} allocated")
     return s, p, bits
+
+
+def _pad_first(s: Shape, array: np.ndarray | None, pad: Any,
+               code: np.dtype) -> tuple[Plan, np.ndarray, tuple[slice, ...]] | None:
+    """With the C kernel, a layout whose first level pads into a temporary
+    that the next copies (:func:`strided.pad_first`): its plan without
+    padding, the array padded first (``array`` given; else uninitialised, to
+    be read into) and the box that holds the array in it."""
+    if kernel.library() is None:
+        return None
+    first = pad_first(s)
+    if first is None:
+        return None
+    box = tuple(slice(0, n) for n in layout_plan(s).logical)
+    padded = np.empty(first.dims, code)
+    if array is not None:
+        for k, n in enumerate(array.shape):
+            if first.dims[k] > n:
+                padded[(slice(None),) * k + (slice(n, None),)] = pad
+        copy(padded[box], array)
+    return first.plan, padded, box
 
 
 def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
@@ -95,6 +123,10 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
     n, total = p.size, aligned_elements(s)
     out = np.empty(byte_size(s), np.uint8)
     code = codes.array.dtype
+    array = codes.array
+    first = _pad_first(s, array, padcode, code)
+    if first is not None:
+        p, array, _ = first
     if bits == per:
         elements = out.view(code)
 
@@ -105,7 +137,7 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
             else:
                 store(out[:n * bits // 8], x, bits, None, g)
 
-        forward(p, codes.array, elements[:n], padcode, copy_last)
+        forward(p, array, elements[:n], padcode, copy_last)
         elements[n:] = padcode
         if codes.mask is not None:
             np.bitwise_and(elements, codes.mask, out=elements)
@@ -122,13 +154,13 @@ def to_bytes(shape: ShapeLike, array: Any, *, pad: Any = None,
                 copy(image[:n].reshape(x.shape), x)
 
         image = np.empty(total, code)
-        forward(p, codes.array, image[:n], padcode, pack_last)
+        forward(p, array, image[:n], padcode, pack_last)
         if direct:
             out[n * bits // 8:] = pack(np.full(total - n, padcode, code), bits)
             return out
     else:
         image = np.empty(total, code)
-        forward(p, codes.array, image[:n], padcode)
+        forward(p, array, image[:n], padcode)
     image[n:] = padcode
     out[...] = pack(image, bits, codes.mask)
     return out
@@ -169,7 +201,11 @@ def from_bytes(shape: ShapeLike, buffer: Any, *,
         raise ShapeError(f"buffer of {buf.size} bytes; {s} takes {size}")
     code = code_dtype(t)
     n = p.size
-    result = np.empty(p.logical, code)
+    first = _pad_first(s, None, None, code)
+    if first is not None:
+        p, result, box = first
+    else:
+        result = np.empty(p.logical, code)
     per = storage_bits(t)
     width = bit_width(t) if bit_width(t) < 8 else per
     signed = t in SUB_BYTE_INTS and t.startswith("s")
@@ -191,4 +227,8 @@ def from_bytes(shape: ShapeLike, buffer: Any, *,
         backward(p, buf[:n * per // 8].view(code), result)
     else:
         backward(p, unpack(buf, n, bits, code), result)
+    if first is not None:
+        inside = np.empty(tuple(b.stop for b in box), code)
+        copy(inside, result[box])
+        result = inside
     return decode(t, result, extended=bool(extended and extended[0]))

@@ -242,6 +242,49 @@ def _layout_plan(shape: Shape) -> Plan:
     return plan(dims, shape.layout.minor_to_major, prt_levels(shape, dims))
 
 
+@dataclass(frozen=True)
+class PadFirst:
+    """A layout whose only padding is its first tiling level's, on the
+    logical dims themselves: the array padded to ``dims`` first (with the
+    pad), laid out by ``plan``, which pads nothing, gives the same image."""
+
+    dims: tuple[int, ...]
+    plan: Plan
+
+
+def pad_first(shape: Shape) -> PadFirst | None:
+    """The :class:`PadFirst` of ``shape``, when its plan pads into a
+    temporary that a later level then copies (two passes; padding the
+    array first leaves one strided pass, which the C kernel runs), else None.
+
+    >>> from tilespec.spec.text import parse_array_shape
+    >>> pad_first(parse_array_shape("s8[33,130]{1,0:T(32,128)(4,1)}")).dims
+    (64, 256)
+    >>> pad_first(parse_array_shape("f32[9,130]{1,0:T(8,128)}")) is None   # one pass already
+    True
+    """
+    return _pad_first(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _pad_first(shape: Shape) -> PadFirst | None:
+    p = layout_plan(shape)
+    if len(p.segments) < 2:
+        return None
+    dims = logical_dims(shape)
+    first = prt_levels(shape, dims)[0]
+    physical = tuple(dims[i] for i in p.physical_order)
+    if first.unit_dims or tuple(first.merged) != physical or first.padded == first.merged:
+        return None
+    padded = [0] * len(dims)
+    for i, d in zip(p.physical_order, first.padded):
+        padded[i] = int(d)
+    whole = plan(padded, shape.layout.minor_to_major, prt_levels(shape, padded))
+    if len(whole.segments) != 1 or not whole.segments[0].is_copy or whole.size != p.size:
+        return None
+    return PadFirst(tuple(padded), whole)
+
+
 def apply_views(a: np.ndarray, views: Sequence[Op]) -> np.ndarray:
     """``a`` through the view operations; each is a view by construction."""
     for op, arg in views:

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from test_bytes import FAMILIES, SHAPES, brute_bytes, holding_values, same_bits, values
 
 import tilespec
-from tilespec.image import kernel, packing
+from tilespec.image import kernel, packing, strided
 
 #: benchmarks/bench_bytes.py's layouts, small, whole tiles and padded ones.
 BENCH = [
@@ -223,3 +223,21 @@ def test_the_kernel_built_without_sse2_equals_numpy(fresh_kernel, monkeypatch):
     for code, g, bits, widths in FAST_ROWS:
         test_the_kernels_vector_rows_equal_numpy_at_every_row_length(code, g, bits, widths, 40,
                                                                      monkeypatch)
+
+
+@needs_kernel
+@pytest.mark.parametrize("text", ["s8[33,130]{1,0:T(32,128)(4,1)}",
+                                  "bf16[20,300]{1,0:T(8,128)(2,1)}",
+                                  "s4[9,130]{1,0:T(8,128)(2,1)E(4)}",
+                                  "s16[2,3,4,5]{3,1,2,0:T(2,3)(2,1)}"])
+def test_an_array_padded_first_gives_the_bytes_of_the_padding_level(text, monkeypatch):
+    # With the kernel, these pad the array to whole tiles and lay that out
+    # in one pass (strided.pad_first); numpy pads level by level.
+    s = tilespec.parse_array_shape(text)
+    assert strided.pad_first(s) is not None
+    rng = np.random.default_rng(len(text))
+    a = values(s.element_type, s.dims, rng)
+    pad = values(s.element_type, (), rng)
+    (kb, ka), (nb, na), ran = both_paths(monkeypatch, lambda: _round_trip(text, a, pad))
+    assert ran >= 2 and kb == nb == brute_bytes(s, a, pad)
+    assert same_bits(ka, na) and same_bits(ka, a)
