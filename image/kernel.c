@@ -221,7 +221,7 @@ static inline void load_s8_s8_2_sse2(char *w, char *const *p, int64_t n, uint64_
 /* Rows of a 2-D block: the row function inlined into the loop over rows
  * (rows of a tile are short: 128 words and less), each row ws bytes after
  * the last in the words, ps[s] in field s; the span bytes of each field's
- * row ahead[s] bytes on are prefetched (RW: for writing). */
+ * row ahead[s] bytes on are prefetched (RW: for writing, when loading). */
 typedef void (*Block)(char *w, char *const *p, int64_t n, uint64_t m, int64_t rows,
                       int64_t ws, const int64_t *ps, const int64_t *ahead, int64_t span);
 
@@ -328,14 +328,14 @@ static int run(const Geometry *q, char *words, char *const *parts, uint64_t mask
     int64_t ws = inner == 2 ? q->wstrides[nd - 2] : 0;
     int64_t ps[MAX_PARTS];
     for (int s = 0; s < g; s++) ps[s] = inner == 2 ? q->pstrides[s * nd + nd - 2] : 0;
-    /* Loading, the rows of codes the next block writes are fetched while
-     * this one runs: the g * rows rows a tile writes (32 for s8's (4,1)
-     * tiles) are more streams than the hardware's prefetcher follows.
-     * (Measured: about 5% off a load of s8 T(32,128)(4,1), nothing gained
-     * when storing.) */
+    /* The rows of codes the next block reads or writes are fetched while
+     * this one runs: the g * rows rows of a tile (32 for s8's (4,1) tiles)
+     * are more streams than the hardware's prefetcher follows.  (Measured
+     * on s8 T(32,128)(4,1), 256 MiB, one core: about 5% off to_bytes and
+     * from_bytes, CPU time.) */
     int64_t ahead[MAX_PARTS];
     for (int s = 0; s < g; s++) ahead[s] = nd >= 3 ? q->pstrides[s * nd + nd - 3] : 0;
-    int64_t span = nd >= 3 && !storing ? q->dims[nd - 1] * q->csize : 0;
+    int64_t span = nd >= 3 ? q->dims[nd - 1] * q->csize : 0;
     int64_t index[MAX_DIMS] = {0};
     char *w = words;
     char *p[MAX_PARTS];
