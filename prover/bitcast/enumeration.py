@@ -77,8 +77,8 @@ def pairing(src_dims: Sequence[int], dst_dims: Sequence[int],
 
 def blocks(dims: Sequence[int], size: int = BLOCK) -> Iterator[tuple[int, tuple, tuple]]:
     """(first row-major position, index grids, the block's dims) of each
-    block of at most ``size`` elements (or one row of the last dim), in
-    row-major order; the grids of the leading dims are ints.
+    block of at most ``size`` elements, in row-major order; the grids of
+    the leading dims are ints.
 
     >>> [(start, shape) for start, _, shape in blocks((3, 4), 8)]
     [(0, (2, 4)), (8, (1, 4))]
