@@ -373,30 +373,30 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     except ImportError:
         raise TilespecError("--scheduler needs Dask: pip install 'dask[distributed]' "
                             "(in a clone of tilespec: pip install -e '.[dask]')") from None
+    sources: list[Any] = []
+    for p in paths:
+        if p not in texts:
+            try:
+                texts[p] = read_text(p)
+            except TilespecError as e:
+                sources.append(ModuleResult(p, error=str(e)))
+                continue
+        sources.append(texts[p])
     try:
         client = Client(address, timeout=30)
     except (OSError, ValueError, TimeoutError) as e:
         raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
-    results: list[Any] = [None] * len(paths)
     with client:
-        task = partial(remembering_in, unit)
-        futures = {}
-        # each module read, sent and started in turn, largest first: the
-        # workers check the first while the rest are read and sent
-        for i in largest_first(paths, texts):
-            p = paths[i]
-            try:
-                text = texts[p] if p in texts else read_text(p)
-            except TilespecError as e:
-                results[i] = ModuleResult(p, error=str(e))
-                continue
-            # scattered, not in the task graph: the text goes to a worker
-            # directly (a graph of large objects makes Dask warn on stderr)
-            [data] = client.scatter([text], hash=False)
-            futures[i] = client.submit(task, p, data, pure=False)
-        for i, r in zip(futures, client.gather(list(futures.values()))):
-            results[i] = r
-    return results
+        todo = [(i, paths[i]) for i in largest_first(paths, texts)
+                if isinstance(sources[i], str)]
+        # scattered, not in the task graph: the texts go to the workers
+        # directly (a graph of large objects makes Dask warn on stderr)
+        data = client.scatter([sources[i] for i, _ in todo], hash=False) if todo else []
+        futures = client.map(partial(remembering_in, unit), [p for _, p in todo], data,
+                             pure=False)
+        for (i, _), r in zip(todo, client.gather(futures)):
+            sources[i] = r
+    return sources
 
 
 def remembering_in(unit: Callable[..., ModuleResult], path: str,

@@ -338,47 +338,6 @@ def _refusing_client(address, timeout=None):
     raise OSError(f"Timed out trying to connect to {address}")
 
 
-def test_a_dask_task_starts_before_the_next_module_is_read(monkeypatch, tmp_path):
-    # the workers check the largest module while the client reads and
-    # sends the rest, instead of waiting for every text to be sent
-    pytest.importorskip("distributed", reason="the dask extra is not installed")
-    import distributed
-
-    from tilespec.prover.hlo import corpus
-    d = dump(tmp_path)
-    paths = module_paths([str(d)]) + [str(tmp_path / "missing.txt")]
-    done: list = []
-    read = corpus.read_text
-    monkeypatch.setattr(corpus, "read_text", lambda p: done.append("read") or read(p))
-
-    class Client:
-        def __init__(self, address, timeout=None):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def scatter(self, data, hash=True):
-            done.append("scatter")
-            return list(data)
-
-        def submit(self, f, *args, pure=True):
-            done.append("submit")
-            return f(*args)
-
-        def gather(self, futures):
-            return futures
-
-    monkeypatch.setattr(distributed, "Client", Client)
-    results = check_files(paths, scheduler="tcp://127.0.0.1:9")
-    readable = len(paths) - 1
-    assert done == ["read", "scatter", "submit"] * readable + ["read"]
-    assert [stable(r) for r in results] == [stable(r) for r in check_files(paths)]
-
-
 # --- one decision per question in a run ----------------------------------------------------
 
 def test_a_question_two_modules_ask_is_decided_once_in_one_process(monkeypatch, tmp_path):
