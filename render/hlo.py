@@ -244,17 +244,12 @@ def buffers_json_text(buffers: Iterable[Buffer]) -> str:
     >>> buffers_json_text([b, b]) == json.dumps([buffer_json(b), buffer_json(b)])
     True
     """
-    encoded: dict[str, str] = {}
-
-    def text(s: str) -> str:
-        found = encoded.get(s)
-        if found is None:
-            found = encoded[s] = encode_basestring_ascii(s)
-        return found
-
+    buffers = list(buffers)
+    text = {s: encode_basestring_ascii(s) for s in
+            {b.computation for b in buffers} | {b.shape for b in buffers}}
     return "[" + ", ".join([
         f'{{"instruction": {encode_basestring_ascii(b.instruction)}, "computation": '
-        f'{text(b.computation)}, "line": {int.__repr__(b.line)}, "shape": {text(b.shape)}, '
+        f'{text[b.computation]}, "line": {int.__repr__(b.line)}, "shape": {text[b.shape]}, '
         f'"bytes": {int.__repr__(b.bytes)}, "element_bytes": {int.__repr__(b.element_bytes)}, '
         f'"waste": {int.__repr__(b.bytes - b.element_bytes)}}}' for b in buffers]) + "]"
 
