@@ -60,11 +60,16 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
             "--format sarif": check + ["--jobs", "2", "--format", "sarif"],
             "one process": check + ["--jobs", "1"]}
     dask = None
+    trim = None
     try:
         import distributed
+        # as Dask starts its workers by default: its nanny sets
+        # MALLOC_TRIM_THRESHOLD_ (distributed.nanny.pre-spawn-environ)
         dask = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                         host="127.0.0.1", dashboard_address=":0")
         runs["dask LocalCluster(2)"] = check + ["--scheduler", dask.scheduler_address]
+        with distributed.Client(dask) as client:
+            trim = worker_trim_threshold(client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_"))
     except ImportError:
         pass
     try:
@@ -87,11 +92,30 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
     results.append(len(ratios) == 2 and min(ratios.values()) >= 1.7)
     print(f"T9 parallel vs one process ({one:.1f} s, {cores} cores): --jobs 2 "
           f"{ratios['text']:.2f}x, "
-          + (f"Dask LocalCluster(2 workers) {times['dask LocalCluster(2)']:.1f} s = "
+          + (f"Dask LocalCluster(2 workers, {trim}) "
+             f"{times['dask LocalCluster(2)']:.1f} s = "
              f"{ratios['dask LocalCluster(2)']:.2f}x" if dask is not None else
              "Dask not installed (the dask extra): NOT MEASURED")
           + f"  (target >= 1.7x each)  {verdict(results[-1])}")
     corpus_phases(corpus, instructions)
+
+
+def worker_trim_threshold(values: dict) -> str:
+    """How the cluster's workers run, from each worker's
+    ``MALLOC_TRIM_THRESHOLD_`` (``Client.run``): Dask's nanny sets it by
+    default, which fixes glibc's mmap threshold at 128 KiB; a cluster made
+    after ``dask.config.set({"distributed.nanny.pre-spawn-environ":
+    {"MALLOC_TRIM_THRESHOLD_": None}})`` runs them without it.
+
+    >>> worker_trim_threshold({"tcp://a": "65536", "tcp://b": "65536"})
+    'workers as Dask starts them: MALLOC_TRIM_THRESHOLD_=65536'
+    >>> worker_trim_threshold({"tcp://a": None})
+    'workers without MALLOC_TRIM_THRESHOLD_'
+    """
+    seen = sorted({str(v) for v in values.values()})
+    if seen == ["None"]:
+        return "workers without MALLOC_TRIM_THRESHOLD_"
+    return "workers as Dask starts them: MALLOC_TRIM_THRESHOLD_=" + ",".join(seen)
 
 
 def corpus_phases(corpus: Path, instructions_all: int, sample: int = 4) -> None:

@@ -148,10 +148,12 @@ def check_paths(args) -> list:
     jobs = args.jobs
     if jobs == 0:
         jobs = default_jobs()
+    # the buffers (one per value) are read by --json and --tables only
     results = check_files(paths, jobs=jobs, scheduler=args.scheduler,
                           timeout=args.timeout, meant=meant, texts=texts,
                           backend=args.backend, strict_tiles=args.strict_tiles,
-                          xla=args.xla, then=where_checked(args, paths))
+                          xla=args.xla, then=where_checked(args, paths),
+                          buffers=bool(args.json or args.tables))
     unread = [r for r in results if r.error is not None]
     if len(unread) == len(results):
         # nothing to report: bad input, one line (the first, and how many more)

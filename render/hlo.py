@@ -233,10 +233,49 @@ def written_entries(results: Iterable, check: str) -> Iterator[Entry | Rendered]
             yield from entries([r], check)
 
 
-def module_entry(path: str, report: Report, check: str) -> Entry:
+def buffers_json_text(buffers: Iterable[Buffer]) -> str:
+    """The JSON text of ``[buffer_json(b) for b in buffers]`` as the
+    envelope writes it, from pieces: a module has a buffer per value (a
+    TPU train step some 10,000), and its computations and shapes repeat,
+    each encoded once.
+
+    >>> from tilespec.prover.hlo import Buffer
+    >>> b = Buffer("p\u00e9", "main", 3, "f32[3]{0:T(2)}", 16, 12)
+    >>> buffers_json_text([b, b]) == json.dumps([buffer_json(b), buffer_json(b)])
+    True
+    """
+    buffers = list(buffers)
+    text = {s: encode_basestring_ascii(s) for s in
+            {b.computation for b in buffers} | {b.shape for b in buffers}}
+    return "[" + ", ".join([
+        f'{{"instruction": {encode_basestring_ascii(b.instruction)}, "computation": '
+        f'{text[b.computation]}, "line": {int.__repr__(b.line)}, "shape": {text[b.shape]}, '
+        f'"bytes": {int.__repr__(b.bytes)}, "element_bytes": {int.__repr__(b.element_bytes)}, '
+        f'"waste": {int.__repr__(b.bytes - b.element_bytes)}}}' for b in buffers]) + "]"
+
+
+#: Where a module's line holds its buffers when they are left out of its
+#: entry (``module_entry(..., buffers=False)``): after ``worst_padding``,
+#: before ``suppressed_errors`` (the order of ``data``).
+_NO_BUFFERS = '"buffers": [], "suppressed_errors": '
+
+
+def module_line(path: str, report: Report, check: str) -> str:
+    """``result_line(module_entry(path, report, check))``, its buffers
+    written by :func:`buffers_json_text`."""
+    line = result_line(module_entry(path, report, check, buffers=False))
+    if line.count(_NO_BUFFERS) != 1:    # no other value of a module's line holds it
+        raise AssertionError(f"a module's line holds {_NO_BUFFERS!r} once, not "
+                             f"{line.count(_NO_BUFFERS)} times")
+    return line.replace(_NO_BUFFERS, '"buffers": ' + buffers_json_text(report.buffers)
+                        + ', "suppressed_errors": ')
+
+
+def module_entry(path: str, report: Report, check: str, buffers: bool = True) -> Entry:
     """The module: its verdict whatever the options hide (refuted with its
     first refuting finding's counterexample, reported or not; unknown with
-    its first question not decided), and its sizes and padding."""
+    its first question not decided), and its sizes and padding (every
+    buffer unless ``buffers`` is False: :func:`module_line` writes them)."""
     every = report.findings + report.filtered + report.baselined
     ce = reason = None
     if report.status == REFUTED:
@@ -250,7 +289,7 @@ def module_entry(path: str, report: Report, check: str) -> Entry:
                  data={"reported_status": report.reported_status, "counts": report.counts,
                        "largest": [buffer_json(b) for b in report.largest()],
                        "worst_padding": [buffer_json(b) for b in report.worst()],
-                       "buffers": [buffer_json(b) for b in report.buffers],
+                       "buffers": [buffer_json(b) for b in report.buffers] if buffers else [],
                        "suppressed_errors": report.suppressed_errors,
                        **({} if report.xla_version is None
                           else {"xla_version": report.xla_version.to_json()})})
@@ -282,7 +321,7 @@ def module_lines(path: str, report: Report, check: str) -> Rendered:
     written faster: a finding without a counterexample -- most of a large
     module's, its padding notes -- is written from its pieces, the file
     and module encoded once (:func:`~.envelope.plain_result_line`)."""
-    lines = [result_line(module_entry(path, report, check))]
+    lines = [module_line(path, report, check)]
     head = '{"file": ' + encode_basestring_ascii(path) + ', "module": ' \
         + encode_basestring_ascii(report.module) + ', "instruction": '
     known = counterexamples_json(report.findings)

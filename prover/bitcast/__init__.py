@@ -21,7 +21,8 @@ the values they answer with; callers outside import from here only.
   answered once; :func:`describe`, :func:`describe_decomposition` -- the
   answers for a person.
 
-Inside: one reading (:mod:`.reading`), XLA's order
+Inside: one reading (:mod:`.reading`; every element of a concrete question,
+block by block: :mod:`.enumeration`), XLA's order
 (:mod:`.decomposition`), the verifier's memory spaces (:mod:`.memory_space`),
 XLA's reading of the layouts (:mod:`.xla_reading`), a reshape as groups of
 dims (:mod:`.reshape_groups`), a reshape between untiled row-major layouts by

@@ -9,11 +9,7 @@ from contextlib import contextmanager
 
 from ..core import crosscheck
 
-__all__ = ["remembered", "remembered_array", "remembering"]
-
-#: Elements of the arrays :func:`remembered_array` keeps at once in one
-#: block (8 bytes each: 64 MiB), the least recently used forgotten first.
-ARRAY_ELEMENTS = 1 << 23
+__all__ = ["remembered", "remembering"]
 
 
 #: The answers remembered inside :func:`remembering`, or None.
@@ -52,30 +48,3 @@ def remembered(decision, *args):
     if key not in memo:
         memo[key] = decision(*args)
     return memo[key]
-
-
-def remembered_array(compute, shape):
-    """``compute(shape)``, a numpy array, remembered inside
-    :func:`remembering` while the arrays kept hold at most
-    :data:`ARRAY_ELEMENTS` elements.  A dump asks about few shapes, each
-    in many pairs; the array is made read-only, as every caller shares it.
-
-    >>> import numpy as np
-    >>> with remembering():
-    ...     a = remembered_array(np.arange, 3)
-    ...     a is remembered_array(np.arange, 3), a.flags.writeable
-    (True, False)
-    """
-    memo = _MEMO.get()
-    if memo is None or crosscheck.active() is not None:
-        return compute(shape)
-    arrays = memo.setdefault(remembered_array, {})
-    key = (compute.__name__, shape)
-    found = arrays.pop(key, None)
-    if found is None:
-        found = compute(shape)
-        found.flags.writeable = False
-    arrays[key] = found                 # the most recently used last
-    while len(arrays) > 1 and sum(a.size for a in arrays.values()) > ARRAY_ELEMENTS:
-        del arrays[next(iter(arrays))]
-    return found

@@ -14,8 +14,9 @@ aligned element counts can be the same bytes (padding inside the last byte).
 How it is decided:
 
 * Concrete dims: a vectorised scan with numpy (every element when there are
-  at most ``EXHAUSTIVE`` of them, else edges and random ones) finds a
-  counterexample fast.  A scan of every element whose values cannot leave
+  at most ``EXHAUSTIVE`` of them, in row-major order block by block up to
+  the first that moves: :mod:`.enumeration`; else edges and random ones)
+  finds a counterexample fast.  A scan of every element whose values cannot leave
   int64 (:func:`exact_in_int64`) decides the question both ways, as the
   properties' enumeration does: ``proved`` then says it was exhaustive.
   Otherwise Z3 proves the offsets equal (linear arithmetic: every divisor is
@@ -58,7 +59,6 @@ from ...spec import (
     Shape,
     TilespecError,
     aligned_elements,
-    all_offsets,
     byte_size,
     bytes_of,
     delinearise,
@@ -97,7 +97,7 @@ from ..result import (
     counterexample_lines,
 )
 from . import row_major
-from .memo import remembered_array
+from .enumeration import first_moved
 from .reshape_groups import element_count, monomial, reshape_groups
 
 #: Index entries (elements times the ranks) a scan may build before a
@@ -217,16 +217,12 @@ def scan(q: Question, seed: int = 0):
         return None, True
     n = product(q.src.dims)
     if n <= EXHAUSTIVE:
-        a = remembered_array(all_offsets, q.src)
-        b = remembered_array(all_offsets, q.dst)
-        if q.transpose is not None:
-            b = np.transpose(b, np.argsort(q.transpose))
-        a, b = a.reshape(-1), b.reshape(-1)
-        bad = np.flatnonzero(a != b)
-        if bad.size == 0:
+        # every element in SRC's row-major order, block by block: the first
+        # that moves is the counterexample, whatever comes after it
+        k = first_moved(q.src, q.dst, q.transpose)
+        if k is None:
             return None, True
-        e = delinearise(int(bad[0]), q.src.dims)
-        return replay(q, e), True
+        return replay(q, delinearise(k, q.src.dims)), True
     E = sample_elements((q.src, q.dst), np.random.default_rng(seed))
     F = _np_pair(q, E)
     a, b = offsets(q.src, E), offsets(q.dst, F)

@@ -119,9 +119,11 @@ def meant_op(inst: Instruction) -> tuple[str | None, tuple[int, ...] | None]:
 
 class _Checker:
     def __init__(self, module: Module, timeout: float, meant: dict | None,
-                 backend: str | None = None, strict_tiles: bool = False):
+                 backend: str | None = None, strict_tiles: bool = False,
+                 buffers: bool = True):
         self.m, self.timeout, self.meant = module, timeout, meant or {}
         self.backend, self.strict_tiles = backend, strict_tiles
+        self.keep_buffers = buffers
         self.findings: list[Finding] = []
         self.buffers: list[Buffer] = []
         self.cache: dict = {}
@@ -444,7 +446,8 @@ class _Checker:
 
     def buffer(self, inst: Instruction) -> None:
         for s, size, padding in self.leaf_sizes(inst):
-            self.buffers.append(Buffer(inst.name, inst.computation, inst.line, *size))
+            if self.keep_buffers:
+                self.buffers.append(Buffer(inst.name, inst.computation, inst.line, *size))
             if padding:
                 self.add("padding", "note", inst, inst.name + padding, about=(s, None),
                          bytes=size[1], waste=size[1] - size[2])
@@ -520,18 +523,22 @@ def judged_xla(xla: XlaCommit | str | None) -> XlaCommit:
 
 def check_module(module: Module, *, timeout: float = DEFAULT_TIMEOUT,
                  meant: dict | None = None, backend: str | None = None,
-                 strict_tiles: bool = False, xla: XlaCommit | str | None = None) -> Report:
+                 strict_tiles: bool = False, xla: XlaCommit | str | None = None,
+                 buffers: bool = True) -> Report:
     """Check every claim in ``module``; ``meant`` maps a bitcast's name to the
     transpose permutation it stands for (the user's word over op_name);
     ``backend`` (``cpu``, ``gpu``, ``tpu`` or None, unknown) decides whether
     tiles are honoured (:mod:`.backend`); ``strict_tiles`` keeps a bitcast
     that moves bytes only by tiles the CPU backend ignores an error.
     ``xla`` is the XLA judged by (a commit prefix, a date, ``jaxlib-X.Y.Z``;
-    default the newest modelled), named in the report."""
+    default the newest modelled), named in the report.  ``buffers`` False
+    leaves the report's :class:`~.findings.Buffer` s out (a value per
+    instruction, which text and SARIF read only for ``--tables``); the
+    findings, padding notes included, are the same."""
     at = judged_xla(xla)
     start = time.perf_counter()
     with cycles_paused():
-        c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles)
+        c = _Checker(module, timeout, meant, checked_backend(backend), strict_tiles, buffers)
         for s in module.skipped:
             c.counts["skipped"] += 1
             bad = invalid_layout(s.text)

@@ -170,11 +170,13 @@ def read_text(path: str) -> str:
 
 def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
                meant: dict | None = None, backend: str | None = None,
-               strict_tiles: bool = False, xla: XlaCommit | None = None) -> ModuleResult:
+               strict_tiles: bool = False, xla: XlaCommit | None = None,
+               buffers: bool = True) -> ModuleResult:
     """Check the module in ``path`` (or ``text``, read from it already):
     bad input becomes the result's ``error``, any other exception is a bug
     and propagates.  ``backend`` None: the one the file name names
-    (:func:`~.backend.backend_of`)."""
+    (:func:`~.backend.backend_of`); ``buffers`` as for
+    :func:`~.check.check_module`."""
     try:
         if text is None:
             text = read_text(path)
@@ -183,7 +185,7 @@ def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_T
         with cycles_paused():
             report = check_module(parse_hlo(text), timeout=timeout, meant=meant,
                                   backend=backend or backend_of(path),
-                                  strict_tiles=strict_tiles, xla=xla)
+                                  strict_tiles=strict_tiles, xla=xla, buffers=buffers)
     except TilespecError as e:
         return ModuleResult(path, error=str(e))
     if path.endswith(BEFORE_OPTIMIZATIONS):
@@ -276,11 +278,11 @@ class Tally:
 
 
 def _unit(timeout: float, meant: dict | None, backend: str | None = None,
-          strict_tiles: bool = False, xla: XlaCommit | None = None
+          strict_tiles: bool = False, xla: XlaCommit | None = None, buffers: bool = True
           ) -> Callable[..., ModuleResult]:
     """``check_file`` with its options bound (picklable, for other processes)."""
     return partial(check_file, timeout=timeout, meant=meant, backend=backend,
-                   strict_tiles=strict_tiles, xla=xla)
+                   strict_tiles=strict_tiles, xla=xla, buffers=buffers)
 
 
 def _then(unit: Callable[..., ModuleResult], then: Callable[[ModuleResult], ModuleResult],
@@ -293,11 +295,12 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
                 timeout: float = DEFAULT_TIMEOUT, meant: dict | None = None,
                 texts: dict[str, str] | None = None, backend: str | None = None,
                 strict_tiles: bool = False, xla: XlaCommit | str | None = None,
-                then: Callable[[ModuleResult], ModuleResult] | None = None
-                ) -> list[ModuleResult]:
+                then: Callable[[ModuleResult], ModuleResult] | None = None,
+                buffers: bool = True) -> list[ModuleResult]:
     """:func:`check_file` on every path, in the order of ``paths``; ``then``
     (picklable) is applied to each result where it was checked (the
-    command's JSON, rendered by the worker).
+    command's JSON, rendered by the worker); ``buffers`` False: the reports
+    list no buffer (:func:`~.check.check_module`).
 
     ``jobs > 1``: in that many processes (each file read by its worker).
     ``scheduler``: on the Dask cluster at that address (``tcp://host:port``,
@@ -308,7 +311,8 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     if jobs < 1:
         raise TilespecError(f"--jobs {jobs}: expected at least 1")
     texts = dict(texts or {})
-    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles, judged_xla(xla))
+    unit = _unit(timeout, meant, checked_backend(backend), strict_tiles, judged_xla(xla),
+                 buffers)
     if then is not None:
         unit = partial(_then, unit, then)
     if scheduler is not None:

@@ -505,3 +505,24 @@ def test_live_jax_dump():
     assert r.status == "proved"
     assert not [f for f in r.findings if f.rule == "skipped"]
     assert r.counts["instructions"] >= 3
+
+
+def test_a_report_without_buffers_has_the_same_findings(capsys):
+    # text and SARIF read no buffer without --tables: the checker leaves
+    # them out there, and nothing else of the report changes
+    def said(report):             # the data holds each decision's time
+        return [(f.rule, f.level, f.line, f.instruction, f.message, f.counterexample)
+                for f in report.findings]
+    for name in ("jax_tiled_bad.hlo", "jax_tuple_dot.hlo"):
+        module = parse_hlo((DATA / name).read_text())
+        whole, lean = check_module(module), check_module(module, buffers=False)
+        assert whole.buffers and lean.buffers == ()
+        assert said(lean) == said(whole) and lean.counts == whole.counts
+        assert lean.status == whole.status
+    path = DATA / "jax_tiled_bad.hlo"
+    seen = {}
+    for argv in ([], ["--tables"], ["--format", "sarif"], ["--json"]):
+        main(["check-hlo", str(path), *argv])
+        seen[tuple(argv)] = capsys.readouterr().out
+    assert "largest values" in seen[("--tables",)]
+    assert '"buffers": [{' in seen[("--json",)]
