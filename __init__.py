@@ -31,7 +31,6 @@ from . import (
     spec,
 )
 from .cute import cute_layout  # noqa: F401
-from .image import from_bytes, to_bytes  # noqa: F401  (byte images: numpy, no solver)
 from .interop import from_jax, from_strides, strides, to_jax  # noqa: F401
 from .spec import *  # noqa: F401,F403  (the semantics: light, no solver)
 from .spec import __all__ as _spec_all
@@ -55,9 +54,10 @@ padding_fraction = accepts_text(spec.padding_fraction)  # noqa: F405
 unpadded_bytes = accepts_text(spec.unpadded_bytes)  # noqa: F405
 format_shape = accepts_text(spec.format_shape, array=False)  # noqa: F405
 
-#: Names that need the solver (or matplotlib): resolved on first use
-#: (PEP 562), so that ``import tilespec`` and ``tilespec --version`` never
-#: import z3.  Each entry: (module, attribute, how many leading arguments
+#: Names that need the solver (or matplotlib), and the byte images:
+#: resolved on first use (PEP 562), so that ``import tilespec`` and
+#: ``tilespec --version`` never import z3 and a command imports only what
+#: it needs.  Each entry: (module, attribute, how many leading arguments
 #: are shapes that may be given as text; 0 = used as it is).
 _LAZY = {
     "prove": (".prover.properties.proof", "prove", 1),
@@ -81,6 +81,8 @@ _LAZY = {
     "convert_formula": (".codegen.convert", "closed_form", 2),
     "convert_source": (".codegen.convert", "numpy_source", 2),
     "prove_convert": (".prover.codegen.convert", "prove_convert", 2),
+    "to_bytes": (".image", "to_bytes", 0),        # byte images: numpy, no solver,
+    "from_bytes": (".image", "from_bytes", 0),    # but not needed to start a command
     "pallas_report": (".mosaic.report", "pallas_report", 0),
     "PallasKernel": (".mosaic.kernels", "Kernel", 0),
     "PallasOperand": (".mosaic.kernels", "Operand", 0),
@@ -166,5 +168,5 @@ def __dir__():
 
 
 __all__ = sorted(set(_spec_all) | set(_LAZY) | {
-    "__version__", "check_hlo", "check_rule", "cute_layout", "from_bytes", "from_jax",
-    "from_strides", "strides", "to_bytes", "to_jax"})
+    "__version__", "check_hlo", "check_rule", "cute_layout", "from_jax",
+    "from_strides", "strides", "to_jax"})

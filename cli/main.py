@@ -20,7 +20,7 @@ import traceback
 from ..prover.core import cross_checking
 from ..spec import SymbolicShapeError, TilespecError
 from .arguments import DIMS_COMMANDS, apply_dims
-from .commands import REGISTER
+from .commands import COMMANDS, registrations
 from .envelope import run, tool_version, write_error
 
 EXIT_OK = 0
@@ -111,7 +111,10 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or (``only``) of the one command a run
+    names: registering a command imports what it needs
+    (:func:`~tilespec.cli.commands.registrations`)."""
     p = _Parser(prog="tilespec", description=(
         "An executable specification and verifier for XLA tiled layouts, "
         "e.g. 'bf16[1024,1024]{1,0:T(8,128)(2,1)}'."),
@@ -140,9 +143,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="on an error, also print the Python traceback")
         return c
 
-    for register in REGISTER:
+    for _, register in registrations(only):
         register(command)
     return p
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command ``argv`` runs, when it names one before anything but the
+    top-level flags (``--debug``); else None (``--help``, no command, an
+    unknown one: the parser of every command answers those).
+
+    >>> command_named(["--debug", "prove", "f32[3]"]), command_named(["-h", "prove"])
+    ('prove', None)
+    """
+    names = {name for _, names in COMMANDS for name in names}
+    for a in argv:
+        if a != "--debug":
+            return a if a in names else None
+    return None
 
 
 #: Commands whose solver answers ``--cross-check`` re-checks with cvc5.
@@ -175,7 +193,7 @@ def main(argv=None) -> int:
     # Known before parsing, so that even a failure inside the parser shows it.
     debug = "--debug" in argv[: argv.index("--")] if "--" in argv else "--debug" in argv
     try:
-        parser = build_parser()
+        parser = build_parser(command_named(argv))
         args = parser.parse_args(argv)
         apply_dims(args)
         return _run(args)

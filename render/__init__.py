@@ -3,6 +3,8 @@
 prover returns and written as they come (:mod:`.envelope`, :mod:`.hlo`)."""
 
 # What other packages ask of this one (`x as x`: re-exported for mypy).
+from typing import TYPE_CHECKING
+
 from .envelope import (
     FORMAT_VERSION as FORMAT_VERSION,
     Entry as Entry,
@@ -13,9 +15,22 @@ from .envelope import (
     write as write,
     write_error as write_error,
 )
-from .hlo import (
-    entries as entries,
-    write_sarif as write_sarif,
-    write_text as write_text,
-    written_entries as written_entries,
-)
+
+# check-hlo's renderings need the HLO reader's types (prover.hlo): imported
+# when first asked for, so that every other command starts without them.
+_HLO = ("entries", "write_sarif", "write_text", "written_entries")
+
+if TYPE_CHECKING:
+    from .hlo import (
+        entries as entries,
+        write_sarif as write_sarif,
+        write_text as write_text,
+        written_entries as written_entries,
+    )
+
+
+def __getattr__(name: str):
+    if name in _HLO:
+        import importlib
+        return getattr(importlib.import_module(".hlo", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

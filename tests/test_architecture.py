@@ -261,7 +261,8 @@ LAZY_BOUNDARIES = {
     "ml_dtypes": "the small float types as numpy dtypes, only when their values are used",
     "distributed": "Dask, an extra, only under check-hlo --scheduler",
     "triton": "the real Triton, an extra, imported only by its worker process",
-    "importlib": "package metadata and the lazy public names (PEP 562) of the root",
+    "importlib": "package metadata, the lazy public names (PEP 562) of the root and of "
+                 "render (check-hlo's renderings), and the one command module a run needs",
 }
 
 

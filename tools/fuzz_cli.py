@@ -151,7 +151,7 @@ def fuzz(n: int, seed: int = 0, limit: float = 60.0, examples: int = 400,
     # are reusable, so build it once (restored on the way out).
     build = cli.build_parser
     parser = build()
-    cli.build_parser = lambda: parser
+    cli.build_parser = lambda only=None: parser
     try:
         return _fuzz(cli, n, seed, limit, examples, commands, progress)
     finally:

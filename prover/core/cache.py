@@ -12,7 +12,7 @@ proof is simply not found.  The fingerprint is written once, then checked
 on every use: by the version tags of the dicts it read, snapshots of the
 mutable objects without one, and an audit hook's count of assignments to
 ``__code__``, ``__defaults__``, ``__bases__`` and ``__class__`` (a few
-microseconds); when those show a change, it is written again
+microseconds, read in one gather: :mod:`prover.core.words`); when those show a change, it is written again
 (:class:`_Watch`; docs/proofs.md).
 
 Two stores:
@@ -37,8 +37,10 @@ Two stores:
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
+import operator
 import os
 import sys
 import types
@@ -48,6 +50,7 @@ from pathlib import Path
 
 from . import crosscheck
 from .definitions import Definitions, snapshot
+from .words import Words, cell_offset
 
 __all__ = ["fingerprint", "lookup", "store", "memo", "clear_memory", "cache_file", "key",
            "well_formed", "SHIPPED_FILE"]
@@ -152,58 +155,64 @@ def _tag_reader():
     return tag
 
 
-def _views(dicts: list) -> list:
-    """Byte views of the version tags of ``dicts``, in order (a list of
-    memoryviews compares with a list of bytes in one C loop: the cheapest
-    read of many scattered words)."""
-    offset = _OFFSET[0]
-    assert offset is not None and offset != _NO_OFFSET
-    return [memoryview((ctypes.c_char * 8).from_address(id(d) + offset)).cast("B")
-            for d in dicts]
-
-
 _CONTENTS = attrgetter("cell_contents")
 
 
 def _seen(epoch, walk: Definitions) -> tuple | None:
     """What the fast check compares, from one walk: the audit count before
-    it, the dicts' tags as read, and the mutable objects without one, each
-    kind with its snapshots; None when the fast check is not available."""
+    it, the dicts' version tags as read, the cells with what they held
+    (both as words read in one gather: :class:`~prover.core.words.Words`),
+    and the other mutable objects without a tag, each kind with its
+    snapshots; None when the fast check is not available."""
     if walk.tag is None or epoch is None or None in walk.tags:
         return None
+    offset, cell_at = _OFFSET[0], cell_offset()
+    assert offset is not None and offset != _NO_OFFSET
     cells: tuple = ([], [])
     containers: tuple = ([], [])
     others: tuple = ([], [])
     for o, kept in zip(walk.mutables, walk.snapshots):
-        if type(o) is types.CellType and kept:
+        if type(o) is types.CellType and kept and cell_at is not None:
             cells[0].append(o)
             cells[1].append(kept[0])
         else:
             part = containers if type(o) in (list, set) else others
             part[0].append(o)
             part[1].append(kept)
-    return (epoch, _views(walk.dicts), walk.tags, *cells, *containers, *others)
+    try:
+        tags = Words(walk.dicts, [offset] * len(walk.dicts),
+                     [int.from_bytes(t, sys.byteorder) for t in walk.tags])
+        held = Words(cells[0], [cell_at or 0] * len(cells[0]), list(map(id, cells[1])),
+                     keep=cells[1])
+    except ValueError:      # words not aligned alike: no fast check
+        return None
+    return (epoch, tags + held, tags, held, *containers, *others)
 
 
 def _merged(seens: list) -> tuple | None:
     """One fast check for several walks made after the same audit count."""
     if not seens or any(s is None for s in seens) or len({s[0] for s in seens}) != 1:
         return None
-    return (seens[0][0], *(sum((s[i] for s in seens), []) for i in range(1, 9)))
+    try:
+        tags, held = (functools.reduce(operator.add, (s[i] for s in seens)) for i in (1, 2))
+    except ValueError:
+        return None
+    return (seens[0][0], tags + held, tags, held,
+            *(sum((s[i] for s in seens), []) for i in range(4, 8)))
 
 
 def _unchanged(seen: tuple | None) -> bool:
     """The fast check: nothing a walk read has changed since."""
     if seen is None or seen[0] != _Audit.epoch:
         return False
-    _, views, tags, cells, held, containers, copies, others, kept = seen
-    if views != tags:
-        return False
+    _, both, tags, held, containers, copies, others, kept = seen
     try:
-        # a list or set is compared with its copy, a cell's value by
-        # identity first, in C; other objects one by one
-        return containers == copies and list(map(_CONTENTS, cells)) == held and \
-            list(map(snapshot, others)) == kept
+        # the tags and the cells' pointers in one gather; when a cell holds
+        # another object, it is compared by value (as its snapshot is); a
+        # list or set with its copy in C; other objects one by one
+        return (both.unchanged() or tags.unchanged() and
+                list(map(_CONTENTS, held.owners)) == list(held.keep)) and \
+            containers == copies and list(map(snapshot, others)) == kept
     except Exception:     # an emptied cell, a value's own ==
         return False
 

@@ -99,8 +99,8 @@ def broken_offset(monkeypatch):
         raise KeyError("a bug")
     parser = cli_main.build_parser
 
-    def build():
-        p = parser()
+    def build(only=None):
+        p = parser(only)
         sub = next(a for a in p._actions if a.dest == "command")
         sub.choices["offset"].set_defaults(func=boom)
         return p
@@ -221,8 +221,8 @@ def test_interrupt_is_one_line(capsys, monkeypatch):
         raise KeyboardInterrupt
     parser = cli_main.build_parser
 
-    def build():
-        p = parser()
+    def build(only=None):
+        p = parser(only)
         sub = next(a for a in p._actions if a.dest == "command")
         sub.choices["explain"].set_defaults(func=interrupted)
         return p

@@ -39,3 +39,8 @@ def test_a_cited_prove_in_a_fresh_process_imports_neither_z3_nor_sympy(tmp_path,
     modules = _imported(out.stderr)
     assert "tilespec.prover.properties.proof" in modules     # the prover answered
     assert [m for m in modules if m.split(".")[0] in ("z3", "sympy")] == []
+    # only the prove command's module: not the HLO reader, Mosaic's or
+    # Triton's models, the byte images (cli.commands, render's door)
+    assert [m for m in modules if m.startswith(("tilespec.prover.hlo", "tilespec.mosaic",
+                                                "tilespec.triton", "tilespec.image",
+                                                "tilespec.cli.hlo", "tilespec.teach"))] == []

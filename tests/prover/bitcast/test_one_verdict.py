@@ -105,7 +105,7 @@ def test_every_entry_point_gives_one_verdict_on_generated_pairs(monkeypatch):
     import importlib
     cli_main = importlib.import_module("tilespec.cli.main")
     parser = cli_main.build_parser()
-    monkeypatch.setattr(cli_main, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli_main, "build_parser", lambda only=None: parser)
     with remembering():           # each pair is decided once, then reused
         _one_verdict_everywhere(generated_pairs(1000))
 
