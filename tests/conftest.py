@@ -61,8 +61,9 @@ def pytest_collection_modifyitems(config, items):
     # The modules with integration tests (a real compiler, a subprocess, a
     # kernel, mypy) are the long ones: run first, they leave the short unit
     # tests to balance the workers of `-n auto` at the end, instead of one
-    # worker finishing mypy or the XLA tests alone.  Whole modules move, so
-    # a module's fixtures are set up once; the order is otherwise the
+    # worker finishing mypy or the XLA tests alone.  Whole modules move, and
+    # each goes to one worker (--dist loadfile, pyproject.toml), so a
+    # module's fixtures are set up once; the order is otherwise the
     # collection order (a stable sort), the same in every worker.
     long = {item.path for item in items if item.get_closest_marker("integration")}
     items.sort(key=lambda item: item.path not in long)
