@@ -57,3 +57,9 @@ def test_a_module_runs_in_one_worker_integration_modules_first(request):
     assert first == sorted(first, reverse=True), "the integration modules run first"
     assert len(set(modules)) == sum(a != b for a, b in zip([None] + modules, modules)), \
         "each module's tests are together"
+
+
+def test_the_run_writes_bytecode_once_for_all_its_processes():
+    # PYTHONDONTWRITEBYTECODE would have every subprocess, kernel and XLA
+    # worker of the run compile tilespec from source again
+    assert "PYTHONDONTWRITEBYTECODE" not in os.environ and not sys.dont_write_bytecode
