@@ -24,6 +24,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/mutants.py
@@ -57,6 +58,7 @@ settings.load_profile("explore" if os.environ.get("TILESPEC_HYPOTHESIS") == "exp
                       else "ci")
 
 
+@pytest.hookimpl(trylast=True)  # after -m deselects: a slow test leaves its module short
 def pytest_collection_modifyitems(config, items):
     """``slow`` tests run only when the ``-m`` expression names them, and
     the integration tests run first.
