@@ -12,6 +12,9 @@ Proofs cached on disk (prover/core/cache.py) go to a directory of this run, not
 the user's ~/.cache: every run starts from the same (empty) cache, and the
 tests leave nothing behind in the home directory, nor in the temporary
 directory (the process that made the cache directory removes it at exit).
+In an environment that asks for no bytecode (PYTHONDONTWRITEBYTECODE), the
+run writes it anyway, as Python does by default (__pycache__ beside the
+sources): tilespec is compiled once, not in each of the run's processes.
 
 No deadline: the first example of a test pays for imports (sympy, numpy) and
 a loaded machine is slow; the tests bound their work with max_examples.
@@ -21,6 +24,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/mutants.py
@@ -37,6 +41,15 @@ if "TILESPEC_CACHE_DIR" not in os.environ:  # subprocesses of the tests inherit 
     # inherits the handler, so it checks whose exit it is.
     MAKER = os.getpid()
     atexit.register(lambda: os.getpid() == MAKER and shutil.rmtree(CACHE_DIR, ignore_errors=True))
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # Each process of the run (the xdist workers, the CLI subprocesses,
+        # the notebook kernels, the XLA workers) would compile tilespec from
+        # source again: the run writes bytecode as Python does by default,
+        # beside the sources (__pycache__, ignored by git).  Not in a
+        # directory of the run (PYTHONPYCACHEPREFIX): there every installed
+        # package would be compiled again too.
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+        sys.dont_write_bytecode = False
 
 settings.register_profile("explore", deadline=None, print_blob=True)
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True,
@@ -45,6 +58,7 @@ settings.load_profile("explore" if os.environ.get("TILESPEC_HYPOTHESIS") == "exp
                       else "ci")
 
 
+@pytest.hookimpl(trylast=True)  # after -m deselects: a slow test leaves its module short
 def pytest_collection_modifyitems(config, items):
     """``slow`` tests run only when the ``-m`` expression names them, and
     the integration tests run first.
@@ -61,8 +75,9 @@ def pytest_collection_modifyitems(config, items):
     # The modules with integration tests (a real compiler, a subprocess, a
     # kernel, mypy) are the long ones: run first, they leave the short unit
     # tests to balance the workers of `-n auto` at the end, instead of one
-    # worker finishing mypy or the XLA tests alone.  Whole modules move, so
-    # a module's fixtures are set up once; the order is otherwise the
+    # worker finishing mypy or the XLA tests alone.  Whole modules move, and
+    # each goes to one worker (--dist loadfile, pyproject.toml), so a
+    # module's fixtures are set up once; the order is otherwise the
     # collection order (a stable sort), the same in every worker.
     long = {item.path for item in items if item.get_closest_marker("integration")}
     items.sort(key=lambda item: item.path not in long)

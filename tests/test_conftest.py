@@ -41,3 +41,25 @@ def test_a_test_process_removes_its_cache_directory_and_only_it(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(str(tmp_path / "tilespec-test-cache-"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_module_runs_in_one_worker_integration_modules_first(request):
+    # a module's fixture (a thousand texts asked of XLA) is set up in every
+    # worker that runs one of its tests: -n sends whole modules, in the
+    # order of tests/conftest.py (xdist's own reorders them by test count)
+    addopts = request.config.getini("addopts")
+    assert addopts[addopts.index("--dist") + 1] == "loadfile"
+    assert "--no-loadscope-reorder" in addopts
+    modules = [item.path for item in request.session.items]
+    long = {item.path for item in request.session.items
+            if item.get_closest_marker("integration")}
+    first = [path in long for path in modules]
+    assert first == sorted(first, reverse=True), "the integration modules run first"
+    assert len(set(modules)) == sum(a != b for a, b in zip([None] + modules, modules)), \
+        "each module's tests are together"
+
+
+def test_the_run_writes_bytecode_once_for_all_its_processes():
+    # PYTHONDONTWRITEBYTECODE would have every subprocess, kernel and XLA
+    # worker of the run compile tilespec from source again
+    assert "PYTHONDONTWRITEBYTECODE" not in os.environ and not sys.dont_write_bytecode

@@ -1,5 +1,5 @@
 """Text read exactly as XLA reads it: tilespec's reader against real XLA on
-a few thousand held-out texts (tests/xla/text_cases.py).
+a thousand held-out texts (tests/xla/text_cases.py; 2,500 under -m slow).
 
 For each text, either both accept it and print it alike, or both reject it,
 or tilespec rejects what XLA takes only through parser slack or integer
@@ -24,16 +24,39 @@ pytestmark = [
                        reason="real XLA is not installed (pip install -e '.[xla]')"),
 ]
 
-COUNT = 2500
+#: Texts of the default run: every class of text reaches at least 20 (28
+#: invalid layouts, the rarest, at seed 1800).  The campaign of 2,500
+#: (tools/xla_versions.py's sample too) runs under -m slow.
+COUNT = 1000
+CAMPAIGN = 2500
 
 
 @pytest.fixture(scope="module")
 def judged():
-    texts, leaves = held_out(1800, COUNT)
+    return judge(COUNT)
+
+
+def judge(count: int):
+    texts, leaves = held_out(1800, count)
     return texts, verdicts(texts, leaves)
 
 
 def test_no_difference_outside_the_allowed_class(judged):
+    no_difference_outside_the_allowed_class(judged)
+
+
+def test_the_texts_reach_every_class(judged):
+    texts_reach_every_class(judged, COUNT)
+
+
+@pytest.mark.slow
+def test_the_campaign_has_no_difference_and_reaches_every_class():
+    judged = judge(CAMPAIGN)
+    no_difference_outside_the_allowed_class(judged)
+    texts_reach_every_class(judged, CAMPAIGN)
+
+
+def no_difference_outside_the_allowed_class(judged) -> None:
     texts, (out, answers) = judged
     wrong = [f"{t!r}: {v}" for t, v in out.items() if v not in ("agree", "allowed")]
     undecided = [t for t in wrong if "not validated: jax" in t]
@@ -41,9 +64,9 @@ def test_no_difference_outside_the_allowed_class(judged):
         "could not ask XLA's validator):\n" + "\n".join(wrong[:30])
 
 
-def test_the_texts_reach_every_class(judged):
+def texts_reach_every_class(judged, count: int) -> None:
     texts, (out, answers) = judged
-    assert len(texts) >= 2000
+    assert len(texts) == count
     kinds = Counter()
     for t in texts:
         a = answers[t]
