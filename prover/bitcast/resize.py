@@ -146,6 +146,11 @@ def resized(src: Shape, dst: Shape) -> Resized:
                             "rejects the bitcast", details={**size.details, "xla": SOURCE})
         return Resized(None, result(REFUTED, counterexample=ce,
                                     reason=f"{SOURCE} requires equal byte sizes"))
+    if bits == 0:      # a non-array type (opaque, token) beside an empty array
+        narrow = src if src.element_bits == 0 else dst
+        return Resized(None, result(UNKNOWN, reason=(
+            f"{narrow.element_type} has no element width: no reading pairs its "
+            "elements with the other side's")))
     if max(src.element_bits, dst.element_bits) % bits:
         return Resized(None, result(UNKNOWN, reason=(
             f"element widths {src.element_bits} and {dst.element_bits} do not divide: "

@@ -134,3 +134,12 @@ def test_a_slice_that_moves_elements_is_refuted_with_a_replayed_element():
     s, t = ce.side("source"), ce.side("target")
     assert s.element == t.element and s.offset == offset(src, s.element) \
         and t.offset == offset(dst, t.element) and s.offset != t.offset
+
+
+@pytest.mark.parametrize("src,dst", [
+    ("opaque[]", "f8e4m3fn[0,99,8]{0,1,2:E(16)}"),     # found by the CLI fuzzer (seed 2316684263)
+    ("f32[0]{0}", "opaque[]"),
+    ("token[]", "s4[0]{0}")])
+def test_a_type_without_an_element_width_beside_an_empty_array_is_unknown(src, dst):
+    r = tilespec.bitcast(src, dst)
+    assert r.status == "unknown" and "no element width" in r.reason
