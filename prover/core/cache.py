@@ -37,10 +37,8 @@ Two stores:
 from __future__ import annotations
 
 import ctypes
-import functools
 import hashlib
 import json
-import operator
 import os
 import sys
 import types
@@ -194,7 +192,7 @@ def _merged(seens: list) -> tuple | None:
     if not seens or any(s is None for s in seens) or len({s[0] for s in seens}) != 1:
         return None
     try:
-        tags, held = (functools.reduce(operator.add, (s[i] for s in seens)) for i in (1, 2))
+        tags, held = (Words.joined([s[i] for s in seens]) for i in (1, 2))
     except ValueError:
         return None
     return (seens[0][0], tags + held, tags, held,
@@ -414,17 +412,17 @@ def well_formed(record, needs: tuple[str, ...] = ()) -> bool:
 
 
 def _read(path: Path | None) -> dict:
-    """The well-formed ``proved`` records of a JSON file (none when it is
-    missing or unreadable)."""
+    """The records of a JSON file, by key (none when it is missing or
+    unreadable).  Each is checked when it is looked up (:func:`lookup`) and
+    before the file is written again (:func:`store`), not here: a process
+    reads one or two of the shipped file's 1,700 records."""
     if path is None:
         return {}
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and well_formed(v)}
+    return data if isinstance(data, dict) else {}
 
 
 def _disk() -> dict:
@@ -452,8 +450,7 @@ def shipped_enabled() -> bool:
 def _shipped() -> dict:
     global _SHIPPED
     if _SHIPPED is None:
-        _SHIPPED = {k: v for k, v in _read(SHIPPED_FILE).items()
-                    if "digest" in v and key(v["question"], v["digest"]) == k}
+        _SHIPPED = _read(SHIPPED_FILE)
     return _SHIPPED if shipped_enabled() else {}
 
 
@@ -476,10 +473,13 @@ def lookup(question: str, digest: str, needs: tuple[str, ...] = ()) -> dict | No
     rec = _MEMORY.get(k)
     if rec is not None:
         return rec
-    for where, store in (("the proofs shipped with tilespec", _shipped),
-                         ("disk cache", _disk)):
+    for where, store, needed in (("the proofs shipped with tilespec", _shipped,
+                                  ("digest",) + needs), ("disk cache", _disk, needs)):
         rec = store().get(k)
-        if rec is not None and rec["question"] == question and well_formed(rec, needs):
+        # a shipped record is found under the hash of its own question and
+        # fingerprint: its digest is the one asked for
+        if rec is not None and well_formed(rec, needed) and rec["question"] == question \
+                and (store is _disk or rec["digest"] == digest):
             rec = dict(rec, where=where)
             _MEMORY[k] = rec
             return rec
@@ -500,7 +500,9 @@ def store(question: str, digest: str, record: dict) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(disk))
+        # the file is written with its well-formed records only
+        tmp.write_text(json.dumps({k: v for k, v in disk.items()
+                                   if isinstance(k, str) and well_formed(v)}))
         os.replace(tmp, path)
     except OSError:
         pass    # a read-only home: the proof is kept in memory only

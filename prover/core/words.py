@@ -83,11 +83,18 @@ class Words:
         return self._span.take(self._index).tobytes() == self._bytes
 
     def __add__(self, other: Words) -> Words:
-        """The words of both (their offsets are already in the addresses)."""
-        return Words(self.owners + other.owners,
-                     [a - id(o) for o, a in zip(self.owners + other.owners,
-                                                self.addresses + other.addresses)],
-                     self.expected + other.expected, self.keep + other.keep)
+        """The words of both."""
+        return Words.joined([self, other])
+
+    @staticmethod
+    def joined(parts: Sequence[Words]) -> Words:
+        """The words of every part, read in one gather (their offsets are
+        already in the addresses)."""
+        owners = tuple(o for p in parts for o in p.owners)
+        addresses = tuple(a for p in parts for a in p.addresses)
+        return Words(owners, [a - id(o) for o, a in zip(owners, addresses)],
+                     [e for p in parts for e in p.expected],
+                     [k for p in parts for k in p.keep])
 
 
 def _probed_cell_offset() -> int | None:
