@@ -18,11 +18,12 @@ _MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("bitcast_mem
 
 
 @contextmanager
-def remembering():
+def remembering(answers: dict | None = None):
     """Inside the block a question asked again reuses its answer (several
     entry points asking about one pair).  Outside it every call decides
     afresh: a cache for the whole process would outlive a patched solver or
-    a ``--cross-check``.
+    a ``--cross-check``.  ``answers``: the answers of an earlier block of
+    the same run, to go on from (kept by the caller, filled by the block).
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> from tilespec.prover.bitcast import is_bitcast
@@ -31,7 +32,7 @@ def remembering():
     ...     a is is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
     True
     """
-    token = _MEMO.set({})
+    token = _MEMO.set({} if answers is None else answers)
     try:
         yield
     finally:

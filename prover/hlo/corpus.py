@@ -33,6 +33,8 @@ import multiprocessing
 import os
 import stat
 import sys
+import threading
+import uuid
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -396,20 +398,41 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
         # scattered, not in the task graph: the texts go to the workers
         # directly (a graph of large objects makes Dask warn on stderr)
         data = client.scatter([sources[i] for i, _ in todo], hash=False) if todo else []
-        futures = client.map(partial(remembering_in, unit), [p for _, p in todo], data,
-                             pure=False)
+        futures = client.map(partial(remembering_in, unit, uuid.uuid4().hex),
+                             [p for _, p in todo], data, pure=False)
         for (i, _), r in zip(todo, client.gather(futures)):
             sources[i] = r
     return sources
 
 
-def remembering_in(unit: Callable[..., ModuleResult], path: str,
+def remembering_in(unit: Callable[..., ModuleResult], run: str, path: str,
                    text: str | None = None) -> ModuleResult:
-    """``unit`` of one module inside :func:`~tilespec.prover.bitcast.remembering`:
-    a Dask task's scope (a worker of a cluster outlives the run, so its
-    answers are not kept across tasks)."""
-    with remembering():
+    """``unit`` of one module inside :func:`~tilespec.prover.bitcast.remembering`,
+    going on from the answers of the tasks of the same ``run`` (one
+    :func:`check_files` call) that this worker checked before: the modules
+    of one model share their layouts, as in a ``--jobs`` worker.  A worker
+    of a cluster outlives the run, so it keeps the answers of its latest
+    run only: a task of another run starts from none.
+
+    >>> from tilespec.spec.text import parse_array_shape as shape
+    >>> from tilespec.prover.bitcast import is_bitcast
+    >>> ask = lambda path, text: is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
+    >>> a = remembering_in(ask, "run 1", "m.hlo")
+    >>> a is remembering_in(ask, "run 1", "n.hlo"), a is remembering_in(ask, "run 2", "m.hlo")
+    (True, False)
+    """
+    with _RUN_LOCK:
+        if run not in _ANSWERS_OF_RUN:
+            _ANSWERS_OF_RUN.clear()     # the latest run's only
+            _ANSWERS_OF_RUN[run] = {}
+        answers = _ANSWERS_OF_RUN[run]
+    with remembering(answers):
         return unit(path, text)
+
+
+#: A Dask worker's answers, by run: the latest run's only.
+_ANSWERS_OF_RUN: dict[str, dict] = {}
+_RUN_LOCK = threading.Lock()      # a worker may run tasks in several threads
 
 
 def default_jobs() -> int:

@@ -421,3 +421,17 @@ def test_the_documented_ci_workflow_checks_a_real_dump(tmp_path):
     assert run_["invocations"][0]["exitCode"] == code
     assert code in (0, 1, 3), done.stderr        # every module read
     assert done.stdout.splitlines()[-1].startswith(f"{len(dumped)} modules: ")
+
+
+def test_a_dask_worker_goes_on_from_its_runs_answers_and_forgets_other_runs():
+    from tilespec.prover.bitcast import is_bitcast
+    from tilespec.prover.hlo.corpus import remembering_in
+    from tilespec.spec.text import parse_array_shape
+
+    def ask(path, text):
+        return is_bitcast(parse_array_shape("f32[8]{0}"), parse_array_shape(path))
+
+    first = remembering_in(ask, "run a", "f32[2,4]{1,0}")
+    assert remembering_in(ask, "run a", "f32[2,4]{1,0}") is first     # the same run
+    assert remembering_in(ask, "run b", "f32[2,4]{1,0}") is not first  # another run
+    assert remembering_in(ask, "run a", "f32[2,4]{1,0}") is not first  # only the latest is kept
