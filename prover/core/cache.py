@@ -12,8 +12,8 @@ proof is simply not found.  The fingerprint is written once, then checked
 on every use: by the version tags of the dicts it read, snapshots of the
 mutable objects without one, and an audit hook's count of assignments to
 ``__code__``, ``__defaults__``, ``__bases__`` and ``__class__`` (a few
-microseconds, read in one gather: :mod:`prover.core.words`); when those show a change, it is written again
-(:class:`_Watch`; docs/proofs.md).
+microseconds, the tags and cells read in one gather: :mod:`prover.core.words`);
+when those show a change, it is written again (:class:`_Watch`; docs/proofs.md).
 
 Two stores:
 

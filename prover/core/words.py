@@ -59,22 +59,21 @@ class Words:
     pointer compared with the address of an object freed since could meet
     a new object put there)."""
 
-    __slots__ = ("owners", "addresses", "expected", "keep", "_span", "_index", "_bytes")
+    __slots__ = ("owners", "offsets", "expected", "keep", "_span", "_index", "_bytes")
 
     def __init__(self, owners: Sequence[object], offsets: Sequence[int],
                  expected: Sequence[int], keep: Sequence[object] = ()):
-        self.owners = tuple(owners)
-        self.keep = tuple(keep)
-        self.addresses = tuple(id(o) + k for o, k in zip(self.owners, offsets, strict=True))
-        self.expected = tuple(expected)
-        if len(self.expected) != len(self.addresses):
+        self.owners, self.offsets = tuple(owners), tuple(offsets)
+        self.expected, self.keep = tuple(expected), tuple(keep)
+        addresses = [id(o) + k for o, k in zip(self.owners, self.offsets, strict=True)]
+        if len(self.expected) != len(addresses):
             raise ValueError("one expected value per word")
-        low = min(self.addresses, default=0)
-        if any((a - low) % WORD for a in self.addresses):
+        low = min(addresses, default=0)
+        if any((a - low) % WORD for a in addresses):
             raise ValueError("the words are not aligned alike")
-        self._span = np.asarray(_Span(low, (max(self.addresses, default=0) - low) // WORD + 1)) \
-            if self.addresses else np.zeros(1, np.uint64)
-        self._index = np.array([(a - low) // WORD for a in self.addresses], dtype=np.intp)
+        self._span = np.asarray(_Span(low, (max(addresses, default=0) - low) // WORD + 1)) \
+            if addresses else np.zeros(1, np.uint64)
+        self._index = np.array([(a - low) // WORD for a in addresses], dtype=np.intp)
         self._bytes = np.array(self.expected, dtype=np.uint64).tobytes()
 
     def unchanged(self) -> bool:
@@ -88,13 +87,11 @@ class Words:
 
     @staticmethod
     def joined(parts: Sequence[Words]) -> Words:
-        """The words of every part, read in one gather (their offsets are
-        already in the addresses)."""
-        owners = tuple(o for p in parts for o in p.owners)
-        addresses = tuple(a for p in parts for a in p.addresses)
-        return Words(owners, [a - id(o) for o, a in zip(owners, addresses)],
+        """The words of every part, read in one gather."""
+        return Words([o for p in parts for o in p.owners],
+                     [k for p in parts for k in p.offsets],
                      [e for p in parts for e in p.expected],
-                     [k for p in parts for k in p.keep])
+                     [x for p in parts for x in p.keep])
 
 
 def _probed_cell_offset() -> int | None:
