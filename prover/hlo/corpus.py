@@ -9,8 +9,9 @@ checks it (:func:`tilespec.prover.hlo.check.check_module`) and returns a
 in this process, in a pool of processes (``jobs``) or on a Dask cluster
 (``scheduler``); the results come back in the order of the paths, whatever
 order they finished in, so the output does not depend on how they ran.
-Within one run, this process or a ``jobs`` worker asks each bitcast question once
-(:func:`~tilespec.prover.bitcast.remembering`), whichever module asks.
+Within one run, this process, a ``jobs`` worker or a Dask worker asks each
+bitcast question once (:func:`~tilespec.prover.bitcast.remembering`;
+:func:`remembering_in` for the workers), whichever module asks.
 
 >>> import pathlib, tempfile
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -328,9 +329,9 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     # spawn, not fork: a forked child of a process that has started threads
     # (JAX's, when the caller imported jax) may deadlock, and JAX warns so
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
-                             mp_context=multiprocessing.get_context("spawn"),
-                             initializer=remember_in_this_process) as pool:
-        done = pool.map(unit, [paths[i] for i in order], [texts.get(paths[i]) for i in order])
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        done = pool.map(partial(remembering_in, unit, uuid.uuid4().hex),
+                        [paths[i] for i in order], [texts.get(paths[i]) for i in order])
         results: list[ModuleResult | None] = [None] * len(paths)
         for i, r in zip(order, done):
             results[i] = r
@@ -353,23 +354,6 @@ def largest_first(paths: Sequence[str], texts: dict[str, str]) -> list[int]:
         except (OSError, ValueError):
             return 0
     return sorted(range(len(paths)), key=lambda i: -size(paths[i]))
-
-
-def remember_in_this_process() -> None:
-    """A worker's initializer: its bitcast decisions are remembered across
-    the modules it checks (the modules of one model share their layouts).
-    The scope is the worker's life, which is one :func:`check_files` call,
-    the same scope :func:`~tilespec.prover.bitcast.remembering`
-    gives one process: it never outlives the run (a patched solver, a
-    ``--cross-check``)."""
-    scope = remembering()
-    scope.__enter__()
-    # Kept alive: a context manager collected as garbage would close its
-    # generator, and its ``finally`` would end the scope.
-    _WORKER_SCOPES.append(scope)
-
-
-_WORKER_SCOPES: list = []
 
 
 def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
@@ -410,9 +394,10 @@ def remembering_in(unit: Callable[..., ModuleResult], run: str, path: str,
     """``unit`` of one module inside :func:`~tilespec.prover.bitcast.remembering`,
     going on from the answers of the tasks of the same ``run`` (one
     :func:`check_files` call) that this worker checked before: the modules
-    of one model share their layouts, as in a ``--jobs`` worker.  A worker
-    of a cluster outlives the run, so it keeps the answers of its latest
-    run only: a task of another run starts from none.
+    of one model share their layouts.  A ``--jobs`` worker lives for one
+    run; a Dask worker outlives it, so a worker keeps the answers of its
+    latest run only (never a patched solver's, nor past a ``--cross-check``):
+    a task of another run starts from none.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
     >>> from tilespec.prover.bitcast import is_bitcast
@@ -430,7 +415,7 @@ def remembering_in(unit: Callable[..., ModuleResult], run: str, path: str,
         return unit(path, text)
 
 
-#: A Dask worker's answers, by run: the latest run's only.
+#: A worker's answers, by run: the latest run's only.
 _ANSWERS_OF_RUN: dict[str, dict] = {}
 _RUN_LOCK = threading.Lock()      # a worker may run tasks in several threads
 

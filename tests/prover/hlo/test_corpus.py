@@ -368,17 +368,32 @@ def same_answer_twice() -> bool:
     return is_bitcast(a, b) is is_bitcast(a, b)
 
 
-def test_a_worker_remembers_its_decisions_for_its_whole_life(monkeypatch):
+def answer_in_task(path, text) -> tuple[bool, int]:
+    """A worker's task: whether a question asked twice gets the one answer,
+    and where that answer lives (the same object in a later task of the run)."""
+    from tilespec.prover.bitcast import is_bitcast
+    from tilespec.spec.text import parse_array_shape
+    answer = is_bitcast(parse_array_shape("f32[4]{0}"), parse_array_shape("f32[2,2]{1,0}"))
+    ANSWERS.append(answer)      # alive: another answer cannot take its address
+    return same_answer_twice(), id(answer)
+
+
+ANSWERS: list = []
+
+
+def test_a_worker_remembers_its_decisions_across_its_runs_modules(monkeypatch):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
 
-    from tilespec.prover.hlo.corpus import remember_in_this_process
+    from tilespec.prover.hlo.corpus import remembering_in
     # spawned as check_files' workers are: a fork of this process, which may
     # have jax's threads, could deadlock (jax warns), so no fork here
     monkeypatch.setattr(os, "fork", lambda: pytest.fail("os.fork() in the test process"))
-    with ProcessPoolExecutor(1, initializer=remember_in_this_process,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        assert pool.submit(same_answer_twice).result()
+    task = partial(remembering_in, answer_in_task, "run a")
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        (twice, first), (_, second) = (pool.submit(task, m).result() for m in ("m1", "m2"))
+        assert twice and first == second    # the second module goes on from the first
     assert not same_answer_twice()          # without it, each call decides afresh
 
 
