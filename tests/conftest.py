@@ -58,6 +58,24 @@ settings.load_profile("explore" if os.environ.get("TILESPEC_HYPOTHESIS") == "exp
                       else "ci")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook makes `-n` mean --dist load
+def pytest_cmdline_main(config):
+    """With ``-n``, each module's tests go to one worker (``--dist
+    loadfile``), modules in collection order (no loadscope reorder), unless
+    ``--dist`` says otherwise.
+
+    So a module's fixtures (a thousand texts asked of XLA, a fuzzing
+    campaign) are set up once, and the integration modules, first in the
+    order (below), start first.  Set here rather than in ``addopts``, where
+    xdist's options would make a plain ``pytest -p no:xdist`` an error.
+    """
+    if config.pluginmanager.hasplugin("xdist") and config.option.numprocesses \
+            and config.option.dist == "no" \
+            and not config.option.distload:
+        config.option.dist = "loadfile"
+        config.option.loadscopereorder = False
+
+
 @pytest.hookimpl(trylast=True)  # after -m deselects: a slow test leaves its module short
 def pytest_collection_modifyitems(config, items):
     """``slow`` tests run only when the ``-m`` expression names them, and

@@ -9,6 +9,8 @@ subprocesses, a forked child) removes it early.
 import os
 import subprocess
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from locations import ROOT
@@ -47,9 +49,9 @@ def test_a_module_runs_in_one_worker_integration_modules_first(request):
     # a module's fixture (a thousand texts asked of XLA) is set up in every
     # worker that runs one of its tests: -n sends whole modules, in the
     # order of tests/conftest.py (xdist's own reorders them by test count)
-    addopts = request.config.getini("addopts")
-    assert addopts[addopts.index("--dist") + 1] == "loadfile"
-    assert "--no-loadscope-reorder" in addopts
+    option, given = request.config.option, request.config.invocation_params.args
+    if getattr(option, "numprocesses", None) and not any("--dist" in a for a in given):
+        assert option.dist == "loadfile" and option.loadscopereorder is False, given
     modules = [item.path for item in request.session.items]
     long = {item.path for item in request.session.items
             if item.get_closest_marker("integration")}
@@ -63,3 +65,23 @@ def test_the_run_writes_bytecode_once_for_all_its_processes():
     # PYTHONDONTWRITEBYTECODE would have every subprocess, kernel and XLA
     # worker of the run compile tilespec from source again
     assert "PYTHONDONTWRITEBYTECODE" not in os.environ and not sys.dont_write_bytecode
+
+
+def test_minus_n_alone_means_whole_modules_in_collection_order(request):
+    # set by tests/conftest.py, not by addopts: there xdist's options would
+    # make `pytest -p no:xdist` an error
+    here = Path(__file__).with_name("conftest.py")
+    hook = next(p for p in request.config.pluginmanager.get_plugins()
+                if getattr(p, "__file__", None) == str(here)).pytest_cmdline_main
+
+    def told(xdist=True, **given):
+        option = SimpleNamespace(**{"numprocesses": 2, "dist": "no", "distload": False,
+                                    "loadscopereorder": True, **given})
+        hook(SimpleNamespace(option=option, pluginmanager=SimpleNamespace(
+            hasplugin=lambda name: xdist and name == "xdist")))
+        return option.dist, option.loadscopereorder
+    assert told() == ("loadfile", False)
+    assert told(dist="load") == ("load", True)      # the command line's --dist stands
+    assert told(distload=True) == ("no", True)
+    assert told(numprocesses=None) == ("no", True)  # no -n: one process
+    assert told(xdist=False) == ("no", True)
