@@ -49,9 +49,7 @@ def test_a_module_runs_in_one_worker_integration_modules_first(request):
     # a module's fixture (a thousand texts asked of XLA) is set up in every
     # worker that runs one of its tests: -n sends whole modules, in the
     # order of tests/conftest.py (xdist's own reorders them by test count)
-    option, given = request.config.option, request.config.invocation_params.args
-    if getattr(option, "numprocesses", None) and not any("--dist" in a for a in given):
-        assert option.dist == "loadfile" and option.loadscopereorder is False, given
+    # (the mode xdist is given: the next test)
     modules = [item.path for item in request.session.items]
     long = {item.path for item in request.session.items
             if item.get_closest_marker("integration")}
