@@ -23,14 +23,13 @@ import functools
 import hashlib
 import queue
 import threading
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
 from ..bitcast import remembering
 
-__all__ = ["Answered", "answering", "code_digest", "dispatch"]
+__all__ = ["Answered", "Handout", "answering", "code_digest", "dispatch"]
 
 
 @functools.cache
@@ -104,16 +103,52 @@ _ANSWERS_OF_RUN: dict[str, dict] = {}
 _RUN_LOCK = threading.Lock()      # a worker may run tasks in several threads
 
 
+class Handout:
+    """Which item a worker starts next, of ``n`` items (in the order the
+    caller wants them started: ``check_files``' largest first) shared by
+    ``workers``: worker ``k`` begins at item ``k * n // workers`` and goes
+    on in order; once none is left after its last, it takes the last item
+    left.  So workers start on different parts of the list (modules of
+    similar size, often variants of one model that ask the same questions,
+    run on one worker, one after the other, and it asks each once), and
+    the end of the list, smallest first, fills the gaps, as it would.
+
+    >>> h = Handout(6, 2)
+    >>> [h.next(w) for w in (0, 1, 0, 1, 1, 1, 0)]
+    [0, 3, 1, 4, 5, 2, None]
+    """
+
+    def __init__(self, n: int, workers: int):
+        self.taken = [False] * n
+        self.at = [k * n // workers for k in range(workers)]
+        self.last = n - 1
+
+    def next(self, worker: int) -> int | None:
+        taken = self.taken
+        i = self.at[worker]
+        while i < len(taken) and taken[i]:
+            i += 1
+        if i == len(taken):             # none left after its last: the last left
+            while self.last >= 0 and taken[self.last]:
+                self.last -= 1
+            if self.last < 0:
+                return None
+            i = self.last
+        taken[i] = True
+        self.at[worker] = i
+        return i
+
+
 def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, tuple], Any],
              unit: Callable[..., Any], items: Sequence[tuple], run: str,
              ahead: int = 2) -> list:
     """``unit(*item)`` for every item, on ``workers``, in the order of
     ``items``: ``submit(worker, task, item)`` starts ``task(*item)`` there
-    and returns a future (``concurrent.futures`` or Dask's).  Items start
-    in their order, ``ahead`` at a time per worker (one runs while the next
-    waits), the next one when a worker's task is done, carrying the
-    answers of this run that worker has not seen (:func:`answering`); an
-    exception of a task propagates.
+    and returns a future (``concurrent.futures`` or Dask's).  Each worker
+    has ``ahead`` tasks at a time (one runs while the next waits), the next
+    one (:class:`Handout`) started when one is done, carrying the answers
+    of this run that worker has not seen (:func:`answering`); an exception
+    of a task propagates.
 
     >>> from concurrent.futures import ThreadPoolExecutor
     >>> with ThreadPoolExecutor(2) as pool:
@@ -126,12 +161,15 @@ def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, 
     seen: dict[Hashable, set] = {w: set() for w in workers}
     results: list = [None] * len(items)
     done: queue.SimpleQueue = queue.SimpleQueue()
-    todo = deque(range(len(items)))
+    handout = Handout(len(items), len(workers))
+    number = {w: k for k, w in enumerate(workers)}
     running = 0
 
     def start(worker: Hashable) -> None:
         nonlocal running
-        i = todo.popleft()
+        i = handout.next(number[worker])
+        if i is None:
+            return
         given = {q: a for q, a in answers.items() if q not in seen[worker]}
         seen[worker].update(given)
         future = submit(worker, functools.partial(answering, unit, run, code, given), items[i])
@@ -140,8 +178,7 @@ def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, 
 
     for _ in range(ahead):
         for worker in workers:
-            if todo:
-                start(worker)
+            start(worker)
     while running:
         worker, i, future = done.get()
         running -= 1
@@ -151,6 +188,5 @@ def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, 
             for question, answer in answered.answers.items():
                 answers.setdefault(question, answer)
             seen[worker].update(answered.answers)
-        if todo:
-            start(worker)
+        start(worker)
     return results

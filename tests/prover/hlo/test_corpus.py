@@ -490,6 +490,24 @@ def test_the_documented_ci_workflow_checks_a_real_dump(tmp_path):
     assert done.stdout.splitlines()[-1].startswith(f"{len(dumped)} modules: ")
 
 
+@given(st.integers(0, 40), st.integers(1, 5), st.lists(st.integers(0, 4), max_size=60))
+def test_the_handout_gives_every_item_once_from_each_workers_part_then_the_last_left(
+        n, workers, asks):
+    from tilespec.prover.hlo.workers import Handout
+    h = Handout(n, workers)
+    at = {w: w * n // workers for w in range(workers)}
+    left = set(range(n))
+    for w in [a % workers for a in asks] + [0] * (n + 1):
+        after = [j for j in left if j >= at[w]]
+        expected = min(after) if after else max(left, default=None)
+        assert h.next(w) == expected
+        if expected is None:
+            break
+        left.discard(expected)
+        at[w] = expected
+    assert not left and h.next(0) is None               # each once, none lost
+
+
 def test_a_dask_worker_goes_on_from_its_runs_answers_and_forgets_other_runs():
     from tilespec.prover.hlo.workers import answering, code_digest
 
