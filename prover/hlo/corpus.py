@@ -389,7 +389,8 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
         # a worker gets the next module when it is done with one (and the
         # answers of the others: workers.dispatch); the text is scattered
         # to it then, not in the task graph (large objects make Dask warn)
-        workers = list(client.scheduler_info()["workers"]) or [None]
+        threads = {w: info.get("nthreads", 1)
+                   for w, info in _every_worker(client).items()} or {None: 1}
 
         def submit(worker, task, item):
             where = {} if worker is None else {"workers": [worker]}
@@ -397,11 +398,21 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
             # pinned, but free to move should the worker leave
             return client.submit(task, item[0], data, pure=False,
                                  **where, **({"allow_other_workers": True} if where else {}))
-        done = dispatch(workers, submit, unit, [(paths[i], sources[i]) for i in todo],
-                        uuid.uuid4().hex)
+        done = dispatch(list(threads), submit, unit, [(paths[i], sources[i]) for i in todo],
+                        uuid.uuid4().hex, ahead={w: n + 1 for w, n in threads.items()})
         for i, r in zip(todo, done):
             sources[i] = r
     return sources
+
+
+def _every_worker(client) -> dict:
+    """The cluster's workers, each with its information (Dask's
+    ``scheduler_info`` lists 5 by default in some versions; ``n_workers=-1``
+    all, where it is taken)."""
+    try:
+        return client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:       # a Dask before n_workers
+        return client.scheduler_info()["workers"]
 
 
 def default_jobs() -> int:

@@ -25,7 +25,7 @@ import queue
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from ..bitcast import remembering
 
@@ -141,11 +141,12 @@ class Handout:
 
 def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, tuple], Any],
              unit: Callable[..., Any], items: Sequence[tuple], run: str,
-             ahead: int = 2) -> list:
+             ahead: int | Mapping[Hashable, int] = 2) -> list:
     """``unit(*item)`` for every item, on ``workers``, in the order of
     ``items``: ``submit(worker, task, item)`` starts ``task(*item)`` there
     and returns a future (``concurrent.futures`` or Dask's).  Each worker
-    has ``ahead`` tasks at a time (one runs while the next waits), the next
+    has ``ahead`` tasks at a time (one runs while the next waits; a Dask
+    worker with several threads, one more than it has threads), the next
     one (:class:`Handout`) started when one is done, carrying the answers
     of this run that worker has not seen (:func:`answering`); an exception
     of a task propagates.
@@ -176,9 +177,11 @@ def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, 
         future.add_done_callback(lambda f, worker=worker, i=i: done.put((worker, i, f)))
         running += 1
 
-    for _ in range(ahead):
+    slots = ahead if isinstance(ahead, Mapping) else dict.fromkeys(workers, ahead)
+    for round_ in range(max(slots.values(), default=0)):
         for worker in workers:
-            start(worker)
+            if round_ < slots[worker]:
+                start(worker)
     while running:
         worker, i, future = done.get()
         running -= 1
