@@ -334,9 +334,8 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     spawn = multiprocessing.get_context("spawn")
     pools = [ProcessPoolExecutor(1, mp_context=spawn) for _ in range(min(jobs, len(paths)))]
     try:
-        done = dispatch(range(len(pools)), lambda w, task, item: pools[w].submit(task, *item),
-                        unit, [(paths[i], texts.get(paths[i])) for i in order],
-                        uuid.uuid4().hex)
+        done = dispatch(pools, lambda pool, task, item: pool.submit(task, *item), unit,
+                        [(paths[i], texts.get(paths[i])) for i in order], uuid.uuid4().hex)
     finally:
         for pool in pools:
             pool.shutdown(cancel_futures=True)

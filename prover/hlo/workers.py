@@ -25,7 +25,7 @@ import queue
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence, TypeVar
 
 from ..bitcast import remembering
 
@@ -139,9 +139,13 @@ class Handout:
         return i
 
 
-def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, tuple], Any],
+#: A worker, as ``dispatch``'s caller names it (a pool, a Dask worker's address).
+Worker = TypeVar("Worker", bound=Hashable)
+
+
+def dispatch(workers: Sequence[Worker], submit: Callable[[Worker, Callable, tuple], Any],
              unit: Callable[..., Any], items: Sequence[tuple], run: str,
-             ahead: int | Mapping[Hashable, int] = 2) -> list:
+             ahead: int | Mapping[Worker, int] = 2) -> list:
     """``unit(*item)`` for every item, on ``workers``, in the order of
     ``items``: ``submit(worker, task, item)`` starts ``task(*item)`` there
     and returns a future (``concurrent.futures`` or Dask's).  Each worker
@@ -159,14 +163,14 @@ def dispatch(workers: Sequence[Hashable], submit: Callable[[Hashable, Callable, 
     """
     code = code_digest()
     answers: dict = {}
-    seen: dict[Hashable, set] = {w: set() for w in workers}
+    seen: dict[Worker, set] = {w: set() for w in workers}
     results: list = [None] * len(items)
     done: queue.SimpleQueue = queue.SimpleQueue()
     handout = Handout(len(items), len(workers))
     number = {w: k for k, w in enumerate(workers)}
     running = 0
 
-    def start(worker: Hashable) -> None:
+    def start(worker: Worker) -> None:
         nonlocal running
         i = handout.next(number[worker])
         if i is None:
