@@ -9,9 +9,10 @@ checks it (:func:`tilespec.prover.hlo.check.check_module`) and returns a
 in this process, in a pool of processes (``jobs``) or on a Dask cluster
 (``scheduler``); the results come back in the order of the paths, whatever
 order they finished in, so the output does not depend on how they ran.
-Within one run, this process, a ``jobs`` worker or a Dask worker asks each
-bitcast question once (:func:`~tilespec.prover.bitcast.remembering`;
-:func:`remembering_in` for the workers), whichever module asks.
+Within one run, each bitcast question is decided about once, whichever
+module asks it (:func:`~tilespec.prover.bitcast.remembering`): the workers
+of ``jobs`` and ``scheduler`` pass their answers on to each other
+(:func:`~.workers.dispatch`).
 
 >>> import pathlib, tempfile
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -34,7 +35,6 @@ import multiprocessing
 import os
 import stat
 import sys
-import threading
 import uuid
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -52,6 +52,7 @@ from .check import check_module, judged_xla
 from .findings import Finding, Report, with_finding
 from .module import parse_hlo
 from .reader import cycles_paused
+from .workers import dispatch
 
 #: The path that stands for standard input.
 STDIN = "-"
@@ -327,14 +328,20 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
     # while the other workers wait (the results keep the order of paths).
     order = largest_first(paths, texts)
     # spawn, not fork: a forked child of a process that has started threads
-    # (JAX's, when the caller imported jax) may deadlock, and JAX warns so
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        done = pool.map(partial(remembering_in, unit, uuid.uuid4().hex),
-                        [paths[i] for i in order], [texts.get(paths[i]) for i in order])
-        results: list[ModuleResult | None] = [None] * len(paths)
-        for i, r in zip(order, done):
-            results[i] = r
+    # (JAX's, when the caller imported jax) may deadlock, and JAX warns so.
+    # One pool per worker, so that a task goes to the worker whose answers
+    # it brings up to date (workers.dispatch).
+    spawn = multiprocessing.get_context("spawn")
+    pools = [ProcessPoolExecutor(1, mp_context=spawn) for _ in range(min(jobs, len(paths)))]
+    try:
+        done = dispatch(pools, lambda pool, task, item: pool.submit(task, *item), unit,
+                        [(paths[i], texts.get(paths[i])) for i in order], uuid.uuid4().hex)
+    finally:
+        for pool in pools:
+            pool.shutdown(cancel_futures=True)
+    results: list[ModuleResult | None] = [None] * len(paths)
+    for i, r in zip(order, done):
+        results[i] = r
     return [r for r in results if r is not None]
 
 
@@ -377,47 +384,34 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     except (OSError, ValueError, TimeoutError) as e:
         raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
     with client:
-        todo = [(i, paths[i]) for i in largest_first(paths, texts)
-                if isinstance(sources[i], str)]
-        # scattered, not in the task graph: the texts go to the workers
-        # directly (a graph of large objects makes Dask warn on stderr)
-        data = client.scatter([sources[i] for i, _ in todo], hash=False) if todo else []
-        futures = client.map(partial(remembering_in, unit, uuid.uuid4().hex),
-                             [p for _, p in todo], data, pure=False)
-        for (i, _), r in zip(todo, client.gather(futures)):
+        todo = [i for i in largest_first(paths, texts) if isinstance(sources[i], str)]
+        # a worker gets the next module when it is done with one (and the
+        # answers of the others: workers.dispatch); the text is scattered
+        # to it then, not in the task graph (large objects make Dask warn)
+        threads = {w: info.get("nthreads", 1)
+                   for w, info in _every_worker(client).items()} or {None: 1}
+
+        def submit(worker, task, item):
+            where = {} if worker is None else {"workers": [worker]}
+            data = client.scatter(item[1], hash=False, **where)
+            # pinned, but free to move should the worker leave
+            return client.submit(task, item[0], data, pure=False,
+                                 **where, **({"allow_other_workers": True} if where else {}))
+        done = dispatch(list(threads), submit, unit, [(paths[i], sources[i]) for i in todo],
+                        uuid.uuid4().hex, ahead={w: n + 1 for w, n in threads.items()})
+        for i, r in zip(todo, done):
             sources[i] = r
     return sources
 
 
-def remembering_in(unit: Callable[..., ModuleResult], run: str, path: str,
-                   text: str | None = None) -> ModuleResult:
-    """``unit`` of one module inside :func:`~tilespec.prover.bitcast.remembering`,
-    going on from the answers of the tasks of the same ``run`` (one
-    :func:`check_files` call) that this worker checked before: the modules
-    of one model share their layouts.  A ``--jobs`` worker lives for one
-    run; a Dask worker outlives it, so a worker keeps the answers of its
-    latest run only (never a patched solver's, nor past a ``--cross-check``):
-    a task of another run starts from none.
-
-    >>> from tilespec.spec.text import parse_array_shape as shape
-    >>> from tilespec.prover.bitcast import is_bitcast
-    >>> ask = lambda path, text: is_bitcast(shape("f32[4]{0}"), shape("f32[2,2]{1,0}"))
-    >>> a = remembering_in(ask, "run 1", "m.hlo")
-    >>> a is remembering_in(ask, "run 1", "n.hlo"), a is remembering_in(ask, "run 2", "m.hlo")
-    (True, False)
-    """
-    with _RUN_LOCK:
-        if run not in _ANSWERS_OF_RUN:
-            _ANSWERS_OF_RUN.clear()     # the latest run's only
-            _ANSWERS_OF_RUN[run] = {}
-        answers = _ANSWERS_OF_RUN[run]
-    with remembering(answers):
-        return unit(path, text)
-
-
-#: A worker's answers, by run: the latest run's only.
-_ANSWERS_OF_RUN: dict[str, dict] = {}
-_RUN_LOCK = threading.Lock()      # a worker may run tasks in several threads
+def _every_worker(client) -> dict:
+    """The cluster's workers, each with its information (Dask's
+    ``scheduler_info`` lists 5 by default in some versions; ``n_workers=-1``
+    all, where it is taken)."""
+    try:
+        return client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:       # a Dask before n_workers
+        return client.scheduler_info()["workers"]
 
 
 def default_jobs() -> int:

@@ -386,15 +386,67 @@ def test_a_worker_remembers_its_decisions_across_its_runs_modules(monkeypatch):
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    from tilespec.prover.hlo.corpus import remembering_in
+    from tilespec.prover.hlo.workers import answering, code_digest
     # spawned as check_files' workers are: a fork of this process, which may
     # have jax's threads, could deadlock (jax warns), so no fork here
     monkeypatch.setattr(os, "fork", lambda: pytest.fail("os.fork() in the test process"))
-    task = partial(remembering_in, answer_in_task, "run a")
+    task = partial(answering, answer_in_task, "run a", code_digest(), {})
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        (twice, first), (_, second) = (pool.submit(task, m).result() for m in ("m1", "m2"))
-        assert twice and first == second    # the second module goes on from the first
-    assert not same_answer_twice()          # without it, each call decides afresh
+        first, second = (pool.submit(task, m, None).result() for m in ("m1", "m2"))
+    (twice, at), (_, again) = first.result, second.result
+    assert twice and at == again        # the second module goes on from the first
+    assert first.answers and not second.answers
+    assert not same_answer_twice()      # without it, each call decides afresh
+
+
+def ask_one_question(shape: str):
+    """A worker's task: is f32[8]{0} -> ``shape`` a bitcast (its verdict)."""
+    from tilespec.prover.bitcast import is_bitcast
+    from tilespec.spec.text import parse_array_shape
+    return is_bitcast(parse_array_shape("f32[8]{0}"), parse_array_shape(shape)).status
+
+
+def test_an_answer_passed_to_another_worker_is_not_decided_there_again(monkeypatch):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tilespec.prover.hlo.workers import answering, code_digest
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("os.fork() in the test process"))
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn) as a, \
+            ProcessPoolExecutor(1, mp_context=spawn) as b:
+        decided = a.submit(answering, ask_one_question, "run", code_digest(), {},
+                           "f32[2,4]{1,0}").result()
+        given = b.submit(answering, ask_one_question, "run", code_digest(),
+                         decided.answers, "f32[2,4]{1,0}").result()
+        other = b.submit(answering, ask_one_question, "other run", "another code",
+                         decided.answers, "f32[2,4]{1,0}").result()
+    assert decided.result == given.result == other.result == "proved"
+    assert decided.answers and given.answers == {}
+    assert other.answers.keys() == decided.answers.keys()    # other code: decided afresh
+
+
+def test_each_task_brings_its_worker_the_answers_decided_elsewhere():
+    from concurrent.futures import Future
+
+    from tilespec.prover.hlo.workers import dispatch
+    brought: list = []
+
+    def submit(worker, task, item):         # runs the task here, at once
+        brought.append((worker, item, set(task.args[3])))
+        future: Future = Future()
+        future.set_result(task(*item))
+        return future
+
+    items = [("f32[2,4]{1,0}",), ("f32[4,2]{1,0}",), ("f32[8,1]{1,0}",), ("f32[1,8]{1,0}",)]
+    statuses = dispatch(["a", "b"], submit, ask_one_question, items, "a run", ahead=1)
+    assert statuses == ["proved"] * 4
+    (_, _, a1), (_, _, b1), (w3, _, third), (w4, _, fourth) = brought
+    assert a1 == b1 == set() and (w3, w4) == ("a", "b")
+    # a's next task started before b's answers were back: it brings none;
+    # b's next one brings what a decided about a's question
+    assert third == set() and fourth
+    assert {str(q[2]) for q in fourth} == {"f32[2,4]{1,0}"}
 
 
 # --- the CI workflow of docs/hlo.md ---------------------------------------------------------
@@ -438,15 +490,33 @@ def test_the_documented_ci_workflow_checks_a_real_dump(tmp_path):
     assert done.stdout.splitlines()[-1].startswith(f"{len(dumped)} modules: ")
 
 
+@given(st.integers(0, 40), st.integers(1, 5), st.lists(st.integers(0, 4), max_size=60))
+def test_the_handout_gives_every_item_once_from_each_workers_part_then_the_last_left(
+        n, workers, asks):
+    from tilespec.prover.hlo.workers import Handout
+    h = Handout(n, workers)
+    at = {w: w * n // workers for w in range(workers)}
+    left = set(range(n))
+    for w in [a % workers for a in asks] + [0] * (n + 1):
+        after = [j for j in left if j >= at[w]]
+        expected = min(after) if after else max(left, default=None)
+        assert h.next(w) == expected
+        if expected is None:
+            break
+        left.discard(expected)
+        at[w] = expected
+    assert not left and h.next(0) is None               # each once, none lost
+
+
 def test_a_dask_worker_goes_on_from_its_runs_answers_and_forgets_other_runs():
-    from tilespec.prover.bitcast import is_bitcast
-    from tilespec.prover.hlo.corpus import remembering_in
-    from tilespec.spec.text import parse_array_shape
+    from tilespec.prover.hlo.workers import answering, code_digest
 
     def ask(path, text):
-        return is_bitcast(parse_array_shape("f32[8]{0}"), parse_array_shape(path))
+        return ask_one_question(path)
 
-    first = remembering_in(ask, "run a", "f32[2,4]{1,0}")
-    assert remembering_in(ask, "run a", "f32[2,4]{1,0}") is first     # the same run
-    assert remembering_in(ask, "run b", "f32[2,4]{1,0}") is not first  # another run
-    assert remembering_in(ask, "run a", "f32[2,4]{1,0}") is not first  # only the latest is kept
+    code = code_digest()
+    first = answering(ask, "run a", code, {}, "f32[2,4]{1,0}", None)
+    assert answering(ask, "run a", code, {}, "f32[2,4]{1,0}", None).answers == {}  # same run
+    assert answering(ask, "run b", code, {}, "f32[2,4]{1,0}", None).answers    # another run
+    assert answering(ask, "run a", code, {}, "f32[2,4]{1,0}", None).answers    # latest only
+    assert first.answers
