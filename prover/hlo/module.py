@@ -72,13 +72,18 @@ _INTEGER = re.compile(r"[0-9]+(?![\w.])")
 _TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Instruction:
     """One HLO instruction: its result shape, operands and attributes.
 
     ``attributes`` keeps each ``key=value`` as the text XLA printed;
     ``op_name`` is the metadata's op_name (the frontend's op, e.g.
     ``jit(f)/transpose``) or None; ``line`` is the 1-based line of its name.
+
+    >>> from dataclasses import replace
+    >>> i = Instruction("b", "bitcast", None, "f32[4]{0}", ("a",), (), 3, "e")
+    >>> i.operands, i.is_root, replace(i, is_root=True) == i, replace(i) == i
+    (('a',), False, False, True)
     """
 
     name: str
@@ -90,6 +95,17 @@ class Instruction:
     line: int
     computation: str
     is_root: bool = False
+
+    def __init__(self, name: str, opcode: str, shape: Shape | TupleShape, shape_text: str,
+                 operands: tuple[str, ...], attributes: tuple[tuple[str, str], ...],
+                 line: int, computation: str, is_root: bool = False):
+        # one per instruction of a dump: the fields set at once, where the
+        # frozen dataclass's own __init__ sets each through object.__setattr__
+        # (half the cost of building one)
+        object.__setattr__(self, "__dict__", {
+            "name": name, "opcode": opcode, "shape": shape, "shape_text": shape_text,
+            "operands": operands, "attributes": attributes, "line": line,
+            "computation": computation, "is_root": is_root})
 
     def attribute(self, key: str) -> str | None:
         return dict(self.attributes).get(key)
