@@ -194,11 +194,16 @@ class Module:
 def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[Instruction, int]:
     """The instruction at ``i`` of the text ``r`` reads, and the offset past it."""
     head = read_canonical_head(r, i)
-    if head is not None:
-        root, name, shape, shape_text, opcode, operands, k = head
-        return finish_instruction(r, k, name, opcode, shape, shape_text, operands, line,
-                                  computation, root)
-    return read_instruction_by_tokens(r, i, line, computation)
+    if head is None:
+        return read_instruction_by_tokens(r, i, line, computation)
+    # finish_instruction's reading, here once per instruction of a dump
+    root, name, shape, shape_text, opcode, operands, k = head
+    attributes, k = r.attributes(k)
+    for key, value in attributes:
+        if key in READ_ATTRIBUTES:
+            read_attribute_of(opcode, name, key, value)
+    return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
+                       computation, root), k
 
 
 def read_instruction_by_tokens(r: Reader, i: int, line: int,
@@ -239,12 +244,24 @@ def finish_instruction(r: Reader, k: int, name: str, opcode: str, shape, shape_t
     attributes, k = r.attributes(k)
     for key, value in attributes:
         if key in READ_ATTRIBUTES:
-            try:
-                read_attribute(key, value)
-            except TilespecError as e:
-                raise TilespecError(f"{opcode} {name}: {key}={e}") from None
+            read_attribute_of(opcode, name, key, value)
     return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
                        computation, root), k
+
+
+def read_attribute_of(opcode: str, name: str, key: str, value: str) -> None:
+    """Read the value of attribute ``key`` of instruction ``name``;
+    TilespecError names the instruction if it is malformed.
+
+    >>> read_attribute_of("transpose", "t", "dimensions", "{1,x}")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: transpose t: dimensions={1,x}: expected an integer, not 'x'
+    """
+    try:
+        read_attribute(key, value)
+    except TilespecError as e:
+        raise TilespecError(f"{opcode} {name}: {key}={e}") from None
 
 
 class _Lines:
@@ -393,23 +410,26 @@ class _ModuleReader:
         duplicate = name in self.computation_names
         instructions: list[Instruction] = []
         seen: set[str] = set()
+        # once per instruction of a dump: the names this loop uses, bound here
+        r, s, n = self.r, self.s, len(self.s)
+        ws, starts = r.ws, self.line_of.starts
         i += 1
         while True:
-            i = self.r.ws(i)
-            if i >= len(self.s):
+            i = ws(i)
+            if i >= n:
                 self.skipped.append(Skipped(line, f"computation {name}",
                                             "not closed by '}'"))
                 break
-            if self.s[i] == "}":
-                i = self.r.ws(i + 1)
+            if s[i] == "}":
+                i = ws(i + 1)
                 try:
-                    _, i = self.r.attributes(i)     # execution_thread="..."
+                    _, i = r.attributes(i)     # execution_thread="..."
                 except NotRead as e:
                     i = self.skip(e.at, f"after computation {name}: {e.reason}")
                 break
             at = i
             try:
-                inst, i = read_instruction(self.r, i, self.line_of(at), name)
+                inst, i = read_instruction(r, i, bisect.bisect_right(starts, at), name)
             except NotRead as e:
                 i = self.skip(at, e.reason)
                 continue
