@@ -350,9 +350,11 @@ class Reader:
                     continue
             step = self.attribute_by_tokens(i)
             if step is None:
+                read = tuple(out)
                 if spans and i == start + len(tail):
                     self.known_tails[tail] = tuple(spans)
-                return tuple(out), i
+                    self.known_values[tail, code[start:i]] = read
+                return read, i
             spans = None
             key, value, i = step
             out.append((key, value))
