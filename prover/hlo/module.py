@@ -421,7 +421,7 @@ class _ModuleReader:
         seen: set[str] = set()
         # once per instruction of a dump: the names this loop uses, bound here
         r, s, n = self.r, self.s, len(self.s)
-        ws, starts = r.ws, self.line_of.starts
+        ws, starts, line_at = r.ws, self.line_of.starts, bisect.bisect_right
         i += 1
         while True:
             i = ws(i)
@@ -438,7 +438,7 @@ class _ModuleReader:
                 break
             at = i
             try:
-                inst, i = read_instruction(r, i, bisect.bisect_right(starts, at), name)
+                inst, i = read_instruction(r, i, line_at(starts, at), name)
             except NotRead as e:
                 i = self.skip(at, e.reason)
                 continue
