@@ -99,13 +99,15 @@ def lex_by_quotes(text: str) -> Lexed | None:
     """
     if "\\" in text and ("\\\"" in text or "\\\n" in text):
         return None
-    if text.count('"') % 2:
-        return None
     if text.isascii():
         masked_bytes = strings_masked(text.encode("ascii"))
+        if masked_bytes is None:
+            return None
         masked = masked_bytes.decode("ascii")
         # nothing the lexer rejects outside strings, so none in the skeleton
         clean = not masked_bytes.translate(None, _TOKEN_BYTES)
+    elif text.count('"') % 2:
+        return None
     else:
         masked, clean = strings_masked_by_split(text), False
     # (start, end, code, skeleton) of each piece between strings holding a
@@ -141,19 +143,22 @@ def lex_by_quotes(text: str) -> Lexed | None:
     return Lexed(code, skeleton, () if clean else token_problems(skeleton))
 
 
-def strings_masked(text: bytes) -> bytes:
-    """ASCII ``text`` with an even number of ``"`` and none escaped, each
-    string's inside replaced by ``_``: one pass of numpy over the bytes
-    (a dump holds hundreds of thousands of strings; cutting the text at
-    each would make as many Python strings).
+def strings_masked(text: bytes) -> bytes | None:
+    """ASCII ``text`` with no ``"`` escaped, each string's inside replaced
+    by ``_``, or None when a string is never closed (an odd number of
+    ``"``): one pass of numpy over the bytes (a dump holds hundreds of
+    thousands of strings; cutting the text at each would make as many
+    Python strings).
 
-    >>> strings_masked(b'a "b,c" d "" e')
-    b'a "___" d "" e'
+    >>> strings_masked(b'a "b,c" d "" e'), strings_masked(b'a "b')
+    (b'a "___" d "" e', None)
     """
     codes = np.frombuffer(text, np.uint8)
     quote = codes == ord('"')
     # inside a string: an odd number of quotes before, and not a quote
     inside = np.bitwise_xor.accumulate(quote)
+    if len(inside) and inside[-1]:
+        return None
     inside &= ~quote
     masked = codes.copy()
     masked[inside] = ord("_")
