@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
 _LINE_END = re.compile(r"[^\r\n]*")
 _SPECIAL = re.compile(r"[/\"']")
@@ -84,9 +86,9 @@ def lex_by_quotes(text: str) -> Lexed | None:
     alone cannot say where strings are: an odd number of quotes (one never
     closed), a backslash before a quote or a newline (an escape may hide a
     quote or end the string), or text between two strings holding a comment
-    or a ``'``-string not closed before the next quote.  Otherwise the odd
-    pieces are the ``"``-strings' insides, masked at once, and comments and
-    ``'``-strings lie whole inside the even pieces: each piece that holds a
+    or a ``'``-string not closed before the next quote.  Otherwise the
+    ``"``-strings' insides are masked at once (:func:`strings_masked`), and
+    comments and ``'``-strings lie whole outside them: each piece that holds a
     ``/`` or a ``'`` (found in the text with its strings masked) is read
     alone.
 
@@ -97,22 +99,17 @@ def lex_by_quotes(text: str) -> Lexed | None:
     """
     if "\\" in text and ("\\\"" in text or "\\\n" in text):
         return None
-    parts = text.split('"')
-    if len(parts) % 2 == 0:
+    if text.isascii():
+        masked_bytes = strings_masked(text.encode("ascii"))
+        if masked_bytes is None:
+            return None
+        masked = masked_bytes.decode("ascii")
+        # nothing the lexer rejects outside strings, so none in the skeleton
+        clean = not masked_bytes.translate(None, _TOKEN_BYTES)
+    elif text.count('"') % 2:
         return None
-    inside = parts[1::2]
-    try:
-        parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
-    except IndexError:
-        # a string longer than any mask kept (the masks take the square of
-        # their length in memory: past a few thousand, each is made anew)
-        longest = max(map(len, inside))
-        if longest < 4096:
-            _MASKS.extend("_" * n for n in range(len(_MASKS), longest + 1))
-            parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
-        else:
-            parts[1::2] = ["_" * len(p) for p in inside]
-    masked = '"'.join(parts)
+    else:
+        masked, clean = strings_masked_by_split(text), False
     # (start, end, code, skeleton) of each piece between strings holding a
     # comment or a '-string: the code blanks its comments, the skeleton also
     # masks the strings
@@ -139,10 +136,56 @@ def lex_by_quotes(text: str) -> Lexed | None:
             read.append((start, end, code, "".join(pieces)))
         at = _next_special(masked, end)
     if not read:
-        return Lexed(text, masked, token_problems(masked))
+        return Lexed(text, masked, () if clean else token_problems(masked))
     code = _replaced(text, [(a, b, c) for a, b, c, _ in read])
     skeleton = _replaced(masked, [(a, b, k) for a, b, _, k in read])
-    return Lexed(code, skeleton, token_problems(skeleton))
+    # blanking comments and masking '-strings puts in no character the lexer rejects
+    return Lexed(code, skeleton, () if clean else token_problems(skeleton))
+
+
+def strings_masked(text: bytes) -> bytes | None:
+    """ASCII ``text`` with no ``"`` escaped, each string's inside replaced
+    by ``_``, or None when a string is never closed (an odd number of
+    ``"``): one pass of numpy over the bytes (a dump holds hundreds of
+    thousands of strings; cutting the text at each would make as many
+    Python strings).
+
+    >>> strings_masked(b'a "b,c" d "" e'), strings_masked(b'a "b')
+    (b'a "___" d "" e', None)
+    """
+    codes = np.frombuffer(text, np.uint8)
+    quote = codes == ord('"')
+    # inside a string: an odd number of quotes before, and not a quote
+    inside = np.bitwise_xor.accumulate(quote)
+    if len(inside) and inside[-1]:
+        return None
+    inside &= ~quote
+    masked = codes.copy()
+    masked[inside] = ord("_")
+    return masked.tobytes()
+
+
+def strings_masked_by_split(text: str) -> str:
+    """:func:`strings_masked` of any text: cut at its quotes, every odd
+    piece replaced by its mask.
+
+    >>> strings_masked_by_split('a "b,\u00e9" d')
+    'a "___" d'
+    """
+    parts = text.split('"')
+    inside = parts[1::2]
+    try:
+        parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
+    except IndexError:
+        # a string longer than any mask kept (the masks take the square of
+        # their length in memory: past a few thousand, each is made anew)
+        longest = max(map(len, inside))
+        if longest < 4096:
+            _MASKS.extend("_" * n for n in range(len(_MASKS), longest + 1))
+            parts[1::2] = map(_MASKS.__getitem__, map(len, inside))
+        else:
+            parts[1::2] = ["_" * len(p) for p in inside]
+    return '"'.join(parts)
 
 
 def _next_special(masked: str, i: int) -> int:

@@ -56,6 +56,8 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ...spec import Shape, TilespecError, TupleShape
 from .attributes import READ_ATTRIBUTES, computation_layout, read_attribute
 from .canonical import read_canonical_head
@@ -72,13 +74,18 @@ _INTEGER = re.compile(r"[0-9]+(?![\w.])")
 _TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Instruction:
     """One HLO instruction: its result shape, operands and attributes.
 
     ``attributes`` keeps each ``key=value`` as the text XLA printed;
     ``op_name`` is the metadata's op_name (the frontend's op, e.g.
     ``jit(f)/transpose``) or None; ``line`` is the 1-based line of its name.
+
+    >>> from dataclasses import replace
+    >>> i = Instruction("b", "bitcast", None, "f32[4]{0}", ("a",), (), 3, "e")
+    >>> i.operands, i.is_root, replace(i, is_root=True) == i, replace(i) == i
+    (('a',), False, False, True)
     """
 
     name: str
@@ -90,6 +97,17 @@ class Instruction:
     line: int
     computation: str
     is_root: bool = False
+
+    def __init__(self, name: str, opcode: str, shape: Shape | TupleShape, shape_text: str,
+                 operands: tuple[str, ...], attributes: tuple[tuple[str, str], ...],
+                 line: int, computation: str, is_root: bool = False):
+        # one per instruction of a dump: the fields set at once, where the
+        # frozen dataclass's own __init__ sets each through object.__setattr__
+        # (half the cost of building one)
+        object.__setattr__(self, "__dict__", {
+            "name": name, "opcode": opcode, "shape": shape, "shape_text": shape_text,
+            "operands": operands, "attributes": attributes, "line": line,
+            "computation": computation, "is_root": is_root})
 
     def attribute(self, key: str) -> str | None:
         return dict(self.attributes).get(key)
@@ -178,11 +196,16 @@ class Module:
 def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[Instruction, int]:
     """The instruction at ``i`` of the text ``r`` reads, and the offset past it."""
     head = read_canonical_head(r, i)
-    if head is not None:
-        root, name, shape, shape_text, opcode, operands, k = head
-        return finish_instruction(r, k, name, opcode, shape, shape_text, operands, line,
-                                  computation, root)
-    return read_instruction_by_tokens(r, i, line, computation)
+    if head is None:
+        return read_instruction_by_tokens(r, i, line, computation)
+    # finish_instruction's reading, here once per instruction of a dump
+    root, name, shape, shape_text, opcode, operands, k = head
+    attributes, k = r.attributes(k)
+    for key, value in attributes:
+        if key in READ_ATTRIBUTES:
+            read_attribute_of(opcode, name, key, value)
+    return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
+                       computation, root), k
 
 
 def read_instruction_by_tokens(r: Reader, i: int, line: int,
@@ -223,12 +246,24 @@ def finish_instruction(r: Reader, k: int, name: str, opcode: str, shape, shape_t
     attributes, k = r.attributes(k)
     for key, value in attributes:
         if key in READ_ATTRIBUTES:
-            try:
-                read_attribute(key, value)
-            except TilespecError as e:
-                raise TilespecError(f"{opcode} {name}: {key}={e}") from None
+            read_attribute_of(opcode, name, key, value)
     return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
                        computation, root), k
+
+
+def read_attribute_of(opcode: str, name: str, key: str, value: str) -> None:
+    """Read the value of attribute ``key`` of instruction ``name``;
+    TilespecError names the instruction if it is malformed.
+
+    >>> read_attribute_of("transpose", "t", "dimensions", "{1,x}")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: transpose t: dimensions={1,x}: expected an integer, not 'x'
+    """
+    try:
+        read_attribute(key, value)
+    except TilespecError as e:
+        raise TilespecError(f"{opcode} {name}: {key}={e}") from None
 
 
 class _Lines:
@@ -237,12 +272,19 @@ class _Lines:
     >>> lines = _Lines("a\\nbc\\n\\nd")
     >>> lines.starts, lines(0), lines(2), lines(6)
     ([0, 2, 5, 6], 1, 2, 4)
+    >>> _Lines("\u00e9\\nb\\n").starts, _Lines("").starts
+    ([0, 2, 4], [0])
     """
 
     def __init__(self, text: str):
-        # where each line starts: past the newline ending the one before
-        self.starts = list(itertools.accumulate(
-            map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
+        # where each line starts: past the newline ending the one before (in
+        # an ASCII text, found by numpy in one pass over its bytes)
+        if text.isascii():
+            newlines = np.flatnonzero(np.frombuffer(text.encode("ascii"), np.uint8) == 10)
+            self.starts = [0, *(newlines + 1).tolist()]
+        else:
+            self.starts = list(itertools.accumulate(
+                map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
     def __call__(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
@@ -377,23 +419,26 @@ class _ModuleReader:
         duplicate = name in self.computation_names
         instructions: list[Instruction] = []
         seen: set[str] = set()
+        # once per instruction of a dump: the names this loop uses, bound here
+        r, s, n = self.r, self.s, len(self.s)
+        ws, starts, line_at = r.ws, self.line_of.starts, bisect.bisect_right
         i += 1
         while True:
-            i = self.r.ws(i)
-            if i >= len(self.s):
+            i = ws(i)
+            if i >= n:
                 self.skipped.append(Skipped(line, f"computation {name}",
                                             "not closed by '}'"))
                 break
-            if self.s[i] == "}":
-                i = self.r.ws(i + 1)
+            if s[i] == "}":
+                i = ws(i + 1)
                 try:
-                    _, i = self.r.attributes(i)     # execution_thread="..."
+                    _, i = r.attributes(i)     # execution_thread="..."
                 except NotRead as e:
                     i = self.skip(e.at, f"after computation {name}: {e.reason}")
                 break
             at = i
             try:
-                inst, i = read_instruction(self.r, i, self.line_of(at), name)
+                inst, i = read_instruction(r, i, line_at(starts, at), name)
             except NotRead as e:
                 i = self.skip(at, e.reason)
                 continue

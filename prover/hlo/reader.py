@@ -146,6 +146,9 @@ class Reader:
         self.ws_from = self.ws_to = -1
         # the rest of a line read by ATTRIBUTE -> (name, start, end) of each
         self.known_tails: dict[str, tuple[tuple[str, int, int], ...]] = {}
+        # the code of such a rest -> its attributes, one tuple for every line
+        # that prints the same (most lines of a dump repeat an earlier one's)
+        self.known_values: dict[str, tuple[tuple[str, str], ...]] = {}
 
     def ws(self, i: int) -> int:
         if i < len(self.s) and self.s[i] not in XLA_SPACE:
@@ -298,28 +301,40 @@ class Reader:
         A dump repeats the same attribute lists (strings masked) thousands
         of times: the rest of a line read whole by :data:`ATTRIBUTE` is
         remembered with where each name and value lies in it, and a line
-        ending in the same text is read from that.  That reading looks at
-        nothing past the line's end but the next token, asked again each
-        time."""
+        ending in the same text is read from that; a line whose code (its
+        strings too) is that of an earlier one gets the same tuple.  That
+        reading looks at nothing past the line's end but the next token,
+        asked again each time."""
         s = self.s
         end_of_line = s.find("\n", i)
         if end_of_line == i and not s.startswith(",", self.ws(i)):
             return (), i                # no attribute: the line ends here
-        tail = s[i:end_of_line] if end_of_line >= 0 else ""
-        known = self.known_tails.get(tail) if tail else None
+        if end_of_line < 0:
+            return self.read_attributes(i, [], "")
+        # the code from i decides the skeleton (i is outside any string),
+        # so a line whose code was read before reads as it did
+        code_tail = self.code[i:end_of_line]
+        out = self.known_values.get(code_tail)
+        known = None
+        if out is None:
+            tail = s[i:end_of_line]
+            known = self.known_tails.get(tail)
+            if known is None:
+                return self.read_attributes(i, [], tail)
+        k = self.ws(end_of_line)
+        # a value before 'x =' is an error the token reading reports
+        if s.startswith("=", k):
+            return self.read_attributes(i, [], s[i:end_of_line])
         if known is not None:
-            k = self.ws(end_of_line)
-            # a value before 'x =' is an error the token reading reports
-            if not s.startswith("=", k):
-                code = self.code
-                if "\n" in code[i:end_of_line]:      # a string over several lines
-                    out = [(key, value_text(code[i + a:i + b])) for key, a, b in known]
-                else:
-                    out = [(key, code[i + a:i + b].strip()) for key, a, b in known]
-                if not s.startswith(",", k):
-                    return tuple(out), end_of_line
-                return self.read_attributes(end_of_line, out, "")
-        return self.read_attributes(i, [], tail)
+            if "\n" in code_tail:      # a string over several lines
+                out = tuple((key, value_text(code_tail[a:b])) for key, a, b in known)
+            else:
+                out = tuple((key, code_tail[a:b].strip()) for key, a, b in known)
+            self.known_values[code_tail] = out
+        assert out is not None
+        if not s.startswith(",", k):
+            return out, end_of_line
+        return self.read_attributes(end_of_line, list(out), "")
 
     def read_attributes(self, i: int, out: list[tuple[str, str]],
                         tail: str) -> tuple[tuple[tuple[str, str], ...], int]:
@@ -343,9 +358,11 @@ class Reader:
                     continue
             step = self.attribute_by_tokens(i)
             if step is None:
+                read = tuple(out)
                 if spans and i == start + len(tail):
                     self.known_tails[tail] = tuple(spans)
-                return tuple(out), i
+                    self.known_values[code[start:i]] = read
+                return read, i
             spans = None
             key, value, i = step
             out.append((key, value))

@@ -196,3 +196,15 @@ def test_a_group_ends_where_the_brackets_are_counted_to(s, deep):
             except NotRead:
                 end = None
             assert end == counted.get(k)
+
+
+def test_lines_printing_the_same_attributes_share_one_tuple_and_others_keep_their_own():
+    # the skeleton masks strings: 'ab' and 'cd' read alike there, not in the code
+    line = '%{0} = f32[] add(), metadata={{op_name="{1}"}}, sharding={{replicated}}\n'
+    text = line.format("a", "ab") + line.format("b", "cd") + line.format("c", "ab")
+    r = Reader(lex(text))
+    heads = [read_canonical_head(r, m.start()) for m in re.finditer("%", text)]
+    (a, _), (b, _), (c, _) = (r.attributes(head[6]) for head in heads)
+    assert a == (("metadata", '{op_name="ab"}'), ("sharding", "{replicated}"))
+    assert b == (("metadata", '{op_name="cd"}'), ("sharding", "{replicated}"))
+    assert c is a
