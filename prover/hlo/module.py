@@ -198,14 +198,9 @@ def read_instruction(r: Reader, i: int, line: int, computation: str) -> tuple[In
     head = read_canonical_head(r, i)
     if head is None:
         return read_instruction_by_tokens(r, i, line, computation)
-    # finish_instruction's reading, here once per instruction of a dump
     root, name, shape, shape_text, opcode, operands, k = head
-    attributes, k = r.attributes(k)
-    for key, value in attributes:
-        if key in READ_ATTRIBUTES:
-            read_attribute_of(opcode, name, key, value)
-    return Instruction(name, opcode, shape, shape_text, operands, attributes, line,
-                       computation, root), k
+    return finish_instruction(r, k, name, opcode, shape, shape_text, operands, line,
+                              computation, root)
 
 
 def read_instruction_by_tokens(r: Reader, i: int, line: int,
