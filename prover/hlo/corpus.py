@@ -385,19 +385,21 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
         raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
     with client:
         todo = [i for i in largest_first(paths, texts) if isinstance(sources[i], str)]
-        # a worker gets the next module when it is done with one (and the
-        # answers of the others: workers.dispatch); the text is scattered
-        # to it then, not in the task graph (large objects make Dask warn)
+        # every text scattered before the first task, not in the task graph
+        # (large objects make Dask warn): scattering each as its task starts
+        # makes the workers wait for the client
+        data = client.scatter([sources[i] for i in todo], hash=False) if todo else []
         threads = {w: info.get("nthreads", 1)
                    for w, info in _every_worker(client).items()} or {None: 1}
 
         def submit(worker, task, item):
-            where = {} if worker is None else {"workers": [worker]}
-            data = client.scatter(item[1], hash=False, **where)
-            # pinned, but free to move should the worker leave
-            return client.submit(task, item[0], data, pure=False,
-                                 **where, **({"allow_other_workers": True} if where else {}))
-        done = dispatch(list(threads), submit, unit, [(paths[i], sources[i]) for i in todo],
+            # a worker gets the next module when it is done with one, and
+            # the answers of the others (workers.dispatch): pinned, but free
+            # to move should the worker leave
+            where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+            return client.submit(task, *item, pure=False, **where)
+        done = dispatch(list(threads), submit, unit,
+                        [(paths[i], text) for i, text in zip(todo, data)],
                         uuid.uuid4().hex, ahead={w: n + 1 for w, n in threads.items()})
         for i, r in zip(todo, done):
             sources[i] = r
