@@ -202,45 +202,20 @@ def plain_result_line(subject_json_text: str, check: str, status: str, reason: s
     """:func:`result_line` of ``Entry(subject, check, status, reason=reason,
     data=data)`` (no counterexample, no steps, scope concrete, no time of
     its own), its subject's JSON given as text: the many notes of a large
-    report are written from pieces made once per module (:class:`PlainLines`).
+    report are written from pieces made once per module.
 
     >>> e = Entry({"file": "m", "line": 3}, "padding", "ok", reason="r", data={"bytes": 4})
     >>> plain_result_line('{"file": "m", "line": 3}', "padding", "ok", "r", {"bytes": 4}) \\
     ...     == result_line(e)
     True
     """
-    return PlainLines().line(subject_json_text, check, status, reason, data)
-
-
-class PlainLines:
-    """:func:`plain_result_line`, remembering the text between a line's
-    subject and its reason for each check and status (one per module
-    written: a large module's notes are thousands of lines).
-
-    >>> lines = PlainLines()
-    >>> lines.line('{}', "padding", "ok", "r", {"bytes": 4}) == \\
-    ...     result_line(Entry({}, "padding", "ok", reason="r", data={"bytes": 4}))
-    True
-    """
-
-    def __init__(self) -> None:
-        self.middles: dict[tuple[str, str], str] = {}
-
-    def line(self, subject_json_text: str, check: str, status: str, reason: str | None,
-             data: Mapping[str, Any]) -> str:
-        middle = self.middles.get((check, status))
-        if middle is None:
-            if status not in STATUSES:
-                raise ValueError(f"status {status!r} is not one of {STATUSES}")
-            middle = self.middles[check, status] = (
-                ', "check": ' + encode_basestring_ascii(check) + ', "status": '
-                + encode_basestring_ascii(status)
-                + ', "scope": "concrete", "seconds": 0.0, "counterexample": null, "reason": ')
-        return ('    {"subject": ' + subject_json_text + middle
-                + ("null" if reason is None else encode_basestring_ascii(reason))
-                + ', "steps": [], "data": ' + _encode(data) + "}")
-
-
+    if status not in STATUSES:
+        raise ValueError(f"status {status!r} is not one of {STATUSES}")
+    return ('    {"subject": ' + subject_json_text + ', "check": ' + encode_basestring_ascii(check)
+            + ', "status": ' + encode_basestring_ascii(status)
+            + ', "scope": "concrete", "seconds": 0.0, "counterexample": null, "reason": '
+            + ("null" if reason is None else encode_basestring_ascii(reason))
+            + ', "steps": [], "data": ' + _encode(data) + "}")
 
 
 def _typed_json(value) -> dict:

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from ..prover.hlo import NONE, RULES, Buffer, Finding, Report, Tally, verdict_of
 from ..prover.names import counted
 from ..prover.result import REFUTED, UNKNOWN, counterexample_json
-from .envelope import Entry, PlainLines, Rendered, result_line
+from .envelope import Entry, Rendered, plain_result_line, result_line
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://openxla.org/xla/tiled_layout"
@@ -320,12 +320,11 @@ def module_lines(path: str, report: Report, check: str) -> Rendered:
     """``rendered(entries(...))`` of one module's report (:func:`entries`),
     written faster: a finding without a counterexample -- most of a large
     module's, its padding notes -- is written from its pieces, the file
-    and module encoded once (:class:`~.envelope.PlainLines`)."""
+    and module encoded once (:func:`~.envelope.plain_result_line`)."""
     lines = [module_line(path, report, check)]
     head = '{"file": ' + encode_basestring_ascii(path) + ', "module": ' \
         + encode_basestring_ascii(report.module) + ', "instruction": '
     known = counterexamples_json(report.findings)
-    plain = PlainLines()
     for f in report.findings:
         ce = f.counterexample
         if ce is None:
@@ -333,7 +332,8 @@ def module_lines(path: str, report: Report, check: str) -> Rendered:
                        + int.__repr__(f.line)
                        + (', "computation": ' + encode_basestring_ascii(f.computation)
                           if f.computation else "") + "}")
-            lines.append(plain.line(subject, f.rule, status(f), f.message, finding_data(f)))
+            lines.append(plain_result_line(subject, f.rule, status(f), f.message,
+                                           finding_data(f)))
             continue
         lines.append(result_line(finding_entry(path, report.module, f, known[id(ce)])))
     return Rendered(",\n".join(lines))
