@@ -50,6 +50,7 @@ from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
 from .check import check_module, judged_xla
 from .findings import Finding, Report, with_finding
+from .heap import steadily
 from .module import parse_hlo
 from .reader import cycles_paused
 from .workers import dispatch
@@ -319,6 +320,7 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
                  buffers)
     if then is not None:
         unit = partial(_then, unit, then)
+    unit = partial(steadily, unit)
     if scheduler is not None:
         return _on_dask(scheduler, list(paths), unit, texts)
     if jobs == 1 or len(paths) <= 1:
