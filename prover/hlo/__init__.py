@@ -15,12 +15,14 @@ from .check import (
     check_module as check_module,
 )
 from .corpus import (
-    STDIN as STDIN,
     Tally as Tally,
     check_files as check_files,
     corpus_status as corpus_status,
     default_jobs as default_jobs,
     module_paths as module_paths,
+)
+from .files import (
+    STDIN as STDIN,
     read_text as read_text,
     refuse_endless as refuse_endless,
 )

@@ -30,7 +30,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, Sequence
 
 from ...spec import TilespecError
-from .corpus import STDIN
+from .files import STDIN
 from .findings import RULES, Known
 
 #: The version of the baseline file this module writes and reads.

@@ -33,10 +33,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import stat
-import sys
 import uuid
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -49,20 +47,15 @@ from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
 from .check import check_module, judged_xla
+from .files import STDIN, Digest, Elsewhere, decoded, from_client, read_bytes, read_text
 from .findings import Finding, Report, with_finding
 from .heap import steadily
 from .module import parse_hlo
 from .reader import cycles_paused
 from .workers import dispatch
 
-#: The path that stands for standard input.
-STDIN = "-"
-
 #: A file not read or not an HLO module (bad input).
 ERROR = "error"
-
-#: The byte order mark a UTF-8 file may start with.
-BOM = "\ufeff"
 
 #: How XLA's dump names a module before its passes run (``DumpHloModuleIfEnabled``
 #: with "before_optimizations"), beside ``*after_optimizations.txt``.
@@ -134,50 +127,13 @@ def module_paths(paths: Iterable[str], pattern: str = DUMP_GLOB) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def refuse_endless(path: str) -> None:
-    """A character device (``/dev/zero``, ``/dev/full``, a terminal) has no
-    end to read to: bad input, said in one line, instead of reading until
-    memory runs out.  Files, pipes and standard input are read.
-
-    >>> refuse_endless("/dev/zero")
-    Traceback (most recent call last):
-    ...
-    tilespec.spec.errors.TilespecError: /dev/zero is a device, not a file: it has no end to read to
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return                          # opening it says why, in one line
-    if stat.S_ISCHR(mode):
-        raise TilespecError(f"{path} is a device, not a file: it has no end to read to")
-
-
-def read_text(path: str) -> str:
-    """The text of ``path`` (``-``: standard input), without a UTF-8 byte
-    order mark (editors on Windows write one; XLA's lexer rejects it as a
-    character); bad input as one line."""
-    name = "standard input" if path == STDIN else path
-    if path != STDIN:
-        refuse_endless(path)
-    try:
-        if path == STDIN:
-            return sys.stdin.read().removeprefix(BOM)
-        # utf-8-sig: a byte order mark is the file's encoding, not its text
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read()
-    except OSError as e:
-        raise TilespecError(f"cannot read {name}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise TilespecError(f"{name} is not UTF-8 text") from None
-    except ValueError:  # e.g. a NUL byte in the name
-        raise TilespecError(f"{path!r} is not a file name") from None
-
-
-def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+def check_file(path: str, text: str | bytes | None = None, *,
+               timeout: float = DEFAULT_TIMEOUT,
                meant: dict | None = None, backend: str | None = None,
                strict_tiles: bool = False, xla: XlaCommit | None = None,
                buffers: bool = True) -> ModuleResult:
-    """Check the module in ``path`` (or ``text``, read from it already):
+    """Check the module in ``path`` (or ``text``, its text or bytes read
+    from it already):
     bad input becomes the result's ``error``, any other exception is a bug
     and propagates.  ``backend`` None: the one the file name names
     (:func:`~.backend.backend_of`); ``buffers`` as for
@@ -185,6 +141,8 @@ def check_file(path: str, text: str | None = None, *, timeout: float = DEFAULT_T
     try:
         if text is None:
             text = read_text(path)
+        elif isinstance(text, bytes):
+            text = decoded(text, path)
         # one pause for the module read and checked: the collector would
         # otherwise walk the whole module once between the two
         with cycles_paused():
@@ -367,45 +325,92 @@ def largest_first(paths: Sequence[str], texts: dict[str, str]) -> list[int]:
 
 def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
              texts: dict[str, str]) -> list[ModuleResult]:
+    """The units on the Dask cluster at ``address``: each file read here
+    once, its :class:`~.files.Digest` sent, and its text only to a worker
+    that does not see the same file (:func:`~.files.from_client`)."""
+    # the files read (and digested) while Dask loads and connects: both
+    # wait on other work than this thread's
+    with ThreadPoolExecutor(1) as reader:
+        read = reader.submit(_read_here, paths, texts)
+        client = _connected(address)
+    unit = partial(from_client, unit)
+    run = uuid.uuid4().hex              # both rounds: the workers keep its answers
+    with client:
+        results, sources, size = read.result()
+        threads = {w: info.get("nthreads", 1)
+                   for w, info in _every_worker(client).items()} or {None: 1}
+        todo = sorted(sources, key=lambda i: -size[i])
+        for i, r in zip(todo, _on_workers(client, threads, unit, run,
+                                          [(paths[i], sources[i]) for i in todo])):
+            results[i] = r
+        # the files the workers do not see: their text, read again here
+        elsewhere = [i for i in todo if isinstance(results[i], Elsewhere)]
+        again = []
+        for i in elsewhere:
+            try:
+                sources[i] = read_text(paths[i])
+                again.append(i)
+            except TilespecError as e:
+                results[i] = ModuleResult(paths[i], error=str(e))
+        for i, r in zip(again, _on_workers(client, threads, unit, run,
+                                           [(paths[i], sources[i]) for i in again])):
+            results[i] = r
+    return results
+
+
+def _connected(address: str):
+    """A Dask client of the scheduler at ``address``; bad input when Dask
+    is not installed or the scheduler cannot be reached."""
     try:
         from distributed import Client
     except ImportError:
         raise TilespecError("--scheduler needs Dask: pip install 'dask[distributed]' "
                             "(in a clone of tilespec: pip install -e '.[dask]')") from None
-    sources: list[Any] = []
-    for p in paths:
-        if p not in texts:
-            try:
-                texts[p] = read_text(p)
-            except TilespecError as e:
-                sources.append(ModuleResult(p, error=str(e)))
-                continue
-        sources.append(texts[p])
     try:
-        client = Client(address, timeout=30)
+        return Client(address, timeout=30)
     except (OSError, ValueError, TimeoutError) as e:
         raise TilespecError(f"--scheduler {address}: cannot connect ({e})") from None
-    with client:
-        todo = [i for i in largest_first(paths, texts) if isinstance(sources[i], str)]
-        # every text scattered before the first task, not in the task graph
-        # (large objects make Dask warn): scattering each as its task starts
-        # makes the workers wait for the client
-        data = client.scatter([sources[i] for i in todo], hash=False) if todo else []
-        threads = {w: info.get("nthreads", 1)
-                   for w, info in _every_worker(client).items()} or {None: 1}
 
-        def submit(worker, task, item):
-            # a worker gets the next module when it is done with one, and
-            # the answers of the others (workers.dispatch): pinned, but free
-            # to move should the worker leave
-            where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
-            return client.submit(task, *item, pure=False, **where)
-        done = dispatch(list(threads), submit, unit,
-                        [(paths[i], text) for i, text in zip(todo, data)],
-                        uuid.uuid4().hex, ahead={w: n + 1 for w, n in threads.items()})
-        for i, r in zip(todo, done):
-            sources[i] = r
-    return sources
+
+def _read_here(paths: list[str], texts: dict[str, str]
+               ) -> tuple[list[Any], dict[int, str | Digest], dict[int, int]]:
+    """Each path's result when it cannot be read, else what is sent for it
+    (its text when given, else the :class:`~.files.Digest` of its bytes),
+    and its size."""
+    results: list[Any] = [None] * len(paths)
+    sources: dict[int, str | Digest] = {}
+    size: dict[int, int] = {}
+    for i, p in enumerate(paths):
+        try:
+            data: str | bytes = texts[p] if p in texts else read_bytes(p)
+        except TilespecError as e:
+            results[i] = ModuleResult(p, error=str(e))
+            continue
+        sources[i] = data if isinstance(data, str) else Digest.of(data)
+        size[i] = len(data)
+    return results, sources, size
+
+
+def _on_workers(client, threads: dict, unit: Callable[..., Any], run: str,
+                items: list[tuple[str, str | Digest]]) -> list:
+    """:func:`~.workers.dispatch` of ``items`` on the cluster's workers
+    (``threads``: each one's threads), the texts among them scattered."""
+    # every text scattered before the first task, not in the task graph
+    # (large objects make Dask warn): scattering each as its task starts
+    # makes the workers wait for the client
+    texts = [k for k, (_, source) in enumerate(items) if isinstance(source, str)]
+    scattered = dict(zip(texts, client.scatter([items[k][1] for k in texts], hash=False)
+                         if texts else []))
+    items = [(path, scattered.get(k, source)) for k, (path, source) in enumerate(items)]
+
+    def submit(worker, task, item):
+        # a worker gets the next module when it is done with one, and the
+        # answers of the others (workers.dispatch): pinned, but free to
+        # move should the worker leave
+        where = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+        return client.submit(task, *item, pure=False, **where)
+    return dispatch(list(threads), submit, unit, items, run,
+                    ahead={w: n + 1 for w, n in threads.items()})
 
 
 def _every_worker(client) -> dict:

@@ -23,9 +23,9 @@ environment set neither, or the C library is not glibc, it does nothing.
 from __future__ import annotations
 
 import contextlib
-import functools
 import ctypes
 import ctypes.util
+import functools
 import os
 from typing import Callable, Iterator, Mapping, TypeVar
 

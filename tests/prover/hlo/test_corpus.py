@@ -303,6 +303,10 @@ def test_the_work_unit_turns_bad_input_into_its_error_and_checks_given_text():
     assert r.status == "error" and r.error.startswith("no computation found")
     r = check_file("-", (HLO / BAD).read_text())
     assert r.status == "refuted" and r.report.module == "jit__lambda"
+    # a worker given the file's bytes reads them as the file reads
+    crlf = b"\xef\xbb\xbf" + (HLO / BAD).read_bytes().replace(b"\n", b"\r\n")
+    assert stable(check_file("m.txt", crlf)) == stable(check_file("m.txt", (HLO / BAD).read_text()))
+    assert check_file("m.txt", b"\xff").error == "m.txt is not UTF-8 text"
 
 
 @pytest.mark.integration
@@ -324,6 +328,26 @@ def test_a_dask_cluster_gives_the_single_process_results(capsys, tmp_path):
         return [(r["ruleId"], r["message"]["text"], r["locations"])
                 for r in json.loads(text)["runs"][0]["results"]]
     assert code == 1 and results(out) == results(one)
+
+
+@pytest.mark.integration
+def test_a_dask_worker_that_sees_other_bytes_is_sent_the_text(monkeypatch, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from tilespec.prover.hlo import corpus, files
+    paths = module_paths([str(dump(tmp_path))])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
+        read = []
+        monkeypatch.setattr(corpus, "read_text",
+                            lambda p: read.append(p) or files.read_text(p))
+        same = check_files(paths, scheduler=cluster.scheduler_address)
+        assert read == []               # the workers read the files themselves
+        # the client's digests (only in this process) match no worker's file
+        monkeypatch.setattr(files.Digest, "of", classmethod(lambda cls, data: cls("other")))
+        other = check_files(paths, scheduler=cluster.scheduler_address)
+    assert sorted(read) == sorted(paths)
+    assert [stable(r) for r in other] == [stable(r) for r in same] \
+        == [stable(r) for r in check_files(paths)]
 
 
 def test_an_unreachable_scheduler_is_bad_input(capsys, monkeypatch):

@@ -1,0 +1,149 @@
+"""A module's file, read as a work unit reads it, here or on a worker.
+
+:func:`read_text` reads a module's text (standard input, a file) the way
+every command does; :func:`read_bytes` and :func:`decoded` are its two
+steps, for a file read in one place and decoded in another.
+
+On a Dask cluster (``check-hlo --scheduler``) a worker needs each module's
+text.  Sending every text costs the client a copy, the network another and
+the worker a third; a worker of a ``LocalCluster``, or of a cluster on a
+shared file system, can read the file itself.  So the client sends a
+module's :class:`Digest` (of the bytes it read) instead of its text, and
+the worker reads the file at the same path (:func:`from_client`): when
+its bytes have that digest it checks them; otherwise (another machine,
+another file, a file changed since) it answers :class:`Elsewhere` and the
+client sends the text.  Either way the worker checks the bytes the client
+read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ...spec import TilespecError
+
+__all__ = ["BOM", "STDIN", "Digest", "Elsewhere", "decoded", "from_client", "read_bytes",
+           "read_text", "refuse_endless"]
+
+#: The path that stands for standard input.
+STDIN = "-"
+
+#: The byte order mark a UTF-8 file may start with.
+BOM = "\ufeff"
+
+
+def refuse_endless(path: str) -> None:
+    """A character device (``/dev/zero``, ``/dev/full``, a terminal) has no
+    end to read to: bad input, said in one line, instead of reading until
+    memory runs out.  Files, pipes and standard input are read.
+
+    >>> refuse_endless("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: /dev/zero is a device, not a file: it has no end to read to
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return                          # opening it says why, in one line
+    if stat.S_ISCHR(mode):
+        raise TilespecError(f"{path} is a device, not a file: it has no end to read to")
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-``: standard input), without a UTF-8 byte
+    order mark (editors on Windows write one; XLA's lexer rejects it as a
+    character); bad input as one line."""
+    if path != STDIN:
+        return decoded(read_bytes(path), path)
+    try:
+        return sys.stdin.read().removeprefix(BOM)
+    except OSError as e:
+        raise TilespecError(f"cannot read standard input: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise TilespecError("standard input is not UTF-8 text") from None
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the file ``path``; bad input as one line."""
+    refuse_endless(path)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise TilespecError(f"cannot read {path}: {e.strerror or e}") from None
+    except ValueError:  # e.g. a NUL byte in the name
+        raise TilespecError(f"{path!r} is not a file name") from None
+
+
+def decoded(data: bytes, path: str) -> str:
+    """The text of the bytes ``data`` read from ``path``, as a file opened
+    for text reads it: UTF-8 without its byte order mark (a mark is the
+    file's encoding, not its text), and every line ending ``\\n``.
+
+    >>> decoded(b"\\xef\\xbb\\xbfa\\r\\nb\\rc\\n", "m.txt")
+    'a\\nb\\nc\\n'
+    >>> decoded(b"\\xff", "m.txt")
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: m.txt is not UTF-8 text
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise TilespecError(f"{path} is not UTF-8 text") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A file as the client read it: the BLAKE2b digest of its bytes (16
+    bytes, in hex), sent in place of its text.
+
+    >>> Digest.of(b"abc") == Digest.of(b"abc"), Digest.of(b"abc") == Digest.of(b"abd")
+    (True, False)
+    """
+
+    value: str
+
+    @classmethod
+    def of(cls, data: bytes) -> "Digest":
+        return cls(hashlib.blake2b(data, digest_size=16).hexdigest())
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A worker's answer when the file at ``path`` is not the client's
+    (absent, unreadable or other bytes there): the client sends its text."""
+
+    path: str
+
+
+def from_client(unit: Callable[[str, Any], Any], path: str, source: "str | Digest") -> Any:
+    """``unit(path, text)`` on a worker, ``source`` being the module's text,
+    or the :class:`Digest` of the file the client read at ``path``: then
+    the bytes of the file here, when they have that digest, else
+    :class:`Elsewhere`.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+    ...     _ = f.write(b"HloModule m"); f.flush()
+    ...     here = from_client(lambda p, t: t, f.name, Digest.of(b"HloModule m"))
+    ...     other = from_client(lambda p, t: t, f.name, Digest.of(b"HloModule n"))
+    >>> here, other == Elsewhere(f.name), from_client(lambda p, t: t, "-", "text")
+    (b'HloModule m', True, 'text')
+    """
+    if not isinstance(source, Digest):
+        return unit(path, source)
+    try:
+        data = read_bytes(path)
+    except TilespecError:
+        return Elsewhere(path)
+    if Digest.of(data) != source:
+        return Elsewhere(path)
+    return unit(path, data)
