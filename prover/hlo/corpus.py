@@ -297,8 +297,12 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
         done = dispatch(pools, lambda pool, task, item: pool.submit(task, *item), unit,
                         [(paths[i], texts.get(paths[i])) for i in order], uuid.uuid4().hex)
     finally:
+        # every pool asked to stop before one is waited for: their
+        # processes end at the same time
         for pool in pools:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
+        for pool in pools:
+            pool.shutdown()
     results: list[ModuleResult | None] = [None] * len(paths)
     for i, r in zip(order, done):
         results[i] = r
