@@ -25,7 +25,7 @@ import queue
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 from ..bitcast import remembering
 
@@ -60,8 +60,8 @@ class Answered:
     code: str
 
 
-def answering(unit: Callable[..., Any], run: str, code: str, given: dict,
-              *args) -> Answered:
+def answering(unit: Callable[..., Any], run: str, code: str,
+              given: Mapping | Iterable[tuple[Hashable, Any]], *args) -> Answered:
     """``unit(*args)`` in a worker, going on from the answers of ``run``
     (one :func:`dispatch`) it has: those of its earlier tasks, and
     ``given``, decided by other workers running the same ``code``.  A
@@ -90,7 +90,7 @@ def answering(unit: Callable[..., Any], run: str, code: str, given: dict,
             _ANSWERS_OF_RUN[run] = {}
         answers = _ANSWERS_OF_RUN[run]
         if code == code_digest():
-            for question, answer in given.items():
+            for question, answer in (given.items() if isinstance(given, Mapping) else given):
                 answers.setdefault(question, answer)
     decided: dict = {}
     with remembering(answers, decided):
@@ -163,7 +163,12 @@ def dispatch(workers: Sequence[Worker], submit: Callable[[Worker, Callable, tupl
     """
     code = code_digest()
     answers: dict = {}
-    seen: dict[Worker, set] = {w: set() for w in workers}
+    # every answer of the run once, in the order it came back, with the
+    # worker that decided it; each worker has been given the log up to
+    # sent[worker] (a question's hash walks its shapes: each is hashed
+    # once here, not once per task)
+    log: list[tuple[Worker, Hashable, Any]] = []
+    sent: dict[Worker, int] = dict.fromkeys(workers, 0)
     results: list = [None] * len(items)
     done: queue.SimpleQueue = queue.SimpleQueue()
     handout = Handout(len(items), len(workers))
@@ -175,8 +180,8 @@ def dispatch(workers: Sequence[Worker], submit: Callable[[Worker, Callable, tupl
         i = handout.next(number[worker])
         if i is None:
             return
-        given = {q: a for q, a in answers.items() if q not in seen[worker]}
-        seen[worker].update(given)
+        given = [(q, a) for by, q, a in log[sent[worker]:] if by != worker]
+        sent[worker] = len(log)
         future = submit(worker, functools.partial(answering, unit, run, code, given), items[i])
         future.add_done_callback(lambda f, worker=worker, i=i: done.put((worker, i, f)))
         running += 1
@@ -193,7 +198,8 @@ def dispatch(workers: Sequence[Worker], submit: Callable[[Worker, Callable, tupl
         results[i] = answered.result
         if answered.code == code:
             for question, answer in answered.answers.items():
-                answers.setdefault(question, answer)
-            seen[worker].update(answered.answers)
+                if question not in answers:
+                    answers[question] = answer
+                    log.append((worker, question, answer))
         start(worker)
     return results

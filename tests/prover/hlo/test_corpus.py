@@ -457,7 +457,7 @@ def test_each_task_brings_its_worker_the_answers_decided_elsewhere():
     brought: list = []
 
     def submit(worker, task, item):         # runs the task here, at once
-        brought.append((worker, item, set(task.args[3])))
+        brought.append((worker, item, {q for q, _ in task.args[3]}))
         future: Future = Future()
         future.set_result(task(*item))
         return future
