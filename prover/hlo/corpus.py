@@ -47,7 +47,7 @@ from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
 from .check import check_module, judged_xla
-from .files import STDIN, Digest, Elsewhere, decoded, from_client, read_bytes, read_text
+from .files import STDIN, Digest, Elsewhere, bytes_again, decoded, from_client, read_text, to_send
 from .findings import Finding, Report, with_finding
 from .heap import steadily
 from .module import parse_hlo
@@ -267,9 +267,11 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
 
     ``jobs > 1``: in that many processes (each file read by its worker).
     ``scheduler``: on the Dask cluster at that address (``tcp://host:port``,
-    the ``dask`` extra); the files are read here and their text sent, so
-    workers need no shared file system.  ``texts`` gives the text of paths
-    already read (standard input).
+    the ``dask`` extra); the files are read here, and a worker that does
+    not see the same bytes at the same path is sent them
+    (:mod:`~tilespec.prover.hlo.files`), so workers need no shared file
+    system.  ``texts`` gives the text of paths already read (standard
+    input).
     """
     if jobs < 1:
         raise TilespecError(f"--jobs {jobs}: expected at least 1")
@@ -297,12 +299,10 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
         done = dispatch(pools, lambda pool, task, item: pool.submit(task, *item), unit,
                         [(paths[i], texts.get(paths[i])) for i in order], uuid.uuid4().hex)
     finally:
-        # every pool asked to stop before one is waited for: their
-        # processes end at the same time
-        for pool in pools:
-            pool.shutdown(wait=False, cancel_futures=True)
-        for pool in pools:
-            pool.shutdown()
+        # the pools stopped side by side: their processes end at the same time
+        with ThreadPoolExecutor(len(pools)) as stopping:
+            list(stopping.map(partial(ProcessPoolExecutor.shutdown, cancel_futures=True),
+                              pools))
     results: list[ModuleResult | None] = [None] * len(paths)
     for i, r in zip(order, done):
         results[i] = r
@@ -347,15 +347,16 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
         for i, r in zip(todo, _on_workers(client, threads, unit, run,
                                           [(paths[i], sources[i]) for i in todo])):
             results[i] = r
-        # the files the workers do not see: their text, read again here
-        elsewhere = [i for i in todo if isinstance(results[i], Elsewhere)]
+        # the files the workers do not see: their bytes, read again here
+        # (the ones digested, or the module is not checked)
         again = []
-        for i in elsewhere:
-            try:
-                sources[i] = read_text(paths[i])
-                again.append(i)
-            except TilespecError as e:
-                results[i] = ModuleResult(paths[i], error=str(e))
+        for i in todo:
+            if isinstance(results[i], Elsewhere):
+                try:
+                    sources[i] = bytes_again(paths[i], sources[i])
+                    again.append(i)
+                except TilespecError as e:
+                    results[i] = ModuleResult(paths[i], error=str(e))
         for i, r in zip(again, _on_workers(client, threads, unit, run,
                                            [(paths[i], sources[i]) for i in again])):
             results[i] = r
@@ -377,32 +378,31 @@ def _connected(address: str):
 
 
 def _read_here(paths: list[str], texts: dict[str, str]
-               ) -> tuple[list[Any], dict[int, str | Digest], dict[int, int]]:
+               ) -> tuple[list[Any], dict[int, Any], dict[int, int]]:
     """Each path's result when it cannot be read, else what is sent for it
-    (its text when given, else the :class:`~.files.Digest` of its bytes),
-    and its size."""
+    (its text when given, else :func:`~.files.to_send`), and its size."""
     results: list[Any] = [None] * len(paths)
-    sources: dict[int, str | Digest] = {}
+    sources: dict[int, Any] = {}
     size: dict[int, int] = {}
     for i, p in enumerate(paths):
         try:
-            data: str | bytes = texts[p] if p in texts else read_bytes(p)
+            sources[i] = texts[p] if p in texts else to_send(p)
         except TilespecError as e:
             results[i] = ModuleResult(p, error=str(e))
             continue
-        sources[i] = data if isinstance(data, str) else Digest.of(data)
-        size[i] = len(data)
+        size[i] = sources[i].size if isinstance(sources[i], Digest) else len(sources[i])
     return results, sources, size
 
 
 def _on_workers(client, threads: dict, unit: Callable[..., Any], run: str,
-                items: list[tuple[str, str | Digest]]) -> list:
+                items: list[tuple[str, Any]]) -> list:
     """:func:`~.workers.dispatch` of ``items`` on the cluster's workers
-    (``threads``: each one's threads), the texts among them scattered."""
+    (``threads``: each one's threads), the texts and bytes among them
+    scattered."""
     # every text scattered before the first task, not in the task graph
     # (large objects make Dask warn): scattering each as its task starts
     # makes the workers wait for the client
-    texts = [k for k, (_, source) in enumerate(items) if isinstance(source, str)]
+    texts = [k for k, (_, source) in enumerate(items) if not isinstance(source, Digest)]
     scattered = dict(zip(texts, client.scatter([items[k][1] for k in texts], hash=False)
                          if texts else []))
     items = [(path, scattered.get(k, source)) for k, (path, source) in enumerate(items)]

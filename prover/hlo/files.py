@@ -8,12 +8,14 @@ On a Dask cluster (``check-hlo --scheduler``) a worker needs each module's
 text.  Sending every text costs the client a copy, the network another and
 the worker a third; a worker of a ``LocalCluster``, or of a cluster on a
 shared file system, can read the file itself.  So the client sends a
-module's :class:`Digest` (of the bytes it read) instead of its text, and
-the worker reads the file at the same path (:func:`from_client`): when
-its bytes have that digest it checks them; otherwise (another machine,
-another file, a file changed since) it answers :class:`Elsewhere` and the
-client sends the text.  Either way the worker checks the bytes the client
-read.
+regular file's :class:`Digest` (of the bytes it read) instead of its
+text (:func:`to_send`), and the worker reads the file at the same path
+(:func:`from_client`): when its bytes have that digest it checks them;
+otherwise (another machine, another file, a file changed since) it answers
+:class:`Elsewhere` and the client sends the bytes, read again and checked
+against the digest (:func:`bytes_again`).  Either way the worker checks the
+bytes the client read.  Standard input and pipes are read once, and their
+text sent.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from typing import Any, Callable
 
 from ...spec import TilespecError
 
-__all__ = ["BOM", "STDIN", "Digest", "Elsewhere", "decoded", "from_client", "read_bytes",
-           "read_text", "refuse_endless"]
+__all__ = ["BOM", "STDIN", "Digest", "Elsewhere", "bytes_again", "decoded", "from_client",
+           "is_regular_file", "read_bytes", "read_text", "refuse_endless", "to_send"]
 
 #: The path that stands for standard input.
 STDIN = "-"
@@ -67,6 +69,8 @@ def read_text(path: str) -> str:
         raise TilespecError(f"cannot read standard input: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise TilespecError("standard input is not UTF-8 text") from None
+    except ValueError as e:     # standard input closed
+        raise TilespecError(f"cannot read standard input: {e}") from None
 
 
 def read_bytes(path: str) -> bytes:
@@ -102,33 +106,84 @@ def decoded(data: bytes, path: str) -> str:
 
 @dataclass(frozen=True)
 class Digest:
-    """A file as the client read it: the BLAKE2b digest of its bytes (16
-    bytes, in hex), sent in place of its text.
+    """A regular file as the client read it: the size and BLAKE2b digest
+    (16 bytes, in hex) of its bytes, sent in place of its text.
 
     >>> Digest.of(b"abc") == Digest.of(b"abc"), Digest.of(b"abc") == Digest.of(b"abd")
     (True, False)
     """
 
     value: str
+    size: int
 
     @classmethod
     def of(cls, data: bytes) -> "Digest":
-        return cls(hashlib.blake2b(data, digest_size=16).hexdigest())
+        return cls(hashlib.blake2b(data, digest_size=16).hexdigest(), len(data))
 
 
 @dataclass(frozen=True)
 class Elsewhere:
     """A worker's answer when the file at ``path`` is not the client's
-    (absent, unreadable or other bytes there): the client sends its text."""
+    (absent, not a regular file, unreadable or other bytes there): the
+    client sends its bytes."""
 
     path: str
 
 
-def from_client(unit: Callable[[str, Any], Any], path: str, source: "str | Digest") -> Any:
-    """``unit(path, text)`` on a worker, ``source`` being the module's text,
-    or the :class:`Digest` of the file the client read at ``path``: then
-    the bytes of the file here, when they have that digest, else
-    :class:`Elsewhere`.
+def is_regular_file(path: str) -> bool:
+    """Whether ``path`` names a regular file (not a pipe, a device, a
+    directory, ``/dev/fd/N``'s pipe); a path that cannot be looked at is
+    not one.
+
+    >>> is_regular_file(__file__), is_regular_file("/dev/null"), is_regular_file("/no/file")
+    (True, False, False)
+    """
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def to_send(path: str) -> "str | Digest":
+    """What the client sends a worker for ``path``: the :class:`Digest` of
+    a regular file (a worker may see the same file), else its text
+    (standard input, a pipe: the client reads it once, and a worker's path
+    of that name is another pipe, or none); bad input as one line.
+
+    >>> to_send(__file__) == Digest.of(open(__file__, "rb").read())
+    True
+    """
+    if path != STDIN and is_regular_file(path):
+        return Digest.of(read_bytes(path))
+    return read_text(path)
+
+
+def bytes_again(path: str, digest: Digest) -> bytes:
+    """The bytes of ``path`` read again by the client, for a worker that
+    does not see the file: they must be the ones ``digest`` was made of,
+    or the module would be checked as another file than the one read.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     _ = f.write(b"HloModule m"); f.flush()
+    ...     bytes_again(f.name, Digest.of(b"HloModule m"))
+    ...     bytes_again(f.name, Digest.of(b"HloModule n"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tilespec.spec.errors.TilespecError: ... changed while it was being checked
+    """
+    data = read_bytes(path)
+    if Digest.of(data) != digest:
+        raise TilespecError(f"{path} changed while it was being checked")
+    return data
+
+
+def from_client(unit: Callable[[str, Any], Any], path: str,
+                source: "str | bytes | Digest") -> Any:
+    """``unit(path, text)`` on a worker, ``source`` being the module's text
+    or bytes, or the :class:`Digest` of the regular file the client read at
+    ``path``: then the bytes of the file here, when it is a regular file of
+    that size and its bytes have that digest, else :class:`Elsewhere`.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile(suffix=".txt") as f:
@@ -140,6 +195,14 @@ def from_client(unit: Callable[[str, Any], Any], path: str, source: "str | Diges
     """
     if not isinstance(source, Digest):
         return unit(path, source)
+    # a pipe or a device is never read here (it might never end), nor a
+    # file of another size
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return Elsewhere(path)
+    if not stat.S_ISREG(info.st_mode) or info.st_size != source.size:
+        return Elsewhere(path)
     try:
         data = read_bytes(path)
     except TilespecError:

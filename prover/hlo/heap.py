@@ -27,19 +27,19 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import threading
 from typing import Callable, Iterator, Mapping, TypeVar
 
 T = TypeVar("T")
 
 __all__ = ["M_MMAP_THRESHOLD", "M_TRIM_THRESHOLD", "WHILE_RUNNING", "fixed_thresholds",
-           "glibc", "steadily", "steady_heap"]
+           "glibc", "startup_environment", "steadily", "steady_heap"]
 
 #: ``mallopt``'s parameter numbers (glibc's ``malloc.h``).
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
 
-#: The environment variable that fixes each threshold (glibc's tunables of
-#: the same names).
+#: The environment variable that fixes each threshold.
 ENVIRONMENT = {M_TRIM_THRESHOLD: "MALLOC_TRIM_THRESHOLD_",
                M_MMAP_THRESHOLD: "MALLOC_MMAP_THRESHOLD_"}
 
@@ -53,21 +53,70 @@ GLIBC_DEFAULT = 128 * 1024
 WHILE_RUNNING = {M_TRIM_THRESHOLD: 1 << 30, M_MMAP_THRESHOLD: 32 << 20}
 
 
+#: The same thresholds as glibc's tunables (``GLIBC_TUNABLES``, which
+#: win over the variables above).
+TUNABLES = {M_TRIM_THRESHOLD: "glibc.malloc.trim_threshold",
+            M_MMAP_THRESHOLD: "glibc.malloc.mmap_threshold"}
+
+
 def fixed_thresholds(environ: Mapping[str, str]) -> dict[int, int] | None:
     """The thresholds an environment fixed, with glibc's default for the
     other of the two; None when it fixed neither (glibc adapts them itself)
-    or a value is not a whole number (glibc ignores it then).
+    or a value is not a number glibc reads (it ignores the value then).
 
     >>> fixed_thresholds({"MALLOC_TRIM_THRESHOLD_": "65536"}) == {
     ...     M_TRIM_THRESHOLD: 65536, M_MMAP_THRESHOLD: GLIBC_DEFAULT}
     True
+    >>> fixed_thresholds({"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=0x10000"}) == {
+    ...     M_TRIM_THRESHOLD: GLIBC_DEFAULT, M_MMAP_THRESHOLD: 65536}
+    True
     >>> fixed_thresholds({}) is None, fixed_thresholds({"MALLOC_TRIM_THRESHOLD_": "x"})
     (True, None)
     """
-    given = {p: environ[name] for p, name in ENVIRONMENT.items() if name in environ}
-    if not given or not all(v.isdigit() for v in given.values()):
+    tunables = dict(item.split("=", 1) for item in environ.get("GLIBC_TUNABLES", "").split(":")
+                    if "=" in item)
+    given: dict[int, str] = {}
+    for p, name in ENVIRONMENT.items():
+        value = tunables.get(TUNABLES[p], environ.get(name))
+        if value is not None:
+            given[p] = value
+    if not given:
         return None
-    return {p: int(given.get(p, GLIBC_DEFAULT)) for p in ENVIRONMENT}
+    try:
+        values = {p: _unsigned(v) for p, v in given.items()}
+    except ValueError:
+        return None
+    return {p: values.get(p, GLIBC_DEFAULT) for p in ENVIRONMENT}
+
+
+def _unsigned(text: str) -> int:
+    """A number as glibc reads a tunable: decimal, ``0x`` hexadecimal or
+    ``0`` octal.
+
+    >>> _unsigned("65536"), _unsigned("0x10"), _unsigned("010")
+    (65536, 16, 8)
+    """
+    text = text.strip()
+    if len(text) > 1 and text[0] == "0" and text[1] not in "xX":
+        return int(text, 8)
+    value = int(text, 0)
+    if value < 0 or not text.isascii():
+        raise ValueError(text)
+    return value
+
+
+def startup_environment() -> Mapping[str, str]:
+    """The environment this process started with, the one glibc read its
+    thresholds from (``/proc/self/environ`` on Linux: a variable set since,
+    as Dask's ``distributed.nanny.environ`` does, changed nothing); else
+    the current one."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            data = f.read()
+    except OSError:
+        return os.environ
+    return dict(item.decode(errors="replace").split("=", 1)
+                for item in data.split(b"\0") if b"=" in item)
 
 
 @functools.cache
@@ -83,10 +132,18 @@ def glibc():
     return libc
 
 
+#: How many units run in a steady heap now, in this process's threads (a
+#: Dask worker may run several): the first one in sets the thresholds, the
+#: last one out restores them.
+_RUNNING = 0
+_RUNNING_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
-def steady_heap(environ: Mapping[str, str] = os.environ, libc=None) -> Iterator[None]:
+def steady_heap(environ: Mapping[str, str] | None = None, libc=None) -> Iterator[None]:
     """Inside, the heap is neither trimmed nor mapped block by block; after
-    it, the thresholds ``environ`` fixed, and free memory returned.  Does
+    the last unit running in one, the thresholds ``environ`` fixed (by
+    default :func:`startup_environment`), and free memory returned.  Does
     nothing where ``environ`` fixed none (``libc``: glibc's functions, by
     default this process's).
 
@@ -105,19 +162,26 @@ def steady_heap(environ: Mapping[str, str] = os.environ, libc=None) -> Iterator[
     >>> len(c.made)
     5
     """
-    after = fixed_thresholds(environ)
+    global _RUNNING
+    after = fixed_thresholds(startup_environment() if environ is None else environ)
     libc = libc if libc is not None or after is None else glibc()
     if after is None or libc is None:
         yield
         return
-    for parameter, value in WHILE_RUNNING.items():
-        libc.mallopt(parameter, value)
+    with _RUNNING_LOCK:
+        if _RUNNING == 0:
+            for parameter, value in WHILE_RUNNING.items():
+                libc.mallopt(parameter, value)
+        _RUNNING += 1
     try:
         yield
     finally:
-        for parameter, value in after.items():
-            libc.mallopt(parameter, value)
-        libc.malloc_trim(0)
+        with _RUNNING_LOCK:
+            _RUNNING -= 1
+            if _RUNNING == 0:
+                for parameter, value in after.items():
+                    libc.mallopt(parameter, value)
+                libc.malloc_trim(0)
 
 
 def steadily(unit: Callable[..., T], *args) -> T:

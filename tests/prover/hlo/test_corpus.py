@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path, PurePath
 from urllib.parse import unquote
 
@@ -28,6 +29,7 @@ from tilespec.prover.hlo.corpus import (
     module_paths,
 )
 from tilespec.render.hlo import artifact_uri, entries
+from tilespec.spec import TilespecError
 
 HLO = DATA / "hlo"
 GOOD = ("jax_tiled_good.hlo", "jax_tuple_dot.hlo", "jax_reshape_transpose.hlo")
@@ -337,17 +339,64 @@ def test_a_dask_worker_that_sees_other_bytes_is_sent_the_text(monkeypatch, tmp_p
     paths = module_paths([str(dump(tmp_path))])
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=":0") as cluster:
-        read = []
-        monkeypatch.setattr(corpus, "read_text",
-                            lambda p: read.append(p) or files.read_text(p))
+        sent = []
+        monkeypatch.setattr(corpus, "bytes_again",
+                            lambda p, d: sent.append(p) or files.bytes_again(p, d))
         same = check_files(paths, scheduler=cluster.scheduler_address)
-        assert read == []               # the workers read the files themselves
+        assert sent == []               # the workers read the files themselves
         # the client's digests (only in this process) match no worker's file
-        monkeypatch.setattr(files.Digest, "of", classmethod(lambda cls, data: cls("other")))
+        monkeypatch.setattr(files.Digest, "of",
+                            classmethod(lambda cls, data: cls("other", len(data))))
         other = check_files(paths, scheduler=cluster.scheduler_address)
-    assert sorted(read) == sorted(paths)
+        # a pipe is read once, here, and its text sent
+        fifo = tmp_path / "fifo.hlo"
+        os.mkfifo(fifo)
+        writer = threading.Thread(target=fifo.write_text, args=((HLO / BAD).read_text(),))
+        writer.start()
+        piped = check_files([str(fifo)], scheduler=cluster.scheduler_address, timeout=60)
+        writer.join()
+    assert sorted(sent) == sorted(paths)
     assert [stable(r) for r in other] == [stable(r) for r in same] \
         == [stable(r) for r in check_files(paths)]
+    assert piped[0].status == "refuted"
+
+
+def test_the_bytes_sent_again_are_the_ones_digested(tmp_path):
+    from tilespec.prover.hlo.files import Digest, bytes_again
+    f = tmp_path / "m.hlo"
+    f.write_bytes(b"HloModule m")
+    digest = Digest.of(b"HloModule m")
+    assert bytes_again(str(f), digest) == b"HloModule m"
+    f.write_bytes(b"HloModule n")       # changed since it was digested: not checked
+    with pytest.raises(TilespecError, match="changed while it was being checked"):
+        bytes_again(str(f), digest)
+    f.unlink()
+    with pytest.raises(TilespecError, match="cannot read"):
+        bytes_again(str(f), digest)
+
+
+def test_a_worker_never_opens_a_pipe_or_a_file_of_another_size(tmp_path):
+    from tilespec.prover.hlo.files import Digest, Elsewhere, from_client
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)                     # opening it here would wait for a writer
+    f = tmp_path / "m.hlo"
+    f.write_bytes(b"HloModule m")
+    digest = Digest.of(b"HloModule m")
+    answer: list = []
+    asking = threading.Thread(target=lambda: answer.append(
+        from_client(lambda p, t: t, str(fifo), digest)), daemon=True)
+    asking.start()
+    asking.join(timeout=20)
+    assert answer == [Elsewhere(str(fifo))]
+    assert from_client(lambda p, t: t, str(f), Digest(digest.value, 99)) == Elsewhere(str(f))
+    assert from_client(lambda p, t: t, str(f), digest) == b"HloModule m"
+
+
+def test_jobs_leave_no_worker_process_behind(tmp_path):
+    import multiprocessing
+    paths = module_paths([str(dump(tmp_path))])
+    assert len(check_files(paths, jobs=2)) == len(paths)
+    assert multiprocessing.active_children() == []
 
 
 def test_an_unreachable_scheduler_is_bad_input(capsys, monkeypatch):

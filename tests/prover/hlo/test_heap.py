@@ -90,3 +90,25 @@ def test_a_steady_heap_maps_no_block_afresh_under_a_fixed_threshold():
     outside, inside, after = map(int, out.split())
     assert outside > 300 * 200 and after > 300 * 200    # a mapping per block
     assert inside < 300 * 20
+
+
+def test_units_running_at_once_keep_the_heap_steady_until_the_last_ends():
+    libc = Recorder()
+    environ = {"MALLOC_TRIM_THRESHOLD_": "65536"}
+    first, second = steady_heap(environ, libc), steady_heap(environ, libc)
+    first.__enter__()
+    second.__enter__()                  # a second thread's unit starts
+    first.__exit__(None, None, None)    # the first ends while the second runs
+    assert ("malloc_trim", 0) not in libc.calls
+    second.__exit__(None, None, None)
+    assert libc.calls == [("mallopt", p, v) for p, v in WHILE_RUNNING.items()] + [
+        ("mallopt", M_TRIM_THRESHOLD, 65536), ("mallopt", M_MMAP_THRESHOLD, GLIBC_DEFAULT),
+        ("malloc_trim", 0)]
+
+
+def test_the_thresholds_are_those_the_process_started_with(monkeypatch):
+    from tilespec.prover.hlo.heap import startup_environment
+    started = startup_environment().get("MALLOC_TRIM_THRESHOLD_")
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "12345")     # set since: glibc never read it
+    if sys.platform == "linux":
+        assert startup_environment().get("MALLOC_TRIM_THRESHOLD_") == started
