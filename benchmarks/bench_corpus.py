@@ -111,10 +111,11 @@ def two_worker_cluster(distributed):
     workers, with tilespec imported by each: its scheduler's address and
     how its workers run (:func:`worker_trim_threshold`)."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as client:
-        client.run(importlib.import_module, "tilespec.prover.hlo.corpus")
-        trim = worker_trim_threshold(client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_"))
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:
+        # this client gone before the run: check-hlo's is the cluster's only one
+        with distributed.Client(cluster) as client:
+            client.run(importlib.import_module, "tilespec.prover.hlo.corpus")
+            trim = worker_trim_threshold(client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_"))
         yield cluster.scheduler_address, trim
 
 
