@@ -65,6 +65,7 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
     smallest = [str(p) for p in sorted(corpus.rglob("*after_optimizations.txt"),
                                        key=lambda p: p.stat().st_size)[:2]]
     load_before = os.getloadavg()
+    stolen_before = stolen_seconds()
     runs = {"text": check + ["--jobs", "2"], "--json": check + ["--jobs", "2", "--json"],
             "--format sarif": check + ["--jobs", "2", "--format", "sarif"],
             "one process": check + ["--jobs", "1"]}
@@ -91,6 +92,7 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
                 times[dask].append(run_seconds(check + ["--scheduler", address], env))
     median = {k: statistics.median(v) for k, v in times.items()}
     load_after = os.getloadavg()
+    stolen = stolen_seconds() - stolen_before
     cores = os.cpu_count()
     formats = {k: v for k, v in median.items() if k in ("text", "--json", "--format sarif")}
     results.append(max(formats.values()) < 30.0 and instructions >= 1_000_000
@@ -98,7 +100,8 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
     print(f"T8 check-hlo --jobs 2, {modules} real TPU modules, {instructions:,} instructions "
           f"({cores} cores, load {load_before[0]:.1f} before / {load_after[0]:.1f} after): "
           + ", ".join(f"{k} {v:.1f} s" for k, v in formats.items())
-          + f"; {instructions / median['text']:,.0f} instructions/s  (target < 30 s each, "
+          + f"; {instructions / median['text']:,.0f} instructions/s; CPU stolen by the host "
+          f"during these runs {stolen:.1f} s  (target < 30 s each, "
           f"1,000,000 in 100 modules)  {verdict(results[-1])}")
     one = median["one process"]
     ratios = {k: one / median[k] for k in ("text", dask) if k in median}
@@ -110,6 +113,18 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
              "Dask not installed (the dask extra): NOT MEASURED")
           + f"  (target >= 1.7x each)  {verdict(results[-1])}")
     corpus_phases(corpus, instructions)
+
+
+def stolen_seconds() -> float:
+    """CPU seconds the hypervisor has given other guests while this machine
+    wanted them (``steal`` of ``/proc/stat``, all CPUs); 0 where unknown.
+    Noise on a shared machine that the load average does not show."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 @contextlib.contextmanager
