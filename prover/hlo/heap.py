@@ -105,11 +105,12 @@ def _unsigned(text: str) -> int:
     return value
 
 
+@functools.cache
 def startup_environment() -> Mapping[str, str]:
     """The environment this process started with, the one glibc read its
-    thresholds from (``/proc/self/environ`` on Linux: a variable set since,
-    as Dask's ``distributed.nanny.environ`` does, changed nothing); else
-    the current one."""
+    thresholds from (``/proc/self/environ`` on Linux, read once: a variable
+    set since, as Dask's ``distributed.nanny.environ`` does, changed
+    nothing); else the current one."""
     try:
         with open("/proc/self/environ", "rb") as f:
             data = f.read()

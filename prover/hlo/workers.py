@@ -61,12 +61,12 @@ class Answered:
 
 
 def answering(unit: Callable[..., Any], run: str, code: str,
-              given: Mapping | Iterable[tuple[Hashable, Any]], *args) -> Answered:
+              given: Iterable[tuple[Hashable, Any]], *args) -> Answered:
     """``unit(*args)`` in a worker, going on from the answers of ``run``
     (one :func:`dispatch`) it has: those of its earlier tasks, and
-    ``given``, decided by other workers running the same ``code``.  A
-    worker keeps the answers of its latest run only (a Dask worker
-    outlives the run; never a patched solver's, nor past a
+    ``given`` (question, answer) pairs, decided by other workers running
+    the same ``code``.  A worker keeps the answers of its latest run only
+    (a Dask worker outlives the run; never a patched solver's, nor past a
     ``--cross-check``): a task of another run starts from none.
 
     >>> from tilespec.spec.text import parse_array_shape as shape
@@ -78,10 +78,10 @@ def answering(unit: Callable[..., Any], run: str, code: str,
     >>> b = answering(ask, "run 1", code_digest(), {}, "f32[2,2]{1,0}")
     >>> b.result is a.result, b.answers
     (True, {})
-    >>> c = answering(ask, "run 2", code_digest(), a.answers, "f32[2,2]{1,0}")
+    >>> c = answering(ask, "run 2", code_digest(), a.answers.items(), "f32[2,2]{1,0}")
     >>> c.result is a.result, c.answers
     (True, {})
-    >>> answering(ask, "run 3", "other code", a.answers, "f32[2,2]{1,0}").answers == {}
+    >>> answering(ask, "run 3", "other code", a.answers.items(), "f32[2,2]{1,0}").answers == {}
     False
     """
     with _RUN_LOCK:
@@ -90,7 +90,7 @@ def answering(unit: Callable[..., Any], run: str, code: str,
             _ANSWERS_OF_RUN[run] = {}
         answers = _ANSWERS_OF_RUN[run]
         if code == code_digest():
-            for question, answer in (given.items() if isinstance(given, Mapping) else given):
+            for question, answer in given:
                 answers.setdefault(question, answer)
     decided: dict = {}
     with remembering(answers, decided):
@@ -162,7 +162,7 @@ def dispatch(workers: Sequence[Worker], submit: Callable[[Worker, Callable, tupl
     [8, 9, 5]
     """
     code = code_digest()
-    answers: dict = {}
+    known: set = set()                  # the questions of the log
     # every answer of the run once, in the order it came back, with the
     # worker that decided it; each worker has been given the log up to
     # sent[worker] (a question's hash walks its shapes: each is hashed
@@ -198,8 +198,8 @@ def dispatch(workers: Sequence[Worker], submit: Callable[[Worker, Callable, tupl
         results[i] = answered.result
         if answered.code == code:
             for question, answer in answered.answers.items():
-                if question not in answers:
-                    answers[question] = answer
+                if question not in known:
+                    known.add(question)
                     log.append((worker, question, answer))
         start(worker)
     return results

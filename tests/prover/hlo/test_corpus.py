@@ -459,9 +459,9 @@ def test_an_answer_passed_to_another_worker_is_not_decided_there_again(monkeypat
         decided = a.submit(answering, ask_one_question, "run", code_digest(), {},
                            "f32[2,4]{1,0}").result()
         given = b.submit(answering, ask_one_question, "run", code_digest(),
-                         decided.answers, "f32[2,4]{1,0}").result()
+                         list(decided.answers.items()), "f32[2,4]{1,0}").result()
         other = b.submit(answering, ask_one_question, "other run", "another code",
-                         decided.answers, "f32[2,4]{1,0}").result()
+                         list(decided.answers.items()), "f32[2,4]{1,0}").result()
     assert decided.result == given.result == other.result == "proved"
     assert decided.answers and given.answers == {}
     assert other.answers.keys() == decided.answers.keys()    # other code: decided afresh
