@@ -47,7 +47,18 @@ from ..names import DUMP_GLOB
 from ..result import PROVED, REFUTED, UNKNOWN
 from .backend import backend_of, checked_backend
 from .check import check_module, judged_xla
-from .files import STDIN, Digest, Elsewhere, bytes_again, decoded, from_client, read_text, to_send
+from .files import (
+    STDIN,
+    Digest,
+    Elsewhere,
+    Seen,
+    bytes_again,
+    decoded,
+    from_client,
+    read_text,
+    this_host,
+    to_send,
+)
 from .findings import Finding, Report, with_finding
 from .heap import steadily
 from .module import parse_hlo
@@ -267,8 +278,9 @@ def check_files(paths: Sequence[str], *, jobs: int = 1, scheduler: str | None = 
 
     ``jobs > 1``: in that many processes (each file read by its worker).
     ``scheduler``: on the Dask cluster at that address (``tcp://host:port``,
-    the ``dask`` extra); the files are read here, and a worker that does
-    not see the same bytes at the same path is sent them
+    the ``dask`` extra); a worker reads a file itself where it sees the
+    file the client saw (the same file on the same host, or the same
+    bytes), and is sent the bytes otherwise
     (:mod:`~tilespec.prover.hlo.files`), so workers need no shared file
     system.  ``texts`` gives the text of paths already read (standard
     input).
@@ -329,10 +341,11 @@ def largest_first(paths: Sequence[str], texts: dict[str, str]) -> list[int]:
 
 def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
              texts: dict[str, str]) -> list[ModuleResult]:
-    """The units on the Dask cluster at ``address``: each file read here
-    once, its :class:`~.files.Digest` sent, and its text only to a worker
-    that does not see the same file (:func:`~.files.from_client`)."""
-    # the files read (and digested) while Dask loads and connects: both
+    """The units on the Dask cluster at ``address``: for each regular file,
+    what the client knows of it sent (:func:`~.files.to_send`), and its
+    bytes only to a worker that does not see the same file
+    (:func:`~.files.from_client`)."""
+    # the files looked at (pipes read) while Dask loads and connects: both
     # wait on other work than this thread's
     with ThreadPoolExecutor(1) as reader:
         read = reader.submit(_read_here, paths, texts)
@@ -341,14 +354,22 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     run = uuid.uuid4().hex              # both rounds: the workers keep its answers
     with client:
         results, sources, size = read.result()
-        threads = {w: info.get("nthreads", 1)
-                   for w, info in _every_worker(client).items()} or {None: 1}
+        workers = _every_worker(client)
+        if not _see_files_as_here(client):
+            # a worker elsewhere: each file read here once, and its digest sent
+            for i in [i for i, source in sources.items() if isinstance(source, Seen)]:
+                try:
+                    sources[i] = to_send(paths[i])
+                except TilespecError as e:
+                    results[i] = ModuleResult(paths[i], error=str(e))
+                    del sources[i]
+        threads = {w: info.get("nthreads", 1) for w, info in workers.items()} or {None: 1}
         todo = sorted(sources, key=lambda i: -size[i])
         for i, r in zip(todo, _on_workers(client, threads, unit, run,
                                           [(paths[i], sources[i]) for i in todo])):
             results[i] = r
         # the files the workers do not see: their bytes, read again here
-        # (the ones digested, or the module is not checked)
+        # (the same file as first sent, or the module is not checked)
         again = []
         for i in todo:
             if isinstance(results[i], Elsewhere):
@@ -361,6 +382,16 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
                                            [(paths[i], sources[i]) for i in again])):
             results[i] = r
     return results
+
+
+def _see_files_as_here(client) -> bool:
+    """Whether every worker of the cluster sees files as this process does
+    (:func:`~.files.this_host`), a ``LocalCluster``'s: then a regular
+    file's :class:`~.files.Seen` is sent, not the digest of its bytes (a
+    worker that joins later and does not see it answers
+    :class:`~.files.Elsewhere`)."""
+    here = this_host()
+    return bool(here) and set(client.run(this_host).values()) == {here}
 
 
 def _connected(address: str):
@@ -380,17 +411,19 @@ def _connected(address: str):
 def _read_here(paths: list[str], texts: dict[str, str]
                ) -> tuple[list[Any], dict[int, Any], dict[int, int]]:
     """Each path's result when it cannot be read, else what is sent for it
-    (its text when given, else :func:`~.files.to_send`), and its size."""
+    (its text when given, else :func:`~.files.to_send` to workers that see
+    files as this process does), and its size."""
     results: list[Any] = [None] * len(paths)
     sources: dict[int, Any] = {}
     size: dict[int, int] = {}
     for i, p in enumerate(paths):
         try:
-            sources[i] = texts[p] if p in texts else to_send(p)
+            sources[i] = texts[p] if p in texts else to_send(p, here=True)
         except TilespecError as e:
             results[i] = ModuleResult(p, error=str(e))
             continue
-        size[i] = sources[i].size if isinstance(sources[i], Digest) else len(sources[i])
+        size[i] = sources[i].size if isinstance(sources[i], (Digest, Seen)) \
+            else len(sources[i])
     return results, sources, size
 
 
@@ -402,7 +435,8 @@ def _on_workers(client, threads: dict, unit: Callable[..., Any], run: str,
     # every text scattered before the first task, not in the task graph
     # (large objects make Dask warn): scattering each as its task starts
     # makes the workers wait for the client
-    texts = [k for k, (_, source) in enumerate(items) if not isinstance(source, Digest)]
+    texts = [k for k, (_, source) in enumerate(items)
+             if not isinstance(source, (Digest, Seen))]
     scattered = dict(zip(texts, client.scatter([items[k][1] for k in texts], hash=False)
                          if texts else []))
     items = [(path, scattered.get(k, source)) for k, (path, source) in enumerate(items)]

@@ -7,15 +7,22 @@ steps, for a file read in one place and decoded in another.
 On a Dask cluster (``check-hlo --scheduler``) a worker needs each module's
 text.  Sending every text costs the client a copy, the network another and
 the worker a third; a worker of a ``LocalCluster``, or of a cluster on a
-shared file system, can read the file itself.  So the client sends a
-regular file's :class:`Digest` (of the bytes it read) instead of its
-text (:func:`to_send`), and the worker reads the file at the same path
-(:func:`from_client`): when its bytes have that digest it checks them;
-otherwise (another machine, another file, a file changed since) it answers
-:class:`Elsewhere` and the client sends the bytes, read again and checked
-against the digest (:func:`bytes_again`).  Either way the worker checks the
-bytes the client read.  Standard input and pipes are read once, and their
-text sent.
+shared file system, can read the file itself.  So the client sends, in
+place of a regular file's text (:func:`to_send`), what it knows of the
+file, and the worker reads the file at the same path (:func:`from_client`):
+
+- to workers that see files as the client does (:func:`this_host`: the
+  same machine and mounts, a ``LocalCluster``), the file's :class:`Seen`,
+  its ``stat`` without reading it: a worker reads a file with the same
+  identity, as a ``--jobs`` worker reads its files;
+- to other workers, the :class:`Digest` of the bytes the client read: a
+  worker checks the file's bytes when they have that digest.
+
+A worker that does not find that file (another machine, another file, a
+file changed since) answers :class:`Elsewhere` and the client sends the
+bytes, read again and checked against what it sent first
+(:func:`bytes_again`).  Either way the worker checks the bytes the client
+saw.  Standard input and pipes are read once, and their text sent.
 """
 
 from __future__ import annotations
@@ -29,8 +36,9 @@ from typing import Any, Callable
 
 from ...spec import TilespecError
 
-__all__ = ["BOM", "STDIN", "Digest", "Elsewhere", "bytes_again", "decoded", "from_client",
-           "is_regular_file", "read_bytes", "read_text", "refuse_endless", "to_send"]
+__all__ = ["BOM", "STDIN", "Digest", "Elsewhere", "Seen", "bytes_again", "decoded",
+           "from_client", "is_regular_file", "read_bytes", "read_text", "refuse_endless",
+           "this_host", "to_send"]
 
 #: The path that stands for standard input.
 STDIN = "-"
@@ -121,6 +129,60 @@ class Digest:
         return cls(hashlib.blake2b(data, digest_size=16).hexdigest(), len(data))
 
 
+def this_host() -> str:
+    """Where this process sees files: the kernel it runs on (Linux's
+    ``boot_id``) and its mount namespace; two processes with the same
+    answer see the same file at a path (a container has a namespace of its
+    own).  Empty where unknown (not Linux): then no other process is taken
+    to see files as this one does.
+
+    >>> this_host() == this_host()
+    True
+    """
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+        return f"{boot} {os.readlink('/proc/self/ns/mnt')}"
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A regular file as the client found it without reading it, on the
+    host ``host`` (:func:`this_host`): its device, inode, size and
+    modification and change times (``os.stat``, in ns), sent in place of
+    its text to workers on that host.  A file written to has another
+    change time.
+
+    >>> here = Seen.of(__file__)
+    >>> here == Seen.of(__file__), here.size == os.path.getsize(__file__)
+    (True, True)
+    """
+
+    host: str
+    device: int
+    inode: int
+    size: int
+    modified: int
+    changed: int
+
+    @classmethod
+    def of(cls, path: str) -> "Seen":
+        """The file at ``path`` now, seen from this host (an ``OSError``
+        where it cannot be looked at)."""
+        info = os.stat(path)
+        return cls(this_host(), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+                   info.st_ctime_ns)
+
+    def is_there(self, path: str) -> bool:
+        """Whether ``path`` is this file, unchanged, seen from its host."""
+        try:
+            return bool(self.host) and Seen.of(path) == self
+        except (OSError, ValueError):
+            return False
+
+
 @dataclass(frozen=True)
 class Elsewhere:
     """A worker's answer when the file at ``path`` is not the client's
@@ -144,24 +206,34 @@ def is_regular_file(path: str) -> bool:
         return False
 
 
-def to_send(path: str) -> "str | Digest":
-    """What the client sends a worker for ``path``: the :class:`Digest` of
-    a regular file (a worker may see the same file), else its text
-    (standard input, a pipe: the client reads it once, and a worker's path
-    of that name is another pipe, or none); bad input as one line.
+def to_send(path: str, here: bool = False) -> "str | Seen | Digest":
+    """What the client sends a worker for ``path``: for a regular file, its
+    :class:`Seen` when the workers see files as this process does
+    (``here``), else the :class:`Digest` of its bytes (a worker may see the
+    same file); otherwise its text (standard input, a pipe: the client
+    reads it once, and a worker's path of that name is another pipe, or
+    none); bad input as one line.
 
     >>> to_send(__file__) == Digest.of(open(__file__, "rb").read())
     True
+    >>> to_send(__file__, here=True) == Seen.of(__file__)
+    True
     """
     if path != STDIN and is_regular_file(path):
+        if here and this_host():
+            try:
+                return Seen.of(path)
+            except (OSError, ValueError):
+                pass                    # gone since: reading it says so, in one line
         return Digest.of(read_bytes(path))
     return read_text(path)
 
 
-def bytes_again(path: str, digest: Digest) -> bytes:
+def bytes_again(path: str, sent: "Digest | Seen") -> bytes:
     """The bytes of ``path`` read again by the client, for a worker that
-    does not see the file: they must be the ones ``digest`` was made of,
-    or the module would be checked as another file than the one read.
+    does not see the file: they must be the ones the client ``sent`` the
+    :class:`Digest` of, or of the file it :class:`Seen`, or the module
+    would be checked as another file than the one read.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as f:
@@ -173,17 +245,19 @@ def bytes_again(path: str, digest: Digest) -> bytes:
     tilespec.spec.errors.TilespecError: ... changed while it was being checked
     """
     data = read_bytes(path)
-    if Digest.of(data) != digest:
+    same = Digest.of(data) == sent if isinstance(sent, Digest) else sent.is_there(path)
+    if not same:
         raise TilespecError(f"{path} changed while it was being checked")
     return data
 
 
 def from_client(unit: Callable[[str, Any], Any], path: str,
-                source: "str | bytes | Digest") -> Any:
+                source: "str | bytes | Digest | Seen") -> Any:
     """``unit(path, text)`` on a worker, ``source`` being the module's text
-    or bytes, or the :class:`Digest` of the regular file the client read at
-    ``path``: then the bytes of the file here, when it is a regular file of
-    that size and its bytes have that digest, else :class:`Elsewhere`.
+    or bytes, or what the client knows of the regular file at ``path``:
+    then the bytes of the file here, when it is the file the client
+    :class:`Seen` (unchanged while it was read) or a regular file of that
+    size whose bytes have that :class:`Digest`, else :class:`Elsewhere`.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile(suffix=".txt") as f:
@@ -193,6 +267,14 @@ def from_client(unit: Callable[[str, Any], Any], path: str,
     >>> here, other == Elsewhere(f.name), from_client(lambda p, t: t, "-", "text")
     (b'HloModule m', True, 'text')
     """
+    if isinstance(source, Seen):
+        if not source.is_there(path):
+            return Elsewhere(path)
+        try:
+            data = read_bytes(path)
+        except TilespecError:
+            return Elsewhere(path)
+        return unit(path, data) if source.is_there(path) else Elsewhere(path)
     if not isinstance(source, Digest):
         return unit(path, source)
     # a pipe or a device is never read here (it might never end), nor a

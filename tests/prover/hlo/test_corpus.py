@@ -338,25 +338,43 @@ def test_a_dask_worker_that_sees_other_bytes_is_sent_the_text(monkeypatch, tmp_p
     paths = module_paths([str(dump(tmp_path))])
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=":0") as cluster:
-        sent = []
+        address = cluster.scheduler_address
+        sent: list = []
+        digested: list = []
         monkeypatch.setattr(corpus, "bytes_again",
                             lambda p, d: sent.append(p) or files.bytes_again(p, d))
-        same = check_files(paths, scheduler=cluster.scheduler_address)
-        assert sent == []               # the workers read the files themselves
-        # the client's digests (only in this process) match no worker's file
+        real_digest = files.Digest.of
+        monkeypatch.setattr(files.Digest, "of",
+                            classmethod(lambda cls, data: digested.append(1) or
+                                        real_digest(data)))
+        same = check_files(paths, scheduler=address)
+        # a LocalCluster's workers read the files themselves, and the client
+        # reads none of them
+        assert sent == [] and digested == []
+        # files seen from another host: no worker finds them
+        monkeypatch.setattr(files, "this_host", lambda: "another host")
+        seen_elsewhere = check_files(paths, scheduler=address)
+        assert sorted(sent) == sorted(paths)
+        monkeypatch.undo()
+        # workers on other hosts: the digests sent (only in this process)
+        # match no worker's file
+        sent.clear()
+        monkeypatch.setattr(corpus, "bytes_again",
+                            lambda p, d: sent.append(p) or files.bytes_again(p, d))
+        monkeypatch.setattr(corpus, "_see_files_as_here", lambda client: False)
         monkeypatch.setattr(files.Digest, "of",
                             classmethod(lambda cls, data: cls("other", len(data))))
-        other = check_files(paths, scheduler=cluster.scheduler_address)
+        other = check_files(paths, scheduler=address)
+        assert sorted(sent) == sorted(paths)
         # a pipe is read once, here, and its text sent
         fifo = tmp_path / "fifo.hlo"
         os.mkfifo(fifo)
         writer = threading.Thread(target=fifo.write_text, args=((HLO / BAD).read_text(),))
         writer.start()
-        piped = check_files([str(fifo)], scheduler=cluster.scheduler_address, timeout=60)
+        piped = check_files([str(fifo)], scheduler=address, timeout=60)
         writer.join()
-    assert sorted(sent) == sorted(paths)
-    assert [stable(r) for r in other] == [stable(r) for r in same] \
-        == [stable(r) for r in check_files(paths)]
+    assert [stable(r) for r in other] == [stable(r) for r in seen_elsewhere] \
+        == [stable(r) for r in same] == [stable(r) for r in check_files(paths)]
     assert piped[0].status == "refuted"
 
 

@@ -1,6 +1,6 @@
 """A module's file as the work unit reads it, here or on a Dask worker
 (``prover/hlo/files.py``): a worker reads only the regular file the client
-digested, and the bytes sent in its place are the ones digested."""
+digested or saw, and the bytes sent in its place are the ones it did."""
 
 import os
 import threading
@@ -39,3 +39,41 @@ def test_a_worker_never_opens_a_pipe_or_a_file_of_another_size(tmp_path):
     assert answer == [Elsewhere(str(fifo))]
     assert from_client(lambda p, t: t, str(f), Digest(digest.value, 99)) == Elsewhere(str(f))
     assert from_client(lambda p, t: t, str(f), digest) == b"HloModule m"
+
+
+def test_a_worker_reads_the_file_the_client_saw_and_no_other(tmp_path):
+    from dataclasses import replace
+
+    from tilespec.prover.hlo.files import Elsewhere, Seen, bytes_again, from_client
+    f = tmp_path / "m.hlo"
+    f.write_bytes(b"HloModule m")
+    seen = Seen.of(str(f))
+    assert from_client(lambda p, t: t, str(f), seen) == b"HloModule m"
+    assert bytes_again(str(f), seen) == b"HloModule m"
+    # seen from another host (machine, container), the same path is another file
+    assert from_client(lambda p, t: t, str(f), replace(seen, host="another host")) \
+        == Elsewhere(str(f))
+    other = tmp_path / "n.hlo"
+    other.write_bytes(b"HloModule m")   # the same bytes, another file
+    assert from_client(lambda p, t: t, str(other), seen) == Elsewhere(str(other))
+    # changed since it was seen: not read by a worker, nor sent
+    t = f.stat().st_mtime_ns
+    os.utime(f, ns=(t, t + 10**9))
+    assert from_client(lambda p, t: t, str(f), seen) == Elsewhere(str(f))
+    with pytest.raises(TilespecError, match="changed while it was being checked"):
+        bytes_again(str(f), seen)
+
+
+def test_a_file_changed_while_a_worker_reads_it_is_not_checked(monkeypatch, tmp_path):
+    from tilespec.prover.hlo import files
+    f = tmp_path / "m.hlo"
+    f.write_bytes(b"HloModule m")
+    seen = files.Seen.of(str(f))
+    real_read = files.read_bytes
+
+    def read_then_written(path):
+        data = real_read(path)
+        f.write_bytes(b"HloModule mm")
+        return data
+    monkeypatch.setattr(files, "read_bytes", read_then_written)
+    assert files.from_client(lambda p, t: t, str(f), seen) == files.Elsewhere(str(f))
