@@ -149,17 +149,19 @@ def this_host() -> str:
 
 @dataclass(frozen=True)
 class Seen:
-    """A regular file as the client found it without reading it, on the
-    host ``host`` (:func:`this_host`): its device, inode, size and
-    modification and change times (``os.stat``, in ns), sent in place of
-    its text to workers on that host.  A file written to has another
-    change time.
+    """A regular file as the client found it without reading it: where
+    (its absolute path, so that a worker started in another directory
+    finds it), on which host (:func:`this_host`), and its device, inode,
+    size and modification and change times (``os.stat``, in ns), sent in
+    place of its text to workers on that host.  A file written to has
+    another change time.
 
     >>> here = Seen.of(__file__)
-    >>> here == Seen.of(__file__), here.size == os.path.getsize(__file__)
+    >>> here.is_there(), here.size == os.path.getsize(__file__)
     (True, True)
     """
 
+    where: str
     host: str
     device: int
     inode: int
@@ -169,16 +171,16 @@ class Seen:
 
     @classmethod
     def of(cls, path: str) -> "Seen":
-        """The file at ``path`` now, seen from this host (an ``OSError``
-        where it cannot be looked at)."""
+        """The file at ``path`` now, seen from this process (an
+        ``OSError`` where it cannot be looked at)."""
         info = os.stat(path)
-        return cls(this_host(), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-                   info.st_ctime_ns)
+        return cls(os.path.abspath(path), this_host(), info.st_dev, info.st_ino, info.st_size,
+                   info.st_mtime_ns, info.st_ctime_ns)
 
-    def is_there(self, path: str) -> bool:
-        """Whether ``path`` is this file, unchanged, seen from its host."""
+    def is_there(self) -> bool:
+        """Whether this process sees the file, unchanged."""
         try:
-            return bool(self.host) and Seen.of(path) == self
+            return bool(self.host) and Seen.of(self.where) == self
         except (OSError, ValueError):
             return False
 
@@ -245,7 +247,7 @@ def bytes_again(path: str, sent: "Digest | Seen") -> bytes:
     tilespec.spec.errors.TilespecError: ... changed while it was being checked
     """
     data = read_bytes(path)
-    same = Digest.of(data) == sent if isinstance(sent, Digest) else sent.is_there(path)
+    same = Digest.of(data) == sent if isinstance(sent, Digest) else sent.is_there()
     if not same:
         raise TilespecError(f"{path} changed while it was being checked")
     return data
@@ -268,13 +270,13 @@ def from_client(unit: Callable[[str, Any], Any], path: str,
     (b'HloModule m', True, 'text')
     """
     if isinstance(source, Seen):
-        if not source.is_there(path):
+        if not source.is_there():
             return Elsewhere(path)
         try:
-            data = read_bytes(path)
+            data = read_bytes(source.where)
         except TilespecError:
             return Elsewhere(path)
-        return unit(path, data) if source.is_there(path) else Elsewhere(path)
+        return unit(path, data) if source.is_there() else Elsewhere(path)
     if not isinstance(source, Digest):
         return unit(path, source)
     # a pipe or a device is never read here (it might never end), nor a

@@ -55,13 +55,24 @@ def test_a_worker_reads_the_file_the_client_saw_and_no_other(tmp_path):
         == Elsewhere(str(f))
     other = tmp_path / "n.hlo"
     other.write_bytes(b"HloModule m")   # the same bytes, another file
-    assert from_client(lambda p, t: t, str(other), seen) == Elsewhere(str(other))
+    assert from_client(lambda p, t: t, str(other), replace(seen, where=str(other))) \
+        == Elsewhere(str(other))
     # changed since it was seen: not read by a worker, nor sent
     t = f.stat().st_mtime_ns
     os.utime(f, ns=(t, t + 10**9))
     assert from_client(lambda p, t: t, str(f), seen) == Elsewhere(str(f))
     with pytest.raises(TilespecError, match="changed while it was being checked"):
         bytes_again(str(f), seen)
+
+
+def test_a_worker_in_another_directory_finds_the_file_by_a_relative_path(monkeypatch,
+                                                                         tmp_path):
+    from tilespec.prover.hlo.files import Seen, from_client
+    (tmp_path / "m.hlo").write_bytes(b"HloModule m")
+    monkeypatch.chdir(tmp_path)
+    seen = Seen.of("m.hlo")             # the client, in the file's directory
+    monkeypatch.chdir("/")              # a worker started elsewhere
+    assert from_client(lambda p, t: (p, t), "m.hlo", seen) == ("m.hlo", b"HloModule m")
 
 
 def test_a_file_changed_while_a_worker_reads_it_is_not_checked(monkeypatch, tmp_path):
