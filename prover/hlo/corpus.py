@@ -355,7 +355,7 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     with client:
         results, sources, size = read.result()
         workers = _every_worker(client)
-        if not _see_files_as_here(client):
+        if not workers_see_files_as_here(client):
             # a worker elsewhere: each file read here once, and its digest sent
             for i in [i for i, source in sources.items() if isinstance(source, Seen)]:
                 try:
@@ -384,14 +384,20 @@ def _on_dask(address: str, paths: list[str], unit: Callable[..., ModuleResult],
     return results
 
 
-def _see_files_as_here(client) -> bool:
+def workers_see_files_as_here(client) -> bool:
     """Whether every worker of the cluster sees files as this process does
     (:func:`~.files.this_host`), a ``LocalCluster``'s: then a regular
     file's :class:`~.files.Seen` is sent, not the digest of its bytes (a
     worker that joins later and does not see it answers
     :class:`~.files.Elsewhere`)."""
     here = this_host()
-    return bool(here) and set(client.run(this_host).values()) == {here}
+    if not here:
+        return False
+    try:
+        there = client.run(this_host)
+    except Exception:   # noqa: BLE001 - a worker leaving, another tilespec: sent digests
+        return False
+    return set(there.values()) == {here}
 
 
 def _connected(address: str):

@@ -21,7 +21,7 @@ file, and the worker reads the file at the same path (:func:`from_client`):
 A worker that does not find that file (another machine, another file, a
 file changed since) answers :class:`Elsewhere` and the client sends the
 bytes, read again and checked against what it sent first
-(:func:`bytes_again`).  Either way the worker checks the bytes the client
+(:func:`bytes_again`).  Either way the worker checks the file the client
 saw.  Standard input and pipes are read once, and their text sent.
 """
 
@@ -154,7 +154,10 @@ class Seen:
     finds it), on which host (:func:`this_host`), and its device, inode,
     size and modification and change times (``os.stat``, in ns), sent in
     place of its text to workers on that host.  A file written to has
-    another change time.
+    another change time, as far as the file system's clock tells times
+    apart: a file rewritten in place with the same size within one tick
+    of being seen is taken as the same (a few milliseconds on Linux before
+    6.13, and on file systems without fine-grained times since).
 
     >>> here = Seen.of(__file__)
     >>> here.is_there(), here.size == os.path.getsize(__file__)
@@ -173,8 +176,11 @@ class Seen:
     def of(cls, path: str) -> "Seen":
         """The file at ``path`` now, seen from this process (an
         ``OSError`` where it cannot be looked at)."""
-        info = os.stat(path)
-        return cls(os.path.abspath(path), this_host(), info.st_dev, info.st_ino, info.st_size,
+        # joined, not normalised: "link/../m.hlo" is not "m.hlo" when
+        # "link" is a symbolic link
+        where = os.path.join(os.getcwd(), path)
+        info = os.stat(where)
+        return cls(where, this_host(), info.st_dev, info.st_ino, info.st_size,
                    info.st_mtime_ns, info.st_ctime_ns)
 
     def is_there(self) -> bool:
@@ -246,9 +252,12 @@ def bytes_again(path: str, sent: "Digest | Seen") -> bytes:
     ...
     tilespec.spec.errors.TilespecError: ... changed while it was being checked
     """
+    # a path that is now a pipe or a device is not opened: it might never end
+    if os.path.exists(path) and not (is_regular_file(path) if isinstance(sent, Digest)
+                                     else sent.is_there()):
+        raise TilespecError(f"{path} changed while it was being checked")
     data = read_bytes(path)
-    same = Digest.of(data) == sent if isinstance(sent, Digest) else sent.is_there()
-    if not same:
+    if not (Digest.of(data) == sent if isinstance(sent, Digest) else sent.is_there()):
         raise TilespecError(f"{path} changed while it was being checked")
     return data
 

@@ -361,7 +361,7 @@ def test_a_dask_worker_that_sees_other_bytes_is_sent_the_text(monkeypatch, tmp_p
         sent.clear()
         monkeypatch.setattr(corpus, "bytes_again",
                             lambda p, d: sent.append(p) or files.bytes_again(p, d))
-        monkeypatch.setattr(corpus, "_see_files_as_here", lambda client: False)
+        monkeypatch.setattr(corpus, "workers_see_files_as_here", lambda client: False)
         monkeypatch.setattr(files.Digest, "of",
                             classmethod(lambda cls, data: cls("other", len(data))))
         other = check_files(paths, scheduler=address)
@@ -383,6 +383,23 @@ def test_jobs_leave_no_worker_process_behind(tmp_path):
     paths = module_paths([str(dump(tmp_path))])
     assert len(check_files(paths, jobs=2)) == len(paths)
     assert multiprocessing.active_children() == []
+
+
+def test_files_are_seen_only_by_workers_that_all_say_they_see_them_as_here():
+    from tilespec.prover.hlo import corpus
+    from tilespec.prover.hlo.files import this_host
+
+    class Cluster:
+        def __init__(self, *hosts):
+            self.hosts = hosts
+
+        def run(self, function):
+            if not self.hosts:
+                raise OSError("a worker left")  # as Dask raises it from client.run
+            return {f"tcp://w{k}": host for k, host in enumerate(self.hosts)}
+    assert corpus.workers_see_files_as_here(Cluster(this_host(), this_host())) is bool(this_host())
+    assert not corpus.workers_see_files_as_here(Cluster(this_host(), "another host"))
+    assert not corpus.workers_see_files_as_here(Cluster())
 
 
 def test_an_unreachable_scheduler_is_bad_input(capsys, monkeypatch):

@@ -88,3 +88,35 @@ def test_a_file_changed_while_a_worker_reads_it_is_not_checked(monkeypatch, tmp_
         return data
     monkeypatch.setattr(files, "read_bytes", read_then_written)
     assert files.from_client(lambda p, t: t, str(f), seen) == files.Elsewhere(str(f))
+
+
+def test_a_path_through_a_symbolic_link_names_the_file_it_names(tmp_path):
+    from tilespec.prover.hlo.files import Seen, bytes_again, from_client
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "m.hlo").write_bytes(b"HloModule m")
+    (tmp_path / "link").symlink_to(tmp_path / "a" / "b")
+    path = str(tmp_path / "link" / ".." / "m.hlo")    # a/m.hlo, not m.hlo beside link
+    seen = Seen.of(path)
+    assert from_client(lambda p, t: t, path, seen) == b"HloModule m"
+    assert bytes_again(path, seen) == b"HloModule m"
+
+
+def test_a_file_become_a_pipe_is_not_opened_to_be_sent(tmp_path):
+    from tilespec.prover.hlo.files import Digest, Seen, bytes_again
+    f = tmp_path / "m.hlo"
+    f.write_bytes(b"HloModule m")
+    sent = [Seen.of(str(f)), Digest.of(b"HloModule m")]
+    f.unlink()
+    os.mkfifo(f)                        # opening it would wait for a writer
+    answers: list = []
+
+    def again():
+        for s in sent:
+            try:
+                bytes_again(str(f), s)
+            except TilespecError as e:
+                answers.append(str(e))
+    asking = threading.Thread(target=again, daemon=True)
+    asking.start()
+    asking.join(timeout=20)
+    assert answers == [f"{f} changed while it was being checked"] * 2
