@@ -1,25 +1,23 @@
 """``check-hlo PATH...`` on a corpus: dump directories, one report for all
 modules (text, ``--json``, one SARIF 2.1.0 log that validates against the
-OASIS schema), ``-o``, ``--jobs`` processes, and the same work units on a
-Dask cluster (``--scheduler``)."""
+OASIS schema), ``-o``, ``--jobs`` processes, and what workers pass on
+(on a Dask cluster: test_corpus_on_dask.py)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path, PurePath
 from urllib.parse import unquote
 
 import pytest
+from hlo_dumps import BAD, GOOD, HLO, dump, run, stable
 from hypothesis import given, strategies as st
-from locations import DATA, ROOT
+from locations import ROOT
 
-from tilespec.cli.main import main
 from tilespec.prover.hlo.corpus import (
     DUMP_GLOB,
     ModuleResult,
@@ -28,52 +26,7 @@ from tilespec.prover.hlo.corpus import (
     corpus_status,
     module_paths,
 )
-from tilespec.render.hlo import artifact_uri, entries
-
-HLO = DATA / "hlo"
-GOOD = ("jax_tiled_good.hlo", "jax_tuple_dot.hlo", "jax_reshape_transpose.hlo")
-BAD = "jax_tiled_bad.hlo"          # a bitcast the tiles refute, at line 24
-
-
-def run(capsys, *argv, stdin=None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def dump(root: Path, names=GOOD + (BAD,)) -> Path:
-    """An XLA dump directory: each module after optimisation, with the
-    reports XLA writes beside it, one module in a sub-directory."""
-    d = root / "dump"
-    (d / "sub").mkdir(parents=True)
-    for i, name in enumerate(names):
-        where = d / "sub" if i == 1 else d
-        stem = f"module_{i:04d}.jit_{Path(name).stem}"
-        # no backend in the name: tiles are honoured, as on TPU
-        shutil.copy(HLO / name, where / f"{stem}.after_optimizations.txt")
-        (where / f"{stem}.cpu_after_optimizations-buffer-assignment.txt").write_text(
-            "BufferAssignment:\nallocation 0: size 4\n")
-        (where / f"{stem}.before_optimizations.txt").write_text("HloModule before\n")
-    return d
-
-
-def stable(result: ModuleResult):
-    """A module's result without its timings."""
-    if result.report is None:
-        return result.path, result.error
-    return result.path, untimed([{**e.to_json(), "subject": {
-        k: v for k, v in e.subject.items() if k != "file"}} for e in entries([result], "check-hlo")])
-
-
-def untimed(value):
-    if isinstance(value, dict):
-        return {k: untimed(v) for k, v in value.items() if k != "seconds"}
-    if isinstance(value, list):
-        return [untimed(v) for v in value]
-    return value
-
+from tilespec.render.hlo import artifact_uri
 
 # --- which files ---------------------------------------------------------------------
 
@@ -310,111 +263,12 @@ def test_the_work_unit_turns_bad_input_into_its_error_and_checks_given_text():
     assert check_file("m.txt", b"\xff").error == "m.txt is not UTF-8 text"
 
 
-@pytest.mark.integration
-def test_a_dask_cluster_gives_the_single_process_results(capsys, tmp_path):
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
-    d = dump(tmp_path)
-    paths = module_paths([str(d)]) + [str(tmp_path / "missing.txt")]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=":0") as cluster:
-        address = cluster.scheduler_address
-        assert address.startswith("tcp://127.0.0.1:")
-        on_dask = check_files(paths, scheduler=address)
-        _, one, _ = run(capsys, "check-hlo", d, "--format", "sarif")
-        code, out, _ = run(capsys, "check-hlo", d, "--format", "sarif",
-                           "--scheduler", address)
-    assert [stable(r) for r in on_dask] == [stable(r) for r in check_files(paths)]
-
-    def results(text):
-        return [(r["ruleId"], r["message"]["text"], r["locations"])
-                for r in json.loads(text)["runs"][0]["results"]]
-    assert code == 1 and results(out) == results(one)
-
-
-@pytest.mark.integration
-def test_a_dask_worker_that_sees_other_bytes_is_sent_the_text(monkeypatch, tmp_path):
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
-    from tilespec.prover.hlo import corpus, files
-    paths = module_paths([str(dump(tmp_path))])
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=":0") as cluster:
-        address = cluster.scheduler_address
-        sent: list = []
-        digested: list = []
-        monkeypatch.setattr(corpus, "bytes_again",
-                            lambda p, d: sent.append(p) or files.bytes_again(p, d))
-        real_digest = files.Digest.of
-        monkeypatch.setattr(files.Digest, "of",
-                            classmethod(lambda cls, data: digested.append(1) or
-                                        real_digest(data)))
-        same = check_files(paths, scheduler=address)
-        # a LocalCluster's workers read the files themselves, and the client
-        # reads none of them
-        assert sent == [] and digested == []
-        # files seen from another host: no worker finds them
-        monkeypatch.setattr(files, "this_host", lambda: "another host")
-        seen_elsewhere = check_files(paths, scheduler=address)
-        assert sorted(sent) == sorted(paths)
-        monkeypatch.undo()
-        # workers on other hosts: the digests sent (only in this process)
-        # match no worker's file
-        sent.clear()
-        monkeypatch.setattr(corpus, "bytes_again",
-                            lambda p, d: sent.append(p) or files.bytes_again(p, d))
-        monkeypatch.setattr(corpus, "workers_see_files_as_here", lambda client: False)
-        monkeypatch.setattr(files.Digest, "of",
-                            classmethod(lambda cls, data: cls("other", len(data))))
-        other = check_files(paths, scheduler=address)
-        assert sorted(sent) == sorted(paths)
-        # a pipe is read once, here, and its text sent
-        fifo = tmp_path / "fifo.hlo"
-        os.mkfifo(fifo)
-        writer = threading.Thread(target=fifo.write_text, args=((HLO / BAD).read_text(),))
-        writer.start()
-        piped = check_files([str(fifo)], scheduler=address, timeout=60)
-        writer.join()
-    assert [stable(r) for r in other] == [stable(r) for r in seen_elsewhere] \
-        == [stable(r) for r in same] == [stable(r) for r in check_files(paths)]
-    assert piped[0].status == "refuted"
-
-
 def test_jobs_leave_no_worker_process_behind(tmp_path):
     import multiprocessing
     paths = module_paths([str(dump(tmp_path))])
     assert len(check_files(paths, jobs=2)) == len(paths)
     assert multiprocessing.active_children() == []
 
-
-def test_files_are_seen_only_by_workers_that_all_say_they_see_them_as_here():
-    from tilespec.prover.hlo import corpus
-    from tilespec.prover.hlo.files import this_host
-
-    class Cluster:
-        def __init__(self, *hosts):
-            self.hosts = hosts
-
-        def run(self, function):
-            if not self.hosts:
-                raise OSError("a worker left")  # as Dask raises it from client.run
-            return {f"tcp://w{k}": host for k, host in enumerate(self.hosts)}
-    assert corpus.workers_see_files_as_here(Cluster(this_host(), this_host())) is bool(this_host())
-    assert not corpus.workers_see_files_as_here(Cluster(this_host(), "another host"))
-    assert not corpus.workers_see_files_as_here(Cluster())
-
-
-def test_an_unreachable_scheduler_is_bad_input(capsys, monkeypatch):
-    pytest.importorskip("distributed", reason="the dask extra is not installed")
-    import distributed
-    monkeypatch.setattr(distributed, "Client", _refusing_client)
-    code, _, err = run(capsys, "check-hlo", HLO / GOOD[0], "--scheduler", "tcp://127.0.0.1:9")
-    assert code == 2 and "cannot connect" in err and err.count("\n") == 1
-
-
-def _refusing_client(address, timeout=None):
-    raise OSError(f"Timed out trying to connect to {address}")
-
-
-# --- one decision per question in a run ----------------------------------------------------
 
 def test_a_question_two_modules_ask_is_decided_once_in_one_process(monkeypatch, tmp_path):
     from tilespec.prover.bitcast import reading
