@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from command_runs import fresh_cache_dir, run_seconds, verdict
+from command_runs import fresh_cache_dir, run_seconds, side_by_side, verdict
 
 PY = sys.executable
 
@@ -73,27 +73,28 @@ def tpu_corpus_figures(results: list, corpus: Path, repeats: int) -> None:
     runs = {"--json": check + ["--jobs", "2", "--json"],
             "--format sarif": check + ["--jobs", "2", "--format", "sarif"],
             "text": check + ["--jobs", "2"], "one process": check + ["--jobs", "1"]}
+    timed: dict = {name: (cmd, env) for name, cmd in runs.items()}
+    dask = "dask LocalCluster(2)"
+    trim = None
     try:
         import distributed
-        have_dask = True
     except ImportError:
-        have_dask = False
-    dask = "dask LocalCluster(2)"
-    times: dict[str, list[float]] = {k: [] for k in [*runs, *([dask] if have_dask else [])]}
-    trim = None
-    for _ in range(repeats):
-        for name, cmd in runs.items():
-            times[name].append(run_seconds(cmd, env))
-        if have_dask:
-            # a cluster of its own for each Dask run, warm (tilespec imported
-            # by its workers): idle, a cluster's processes take about a
-            # tenth of a core, which the other runs should not lose
-            with two_worker_cluster(distributed) as (address, trim):
-                # a small module on each worker first, as on a cluster that
-                # has run before: the first decisions' imports fall outside
-                subprocess.run([*check[:-1], *smallest, "--scheduler", address],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-                times[dask].append(run_seconds(check + ["--scheduler", address], env))
+        distributed = None
+
+    def dask_seconds() -> float:
+        # a cluster of its own for each Dask run, warm (tilespec imported
+        # by its workers): idle, a cluster's processes take about a tenth
+        # of a core, which the other runs should not lose
+        nonlocal trim
+        with two_worker_cluster(distributed) as (address, trim):
+            # a small module on each worker first, as on a cluster that has
+            # run before: the first decisions' imports fall outside
+            subprocess.run([*check[:-1], *smallest, "--scheduler", address],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            return run_seconds(check + ["--scheduler", address], env)
+    if distributed is not None:
+        timed[dask] = dask_seconds
+    times = dict(zip(timed, side_by_side(list(timed.values()), repeats)))
     median = {k: statistics.median(v) for k, v in times.items()}
     load_after = os.getloadavg()
     stolen = stolen_seconds() - stolen_before

@@ -31,16 +31,26 @@ def median_run(cmd, repeats, fresh=False) -> float:
                              for _ in range(repeats))
 
 
-def interleaved(runs, repeats) -> list[float]:
-    """Median wall time of each ``(cmd, env)``, run in turn ``repeats``
-    times: on a shared machine the load changes from second to second, and
-    a ratio is only fair between runs made side by side.  ``env`` may be a
-    function giving each run its environment."""
+def side_by_side(runs, repeats) -> list[list[float]]:
+    """Wall seconds of each run, the runs made in turn ``repeats`` times:
+    on a shared machine the load changes from second to second, and a
+    ratio is only fair between runs made side by side.  A run is a
+    ``(cmd, env)`` pair (``env`` may be a function giving each run its
+    environment) or a function that makes one and returns its seconds."""
     times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeats):
-        for t, (cmd, env) in zip(times, runs):
-            t.append(run_seconds(cmd, env() if callable(env) else env))
-    return [statistics.median(t) for t in times]
+        for t, run in zip(times, runs):
+            if callable(run):
+                t.append(run())
+            else:
+                cmd, env = run
+                t.append(run_seconds(cmd, env() if callable(env) else env))
+    return times
+
+
+def interleaved(runs, repeats) -> list[float]:
+    """Median wall time of each run of :func:`side_by_side`."""
+    return [statistics.median(t) for t in side_by_side(runs, repeats)]
 
 
 def fresh_env() -> dict:
